@@ -1,0 +1,32 @@
+// Every schema migration, in order. knex records which have run in knex_migrations.
+import type { Knex } from 'knex';
+import * as m0001 from './0001_eventstore.ts';
+import * as m0002 from './0002_infrastructure.ts';
+import * as m0003 from './0003_identity.ts';
+import * as m0004 from './0004_billing_customers.ts';
+
+interface Migration {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+const migrations: Record<string, Migration> = {
+  '0001_eventstore': m0001,
+  '0002_infrastructure': m0002,
+  '0003_identity': m0003,
+  '0004_billing_customers': m0004,
+};
+
+/** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
+export const migrationSource: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(migrations),
+  getMigrationName: (name) => name,
+  getMigration: async (name) => migrations[name]!,
+};
+
+/** Brings the schema up to date. */
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+  return applied;
+}
+

@@ -1,0 +1,64 @@
+// Errors that carry their HTTP status and code, and the one place they become the error body.
+import { ZodError } from 'zod';
+import { DomainError } from '../domain/decider.ts';
+import { WrongExpectedVersionError } from '../eventstore/port.ts';
+import { InvalidPositionError } from '../eventstore/postgres.ts';
+import { ProjectionLagError } from '../projections/runner.ts';
+
+/** One field-level problem of a rejected request. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** An error with an HTTP status and a stable code. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: { issues?: Issue[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+  }
+}
+
+/** 404 for a resource the caller cannot see (another organization's is the same as a missing one). */
+export function notFound(code: string, message: string): ApiError {
+  return new ApiError(404, code, message);
+}
+
+/** 403 for an authenticated caller without the right. */
+export function forbidden(message = 'You do not have access to this operation.'): ApiError {
+  return new ApiError(403, 'forbidden', message);
+}
+
+/** The JSON error body every surface returns. */
+export interface ErrorBody {
+  type: string;
+  code: string;
+  message: string;
+  issues?: Issue[];
+  request_id: string;
+}
+
+const KIND_STATUS = { conflict: 409, not_found: 404, invalid: 400, forbidden: 403 } as const;
+
+/** Turns zod issues into `{ path, message }` pairs with dotted paths. */
+export function zodIssues(err: ZodError): Issue[] {
+  return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+}
+
+/** Maps any thrown value to status, headers and body. Unknown errors are 500 and say nothing of internals. */
+export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean } {
+  const body = (code: string, message: string, issues?: Issue[]): ErrorBody => ({ type, code, message, ...(issues ? { issues } : {}), request_id: requestId });
+  if (err instanceof ApiError) return { status: err.status, headers: err.extra.headers ?? {}, body: body(err.code, err.message, err.extra.issues), internal: false };
+  if (err instanceof DomainError) return { status: KIND_STATUS[err.kind], headers: {}, body: body(err.code, err.message), internal: false };
+  if (err instanceof ZodError) return { status: 400, headers: {}, body: body('invalid_request', 'The request is not valid.', zodIssues(err)), internal: false };
+  if (err instanceof WrongExpectedVersionError)
+    return { status: 409, headers: {}, body: body('concurrency_conflict', 'The resource was changed by another request at the same time; retry.'), internal: false };
+  if (err instanceof ProjectionLagError)
+    return { status: 503, headers: { 'Retry-After': '1' }, body: body('projection_lag', 'The change was saved but is not yet readable; retry shortly.'), internal: false };
+  if (err instanceof InvalidPositionError) return { status: 400, headers: {}, body: body('invalid_resume_point', 'The resume point is not a position of this service.'), internal: false };
+  return { status: 500, headers: {}, body: body('internal_error', 'An internal error occurred. Quote the request id when reporting it.'), internal: true };
+}

@@ -1,0 +1,234 @@
+// The HTTP binding: one POST route per registered operation, the error body, health, metrics, OpenAPI.
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { ZodError } from 'zod';
+import { newId } from '../ids.ts';
+import { IdSource } from '../ids.ts';
+import { ApiError, toErrorResponse } from './errors.ts';
+import { bearerToken, checkAccess, sessionAuth } from './auth.ts';
+import { withIdempotency } from './idempotency.ts';
+import type { Auth, RequestContext, Services } from './context.ts';
+import type { Operation } from './operation.ts';
+import type { Registry } from './registry.ts';
+import { openApiDocument } from './openapi.ts';
+import { docsPage } from './docs.ts';
+import { writeSse } from '../streams/sse.ts';
+
+/** Resolves the caller of a surface from the request. */
+export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
+
+const SURFACE_PREFIX = { core: '/api/v1/', integrations: '/api/2026-01/' } as const;
+
+/** Core API callers: session bearer tokens. Missing header -> anonymous (public operations only). */
+export const sessionAuthenticator: Authenticator = async (req, services) => {
+  const token = bearerToken(req.get('authorization'));
+  if (token === null) return { kind: 'anonymous' };
+  const auth = await sessionAuth(services.knex, token, services.clock.now());
+  if (!auth) throw new ApiError(401, 'unauthenticated', 'The session token is invalid, expired or revoked.');
+  return auth;
+};
+
+/** Builds the express application of the service. */
+export function createHttpApp(
+  services: Services,
+  registry: Registry,
+  opts: { authenticators: Record<'core' | 'integrations', Authenticator>; mount?: (app: express.Express) => void },
+): express.Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', 'loopback');
+  app.use(requestLogging(services));
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', async (_req, res) => {
+    try {
+      await services.knex.raw('select 1');
+      res.json({ status: 'ready', projections: services.runner.positions() });
+    } catch {
+      res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
+    }
+  });
+  app.get('/metrics', async (_req, res) => {
+    res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
+  });
+
+  for (const surface of ['core', 'integrations'] as const) {
+    const prefix = SURFACE_PREFIX[surface];
+    const title = surface === 'core' ? 'core-server' : 'core-server integrations';
+    let cached: unknown;
+    app.get(`${prefix}openapi.json`, (_req, res) => {
+      cached ??= openApiDocument(registry.list(surface), { surface, title, serverUrl: surface === 'core' ? `${services.config.baseUrl}/api/v1` : `${services.config.integrationsUrl}/api/2026-01` });
+      res.json(cached);
+    });
+    app.post(`${prefix}:operation`, jsonBody, async (req, res) => {
+      const op = registry.get(surface, String(req.params.operation));
+      await dispatch(services, op, surface, opts.authenticators[surface], req, res);
+    });
+    app.all(`${prefix}:operation`, (req, res) => {
+      const op = registry.get(surface, String(req.params.operation));
+      const requestId = res.locals.requestId as string;
+      if (!op) return void res.status(404).json(unknownOperation(String(req.params.operation), requestId));
+      res.status(405).set('Allow', 'POST').json({ type: op.error, code: 'method_not_allowed', message: 'Operations are called with POST.', request_id: requestId });
+    });
+  }
+  app.get('/docs', (_req, res) => {
+    res.type('html').send(docsPage(registry));
+  });
+  opts.mount?.(app);
+  app.use('/api', (req, res) => {
+    res.status(404).json(unknownOperation(req.path.replace(/^\//, ''), res.locals.requestId as string));
+  });
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const requestId = res.locals.requestId as string;
+    const status = bodyErrorStatus(err);
+    if (status) {
+      const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_json';
+      const message = status === 413 ? 'The request body is larger than 1 MiB.' : status === 415 ? 'The request body must be application/json.' : 'The request body is not valid JSON.';
+      res.status(status).json({ type: errorTypeFor(registry, req), code, message, request_id: requestId });
+      return;
+    }
+    const out = toErrorResponse(err, errorTypeFor(registry, req), requestId);
+    if (out.internal) services.logger.error({ err, request_id: requestId }, 'unhandled error');
+    res.status(out.status).set(out.headers).json(out.body);
+  });
+  return app;
+}
+
+function unknownOperation(name: string, requestId: string) {
+  return { type: 'UnknownOperation', code: 'unknown_operation', message: `There is no operation ${name}.`, request_id: requestId };
+}
+
+function errorTypeFor(registry: Registry, req: Request): string {
+  const m = /^\/api\/(v1|2026-01)\/([^/?]+)/.exec(req.originalUrl);
+  if (!m) return 'Error';
+  return registry.get(m[1] === 'v1' ? 'core' : 'integrations', m[2]!)?.error ?? 'UnknownOperation';
+}
+
+function bodyErrorStatus(err: unknown): number | null {
+  const e = err as { type?: string; status?: number };
+  if (e?.type === 'entity.too.large') return 413;
+  if (e?.type === 'entity.parse.failed') return 400;
+  if (e?.type === 'unsupported.media') return 415;
+  if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return 415;
+  return null;
+}
+
+const parseJson = express.json({ limit: '1mb', strict: false, type: () => true });
+
+// Accepts application/json (or no body at all); anything else is 415 before parsing.
+function jsonBody(req: Request, res: Response, next: NextFunction): void {
+  const hasBody = req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+  if (!hasBody) {
+    req.body = undefined;
+    return next();
+  }
+  if (!req.is('application/json') && !req.is('application/*+json')) return next(Object.assign(new Error('unsupported media'), { type: 'unsupported.media' }));
+  parseJson(req, res, next);
+}
+
+async function dispatch(services: Services, op: Operation | undefined, surface: 'core' | 'integrations', authenticate: Authenticator, req: Request, res: Response): Promise<void> {
+  const requestId = res.locals.requestId as string;
+  const logger = res.locals.logger as Services['logger'];
+  if (!op) {
+    res.status(404).json(unknownOperation(String(req.params.operation), requestId));
+    return;
+  }
+  res.locals.operation = op.id;
+  const abort = new AbortController();
+  res.on('close', () => abort.abort());
+  try {
+    const auth = await authenticate(req, services);
+    checkAccess(op.access, auth);
+    const input = parseInput(op, req.body);
+    const now = services.clock.now();
+    const makeCtx = (ids: IdSource): RequestContext => ({
+      services,
+      store: services.store,
+      ids,
+      now,
+      requestId,
+      logger,
+      auth,
+      signal: abort.signal,
+      metadata: {
+        org_id: auth.kind === 'anonymous' ? null : auth.organizationId,
+        actor: actorOf(auth),
+        request_id: requestId,
+        correlation_id: req.get('x-correlation-id')?.slice(0, 200) ?? requestId,
+        causation_id: null,
+      },
+      waitFor: (position, names) => services.runner.waitFor(position, names, services.config.projectionWaitMs),
+    });
+    if (op.kind === 'stream') {
+      const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);
+      await writeSse(res, events, abort.signal);
+      return;
+    }
+    const idemKey = req.get('idempotency-key');
+    if (op.write && idemKey !== undefined) {
+      const scope = auth.kind === 'session' ? `user:${auth.userId}:${auth.organizationId}` : auth.kind === 'integration' ? `integration:${auth.integrationId}` : 'anonymous';
+      const out = await withIdempotency(services.knex, { scope, key: idemKey, operation: op.id, body: req.body ?? null, now }, async (ids) => ({
+        status: 200,
+        body: await op.handle(makeCtx(ids), input),
+      }));
+      if (out.replayed) res.set('Idempotent-Replayed', 'true');
+      res.status(out.status).set(op.headers ?? {}).json(out.body);
+      return;
+    }
+    const body = await op.handle(makeCtx(IdSource.random(now)), input);
+    res.status(200).set(op.headers ?? {}).json(body);
+  } catch (err) {
+    if (res.headersSent) {
+      logger.error({ err }, 'error after the response started');
+      res.end();
+      return;
+    }
+    const out = toErrorResponse(err, op.error, requestId);
+    if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
+    res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);
+  }
+  void surface;
+}
+
+function parseInput(op: Operation, body: unknown): unknown {
+  if (op.request === null) {
+    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+    throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
+  }
+  if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
+  const parsed = op.request.safeParse(body);
+  if (!parsed.success) throw parsed.error satisfies ZodError;
+  return parsed.data;
+}
+
+function actorOf(auth: Auth): RequestContext['metadata']['actor'] {
+  switch (auth.kind) {
+    case 'session':
+      return { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId };
+    case 'integration':
+      return { type: 'integration', id: auth.integrationId };
+    default:
+      return { type: 'system', id: 'anonymous' };
+  }
+}
+
+// One log line per request, with the request id; the id is echoed in X-Request-Id and every error body.
+function requestLogging(services: Services) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const given = req.get('x-request-id');
+    const requestId = given && /^[\w.:-]{1,100}$/.test(given) ? given : newId();
+    const logger = services.logger.child({ request_id: requestId });
+    res.locals.requestId = requestId;
+    res.locals.logger = logger;
+    res.set('X-Request-Id', requestId);
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const operation = (res.locals.operation as string | undefined) ?? 'other';
+      services.metrics.httpDuration.observe({ operation, status: String(res.statusCode) }, seconds);
+      logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    });
+    next();
+  };
+}

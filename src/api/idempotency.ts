@@ -1,0 +1,85 @@
+// Idempotency-Key on writes: the same key and body return the first answer; another body gets 422.
+import crypto from 'node:crypto';
+import type { Knex } from 'knex';
+import { IdSource } from '../ids.ts';
+import { ApiError } from './errors.ts';
+
+const KEY_TTL_MS = 24 * 3_600_000;
+const LEASE_MS = 60_000;
+
+/** A stored answer to replay. */
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+interface Row {
+  operation: string;
+  request_hash: string;
+  seed: string;
+  status_code: number | null;
+  response: unknown;
+  locked_until: Date | null;
+  created_at: Date;
+}
+
+/** Hash of what makes two requests "the same". */
+export function requestHash(operation: string, body: unknown): string {
+  return crypto.createHash('sha256').update(operation).update('\n').update(JSON.stringify(body ?? null)).digest('hex');
+}
+
+/**
+ * Runs `run` at most once per (scope, key). Ids come from a seed stored with the key, so a retry after
+ * a crash or a transient failure re-creates the same ids and event ids: the event store drops the
+ * repeat and nothing is written twice.
+ */
+export async function withIdempotency(
+  knex: Knex,
+  args: { scope: string; key: string; operation: string; body: unknown; now: Date },
+  run: (ids: IdSource) => Promise<StoredResponse>,
+): Promise<StoredResponse & { replayed: boolean }> {
+  if (args.key.length < 1 || args.key.length > 255 || !/^[\x21-\x7e]+$/.test(args.key))
+    throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters.');
+  const hash = requestHash(args.operation, args.body);
+  const now = args.now;
+  const leaseUntil = new Date(now.getTime() + LEASE_MS);
+  const seed = crypto.randomUUID();
+  await knex('idempotency_keys')
+    .where({ scope: args.scope, key: args.key })
+    .andWhere('created_at', '<', new Date(now.getTime() - KEY_TTL_MS))
+    .delete();
+  const inserted = await knex('idempotency_keys')
+    .insert({ scope: args.scope, key: args.key, operation: args.operation, request_hash: hash, seed, created_at: now, locked_until: leaseUntil })
+    .onConflict(['scope', 'key'])
+    .ignore()
+    .returning('seed');
+  let ids: IdSource;
+  if (inserted.length === 1) {
+    ids = new IdSource(seed, now.getTime());
+  } else {
+    const row = (await knex('idempotency_keys').where({ scope: args.scope, key: args.key }).first()) as Row;
+    if (row.operation !== args.operation || row.request_hash !== hash)
+      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
+    if (row.status_code !== null) return { status: row.status_code, body: row.response, replayed: true };
+    const claimed = await knex('idempotency_keys')
+      .where({ scope: args.scope, key: args.key })
+      .whereNull('status_code')
+      .andWhere((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
+      .update({ locked_until: leaseUntil });
+    if (claimed !== 1)
+      throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later.', { headers: { 'Retry-After': '1' } });
+    ids = new IdSource(row.seed, new Date(row.created_at).getTime());
+  }
+  let result: StoredResponse;
+  try {
+    result = await run(ids);
+  } catch (err) {
+    // Transient or unknown failure: release the lease so a retry can finish the job with the same ids.
+    await knex('idempotency_keys').where({ scope: args.scope, key: args.key }).update({ locked_until: null }).catch(() => {});
+    throw err;
+  }
+  await knex('idempotency_keys')
+    .where({ scope: args.scope, key: args.key })
+    .update({ status_code: result.status, response: JSON.stringify(result.body), locked_until: null });
+  return { ...result, replayed: false };
+}

@@ -1,0 +1,106 @@
+// OpenAPI 3.1.0 documents generated from the registry: nothing here lists operations by hand.
+import { z, type ZodType } from 'zod';
+import type { Operation } from './operation.ts';
+
+const TAGS = ['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase', 'analytics', 'tier1', 'Billing'];
+
+/** Builds the OpenAPI document of one surface. */
+export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'integrations'; title: string; serverUrl: string }): Record<string, unknown> {
+  const registry = z.registry<{ id: string }>();
+  const idOf = new Map<ZodType, string>();
+  const name = (schema: ZodType, fallback: string): string => {
+    const known = idOf.get(schema) ?? (z.globalRegistry.get(schema)?.id as string | undefined) ?? fallback;
+    if (!idOf.has(schema)) {
+      idOf.set(schema, known);
+      if (!registry.has(schema)) registry.add(schema, { id: known });
+    }
+    return known;
+  };
+  const errorCodes = new Map<string, Set<string>>();
+  for (const op of ops) {
+    const codes = errorCodes.get(op.error) ?? new Set<string>();
+    for (const c of [...op.errors, ...commonCodes(op)]) codes.add(c);
+    errorCodes.set(op.error, codes);
+  }
+  const errorSchemas = new Map<string, ZodType>();
+  for (const [type, codes] of errorCodes) {
+    const schema = z
+      .object({
+        type: z.literal(type).describe('The error type of the operation.'),
+        code: z.enum([...codes].sort() as [string, ...string[]]).describe('Stable machine-readable reason.'),
+        message: z.string().describe('Human-readable explanation.'),
+        issues: z.array(z.object({ path: z.string(), message: z.string() })).optional().describe('Field-level problems of a rejected request (code invalid_request).'),
+        request_id: z.string().describe('Quote this when reporting a problem.'),
+      })
+      .describe(`Error body of ${type}.`);
+    errorSchemas.set(type, schema);
+    name(schema, type);
+  }
+
+  const paths: Record<string, unknown> = {};
+  for (const op of ops) {
+    const requestId = op.request ? name(op.request, `${op.id}.Request`) : null;
+    const responseId = name(op.response, `${op.id}.Response`);
+    const errorId = name(errorSchemas.get(op.error)!, op.error);
+    const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
+    paths[`/${op.id}`] = {
+      post: {
+        operationId: op.id,
+        tags: op.tags,
+        summary: op.summary,
+        description: [op.description, `Access: ${describeAccess(op)}.`, op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
+        security: op.access === 'public' ? [] : opts.surface === 'core' ? [{ bearerAuth: [] }] : [{ bearerAuth: [], integrationId: [] }],
+        ...(requestId ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestId) } } } } : {}),
+        responses: {
+          '200': op.kind === 'stream'
+            ? { description: 'A stream of server-sent events; each `data` line is JSON of this schema.', content: { 'text/event-stream': { schema: ref(responseId) } } }
+            : { description: 'Success.', content: { 'application/json': { schema: ref(responseId) } } },
+          default: { description: `Error (${op.error}).`, content: { 'application/json': { schema: ref(errorId) } } },
+        },
+      },
+    };
+  }
+  const converted = z.toJSONSchema(registry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
+  const schemas: Record<string, unknown> = {};
+  for (const [id, schema] of Object.entries(converted.schemas)) {
+    const { $schema: _s, $id: _i, ...rest } = schema as Record<string, unknown>;
+    schemas[id] = rest;
+  }
+  const usedTags = new Set(ops.flatMap((o) => o.tags));
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: opts.title,
+      version: '1.0.0',
+      description: opts.surface === 'core'
+        ? 'Core API: every operation is POST /api/v1/<operation_id> with a JSON body. Authenticate with `authorization: Bearer <session token>` (from auth.sessions.insert).'
+        : 'Integrations API for installed apps: POST /api/2026-01/<operation>. Authenticate with `Authorization: Bearer <api_key>` and `Svc-Integration-ID: <integration_id>` from integrations.insert.',
+    },
+    servers: [{ url: opts.serverUrl }],
+    tags: TAGS.filter((t) => usedTags.has(t)).map((t) => ({ name: t })),
+    paths,
+    components: {
+      schemas,
+      securitySchemes: opts.surface === 'core'
+        ? { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token `svc_sess_...`.' } }
+        : {
+            bearerAuth: { type: 'http', scheme: 'bearer', description: 'API key `svc_key_...` from integrations.insert.' },
+            integrationId: { type: 'apiKey', in: 'header', name: 'Svc-Integration-ID', description: 'The integration_id the key was issued with.' },
+          },
+    },
+  };
+}
+
+function commonCodes(op: Operation): string[] {
+  const codes = ['invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'];
+  if (op.access !== 'public') codes.push('unauthenticated', 'forbidden');
+  if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'projection_lag');
+  return codes;
+}
+
+/** Access rule in words, for documentation. */
+export function describeAccess(op: Operation): string {
+  const a = op.access;
+  if (typeof a === 'object') return a.integration === 'any' ? 'any installed integration' : `integrations with scope ${a.integration.join(' or ')}`;
+  return { public: 'public', org_user: 'any signed-in user of an organization', org_admin: 'owners and admins of the organization, and billing staff', billing_staff: 'billing staff', platform_staff: 'platform staff' }[a];
+}

@@ -1,0 +1,23 @@
+// The operation registry: every operation of both surfaces, collected once. A duplicate id fails at start-up.
+import type { Operation } from './operation.ts';
+
+/** Operations by surface and id. */
+export class Registry {
+  private readonly bySurface = { core: new Map<string, Operation>(), integrations: new Map<string, Operation>() };
+
+  constructor(operations: Operation[]) {
+    for (const op of operations) {
+      const map = this.bySurface[op.surface];
+      if (map.has(op.id)) throw new Error(`operation ${op.id} is declared twice`);
+      map.set(op.id, op);
+    }
+  }
+
+  get(surface: 'core' | 'integrations', id: string): Operation | undefined {
+    return this.bySurface[surface].get(id);
+  }
+
+  list(surface: 'core' | 'integrations'): Operation[] {
+    return [...this.bySurface[surface].values()].sort((a, b) => a.id.localeCompare(b.id));
+  }
+}

@@ -1,0 +1,29 @@
+// Schemas of the Authentication operations.
+import { z } from 'zod';
+import { Timestamp, Uuid } from './common.ts';
+
+export const SessionCreateRequest = z
+  .strictObject({
+    email: z.string().min(3).max(320).describe('The user\'s email address.'),
+    password: z.string().min(1).max(1000).describe('The user\'s password.'),
+    organization_id: Uuid.optional().describe('Organization to sign into; the user\'s first organization when omitted.'),
+  })
+  .meta({ id: 'auth.SessionCreateRequest' });
+
+export const SessionCreateResponse = z
+  .object({
+    token: z.string().describe('Bearer token `svc_sess_...`; shown once.'),
+    expires_at: Timestamp,
+    organization_id: Uuid.describe('The organization this session acts in.'),
+  })
+  .meta({ id: 'auth.SessionCreateResponse' });
+
+export const SessionDetail = z
+  .object({
+    user: z.object({ id: Uuid, email: z.string(), name: z.string() }).describe('The signed-in user.'),
+    organization: z.object({ id: Uuid, name: z.string(), kind: z.enum(['repairer', 'supplier', 'platform']) }).describe('The organization the session acts in.'),
+    membership_role: z.enum(['owner', 'admin', 'member']).nullable().describe('The user\'s role in that organization.'),
+    roles: z.array(z.enum(['billing_staff', 'platform_staff'])).describe('Platform roles of the user.'),
+    expires_at: Timestamp,
+  })
+  .meta({ id: 'auth.SessionDetail' });

@@ -1,0 +1,90 @@
+// billing.customers.insert, .update, .remove: commands on the customer aggregate.
+import { operation } from '../../api/operation.ts';
+import { ApiError, forbidden, notFound } from '../../api/errors.ts';
+import { hasRole } from '../../api/context.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
+import { customerDecider } from '../../domain/billing/customer.ts';
+import { nameId } from '../../ids.ts';
+import { BILLING_CUSTOMERS } from '../../projections/billing/customers.ts';
+import { visibleCustomer } from '../../queries/billing/customers.ts';
+import { getOrganization } from '../../queries/identity/identity.ts';
+import { runCommand } from '../run.ts';
+import { openInvoiceCount } from './open-invoices.ts';
+
+/** A customer's id is derived from its organization: one customer per organization, enforced by the stream. */
+export function customerIdOf(organizationId: string): string {
+  return nameId('billing-customer', organizationId);
+}
+
+export const customersInsert = operation({
+  id: 'billing.customers.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Creates the billing customer of an organization.',
+  description: 'Each organization has at most one billing customer. Org owners and admins create their own; billing staff may create one for any organization.',
+  request: CustomerCreateRequest,
+  response: CustomerDetailItem,
+  error: 'billing.CustomerInsertError',
+  errors: ['organization_not_found', 'customer_exists'],
+  access: 'org_admin',
+  write: true,
+  async handle(ctx, req) {
+    const own = ctx.auth.kind === 'session' ? ctx.auth.organizationId : null;
+    const organizationId = req.organization_id ?? own;
+    if (!organizationId) throw new ApiError(400, 'invalid_request', 'organization_id is required.');
+    if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden('Only billing staff may create a customer for another organization.');
+    if (!(await getOrganization(ctx.services.knex, organizationId))) throw notFound('organization_not_found', `No organization ${organizationId}.`);
+    const id = customerIdOf(organizationId);
+    const { metadata, tax_id, billing_address, ...rest } = req;
+    const res = await runCommand(ctx, customerDecider, `customer-${id}`, {
+      type: 'CreateCustomer',
+      data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata, now: ctx.now.toISOString() },
+    }, { orgId: organizationId });
+    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    return visibleCustomer(ctx, id);
+  },
+});
+
+export const customersUpdate = operation({
+  id: 'billing.customers.update',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Changes a billing customer\'s details; omitted fields stay as they are.',
+  request: CustomerUpdateRequest,
+  response: CustomerDetailItem,
+  error: 'billing.CustomerUpdateError',
+  errors: ['customer_not_found', 'customer_removed'],
+  access: 'org_admin',
+  write: true,
+  async handle(ctx, req) {
+    const doc = await visibleCustomer(ctx, req.id);
+    const { id, ...changes } = req;
+    const res = await runCommand(ctx, customerDecider, `customer-${id}`, { type: 'UpdateCustomer', data: { changes, now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
+    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    return visibleCustomer(ctx, id);
+  },
+});
+
+export const customersRemove = operation({
+  id: 'billing.customers.remove',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Removes a billing customer; refused while it has open invoices. Its history is kept.',
+  request: CustomerRemoveRequest,
+  response: Empty,
+  error: 'billing.CustomerRemoveError',
+  errors: ['customer_not_found', 'customer_removed', 'customer_has_open_invoices'],
+  access: 'org_admin',
+  write: true,
+  async handle(ctx, req) {
+    const doc = await visibleCustomer(ctx, req.id);
+    const open = await openInvoiceCount(ctx.services.knex, req.id);
+    const res = await runCommand(ctx, customerDecider, `customer-${req.id}`, { type: 'RemoveCustomer', data: { now: ctx.now.toISOString(), open_invoices: open } }, { orgId: doc.organization_id });
+    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    return {};
+  },
+});
+
+/** Write operations of billing customers. */
+export const billingCustomerCommands = [customersInsert, customersUpdate, customersRemove];

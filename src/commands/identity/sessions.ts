@@ -1,0 +1,58 @@
+// auth.sessions.insert and auth.sessions.remove: sign in and out.
+import { operation } from '../../api/operation.ts';
+import { ApiError } from '../../api/errors.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
+import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
+import { verifyPassword } from '../../secrets.ts';
+import { createSession, revokeSession } from './identity.ts';
+
+const badCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
+
+export const sessionsInsert = operation({
+  id: 'auth.sessions.insert',
+  surface: 'core',
+  tags: ['Authentication'],
+  summary: 'Signs a user in to one organization and returns a bearer token.',
+  request: SessionCreateRequest,
+  response: SessionCreateResponse,
+  error: 'auth.SessionInsertError',
+  errors: ['invalid_credentials', 'not_a_member', 'no_organization'],
+  access: 'public',
+  headers: { 'Cache-Control': 'no-store' },
+  async handle(ctx, req) {
+    const { knex, config } = ctx.services;
+    const user = await findUserByEmail(knex, req.email);
+    // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
+    const ok = await verifyPassword(req.password, user?.password_hash ?? DUMMY_HASH);
+    if (!user || !ok) throw badCredentials();
+    let organizationId = req.organization_id;
+    if (organizationId) {
+      if (!(await membership(knex, organizationId, user.id))) throw new ApiError(403, 'not_a_member', 'The user is not a member of that organization.');
+    } else {
+      const first = (await membershipsOf(knex, user.id))[0];
+      if (!first) throw new ApiError(403, 'no_organization', 'The user belongs to no organization.');
+      organizationId = first.organization_id;
+    }
+    const session = await createSession(knex, { userId: user.id, organizationId, now: ctx.now, ttlHours: config.sessionTtlHours });
+    return { token: session.token, expires_at: session.expiresAt.toISOString(), organization_id: organizationId };
+  },
+});
+
+export const sessionsRemove = operation({
+  id: 'auth.sessions.remove',
+  surface: 'core',
+  tags: ['Authentication'],
+  summary: 'Signs out: revokes the session token used for this call at once.',
+  request: null,
+  response: Empty,
+  error: 'auth.SessionRemoveError',
+  errors: [],
+  access: 'org_user',
+  async handle(ctx) {
+    if (ctx.auth.kind === 'session') await revokeSession(ctx.services.knex, ctx.auth.tokenHash, ctx.now);
+    return {};
+  },
+});
+
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

@@ -1,0 +1,81 @@
+// Runs one command against one aggregate stream: load, decide, append with the expected revision.
+import type { Decider, DomainEvent } from '../domain/decider.ts';
+import type { IdSource } from '../ids.ts';
+import { type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
+
+/** What a command needs from the request: where to write, who is acting, when, and which ids to use. */
+export interface CommandContext {
+  store: EventStore;
+  ids: IdSource;
+  now: Date;
+  metadata: EventMetadata;
+}
+
+/** Result of a command: the log position to wait for, and the aggregate state after it. */
+export interface CommandResult<E, S> {
+  position: LogPosition | null;
+  events: E[];
+  state: S;
+  /** True when an earlier attempt of the same request had already appended these events. */
+  duplicate: boolean;
+}
+
+/** Loads an aggregate by folding its stream. */
+export async function loadAggregate<E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+  stream: string,
+  lookFor?: string,
+): Promise<{ state: S; revision: bigint | null; position: LogPosition | null; found: boolean }> {
+  let state = decider.initialState();
+  let revision: bigint | null = null;
+  let position: LogPosition | null = null;
+  let found = false;
+  for await (const e of store.readStream(stream)) {
+    state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    revision = e.revision;
+    position = e.position;
+    if (e.id === lookFor) found = true;
+  }
+  return { state, revision, position, found };
+}
+
+const MAX_ATTEMPTS = 5;
+
+/**
+ * Decides and appends. A lost optimistic-concurrency race is re-decided on fresh state (bounded);
+ * a retry of a request whose events are already stored (same IdSource seed) is a no-op.
+ */
+export async function runCommand<C, E extends DomainEvent, S>(
+  ctx: CommandContext,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  opts: { orgId?: string | null; reason?: string } = {},
+): Promise<CommandResult<E, S>> {
+  const eventId = ctx.ids.nextCommand();
+  const firstEventId = eventId(stream, 0);
+  for (let attempt = 1; ; attempt++) {
+    const loaded = await loadAggregate(ctx.store, decider, stream, firstEventId);
+    if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
+    const events = decider.decide(command, loaded.state);
+    if (events.length === 0) return { position: null, events, state: loaded.state, duplicate: false };
+    const metadata: EventMetadata = {
+      ...ctx.metadata,
+      org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
+      ...(opts.reason ? { reason: opts.reason } : {}),
+    };
+    try {
+      const res = await ctx.store.appendToStream(
+        stream,
+        events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata })),
+        { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now },
+      );
+      const state = events.reduce(decider.evolve, loaded.state);
+      return { position: res.position, events, state, duplicate: res.duplicate };
+    } catch (err) {
+      if (err instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue;
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+// Environment -> typed configuration. One zod schema; a bad value stops start-up naming the variable.
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalUrl = z.url().optional();
+
+const EnvSchema = z.object({
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
+  EVENT_STORE: z.string().default('postgres').refine((v) => v === 'postgres' || /^(esdb|kurrentdb)(\+discover)?:\/\//.test(v), 'must be "postgres" or an esdb:// / kurrentdb:// connection string'),
+  OBJECT_STORE: z.string().optional(),
+  DATA_DIR: z.string().default('./data'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  HOST: z.string().default('0.0.0.0'),
+  BASE_URL: optionalUrl,
+  INTEGRATIONS_URL: optionalUrl,
+  APP_URL: optionalUrl,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 30),
+  PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
+  OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+});
+
+/** The service's typed configuration. */
+export interface Config {
+  databaseUrl?: string;
+  eventStore: string;
+  objectStore: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  baseUrl: string;
+  integrationsUrl: string;
+  appUrl: string;
+  logLevel: z.infer<typeof EnvSchema>['LOG_LEVEL'];
+  sessionTtlHours: number;
+  projectionWaitMs: number;
+  overdueGraceDays: number;
+}
+
+/** Thrown when an environment variable is invalid; the CLI prints it without a stack trace. */
+export class ConfigError extends Error {}
+
+/** Parses the environment into a Config, naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const dataDir = path.resolve(e.DATA_DIR);
+  const local = `http://localhost:${e.PORT}`;
+  const baseUrl = stripSlash(e.BASE_URL ?? local);
+  return {
+    databaseUrl: e.DATABASE_URL,
+    eventStore: e.EVENT_STORE,
+    objectStore: e.OBJECT_STORE ?? `file:${path.join(dataDir, 'objects')}`,
+    dataDir,
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl,
+    integrationsUrl: stripSlash(e.INTEGRATIONS_URL ?? baseUrl),
+    appUrl: stripSlash(e.APP_URL ?? baseUrl),
+    logLevel: e.LOG_LEVEL,
+    sessionTtlHours: e.SESSION_TTL_HOURS,
+    projectionWaitMs: e.PROJECTION_WAIT_MS,
+    overdueGraceDays: e.OVERDUE_GRACE_DAYS,
+  };
+}
+
+function stripSlash(url: string): string {
+  return url.replace(/\/+$/, '');
+}

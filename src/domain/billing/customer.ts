@@ -1,0 +1,87 @@
+// Billing customer aggregate (`customer-<id>`): one per organization.
+import { type Decider, DomainError, assertNever } from '../decider.ts';
+
+/** Postal address on invoices. */
+export interface BillingAddress {
+  line1: string;
+  line2?: string;
+  city: string;
+  postal_code?: string;
+  region?: string;
+  country: string;
+}
+
+/** The editable fields of a customer. */
+export interface CustomerFields {
+  name: string;
+  email: string;
+  billing_address: BillingAddress | null;
+  currency: string;
+  payment_terms_days: number;
+  tax_id: string | null;
+  metadata: Record<string, string>;
+}
+
+export type CustomerEvent =
+  | { type: 'CustomerCreated'; data: CustomerFields & { customer_id: string; organization_id: string; created_at: string } }
+  | { type: 'CustomerUpdated'; data: { changes: Partial<CustomerFields>; updated_at: string } }
+  | { type: 'CustomerRemoved'; data: { removed_at: string } };
+
+export type CustomerCommand =
+  | { type: 'CreateCustomer'; data: CustomerFields & { customer_id: string; organization_id: string; now: string } }
+  | { type: 'UpdateCustomer'; data: { changes: Partial<CustomerFields>; now: string } }
+  | { type: 'RemoveCustomer'; data: { now: string; open_invoices: number } };
+
+export interface CustomerState {
+  status: 'none' | 'active' | 'removed';
+  organizationId: string | null;
+  fields: CustomerFields | null;
+}
+
+/** Pure customer decider. */
+export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerState> = {
+  initialState: () => ({ status: 'none', organizationId: null, fields: null }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'CustomerCreated': {
+        const { customer_id: _c, organization_id, created_at: _t, ...fields } = event.data;
+        return { status: 'active', organizationId: organization_id, fields };
+      }
+      case 'CustomerUpdated':
+        return { ...state, fields: state.fields && { ...state.fields, ...event.data.changes } };
+      case 'CustomerRemoved':
+        return { ...state, status: 'removed' };
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'CreateCustomer': {
+        if (state.status === 'active') throw new DomainError('customer_exists', 'This organization already has a billing customer.');
+        const { now, ...data } = command.data;
+        return [{ type: 'CustomerCreated', data: { ...data, created_at: now } }];
+      }
+      case 'UpdateCustomer': {
+        requireActive(state);
+        const changes = Object.fromEntries(
+          Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && JSON.stringify(v) !== JSON.stringify(state.fields?.[k as keyof CustomerFields])),
+        ) as Partial<CustomerFields>;
+        if (Object.keys(changes).length === 0) return [];
+        return [{ type: 'CustomerUpdated', data: { changes, updated_at: command.data.now } }];
+      }
+      case 'RemoveCustomer':
+        requireActive(state);
+        if (command.data.open_invoices > 0)
+          throw new DomainError('customer_has_open_invoices', `The customer has ${command.data.open_invoices} open invoice(s); void or settle them first.`);
+        return [{ type: 'CustomerRemoved', data: { removed_at: command.data.now } }];
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+function requireActive(state: CustomerState): void {
+  if (state.status === 'none') throw new DomainError('customer_not_found', 'No such customer.', 'not_found');
+  if (state.status === 'removed') throw new DomainError('customer_removed', 'The customer was removed.');
+}

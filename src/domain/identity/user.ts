@@ -1,0 +1,71 @@
+// User aggregate (credentials and platform roles) and the email claim that keeps emails unique.
+import { z } from 'zod';
+import { type Decider, DomainError, assertNever } from '../decider.ts';
+
+export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
+
+/** Events of a user stream (`user-<id>`). */
+export const UserEvents = {
+  UserRegistered: z.object({ user_id: z.uuid(), email: z.string(), name: z.string(), password_hash: z.string(), registered_at: z.string() }),
+  PlatformRoleGranted: z.object({ role: PlatformRole }),
+  PasswordChanged: z.object({ password_hash: z.string() }),
+};
+
+export type UserEvent =
+  | { type: 'UserRegistered'; data: z.infer<typeof UserEvents.UserRegistered> }
+  | { type: 'PlatformRoleGranted'; data: z.infer<typeof UserEvents.PlatformRoleGranted> }
+  | { type: 'PasswordChanged'; data: z.infer<typeof UserEvents.PasswordChanged> };
+
+export type UserCommand =
+  | { type: 'RegisterUser'; data: Omit<z.infer<typeof UserEvents.UserRegistered>, 'registered_at'> & { now: string } }
+  | { type: 'GrantPlatformRole'; data: { role: z.infer<typeof PlatformRole> } };
+
+export interface UserState {
+  exists: boolean;
+  roles: z.infer<typeof PlatformRole>[];
+}
+
+/** Pure user decider. */
+export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
+  initialState: () => ({ exists: false, roles: [] }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'UserRegistered':
+        return { ...state, exists: true };
+      case 'PlatformRoleGranted':
+        return { ...state, roles: [...state.roles, event.data.role] };
+      case 'PasswordChanged':
+        return state;
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'RegisterUser': {
+        if (state.exists) throw new DomainError('user_exists', 'The user already exists.');
+        const { now, ...rest } = command.data;
+        return [{ type: 'UserRegistered', data: { ...rest, registered_at: now } }];
+      }
+      case 'GrantPlatformRole':
+        if (!state.exists) throw new DomainError('user_not_found', 'No such user.', 'not_found');
+        return state.roles.includes(command.data.role) ? [] : [{ type: 'PlatformRoleGranted', data: command.data }];
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+/** Email claim stream (`useremail-<v5(email)>`): the first claim wins, so two users never share an email. */
+export type EmailClaimEvent = { type: 'EmailClaimed'; data: { email: string; user_id: string } };
+export type EmailClaimCommand = { type: 'ClaimEmail'; data: { email: string; user_id: string } };
+
+export const emailClaimDecider: Decider<EmailClaimCommand, EmailClaimEvent, { userId: string | null }> = {
+  initialState: () => ({ userId: null }),
+  evolve: (_state, event) => ({ userId: event.data.user_id }),
+  decide(command, state) {
+    if (state.userId && state.userId !== command.data.user_id) throw new DomainError('email_taken', `A user with email ${command.data.email} already exists.`);
+    if (state.userId) return [];
+    return [{ type: 'EmailClaimed', data: command.data }];
+  },
+};

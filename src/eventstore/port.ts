@@ -1,0 +1,94 @@
+// The event store port. It speaks EventStoreDB's language so every adapter is faithful to it.
+
+/** `any`, `no_stream`, `stream_exists`, or the exact 0-based revision of the stream's last event. */
+export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
+
+/** Opaque, totally ordered token of a place in the global log (`pg1:<xid>:<position>`). */
+export type LogPosition = string;
+
+/** Who did a thing. */
+export interface Actor {
+  type: 'user' | 'staff' | 'integration' | 'system';
+  id: string;
+}
+
+/** Metadata every event carries: the audit trail. */
+export interface EventMetadata {
+  org_id: string | null;
+  actor: Actor;
+  request_id: string | null;
+  correlation_id: string | null;
+  causation_id: string | null;
+  reason?: string;
+}
+
+/** An event to append. */
+export interface EventData<T extends string = string, D = unknown> {
+  id: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+}
+
+/** An event as stored. */
+export interface RecordedEvent<T extends string = string, D = unknown> {
+  streamId: string;
+  revision: bigint;
+  position: LogPosition;
+  id: string;
+  type: T;
+  data: D;
+  metadata: EventMetadata;
+  createdAt: Date;
+}
+
+/** Marks the end of catch-up in a subscription: everything before `position` has been delivered. */
+export interface CaughtUp {
+  kind: 'caughtUp';
+  position: LogPosition | null;
+}
+
+/** Result of an append. */
+export interface AppendResult {
+  nextExpectedRevision: bigint;
+  position: LogPosition;
+  /** True when every event was already stored by an earlier attempt (idempotent retry). */
+  duplicate: boolean;
+}
+
+/** Where a global read starts. `after` is exclusive. */
+export type ReadAllFrom = 'start' | 'end' | { after: LogPosition };
+
+/** The event log. */
+export interface EventStore {
+  appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult>;
+  readStream(stream: string, opts?: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' }): AsyncIterable<RecordedEvent>;
+  readAll(opts: { from: ReadAllFrom; maxCount: number }): Promise<RecordedEvent[]>;
+  subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp>;
+  /** The position of the newest committed event, or null when the log is empty. */
+  headPosition(): Promise<LogPosition | null>;
+  /** A counter that grows whenever this process learns of an append; take it before reading, pass it to waitForChange. */
+  changeToken(): number;
+  /** Resolves when events after `cursor` may be readable: at once if the token moved, soon if a commit is pending visibility, else on the next append or poll. */
+  waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Thrown when the stream's revision is not the expected one. */
+export class WrongExpectedVersionError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`wrong expected version for ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** Compares two log positions; null sorts first. */
+export function comparePositions(a: LogPosition | null, b: LogPosition | null): number {
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1; // fixed-width tokens of one adapter order lexicographically
+}

@@ -1,0 +1,237 @@
+// Postgres event store adapter (runs unchanged on PGlite). See DESIGN.md section 5 for the xid8 reading rule.
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Knex } from 'knex';
+import type { Db } from '../db.ts';
+import {
+  type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
+  type ReadAllFrom, type RecordedEvent, WrongExpectedVersionError, comparePositions,
+} from './port.ts';
+
+const CHANNEL = 'es_appended';
+const POLL_MS = 1000;
+
+interface Row {
+  global_position: string | number;
+  xid: string;
+  stream_id: string;
+  revision: string | number | bigint;
+  event_id: string;
+  type: string;
+  data: unknown;
+  metadata: RecordedEvent['metadata'];
+  created_at: Date | string;
+}
+
+const COLUMNS = `global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at`;
+
+/** Formats the position token of an event: fixed width so tokens order as strings. */
+export function formatPosition(xid: string, globalPosition: string | number): LogPosition {
+  return `pg1:${String(xid).padStart(20, '0')}:${String(globalPosition).padStart(20, '0')}`;
+}
+
+/** Parses a position token; throws InvalidPositionError on anything else. */
+export function parsePosition(token: LogPosition): { xid: string; globalPosition: string } {
+  const m = /^pg1:(\d{20}):(\d{20})$/.exec(token);
+  if (!m) throw new InvalidPositionError(token);
+  return { xid: String(BigInt(m[1]!)), globalPosition: String(BigInt(m[2]!)) };
+}
+
+/** A position token that this store did not issue. */
+export class InvalidPositionError extends Error {
+  constructor(readonly token: string) {
+    super(`not a log position of this store: ${token}`);
+  }
+}
+
+function toRecorded(r: Row): RecordedEvent {
+  return {
+    streamId: r.stream_id,
+    revision: BigInt(r.revision),
+    position: formatPosition(r.xid, r.global_position),
+    id: r.event_id,
+    type: r.type,
+    data: r.data,
+    metadata: r.metadata,
+    createdAt: new Date(r.created_at),
+  };
+}
+
+/** Event store on Postgres or PGlite tables created by migrations/0001_eventstore.ts. */
+export class PostgresEventStore implements EventStore {
+  private readonly knex: Knex;
+  private readonly emitter = new EventEmitter();
+  /** Highest position this process knows was committed (own appends and NOTIFY payloads). */
+  private knownHead: LogPosition | null = null;
+  private listenClient?: pg.Client;
+  private notifyTimer?: NodeJS.Timeout;
+  private closed = false;
+
+  constructor(private readonly db: Db) {
+    this.knex = db.knex;
+    this.emitter.setMaxListeners(0);
+  }
+
+  async appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult> {
+    if (events.length === 0) throw new Error('appendToStream needs at least one event');
+    const expected = typeof opts.expectedRevision === 'bigint' ? opts.expectedRevision.toString() : opts.expectedRevision;
+    let rows: { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
+    try {
+      const res = await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', [
+        stream, expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), opts.now ?? new Date(),
+      ]);
+      rows = res.rows;
+    } catch (err) {
+      const e = err as { code?: string; detail?: string };
+      if (e.code === 'ES409') {
+        const actual = e.detail === 'no_stream' || e.detail === undefined ? 'no_stream' : BigInt(e.detail);
+        throw new WrongExpectedVersionError(stream, opts.expectedRevision, actual);
+      }
+      throw err;
+    }
+    const row = rows[0]!;
+    const position = formatPosition(row.out_xid, row.out_position);
+    this.announce(position);
+    return { nextExpectedRevision: BigInt(row.out_revision), position, duplicate: row.out_duplicate };
+  }
+
+  async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {
+    const backwards = opts.direction === 'backwards';
+    let cursor = opts.fromRevision ?? (backwards ? null : 0n);
+    let remaining = opts.maxCount ?? Number.POSITIVE_INFINITY;
+    const page = 1000;
+    while (remaining > 0) {
+      const q = this.knex('es_events').select(this.knex.raw(COLUMNS)).where('stream_id', stream);
+      if (cursor !== null) q.andWhere('revision', backwards ? '<=' : '>=', cursor.toString());
+      q.orderBy('revision', backwards ? 'desc' : 'asc').limit(Math.min(page, remaining));
+      const rows = (await q) as Row[];
+      for (const r of rows) yield toRecorded(r);
+      remaining -= rows.length;
+      if (rows.length < page) return;
+      const last = BigInt(rows[rows.length - 1]!.revision);
+      cursor = backwards ? last - 1n : last + 1n;
+      if (cursor < 0n) return;
+    }
+  }
+
+  async readAll(opts: { from: ReadAllFrom; maxCount: number }): Promise<RecordedEvent[]> {
+    if (opts.from === 'end') return [];
+    const after = opts.from === 'start' ? { xid: '0', globalPosition: '0' } : parsePosition(opts.from.after);
+    const res = await this.knex.raw(
+      `select ${COLUMNS} from es_events
+       where (transaction_id, global_position) > (?::text::xid8, ?::bigint)
+         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       order by transaction_id, global_position
+       limit ?`,
+      [after.xid, after.globalPosition, opts.maxCount],
+    );
+    return (res.rows as Row[]).map(toRecorded);
+  }
+
+  async headPosition(): Promise<LogPosition | null> {
+    const res = await this.knex.raw(
+      `select transaction_id::text as xid, global_position from es_events
+       where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       order by transaction_id desc, global_position desc limit 1`,
+    );
+    const r = res.rows[0] as { xid: string; global_position: string } | undefined;
+    return r ? formatPosition(r.xid, r.global_position) : null;
+  }
+
+  async *subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp> {
+    await this.listen();
+    let cursor: LogPosition | null;
+    if (opts.from === 'end') cursor = await this.headPosition();
+    else if (opts.from === 'start') cursor = null;
+    else {
+      parsePosition(opts.from.after); // reject a foreign token before streaming
+      cursor = opts.from.after;
+    }
+    let caughtUp = false;
+    const batchSize = 500;
+    while (!opts.signal.aborted) {
+      const since = this.changeToken();
+      const batch = await this.readAll({ from: cursor === null ? 'start' : { after: cursor }, maxCount: batchSize });
+      for (const e of batch) {
+        cursor = e.position;
+        if (opts.signal.aborted) return;
+        if (!opts.filter || opts.filter(e)) yield e;
+      }
+      if (batch.length === batchSize) continue;
+      if (!caughtUp) {
+        caughtUp = true;
+        yield { kind: 'caughtUp', position: cursor };
+      }
+      await this.waitForChange(cursor, since, opts.signal);
+    }
+  }
+
+  changeToken(): number {
+    return this.appendCount;
+  }
+
+  async waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    // A known commit not yet readable (an older transaction is still open): poll again shortly.
+    const behind = comparePositions(cursor, this.knownHead) < 0;
+    const ms = token !== this.appendCount ? 0 : behind ? 2 : POLL_MS;
+    if (ms === 0) return;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.emitter.off('append', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.emitter.on('append', done);
+      signal.addEventListener('abort', done);
+    });
+  }
+
+  private appendCount = 0;
+
+  private announce(position: LogPosition, fromOtherProcess = false): void {
+    if (comparePositions(position, this.knownHead) > 0) this.knownHead = position;
+    this.appendCount++;
+    this.emitter.emit('append');
+    if (!fromOtherProcess && this.db.kind === 'postgres') this.scheduleNotify();
+  }
+
+  // NOTIFY outside the append transaction, coalesced: pg_notify inside it would serialize every commit.
+  private scheduleNotify(): void {
+    if (this.notifyTimer || this.closed) return;
+    this.notifyTimer = setTimeout(() => {
+      this.notifyTimer = undefined;
+      if (this.closed || !this.knownHead) return;
+      this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]).catch(() => {});
+    }, 5);
+  }
+
+  /** Starts the cross-process wake-up (LISTEN) once; polling still guarantees progress without it. */
+  async listen(): Promise<void> {
+    if (this.listenClient || this.closed) return;
+    if (this.db.kind === 'pglite') return; // one process: local announcements suffice
+    const client = new pg.Client({ connectionString: this.db.url });
+    this.listenClient = client;
+    client.on('notification', (msg) => {
+      if (msg.payload && /^pg1:/.test(msg.payload)) this.announce(msg.payload, true);
+    });
+    client.on('error', () => {
+      this.listenClient = undefined; // polling carries on; next subscription reconnects
+    });
+    try {
+      await client.connect();
+      await client.query(`listen ${CHANNEL}`);
+    } catch {
+      this.listenClient = undefined;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.notifyTimer);
+    this.emitter.emit('append');
+    if (this.listenClient) await this.listenClient.end().catch(() => {});
+  }
+}

@@ -1,0 +1,227 @@
+// The core-server CLI: start, serve, project, migrate, rebuild, history, admin.
+import { Command, Option } from 'commander';
+import { ConfigError, loadConfig } from './config.ts';
+import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
+import { DatabaseLockedError } from './db.ts';
+import { migrateLatest } from '../migrations/index.ts';
+import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
+import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
+import { IDENTITY, findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
+import { DomainError } from './domain/decider.ts';
+
+const program = new Command('core-server').description('Event-sourced platform service: core API, integrations API and install flow.');
+
+async function withApp<T>(opts: AppOptions, fn: (app: App) => Promise<T>): Promise<T> {
+  const app = await createApp(loadConfig(), { projections: false, http: false, ...opts });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}
+
+function stopOnSignals(app: App): void {
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    app.logger.info({ signal }, 'shutting down');
+    await app.close();
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+program
+  .command('start')
+  .description('Everything in one process: migrations, projections, HTTP; seeds a demo on an empty database.')
+  .action(async () => {
+    const config = loadConfig();
+    const app = await createApp(config);
+    stopOnSignals(app);
+    const seed = await seedDemo(app);
+    const url = await app.listen();
+    const base = config.baseUrl.startsWith('http://localhost:') ? url : config.baseUrl;
+    console.log(`core-server listening on ${base}`);
+    console.log(`API reference: ${base}/docs`);
+    if (seed) {
+      console.log(`demo org user token (Acme Repairs): ${seed.orgToken}`);
+      console.log(`demo billing staff token: ${seed.staffToken}`);
+      console.log(`demo logins (password "${DEMO_PASSWORD}"): ${DEMO_OWNER}, ${DEMO_STAFF}`);
+      console.log(`try: curl -s -X POST ${base}/api/v1/auth.sessions.get -H "authorization: Bearer ${seed.orgToken}"`);
+    } else if (await demoSeeded(app)) {
+      console.log(`demo data present; sign in with ${DEMO_OWNER} / "${DEMO_PASSWORD}" (auth.sessions.insert) or: npx core-server admin token create --email ${DEMO_OWNER} --org <org id>`);
+    }
+  });
+
+program
+  .command('serve')
+  .description('HTTP only (stateless; run several behind a load balancer). Needs DATABASE_URL and a running `project`.')
+  .action(async () => {
+    const config = loadConfig();
+    const app = await createApp(config, { projections: false });
+    stopOnSignals(app);
+    console.log(`core-server (serve) listening on ${await app.listen()}`);
+  });
+
+program
+  .command('project')
+  .description('Projector workers: keep the read models up to date (one active runner per projection across processes).')
+  .action(async () => {
+    const app = await createApp(loadConfig(), { http: false });
+    stopOnSignals(app);
+    console.log(`core-server (project) running ${app.runner.projections.map((p) => p.name).join(', ')}`);
+  });
+
+program
+  .command('migrate')
+  .description('Applies schema migrations.')
+  .action(async () => {
+    const db = await openDatabase(loadConfig());
+    try {
+      const applied = await migrateLatest(db.knex);
+      console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
+    } finally {
+      await db.close();
+    }
+  });
+
+program
+  .command('rebuild')
+  .description('Drops read models and replays them from the log (all when none named).')
+  .argument('[projection...]', 'projection names')
+  .action(async (names: string[]) => {
+    await withApp({}, async (app) => {
+      const started = Date.now();
+      let last = 0;
+      await app.runner.rebuild(names, (name, n) => {
+        if (Date.now() - last > 1000) {
+          last = Date.now();
+          process.stderr.write(`  ${name}: ${n} events\n`);
+        }
+      });
+      console.log(`rebuilt ${names.length ? names.join(', ') : 'all read models'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    });
+  });
+
+program
+  .command('history')
+  .description("Prints a stream's events with actor, time and reason (the audit trail).")
+  .argument('<stream>', 'stream id, e.g. customer-0190...')
+  .option('--json', 'one JSON object per line')
+  .action(async (stream: string, opts: { json?: boolean }) => {
+    await withApp({}, async (app) => {
+      let n = 0;
+      for await (const e of app.store.readStream(stream)) {
+        n++;
+        if (opts.json) {
+          console.log(JSON.stringify({ revision: Number(e.revision), type: e.type, at: e.createdAt.toISOString(), metadata: e.metadata, data: e.data }));
+          continue;
+        }
+        const m = e.metadata;
+        console.log(`#${e.revision} ${e.createdAt.toISOString()} ${e.type} by ${m.actor.type}:${m.actor.id}${m.reason ? ` reason: ${m.reason}` : ''}${m.request_id ? ` request ${m.request_id}` : ''}`);
+        console.log(`    ${JSON.stringify(redact(e.data))}`);
+      }
+      if (n === 0) {
+        console.error(`no events in stream ${stream}`);
+        process.exitCode = 1;
+      }
+    });
+  });
+
+// Hashes are not secrets, but they do not belong on a terminal either.
+function redact(data: unknown): unknown {
+  if (!data || typeof data !== 'object') return data;
+  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, /hash|secret/.test(k) ? '[redacted]' : v]));
+}
+
+const admin = program.command('admin').description('Operator commands: organizations, users, tokens.');
+const org = admin.command('org').description('Organizations');
+org
+  .command('create')
+  .requiredOption('--name <name>', 'organization name')
+  .addOption(new Option('--kind <kind>', 'organization kind').choices(['repairer', 'supplier', 'platform']).makeOptionMandatory())
+  .action(async (o: { name: string; kind: 'repairer' | 'supplier' | 'platform' }) => {
+    await withApp({}, async (app) => {
+      const res = await createOrganization(systemContext(app, 'admin org create'), o);
+      await app.runner.catchUp();
+      void res.position;
+      console.log(res.id);
+    });
+  });
+
+admin
+  .command('site')
+  .description('Repairer sites')
+  .command('create')
+  .requiredOption('--org <org>', 'organization id')
+  .requiredOption('--name <name>', 'site name')
+  .action(async (o: { org: string; name: string }) => {
+    await withApp({}, async (app) => {
+      const res = await addSite(systemContext(app, 'admin site create'), o.org, o.name);
+      await app.runner.catchUp();
+      console.log(res.id);
+    });
+  });
+
+const user = admin.command('user').description('Users');
+user
+  .command('create')
+  .requiredOption('--email <email>', 'email address')
+  .requiredOption('--password <password>', 'password (8+ characters)')
+  .option('--name <name>', 'display name')
+  .option('--org <org>', 'organization id to join')
+  .addOption(new Option('--role <role>', 'role in --org').choices(['owner', 'admin', 'member']).default('member'))
+  .addOption(new Option('--staff <staff>', 'platform role').choices(['billing', 'platform']))
+  .action(async (o: { email: string; password: string; name?: string; org?: string; role: 'owner' | 'admin' | 'member'; staff?: 'billing' | 'platform' }) => {
+    await withApp({}, async (app) => {
+      const ctx = systemContext(app, 'admin user create');
+      const existing = await findUserByEmail(app.knex, o.email);
+      if (existing && o.org) {
+        await addMember(ctx, o.org, existing.id, o.role);
+        await app.runner.catchUp();
+        console.log(existing.id);
+        return;
+      }
+      const res = await createUser(ctx, {
+        email: o.email,
+        password: o.password,
+        name: o.name,
+        organizationId: o.org,
+        role: o.role,
+        staff: o.staff ? [o.staff === 'billing' ? 'billing_staff' : 'platform_staff'] : [],
+      });
+      await app.runner.catchUp();
+      console.log(res.id);
+    });
+  });
+
+admin
+  .command('token')
+  .description('Session tokens')
+  .command('create')
+  .requiredOption('--email <email>', 'user email')
+  .requiredOption('--org <org>', 'organization id or exact name')
+  .action(async (o: { email: string; org: string }) => {
+    await withApp({}, async (app) => {
+      await app.runner.catchUp();
+      const u = await findUserByEmail(app.knex, o.email);
+      if (!u) throw new DomainError('user_not_found', `No user with email ${o.email}.`, 'not_found');
+      const orgDoc = /^[0-9a-f-]{36}$/i.test(o.org) ? await getOrganization(app.knex, o.org) : await findOrganizationByName(app.knex, o.org);
+      if (!orgDoc) throw new DomainError('organization_not_found', `No organization ${o.org}.`, 'not_found');
+      if (!(await membership(app.knex, orgDoc.id, u.id))) throw new DomainError('not_a_member', `${o.email} is not a member of ${orgDoc.name}.`);
+      const s = await createSession(app.knex, { userId: u.id, organizationId: orgDoc.id, now: app.clock.now(), ttlHours: app.config.sessionTtlHours });
+      console.log(s.token);
+    });
+  });
+void IDENTITY;
+
+program.parseAsync(process.argv).catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError) {
+    console.error(`core-server: ${err.message}`);
+  } else {
+    console.error(err);
+  }
+  process.exit(1);
+});

@@ -1,0 +1,44 @@
+// billing_notes: one document per live note (removed notes leave the read model, not the log).
+import type { Actor } from '../../eventstore/port.ts';
+import type { NoteEvent, NoteSubject } from '../../domain/billing/note.ts';
+import { documentProjection, documentTable } from '../projection.ts';
+
+/** The stored note: exactly the billing.Note body plus its organization. */
+export interface NoteDoc {
+  id: string;
+  subject: NoteSubject;
+  organization_id: string;
+  body: string;
+  author: Actor;
+  created_at: string;
+  updated_at: string;
+  history: { body: string; replaced_at: string; editor: Actor }[];
+}
+
+/** Name used for read-your-writes waits. */
+export const BILLING_NOTES = 'billing.notes';
+
+export const billingNotesProjection = documentProjection({
+  name: BILLING_NOTES,
+  version: 1,
+  tables: [
+    documentTable<NoteDoc, NoteEvent>({
+      table: 'billing_notes',
+      columns: (d) => ({ subject_type: d.subject.type, subject_id: d.subject.id, organization_id: d.organization_id, created_at: d.created_at }),
+      handlers: {
+        NoteAdded: (_doc, d, e) => ({
+          id: d.note_id,
+          subject: d.subject,
+          organization_id: d.organization_id,
+          body: d.body,
+          author: e.metadata.actor,
+          created_at: d.created_at,
+          updated_at: d.created_at,
+          history: [],
+        }),
+        NoteEdited: (doc, d, e) => doc && { ...doc, body: d.body, updated_at: d.edited_at, history: [...doc.history, { body: d.previous_body, replaced_at: d.edited_at, editor: e.metadata.actor }] },
+        NoteRemoved: () => null,
+      },
+    }),
+  ],
+});

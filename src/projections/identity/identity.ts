@@ -1,0 +1,63 @@
+// Identity read models: users, organizations (with sites) and memberships. Read by queries/identity/identity.ts.
+import type { OrganizationEvent } from '../../domain/identity/organization.ts';
+import type { UserEvent } from '../../domain/identity/user.ts';
+import { documentProjection, documentTable, streamKey } from '../projection.ts';
+
+/** identity_users.doc */
+export interface UserDoc {
+  id: string;
+  email: string;
+  name: string;
+  password_hash: string;
+  platform_roles: string[];
+  registered_at: string;
+}
+
+/** identity_organizations.doc */
+export interface OrganizationDoc {
+  id: string;
+  name: string;
+  kind: string;
+  created_at: string;
+  sites: { id: string; name: string }[];
+}
+
+/** identity_memberships.doc */
+export interface MembershipDoc {
+  organization_id: string;
+  user_id: string;
+  role: string;
+}
+
+export const identityProjection = documentProjection({
+  name: 'identity',
+  version: 1,
+  tables: [
+    documentTable<UserDoc, UserEvent>({
+      table: 'identity_users',
+      columns: (d) => ({ email: d.email }),
+      handlers: {
+        UserRegistered: (_doc, d) => ({ id: d.user_id, email: d.email, name: d.name, password_hash: d.password_hash, platform_roles: [], registered_at: d.registered_at }),
+        PlatformRoleGranted: (doc, d) => doc && { ...doc, platform_roles: [...doc.platform_roles, d.role] },
+        PasswordChanged: (doc, d) => doc && { ...doc, password_hash: d.password_hash },
+      },
+    }),
+    documentTable<OrganizationDoc, OrganizationEvent>({
+      table: 'identity_organizations',
+      columns: (d) => ({ name: d.name, kind: d.kind }),
+      handlers: {
+        OrganizationCreated: (_doc, d) => ({ id: d.organization_id, name: d.name, kind: d.kind, created_at: d.created_at, sites: [] }),
+        SiteAdded: (doc, d) => doc && { ...doc, sites: [...doc.sites, { id: d.site_id, name: d.name }] },
+      },
+    }),
+    documentTable<MembershipDoc, OrganizationEvent>({
+      table: 'identity_memberships',
+      keyOf: (e) => (e.type === 'MemberAdded' || e.type === 'MemberRoleChanged' ? `${streamKey(e)}:${(e.data as { user_id: string }).user_id}` : null),
+      columns: (d) => ({ organization_id: d.organization_id, user_id: d.user_id, role: d.role }),
+      handlers: {
+        MemberAdded: (_doc, d, e) => ({ organization_id: streamKey(e), user_id: d.user_id, role: d.role }),
+        MemberRoleChanged: (doc, d) => doc && { ...doc, role: d.role },
+      },
+    }),
+  ],
+});

@@ -1,0 +1,218 @@
+// Runs projections: batched catch-up from a checkpoint, checkpoint committed with the read-model writes.
+import { EventEmitter } from 'node:events';
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import { type EventStore, type LogPosition, comparePositions } from '../eventstore/port.ts';
+import type { Clock } from '../clock.ts';
+import type { Metrics } from '../metrics.ts';
+import type { Projection } from './projection.ts';
+
+/** A read-your-writes wait ran out. */
+export class ProjectionLagError extends Error {
+  constructor(readonly projections: string[]) {
+    super(`read models not yet up to date: ${projections.join(', ')}`);
+  }
+}
+
+class CheckpointMoved extends Error {}
+
+/** Drives every projection of the service. One runner may be active per projection across processes. */
+export class ProjectionRunner {
+  private readonly checkpoints = new Map<string, LogPosition | null>();
+  private readonly advanced = new EventEmitter();
+  private abort = new AbortController();
+  private loops: Promise<void>[] = [];
+  private running = false;
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly store: EventStore,
+    readonly projections: Projection[],
+    private readonly opts: { logger: Logger; metrics?: Metrics; clock: Clock; batchSize?: number },
+  ) {
+    this.advanced.setMaxListeners(0);
+    const names = new Set<string>();
+    for (const p of projections) {
+      if (names.has(p.name)) throw new Error(`duplicate projection name ${p.name}`);
+      names.add(p.name);
+    }
+  }
+
+  /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
+  async prepare(): Promise<void> {
+    for (const p of this.projections) {
+      await this.knex.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
+        const row = (await trx('projection_checkpoints').where({ name: p.name }).first()) as { version: number; position: string | null } | undefined;
+        if (!row) {
+          await trx('projection_checkpoints').insert({ name: p.name, version: p.version, position: null });
+          await truncate(trx, p.tables);
+          this.checkpoints.set(p.name, null);
+        } else if (row.version !== p.version) {
+          this.opts.logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: rebuilding');
+          await truncate(trx, p.tables);
+          await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, updated_at: this.opts.clock.now() });
+          this.checkpoints.set(p.name, null);
+        } else {
+          this.checkpoints.set(p.name, row.position);
+        }
+      });
+    }
+  }
+
+  /** Starts one loop per projection that follows the log live. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.abort = new AbortController();
+    this.loops = this.projections.map((p) => this.loop(p, this.abort.signal));
+  }
+
+  /** Stops the loops after their current batch. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.abort.abort();
+    await Promise.allSettled(this.loops);
+    this.loops = [];
+  }
+
+  /** Processes everything committed so far, for `rebuild` and tests. */
+  async catchUp(onProgress?: (name: string, events: number) => void, only: Projection[] = this.projections): Promise<void> {
+    for (const p of only) {
+      let total = 0;
+      for (;;) {
+        const n = await this.runBatch(p);
+        if (n === 0) break;
+        total += n;
+        onProgress?.(p.name, total);
+      }
+    }
+  }
+
+  /** Drops the named read models (all when none named) and replays them from the log. */
+  async rebuild(names: string[] = [], onProgress?: (name: string, events: number) => void): Promise<void> {
+    const chosen = names.length ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
+    const unknown = names.filter((n) => !this.projections.some((p) => p.name === n));
+    if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}; known: ${this.projections.map((p) => p.name).join(', ')}`);
+    for (const p of chosen) {
+      await this.knex.transaction(async (trx) => {
+        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
+        await truncate(trx, p.tables);
+        await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
+      });
+      this.checkpoints.set(p.name, null);
+    }
+    await this.catchUp(onProgress, chosen);
+  }
+
+  /** Waits until every named projection has processed `position` (read-your-writes). */
+  async waitFor(position: LogPosition | null, names: string[], timeoutMs: number): Promise<void> {
+    if (position === null) return;
+    const pending = () => names.filter((n) => comparePositions(this.checkpoints.get(n) ?? null, position) < 0);
+    if (pending().length === 0) return;
+    if (!this.running) {
+      await this.pollCheckpoints(position, names, timeoutMs);
+      return;
+    }
+    await new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (pending().length === 0) finish();
+      };
+      const finish = (err?: Error) => {
+        clearTimeout(timer);
+        this.advanced.off('advanced', check);
+        if (err) reject(err);
+        else resolve();
+      };
+      const timer = setTimeout(() => finish(new ProjectionLagError(pending())), timeoutMs);
+      this.advanced.on('advanced', check);
+    });
+  }
+
+  /** Another process runs the projections: read their checkpoints from the table. */
+  private async pollCheckpoints(position: LogPosition, names: string[], timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position')) as { name: string; position: string | null }[];
+      const behind = names.filter((n) => comparePositions(rows.find((r) => r.name === n)?.position ?? null, position) < 0);
+      if (behind.length === 0) return;
+      if (Date.now() > deadline) throw new ProjectionLagError(behind);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }
+
+  /** The checkpoint of each projection as this process last saw it. */
+  positions(): Record<string, LogPosition | null> {
+    return Object.fromEntries(this.checkpoints);
+  }
+
+  private async loop(p: Projection, signal: AbortSignal): Promise<void> {
+    let backoff = 0;
+    while (!signal.aborted) {
+      const token = this.store.changeToken();
+      try {
+        const n = await this.runBatch(p);
+        backoff = 0;
+        if (n > 0) continue;
+      } catch (err) {
+        if (signal.aborted) return;
+        if (err instanceof CheckpointMoved) {
+          await this.reloadCheckpoint(p);
+        } else {
+          this.opts.logger.error({ err, projection: p.name }, 'projection batch failed; retrying');
+        }
+        backoff = Math.min(5000, backoff ? backoff * 2 : 100);
+        await sleep(backoff, signal);
+        continue;
+      }
+      await this.store.waitForChange(this.checkpoints.get(p.name) ?? null, token, signal);
+    }
+  }
+
+  private async reloadCheckpoint(p: Projection): Promise<void> {
+    const row = (await this.knex('projection_checkpoints').where({ name: p.name }).first()) as { position: string | null } | undefined;
+    this.checkpoints.set(p.name, row?.position ?? null);
+  }
+
+  /** Reads one batch after the checkpoint and applies it with a compare-and-set on the checkpoint. */
+  private async runBatch(p: Projection): Promise<number> {
+    const from = this.checkpoints.get(p.name) ?? null;
+    const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 });
+    if (events.length === 0) {
+      this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
+      return 0;
+    }
+    const last = events[events.length - 1]!;
+    await this.knex.transaction(async (trx) => {
+      const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtextextended(?, 1)) as ok', [`projection:${p.name}`]);
+      if (!lock.rows[0].ok) throw new CheckpointMoved();
+      const q = trx('projection_checkpoints').where({ name: p.name, version: p.version });
+      if (from === null) q.whereNull('position');
+      else q.where('position', from);
+      const updated = await q.update({ position: last.position, updated_at: this.opts.clock.now() });
+      if (updated !== 1) throw new CheckpointMoved();
+      await p.apply(trx, events);
+    });
+    this.checkpoints.set(p.name, last.position);
+    this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
+    this.advanced.emit('advanced');
+    return events.length;
+  }
+}
+
+async function truncate(trx: Knex.Transaction, tables: string[]): Promise<void> {
+  if (tables.length) await trx.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')}`);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done);
+  });
+}

@@ -1,0 +1,80 @@
+// billing.customers.get and .list, reading billing_customers (written by projections/billing/customers.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import { hasRole, type RequestContext } from '../../api/context.ts';
+import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../api/schemas/billing-customers.ts';
+import type { CustomerDoc } from '../../projections/billing/customers.ts';
+import { keysetPage } from '../pagination.ts';
+
+/** Loads a customer document, or null. */
+export async function getCustomerDoc(knex: Knex, id: string): Promise<CustomerDoc | null> {
+  const row = await knex('billing_customers').where({ id }).first('doc');
+  return row ? (row.doc as CustomerDoc) : null;
+}
+
+/** The customer of an organization (active or removed), or null. */
+export async function customerOfOrganization(knex: Knex, organizationId: string): Promise<CustomerDoc | null> {
+  const row = await knex('billing_customers').where({ organization_id: organizationId }).first('doc');
+  return row ? (row.doc as CustomerDoc) : null;
+}
+
+/** A customer the caller may see; another organization's customer is 404, like a missing one. */
+export async function visibleCustomer(ctx: RequestContext, id: string): Promise<CustomerDoc> {
+  const doc = await getCustomerDoc(ctx.services.knex, id);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('customer_not_found', `No customer ${id} in this organization.`);
+  return doc;
+}
+
+/** Billing staff see every organization; others only their own. */
+export function canSeeOrganization(ctx: RequestContext, organizationId: string): boolean {
+  return hasRole(ctx.auth, 'billing_staff') || (ctx.auth.kind !== 'anonymous' && ctx.auth.organizationId === organizationId);
+}
+
+export const customersGet = operation({
+  id: 'billing.customers.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Returns one billing customer.',
+  request: CustomerGetRequest,
+  response: CustomerDetailItem,
+  error: 'billing.CustomerGetError',
+  errors: ['customer_not_found'],
+  access: 'org_user',
+  handle: (ctx, req) => visibleCustomer(ctx, req.id),
+});
+
+export const customersList = operation({
+  id: 'billing.customers.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists billing customers visible to the caller, oldest first, with filters and keyset pagination.',
+  request: CustomerListRequest,
+  response: CustomerListPage,
+  error: 'billing.CustomerListError',
+  errors: ['invalid_cursor'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_customers').select('id', 'created_at', 'doc');
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (req.organization_id) q.where('organization_id', req.organization_id);
+    if (req.status) q.where('status', req.status);
+    if (req.query) {
+      const like = `%${req.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+      q.where((w) => w.whereILike('name', like).orWhereILike('email', like));
+    }
+    const res = await keysetPage<{ id: string; created_at: Date; doc: CustomerDoc }>(q, {
+      columns: ['created_at', 'id'],
+      limit: req.limit,
+      cursor: req.cursor,
+      key: (r) => [new Date(r.created_at).toISOString(), r.id],
+    });
+    return {
+      items: res.rows.map(({ doc: d }) => ({ id: d.id, organization_id: d.organization_id, name: d.name, email: d.email, currency: d.currency, status: d.status, created_at: d.created_at })),
+      pagination: res.pagination,
+    };
+  },
+});
+
+/** Read operations of billing customers. */
+export const billingCustomerQueries = [customersGet, customersList];

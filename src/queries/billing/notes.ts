@@ -1,0 +1,51 @@
+// billing.notes.list, reading billing_notes (written by projections/billing/notes.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import type { RequestContext } from '../../api/context.ts';
+import { NoteListRequest, NoteListResponse } from '../../api/schemas/billing-customers.ts';
+import type { NoteDoc } from '../../projections/billing/notes.ts';
+import { keysetPage } from '../pagination.ts';
+import { canSeeOrganization } from './customers.ts';
+import { subjectOrganization } from './note-subjects.ts';
+
+/** The API body of a note (its organization stays internal). */
+export function noteBody(doc: NoteDoc) {
+  const { organization_id: _o, ...body } = doc;
+  return body;
+}
+
+/** A live note the caller may see, or 404. */
+export async function visibleNote(ctx: RequestContext, id: string): Promise<NoteDoc> {
+  const row = await ctx.services.knex('billing_notes').where({ id }).first('doc');
+  const doc = row?.doc as NoteDoc | undefined;
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('note_not_found', `No note ${id} in this organization.`);
+  return doc;
+}
+
+async function listNotes(knex: Knex, subject: { type: string; id: string }, limit: number, cursor?: string) {
+  const q = knex('billing_notes').where({ subject_type: subject.type, subject_id: subject.id }).select('id', 'created_at', 'doc');
+  return keysetPage<{ id: string; created_at: Date; doc: NoteDoc }>(q, { columns: ['created_at', 'id'], limit, cursor, key: (r) => [new Date(r.created_at).toISOString(), r.id] });
+}
+
+export const notesList = operation({
+  id: 'billing.notes.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists the internal notes on a customer or an invoice, oldest first.',
+  description: 'Internal notes are visible to owners and admins of the organization and to billing staff.',
+  request: NoteListRequest,
+  response: NoteListResponse,
+  error: 'billing.NoteListError',
+  errors: ['customer_not_found', 'invoice_not_found', 'invalid_cursor'],
+  access: 'org_admin',
+  async handle(ctx, req) {
+    const org = await subjectOrganization(ctx, req.subject);
+    if (!canSeeOrganization(ctx, org)) throw notFound('customer_not_found', 'Not found.');
+    const res = await listNotes(ctx.services.knex, req.subject, req.limit, req.cursor);
+    return { items: res.rows.map((r) => noteBody(r.doc)), pagination: res.pagination };
+  },
+});
+
+/** Read operations of billing notes. */
+export const billingNoteQueries = [notesList];

@@ -1,0 +1,30 @@
+// auth.sessions.get: who is calling.
+import { operation } from '../../api/operation.ts';
+import { ApiError } from '../../api/errors.ts';
+import { SessionDetail } from '../../api/schemas/identity.ts';
+import { getOrganization } from './identity.ts';
+
+export const sessionsGet = operation({
+  id: 'auth.sessions.get',
+  surface: 'core',
+  tags: ['Authentication'],
+  summary: 'Describes the caller: user, organization, roles and session expiry.',
+  request: null,
+  response: SessionDetail,
+  error: 'auth.SessionGetError',
+  errors: [],
+  access: 'org_user',
+  async handle(ctx) {
+    const auth = ctx.auth;
+    if (auth.kind !== 'session') throw new ApiError(401, 'unauthenticated', 'A session token is required.');
+    const org = await getOrganization(ctx.services.knex, auth.organizationId);
+    if (!org) throw new ApiError(401, 'unauthenticated', 'The session\'s organization no longer exists.');
+    return {
+      user: { id: auth.userId, email: auth.email, name: auth.name },
+      organization: { id: org.id, name: org.name, kind: org.kind as 'repairer' | 'supplier' | 'platform' },
+      membership_role: auth.membershipRole,
+      roles: auth.platformRoles,
+      expires_at: auth.expiresAt.toISOString(),
+    };
+  },
+});

@@ -1,0 +1,38 @@
+// Keyset pagination: opaque base64url cursors over (sort value, id), stable under concurrent inserts.
+import type { Knex } from 'knex';
+import { ApiError } from '../api/errors.ts';
+
+/** Encodes the last row's sort key. */
+export function encodeCursor(values: (string | number)[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+/** Decodes a cursor; a malformed one is a 400. */
+export function decodeCursor(cursor: string, arity: number): (string | number)[] {
+  try {
+    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
+    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v;
+  } catch {
+    // fall through
+  }
+  throw new ApiError(400, 'invalid_cursor', 'The cursor is not one this list returned.', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
+}
+
+/**
+ * Runs a keyset page over `query` ordered by `columns` ascending (the last one unique). Fetches one
+ * extra row to know whether there is a next page.
+ */
+export async function keysetPage<R extends Record<string, unknown>>(
+  query: Knex.QueryBuilder,
+  opts: { columns: string[]; limit: number; cursor?: string; key: (row: R) => (string | number)[] },
+): Promise<{ rows: R[]; pagination: { cursor: string } | null }> {
+  if (opts.cursor) {
+    const after = decodeCursor(opts.cursor, opts.columns.length);
+    query.whereRaw(`(${opts.columns.map(() => '??').join(', ')}) > (${opts.columns.map(() => '?').join(', ')})`, [...opts.columns, ...after]);
+  }
+  for (const c of opts.columns) query.orderBy(c, 'asc');
+  const rows = (await query.limit(opts.limit + 1)) as R[];
+  const more = rows.length > opts.limit;
+  const pageRows = more ? rows.slice(0, opts.limit) : rows;
+  return { rows: pageRows, pagination: more ? { cursor: encodeCursor(opts.key(pageRows[pageRows.length - 1]!)) } : null };
+}

@@ -1,0 +1,50 @@
+// The demo seed `start` writes into an empty database, so a new user can call the API at once.
+import type { App } from './app.ts';
+import { IdSource } from './ids.ts';
+import type { CommandContext } from './commands/run.ts';
+import { addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
+import { IDENTITY, findUserByEmail } from './queries/identity/identity.ts';
+
+/** A command context for operator actions (CLI, seed): the actor is the system. */
+export function systemContext(app: Pick<App, 'store' | 'clock'>, reason?: string): CommandContext {
+  const now = app.clock.now();
+  return {
+    store: app.store,
+    ids: IdSource.random(now),
+    now,
+    metadata: { org_id: null, actor: { type: 'system', id: 'cli' }, request_id: null, correlation_id: null, causation_id: null, ...(reason ? { reason } : {}) },
+  };
+}
+
+/** Demo credentials printed on first start. */
+export interface DemoSeed {
+  orgId: string;
+  orgToken: string;
+  staffToken: string;
+}
+
+export const DEMO_OWNER = 'owner@acme-repairs.example';
+export const DEMO_STAFF = 'billing@core-server.example';
+export const DEMO_PASSWORD = 'demo-password';
+
+/** Seeds the demo when the log is empty; returns null when there is already data. */
+export async function seedDemo(app: App): Promise<DemoSeed | null> {
+  if ((await app.store.headPosition()) !== null) return null;
+  const ctx = systemContext(app, 'demo seed');
+  const acme = await createOrganization(ctx, { name: 'Acme Repairs', kind: 'repairer' });
+  await addSite(ctx, acme.id, 'Acme Repairs Main Street');
+  const owner = await createUser(ctx, { email: DEMO_OWNER, password: DEMO_PASSWORD, name: 'Avery Owner', organizationId: acme.id, role: 'owner' });
+  const platform = await createOrganization(ctx, { name: 'core-server platform', kind: 'platform' });
+  const staff = await createUser(ctx, { email: DEMO_STAFF, password: DEMO_PASSWORD, name: 'Billie Staff', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
+  await app.runner.waitFor(staff.position, [IDENTITY], 10_000);
+  const now = app.clock.now();
+  const ttl = app.config.sessionTtlHours;
+  const orgToken = await createSession(app.knex, { userId: owner.id, organizationId: acme.id, now, ttlHours: ttl });
+  const staffToken = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now, ttlHours: ttl });
+  return { orgId: acme.id, orgToken: orgToken.token, staffToken: staffToken.token };
+}
+
+/** True when the demo users exist (to print a hint instead of tokens on later starts). */
+export async function demoSeeded(app: App): Promise<boolean> {
+  return (await findUserByEmail(app.knex, DEMO_OWNER)) !== null;
+}

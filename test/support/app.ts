@@ -1,0 +1,81 @@
+// Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
+import pino from 'pino';
+import { TestClock } from '../../src/clock.ts';
+import { loadConfig } from '../../src/config.ts';
+import { type App, createApp } from '../../src/app.ts';
+import type { Db } from '../../src/db.ts';
+import { systemContext } from '../../src/seed.ts';
+import { addSite, createOrganization, createSession, createUser, type OrganizationKind, type Role } from '../../src/commands/identity/identity.ts';
+import { IDENTITY } from '../../src/queries/identity/identity.ts';
+import { type Backend, openTestDb } from './db.ts';
+
+/** A response as tests see it. */
+export interface Reply<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+/** A running service for one suite. */
+export interface TestService {
+  app: App;
+  db: Db;
+  url: string;
+  clock: TestClock;
+  /** POST /api/v1/<op> with a JSON body (undefined = no body). */
+  call<T = any>(op: string, body: unknown, token?: string | null, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** POST /api/2026-01/<op>. */
+  callIntegration<T = any>(op: string, body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** Creates an organization with a user signed in; returns ids and the session token. */
+  signUp(opts?: { kind?: OrganizationKind; role?: Role; staff?: ('billing_staff' | 'platform_staff')[]; name?: string; email?: string; password?: string }): Promise<{ orgId: string; userId: string; token: string; email: string; siteId: string }>;
+  close(): Promise<void>;
+}
+
+let counter = 0;
+
+/** Starts the service on `backend`. */
+export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestService> {
+  const db = await openTestDb(backend);
+  const clock = opts.clock ?? new TestClock(new Date());
+  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...opts.env });
+  const app = await createApp(config, { db, clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const url = await app.listen(0, '127.0.0.1');
+  const post = async (path: string, body: unknown, headers: Record<string, string>): Promise<Reply> => {
+    const res = await fetch(`${url}${path}`, {
+      method: 'POST',
+      headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: res.status, headers: res.headers, body: parsed };
+  };
+  return {
+    app,
+    db,
+    url,
+    clock,
+    call: (op, body, token, headers = {}) => post(`/api/v1/${op}`, body, { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }),
+    callIntegration: (op, body, headers = {}) => post(`/api/2026-01/${op}`, body, headers),
+    async signUp(o = {}) {
+      const n = ++counter;
+      const ctx = systemContext(app, 'test sign-up');
+      const org = await createOrganization(ctx, { name: o.name ?? `Org ${n}`, kind: o.kind ?? 'repairer' });
+      const site = await addSite(ctx, org.id, `Site ${n}`);
+      const email = o.email ?? `user${n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+      const user = await createUser(ctx, { email, password: o.password ?? 'correct horse battery', organizationId: org.id, role: o.role ?? 'owner', staff: o.staff });
+      await app.runner.waitFor(user.position, [IDENTITY], 10_000);
+      const s = await createSession(app.knex, { userId: user.id, organizationId: org.id, now: clock.now(), ttlHours: 24 });
+      return { orgId: org.id, userId: user.id, token: s.token, email, siteId: site.id };
+    },
+    async close() {
+      await app.close();
+      await db.close();
+    },
+  };
+}

@@ -1,0 +1,38 @@
+// Test databases: PGlite always; a fresh Postgres database per suite when TEST_DATABASE_URL is set.
+import crypto from 'node:crypto';
+import knexFactory from 'knex';
+import { type Db, openPglite, openPostgres } from '../../src/db.ts';
+import { migrateLatest } from '../../migrations/index.ts';
+
+/** The storage backends every storage and HTTP suite runs on. */
+export type Backend = 'pglite' | 'postgres';
+
+/** PGlite always, plus Postgres when TEST_DATABASE_URL is set. */
+export function backends(): Backend[] {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+/** A new, migrated, empty database that is dropped on close. */
+export async function openTestDb(backend: Backend): Promise<Db> {
+  const db = backend === 'pglite' ? await openPglite() : await createPostgresDatabase();
+  await migrateLatest(db.knex);
+  return db;
+}
+
+async function createPostgresDatabase(): Promise<Db> {
+  const serverUrl = process.env.TEST_DATABASE_URL!;
+  const name = `core_test_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const db = openPostgres(url.toString(), 30);
+  return {
+    ...db,
+    async close() {
+      await db.close();
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
