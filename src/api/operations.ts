@@ -7,6 +7,7 @@ import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
 import { integrationOperations } from '../commands/integrations/install.ts';
+import { integrationsGet } from '../queries/integrations/current.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -18,4 +19,5 @@ export const operations: Operation[] = [
   ...billingNoteCommands,
   ...billingNoteQueries,
   ...integrationOperations,
+  integrationsGet,
 ];
