@@ -113,5 +113,16 @@ for (const backend of backends()) {
       }
       expect(app.callbacks).to.equal(before);
     });
+    it('the consent page refuses to be framed by another site', async () => {
+      const owner = await svc.signUp();
+      await page.goto(`${svc.url}/auth/login`);
+      await signIn(owner.email);
+      await page.waitForURL(`${svc.url}/`);
+      const target = `${svc.url}/auth/integration/authorize?${new URLSearchParams({ client_id: app.clientId, state: 'framed', scopes: 'repairer', redirect_url: app.redirectUrl })}`;
+      await page.goto(app.url);
+      await page.evaluate(`new Promise((resolve) => { const f = document.createElement('iframe'); f.src = ${JSON.stringify(target)}; f.onload = () => resolve(); document.body.appendChild(f); setTimeout(resolve, 3000); })`);
+      const framed = page.frames().find((f) => f !== page.mainFrame())!;
+      expect(await framed.getByRole('button', { name: 'Allow' }).count()).to.equal(0);
+    });
   });
 }
