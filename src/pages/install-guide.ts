@@ -12,7 +12,8 @@ and gives you <code>client_id</code> and <code>client_secret</code> (<code>svc_s
 Redirect URLs are matched byte for byte: https, or http only on localhost; no fragment.</li>
 <li><strong>Send the user to</strong> <code>GET {app_url}/auth/integration/authorize?client_id=…&amp;state=…&amp;scopes=["repairer"]&amp;redirect_url=…</code>.
 <code>state</code> is required: a fresh random value per attempt that you keep (15 minutes, once). <code>scopes</code> may be a JSON array or a comma- or
-space-separated list. The user signs in if needed and an owner or admin of their organization allows or denies.
+space-separated list. Recommended: PKCE, <code>&amp;code_challenge=BASE64URL(SHA256(verifier))&amp;code_challenge_method=S256</code>, then
+<code>code_verifier</code> in the exchange. The user signs in if needed and an owner or admin of their organization allows or denies.
 An unknown client or redirect URL shows an error page and does not come back to you.</li>
 <li><strong>Receive the redirect.</strong> Allow: <code>redirect_url?code=svc_code_…&amp;state=…</code>. Deny: <code>?error=access_denied&amp;state=…</code>;
 bad scopes: <code>error=invalid_scope</code>; missing state: <code>error=invalid_request</code>. Reject any <code>state</code> you did not issue or already used.</li>

@@ -7,6 +7,11 @@ export const IntegrationInsertRequest = z
     access_code: z.string().min(1).max(500).describe('The `code` query parameter your redirect URL received; single use, valid for 15 minutes.'),
     client_id: z.string().min(1).max(100).describe('Your client id, allocated by the operator.'),
     client_secret: z.string().min(1).max(500).describe('Your client secret `svc_secret_...`, allocated by the operator. Never send it from a browser.'),
+    code_verifier: z
+      .string()
+      .regex(/^[A-Za-z0-9\-._~]{43,128}$/, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~')
+      .optional()
+      .describe('PKCE (RFC 7636): the verifier whose S256 challenge the authorize request sent as `code_challenge`. Required exactly when a challenge was sent.'),
   })
   .meta({ id: 'integrations.IntegrationInsertRequest' });
 
