@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.ts';
 
+/** integrations.insert request: the code from the redirect and the client's credentials. */
 export const IntegrationInsertRequest = z
   .strictObject({
     access_code: z.string().min(1).max(500).describe('The `code` query parameter your redirect URL received; single use, valid for 15 minutes.'),
@@ -15,6 +16,7 @@ export const IntegrationInsertRequest = z
   })
   .meta({ id: 'integrations.IntegrationInsertRequest' });
 
+/** integrations.insert response: the organization's API key and the integration id. */
 export const IntegrationInsertResponse = z
   .object({
     api_key: z.string().describe('Long-lived API key `svc_key_...` of the organization the user installed the app into (not of the user). Shown once: store it per organization.'),
@@ -22,6 +24,7 @@ export const IntegrationInsertResponse = z
   })
   .meta({ id: 'integrations.IntegrationInsertResponse' });
 
+/** integrations.get response: the calling integration. */
 export const IntegrationDetail = z
   .object({
     integration_id: Uuid.describe('The calling integration (the Svc-Integration-ID sent).'),

@@ -7,6 +7,9 @@ import { hashSecret, newSecret } from '../../secrets.ts';
 /** How long a code can be exchanged (the spec's 15 minutes). */
 export const ACCESS_CODE_TTL_MS = 15 * 60_000;
 
+/** How long a used or expired code is kept so that a late replay still revokes what it made. */
+export const ACCESS_CODE_RETENTION_MS = 7 * 86_400_000;
+
 /** A stored access code (only its hash is stored). */
 export interface AccessCodeRow {
   code_hash: string;
@@ -29,6 +32,7 @@ export async function issueAccessCode(
   input: { clientId: string; redirectUrl: string; userId: string; organizationId: string; scopes: Scope[]; codeChallenge: string | null; now: Date },
 ): Promise<string> {
   const code = newSecret('svc_code_');
+  await knex('integration_access_codes').where('expires_at', '<', new Date(input.now.getTime() - ACCESS_CODE_RETENTION_MS)).delete();
   await knex('integration_access_codes').insert({
     code_hash: hashSecret(code),
     client_id: input.clientId,

@@ -23,6 +23,7 @@ async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<
   await ctx.waitFor(res.position, [INTEGRATIONS]);
 }
 
+/** integrations.insert: code exchange (public, no-store). */
 export const integrationsInsert = operation({
   id: 'integrations.insert',
   surface: 'integrations',
@@ -68,6 +69,7 @@ export const integrationsInsert = operation({
   },
 });
 
+/** integrations.remove: uninstall the calling integration. */
 export const integrationsRemove = operation({
   id: 'integrations.remove',
   surface: 'integrations',
