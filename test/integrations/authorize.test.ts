@@ -170,6 +170,7 @@ for (const backend of backends()) {
       expect(first.status).to.equal(303);
       const loginPage = await web.get(first.location!);
       expect(loginPage.status).to.equal(200);
+      expect(loginPage.html).to.contain('continue installing an app');
       expect(loginPage.html).to.match(/<label for="email">Email<\/label>/).and.to.match(/<label for="password">Password<\/label>/);
       const signedIn = await web.post('/auth/login', { ...hiddenFields(loginPage.html, '/auth/login'), email: owner.email, password: PASSWORD });
       expect(signedIn.status).to.equal(303);
