@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { type BilledOrg, billedOrg, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 
 for (const backend of backends()) {
   describe(`billing invoice races (${backend})`, () => {
@@ -12,7 +12,7 @@ for (const backend of backends()) {
     let acme: BilledOrg;
     before(async () => {
       svc = await startService(backend, { clock: new TestClock('2026-03-10T09:00:00.000Z') });
-      staff = (await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] })).token;
+      staff = await billingStaff(svc);
       acme = await billedOrg(svc);
     });
     after(async () => svc?.close());

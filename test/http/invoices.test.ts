@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { type BilledOrg, billedOrg, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 
 for (const backend of backends()) {
   describe(`billing invoices and payments over HTTP (${backend})`, () => {
@@ -13,7 +13,7 @@ for (const backend of backends()) {
     const clock = new TestClock('2026-03-10T09:00:00.000Z');
     before(async () => {
       svc = await startService(backend, { clock });
-      staff = (await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] })).token;
+      staff = await billingStaff(svc);
       acme = await billedOrg(svc, { payment_terms_days: 30 });
     });
     after(async () => svc?.close());
