@@ -25,6 +25,7 @@ function creditable(invoice: InvoiceDoc): number {
   throw new DomainError('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
 }
 
+/** billing.credit-note-requests.insert */
 export const creditNoteRequestsInsert = operation({
   id: 'billing.credit-note-requests.insert',
   surface: 'core',
@@ -81,6 +82,7 @@ async function refuseIfCredited(ctx: RequestContext, invoiceId: string, id: stri
   if (state.credit_notes[id]) throw new DomainError('invalid_status_transition', 'The credit note request is being issued; it can no longer be rejected or cancelled.', 'conflict');
 }
 
+/** billing.credit-note-requests.update */
 export const creditNoteRequestsUpdate = operation({
   id: 'billing.credit-note-requests.update',
   surface: 'core',

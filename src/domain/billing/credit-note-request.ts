@@ -13,6 +13,7 @@ export interface CreditNoteRequestDetails {
   description: string;
 }
 
+/** Everything that happens to a credit note request. */
 export type CreditNoteRequestEvent =
   | {
       type: 'CreditNoteRequested';
@@ -24,6 +25,7 @@ export type CreditNoteRequestEvent =
   | { type: 'CreditNoteRequestCancelled'; data: { cancelled_at: string } }
   | { type: 'CreditNoteRequestIssued'; data: { invoice_id: string; amount: number; currency: string; applied_to_invoice: number; credited_to_balance: number; issued_at: string } };
 
+/** What may be asked of a credit note request. */
 export type CreditNoteRequestCommand =
   | { type: 'RequestCreditNote'; data: Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequested' }>['data'] }
   | { type: 'UpdateCreditNoteRequest'; data: { changes: Partial<CreditNoteRequestDetails>; now: string } }
