@@ -6,6 +6,7 @@ import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_billing_customers.ts';
 import * as m0010 from './0010_integrations.ts';
 import * as m0011 from './0011_access_code_pkce.ts';
+import * as m0030 from './0030_billing_invoices.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const migrations: Record<string, Migration> = {
   '0004_billing_customers': m0004,
   '0010_integrations': m0010,
   '0011_access_code_pkce': m0011,
+  '0030_billing_invoices': m0030,
 };
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */

@@ -8,6 +8,12 @@ import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
 import { integrationOperations } from '../commands/integrations/install.ts';
 import { integrationsGet } from '../queries/integrations/current.ts';
+import { billingInvoiceCommands } from '../commands/billing/invoices.ts';
+import { billingInvoiceQueries } from '../queries/billing/invoices.ts';
+import { billingPaymentCommands } from '../commands/billing/payments.ts';
+import { billingPaymentQueries } from '../queries/billing/payments.ts';
+import { billingCreditNoteRequestCommands } from '../commands/billing/credit-note-requests.ts';
+import { billingCreditNoteRequestQueries } from '../queries/billing/credit-note-requests.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -20,4 +26,10 @@ export const operations: Operation[] = [
   ...billingNoteQueries,
   ...integrationOperations,
   integrationsGet,
+  ...billingInvoiceCommands,
+  ...billingInvoiceQueries,
+  ...billingPaymentCommands,
+  ...billingPaymentQueries,
+  ...billingCreditNoteRequestCommands,
+  ...billingCreditNoteRequestQueries,
 ];

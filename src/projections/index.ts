@@ -4,6 +4,8 @@ import { identityProjection } from './identity/identity.ts';
 import { billingCustomersProjection } from './billing/customers.ts';
 import { billingNotesProjection } from './billing/notes.ts';
 import { integrationsProjection } from './integrations/integrations.ts';
+import { billingInvoicesProjection } from './billing/invoices.ts';
+import { billingCreditNoteRequestsProjection } from './billing/credit-note-requests.ts';
 
 /** All read-model builders, run by `project` and `start`, replayed by `rebuild`. */
-export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, integrationsProjection];
+export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingCreditNoteRequestsProjection, integrationsProjection];
