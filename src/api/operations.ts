@@ -6,6 +6,7 @@ import { billingCustomerCommands } from '../commands/billing/customers.ts';
 import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
+import { billingEventQueries } from '../queries/billing/events.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -16,4 +17,5 @@ export const operations: Operation[] = [
   ...billingCustomerQueries,
   ...billingNoteCommands,
   ...billingNoteQueries,
+  ...billingEventQueries,
 ];

@@ -1,0 +1,56 @@
+// billing_events: the public billing event feed, read by queries/billing/events.ts.
+// Only streams listed in FEEDS reach it, and only through their allow-list mappers (feed/*.ts).
+import type { RecordedEvent } from '../../eventstore/port.ts';
+import type { Projection } from '../projection.ts';
+import { streamCategory } from '../projection.ts';
+import { type AnyFeedMapper, type FeedEntry, erase } from './feed/types.ts';
+import { customerFeed } from './feed/customer.ts';
+
+/** The stored feed event: exactly the billing.EventDetailItem body. */
+export interface BillingEventDoc extends FeedEntry {
+  id: string;
+  occurred_at: string;
+}
+
+/** Name used for read-your-writes waits. */
+export const BILLING_EVENTS = 'billing.events';
+
+/**
+ * Stream categories in the feed. Notes (`note-*`) are deliberately absent: they are internal and only
+ * owners/admins may read them, while every member of the organization reads the feed.
+ */
+const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
+  customer: erase(customerFeed),
+};
+
+/** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
+export function toFeedEvent(e: RecordedEvent): BillingEventDoc | null {
+  const mapper = FEEDS[streamCategory(e.streamId)]?.[e.type];
+  const entry = mapper?.(e.data, e);
+  if (!entry) return null;
+  return { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data };
+}
+
+export const billingEventsProjection: Projection = {
+  name: BILLING_EVENTS,
+  version: 1,
+  tables: ['billing_events'],
+  async apply(trx, events) {
+    const rows = [];
+    for (const e of events) {
+      const doc = toFeedEvent(e);
+      if (!doc) continue;
+      rows.push({
+        id: doc.id,
+        position: e.position,
+        organization_id: e.metadata.org_id,
+        type: doc.type,
+        occurred_at: doc.occurred_at,
+        subject_type: doc.subject.type,
+        subject_id: doc.subject.id,
+        doc: JSON.stringify(doc),
+      });
+    }
+    for (let i = 0; i < rows.length; i += 5000) await trx('billing_events').insert(rows.slice(i, i + 5000)).onConflict('id').ignore();
+  },
+};
