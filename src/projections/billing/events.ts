@@ -1,10 +1,13 @@
 // billing_events: the public billing event feed, read by queries/billing/events.ts.
 // Only streams listed in FEEDS reach it, and only through their allow-list mappers (feed/*.ts).
+import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
 import { streamCategory } from '../projection.ts';
-import { type AnyFeedMapper, type FeedEntry, erase } from './feed/types.ts';
+import { type AnyFeedMapper, type FeedEntry, type FeedKnowledge, erase } from './feed/types.ts';
 import { customerFeed } from './feed/customer.ts';
+import { invoiceFeed } from './feed/invoice.ts';
+import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
 
 /** The stored feed event: exactly the billing.EventDetailItem body. */
 export interface BillingEventDoc extends FeedEntry {
@@ -17,18 +20,35 @@ export const BILLING_EVENTS = 'billing.events';
 
 /**
  * Stream categories in the feed. Notes (`note-*`) are deliberately absent: they are internal and only
- * owners/admins may read them, while every member of the organization reads the feed.
+ * owners/admins may read them, while every member of the organization reads the feed. Invoice number
+ * counters, identity and everything else are not billing facts a customer acts on.
  */
 const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
   customer: erase(customerFeed),
+  invoice: erase(invoiceFeed),
+  creditnoterequest: erase(creditNoteRequestFeed),
 };
 
 /** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
-export function toFeedEvent(e: RecordedEvent): BillingEventDoc | null {
+export function toFeedEvent(e: RecordedEvent, known: FeedKnowledge): BillingEventDoc | null {
   const mapper = FEEDS[streamCategory(e.streamId)]?.[e.type];
-  const entry = mapper?.(e.data, e);
+  const entry = mapper?.(e.data, e, known);
   if (!entry) return null;
   return { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data };
+}
+
+/** Currencies of the subjects a batch touches: from the batch itself, else from the feed so far. */
+async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<FeedKnowledge & { learn(d: BillingEventDoc): void }> {
+  const currencies = new Map<string, string>();
+  const learn = (d: BillingEventDoc) => {
+    const amount = d.data.amount;
+    if (amount && typeof amount === 'object' && 'currency' in amount && typeof amount.currency === 'string') currencies.set(d.subject.id, amount.currency);
+  };
+  if (subjectIds.length) {
+    const rows = (await trx('billing_events').whereIn('subject_id', subjectIds).whereIn('type', ['credit_note_request.created']).select('doc')) as { doc: BillingEventDoc }[];
+    rows.forEach((r) => learn(r.doc));
+  }
+  return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX' };
 }
 
 export const billingEventsProjection: Projection = {
@@ -36,10 +56,13 @@ export const billingEventsProjection: Projection = {
   version: 1,
   tables: ['billing_events'],
   async apply(trx, events) {
+    const needs = [...new Set(events.filter((e) => e.type === 'CreditNoteRequestUpdated').map((e) => e.streamId.slice(e.streamId.indexOf('-') + 1)))];
+    const known = await knowledge(trx, needs);
     const rows = [];
     for (const e of events) {
-      const doc = toFeedEvent(e);
+      const doc = toFeedEvent(e, known);
       if (!doc) continue;
+      known.learn(doc);
       rows.push({
         id: doc.id,
         position: e.position,

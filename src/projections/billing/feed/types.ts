@@ -17,11 +17,17 @@ export interface FeedEntry {
  * internal event never reaches the feed by accident. Return null to keep an event out of the feed.
  */
 export type FeedMappers<E extends DomainEvent> = {
-  [K in E['type']]: (data: Extract<E, { type: K }>['data'], event: RecordedEvent) => FeedEntry | null;
+  [K in E['type']]: (data: Extract<E, { type: K }>['data'], event: RecordedEvent, known: FeedKnowledge) => FeedEntry | null;
 };
 
+/** What the feed already knows about a subject, for events that do not repeat it. */
+export interface FeedKnowledge {
+  /** The currency of a subject seen earlier in the feed ('XXX', ISO 4217's "no currency", if never seen). */
+  currencyOf(subjectId: string): string;
+}
+
 /** Mappers with the event types erased, as the projection looks them up. */
-export type AnyFeedMapper = (data: unknown, event: RecordedEvent) => FeedEntry | null;
+export type AnyFeedMapper = (data: unknown, event: RecordedEvent, known: FeedKnowledge) => FeedEntry | null;
 
 /** Erases the per-type data of a mapper table (sound: the projection only calls a mapper with its own type's data). */
 export function erase<E extends DomainEvent>(m: FeedMappers<E>): Record<string, AnyFeedMapper> {
