@@ -18,6 +18,8 @@ import { Registry } from './api/registry.ts';
 import { createHttpApp, sessionAuthenticator } from './api/http.ts';
 import type { Services } from './api/context.ts';
 import { ApiError } from './api/errors.ts';
+import { Workers } from './workers/index.ts';
+import { mountPaymentPage } from './pages/pay.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -28,12 +30,18 @@ export interface AppOptions {
   http?: boolean;
   projections?: boolean;
   migrate?: boolean;
+  /** Run the background workers on an interval (default off: tests drive them with `app.workers.runOnce()`). */
+  workers?: boolean;
+  /** Interval between worker passes (default 60 s). */
+  workerIntervalMs?: number;
 }
 
 /** A built service. */
 export interface App extends Services {
   registry: Registry;
   express: express.Express;
+  /** Background processors; started only when AppOptions.workers is set. */
+  workers: Workers;
   server?: http.Server;
   /** Listens on `port` (0 = ephemeral) and returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
@@ -66,6 +74,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
   const registry = new Registry(operations);
   const app = createHttpApp(services, registry, {
+    mount: mountPaymentPage,
     authenticators: {
       core: sessionAuthenticator,
       integrations: async () => {
@@ -73,11 +82,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       },
     },
   });
+  const workers = new Workers(services);
+  if (opts.workers) workers.start(opts.workerIntervalMs);
   let server: http.Server | undefined;
   const built: App = {
     ...services,
     registry,
     express: app,
+    workers,
     async listen(port = config.port, host = config.host) {
       server = http.createServer(app);
       server.keepAliveTimeout = 65_000;
@@ -94,6 +106,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await workers.stop();
       await runner.stop();
       await store.close();
       if (ownsDb) await db.close();

@@ -7,6 +7,8 @@ import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
 import { billingEventQueries } from '../queries/billing/events.ts';
+import { billingStatementQueries } from '../queries/billing/statements.ts';
+import { billingOverdueQueries } from '../queries/billing/overdue.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -18,4 +20,6 @@ export const operations: Operation[] = [
   ...billingNoteCommands,
   ...billingNoteQueries,
   ...billingEventQueries,
+  ...billingStatementQueries,
+  ...billingOverdueQueries,
 ];

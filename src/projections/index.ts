@@ -4,6 +4,8 @@ import { identityProjection } from './identity/identity.ts';
 import { billingCustomersProjection } from './billing/customers.ts';
 import { billingNotesProjection } from './billing/notes.ts';
 import { billingEventsProjection } from './billing/events.ts';
+import { billingStatementsProjection } from './billing/statements.ts';
+import { billingAccessProjection } from './billing/access.ts';
 
 /** All read-model builders, run by `project` and `start`, replayed by `rebuild`. */
-export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, billingEventsProjection];
+export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, billingEventsProjection, billingStatementsProjection, billingAccessProjection];

@@ -8,6 +8,7 @@ import { type AnyFeedMapper, type FeedEntry, type FeedKnowledge, erase } from '.
 import { customerFeed } from './feed/customer.ts';
 import { invoiceFeed } from './feed/invoice.ts';
 import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
+import { accessFeed } from './feed/access.ts';
 
 /** The stored feed event: exactly the billing.EventDetailItem body. */
 export interface BillingEventDoc extends FeedEntry {
@@ -27,6 +28,7 @@ const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
   customer: erase(customerFeed),
   invoice: erase(invoiceFeed),
   creditnoterequest: erase(creditNoteRequestFeed),
+  access: erase(accessFeed),
 };
 
 /** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
