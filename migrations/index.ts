@@ -4,6 +4,7 @@ import * as m0001 from './0001_eventstore.ts';
 import * as m0002 from './0002_infrastructure.ts';
 import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_billing_customers.ts';
+import * as m0030 from './0030_billing_invoices.ts';
 import * as m0040 from './0040_billing_events.ts';
 import * as m0041 from './0041_billing_statements.ts';
 
@@ -17,6 +18,7 @@ const migrations: Record<string, Migration> = {
   '0002_infrastructure': m0002,
   '0003_identity': m0003,
   '0004_billing_customers': m0004,
+  '0030_billing_invoices': m0030,
   '0040_billing_events': m0040,
   '0041_billing_statements': m0041,
 };

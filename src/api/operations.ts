@@ -6,6 +6,12 @@ import { billingCustomerCommands } from '../commands/billing/customers.ts';
 import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
+import { billingInvoiceCommands } from '../commands/billing/invoices.ts';
+import { billingInvoiceQueries } from '../queries/billing/invoices.ts';
+import { billingPaymentCommands } from '../commands/billing/payments.ts';
+import { billingPaymentQueries } from '../queries/billing/payments.ts';
+import { billingCreditNoteRequestCommands } from '../commands/billing/credit-note-requests.ts';
+import { billingCreditNoteRequestQueries } from '../queries/billing/credit-note-requests.ts';
 import { billingEventQueries } from '../queries/billing/events.ts';
 import { billingStatementQueries } from '../queries/billing/statements.ts';
 import { billingOverdueQueries } from '../queries/billing/overdue.ts';
@@ -19,6 +25,12 @@ export const operations: Operation[] = [
   ...billingCustomerQueries,
   ...billingNoteCommands,
   ...billingNoteQueries,
+  ...billingInvoiceCommands,
+  ...billingInvoiceQueries,
+  ...billingPaymentCommands,
+  ...billingPaymentQueries,
+  ...billingCreditNoteRequestCommands,
+  ...billingCreditNoteRequestQueries,
   ...billingEventQueries,
   ...billingStatementQueries,
   ...billingOverdueQueries,

@@ -51,7 +51,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: { orgId?: string | null; reason?: string } = {},
+  opts: { orgId?: string | null; reason?: string; maxAttempts?: number } = {},
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);
@@ -74,7 +74,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
       const state = events.reduce(decider.evolve, loaded.state);
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
-      if (err instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue;
+      if (err instanceof WrongExpectedVersionError && attempt < (opts.maxAttempts ?? MAX_ATTEMPTS)) continue;
       throw err;
     }
   }

@@ -106,7 +106,8 @@ export interface InvoiceState {
   memo: string | null;
   metadata: Record<string, string>;
   payments: Record<string, PaymentState>;
-  credit_notes: string[];
+  /** Issued credit notes by request id, with how each was applied (a retried issue reads it back). */
+  credit_notes: Record<string, { applied_to_invoice: number; credited_to_balance: number }>;
 }
 
 /** total - amount_paid - credits applied to the invoice. */

@@ -17,7 +17,7 @@ export const MAX_INVOICE_TOTAL = 1e15;
 export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState> = {
   initialState: () => ({
     exists: false, ref: null, status: 'draft', number: null, lines: [], total: 0, amount_paid: 0, amount_credited: 0,
-    credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: [],
+    credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {},
   }),
   evolve(s, event) {
     switch (event.type) {
@@ -54,7 +54,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
           ...s,
           amount_credited: s.amount_credited + event.data.amount,
           credited_to_balance: s.credited_to_balance + event.data.credited_to_balance,
-          credit_notes: [...s.credit_notes, event.data.credit_note_request_id],
+          credit_notes: { ...s.credit_notes, [event.data.credit_note_request_id]: { applied_to_invoice: event.data.applied_to_invoice, credited_to_balance: event.data.credited_to_balance } },
         };
       default:
         return assertNever(event);
@@ -120,7 +120,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       case 'IssueCreditNote': {
         const ref = requireInvoice(s);
         const { credit_note_request_id, amount, currency, reason, now } = command.data;
-        if (s.credit_notes.includes(credit_note_request_id)) return []; // a retried issue
+        if (s.credit_notes[credit_note_request_id]) return []; // a retried issue
         sameCurrency(ref, currency);
         positive(amount);
         if (s.status === 'paid') {
