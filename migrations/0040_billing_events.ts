@@ -8,6 +8,7 @@ export async function up(knex: Knex): Promise<void> {
       id uuid primary key,
       position text not null unique,
       organization_id uuid,
+      staff_only boolean not null,
       type text not null,
       occurred_at timestamptz not null,
       subject_type text not null,
@@ -15,7 +16,7 @@ export async function up(knex: Knex): Promise<void> {
       doc jsonb not null
     );
     --;
-    create index billing_events_org on billing_events (organization_id, position);
+    create index billing_events_org on billing_events (organization_id, staff_only, position);
     --;
     create index billing_events_subject on billing_events (subject_type, subject_id, position);
     --;

@@ -11,7 +11,7 @@ import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
 import { accessFeed } from './feed/access.ts';
 
 /** The stored feed event: exactly the billing.EventDetailItem body. */
-export interface BillingEventDoc extends FeedEntry {
+export interface BillingEventDoc extends Omit<FeedEntry, 'staffOnly'> {
   id: string;
   occurred_at: string;
 }
@@ -32,25 +32,27 @@ const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
 };
 
 /** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
-export function toFeedEvent(e: RecordedEvent, known: FeedKnowledge): BillingEventDoc | null {
+export function toFeedEvent(e: RecordedEvent, known: FeedKnowledge): { doc: BillingEventDoc; staffOnly: boolean } | null {
   const mapper = FEEDS[streamCategory(e.streamId)]?.[e.type];
   const entry = mapper?.(e.data, e, known);
   if (!entry) return null;
-  return { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data };
+  return { doc: { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data }, staffOnly: entry.staffOnly ?? false };
 }
 
-/** Currencies of the subjects a batch touches: from the batch itself, else from the feed so far. */
+/** What earlier events said about the subjects of a batch: from the batch itself, else from the feed so far. */
 async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<FeedKnowledge & { learn(d: BillingEventDoc): void }> {
   const currencies = new Map<string, string>();
+  const finalized = new Set<string>();
   const learn = (d: BillingEventDoc) => {
     const amount = d.data.amount;
     if (amount && typeof amount === 'object' && 'currency' in amount && typeof amount.currency === 'string') currencies.set(d.subject.id, amount.currency);
+    if (d.type === 'invoice.finalized') finalized.add(d.subject.id);
   };
-  if (subjectIds.length) {
-    const rows = (await trx('billing_events').whereIn('subject_id', subjectIds).whereIn('type', ['credit_note_request.created']).select('doc')) as { doc: BillingEventDoc }[];
+  for (let i = 0; i < subjectIds.length; i += 5000) {
+    const rows = (await trx('billing_events').whereIn('subject_id', subjectIds.slice(i, i + 5000)).whereIn('type', ['credit_note_request.created', 'invoice.finalized']).select('doc')) as { doc: BillingEventDoc }[];
     rows.forEach((r) => learn(r.doc));
   }
-  return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX' };
+  return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
 }
 
 export const billingEventsProjection: Projection = {
@@ -58,17 +60,19 @@ export const billingEventsProjection: Projection = {
   version: 1,
   tables: ['billing_events'],
   async apply(trx, events) {
-    const needs = [...new Set(events.filter((e) => e.type === 'CreditNoteRequestUpdated').map((e) => e.streamId.slice(e.streamId.indexOf('-') + 1)))];
-    const known = await knowledge(trx, needs);
+    const asks = events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated');
+    const known = await knowledge(trx, [...new Set(asks.map((e) => e.streamId.slice(e.streamId.indexOf('-') + 1)))]);
     const rows = [];
     for (const e of events) {
-      const doc = toFeedEvent(e, known);
-      if (!doc) continue;
+      const mapped = toFeedEvent(e, known);
+      if (!mapped) continue;
+      const { doc, staffOnly } = mapped;
       known.learn(doc);
       rows.push({
         id: doc.id,
         position: e.position,
         organization_id: e.metadata.org_id,
+        staff_only: staffOnly,
         type: doc.type,
         occurred_at: doc.occurred_at,
         subject_type: doc.subject.type,

@@ -20,8 +20,9 @@ export const eventsGet = operation({
   errors: ['event_not_found'],
   access: 'org_user',
   async handle(ctx, id) {
-    const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'doc')) as { organization_id: string | null; doc: BillingEventDoc } | undefined;
-    if (!row || !(row.organization_id ? canSeeOrganization(ctx, row.organization_id) : hasRole(ctx.auth, 'billing_staff'))) throw notFound('event_not_found', `No billing event ${id} in this organization.`);
+    const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'staff_only', 'doc')) as { organization_id: string | null; staff_only: boolean; doc: BillingEventDoc } | undefined;
+    const staff = hasRole(ctx.auth, 'billing_staff');
+    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw notFound('event_not_found', `No billing event ${id} in this organization.`);
     return row.doc;
   },
 });
@@ -31,7 +32,7 @@ export const eventsList = operation({
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the billing events the caller may see, oldest first (log order), with filters and keyset pagination.',
-  description: "An organization's users see its own events; billing staff see every organization's.",
+  description: "An organization's users see its own events (not those of draft invoices, which they cannot see yet); billing staff see every organization's.",
   request: EventListRequest,
   response: EventListPage,
   error: 'billing.EventListError',
@@ -39,7 +40,7 @@ export const eventsList = operation({
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_events').select('position', 'doc');
-    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', callerOrg(ctx.auth));
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where({ organization_id: callerOrg(ctx.auth), staff_only: false });
     if (req.organization_id) q.where('organization_id', req.organization_id);
     if (req.types) q.whereIn('type', req.types);
     if (req.subject) q.where({ subject_type: req.subject.type, subject_id: req.subject.id });

@@ -12,13 +12,18 @@ const onPayment = (type: string, d: InvoiceRef & { payment_id: string }, data: R
 
 /** invoice.* and payment.* events; every field shown is also readable through billing.invoices.get / payments.list. */
 export const invoiceFeed: FeedMappers<InvoiceEvent> = {
-  InvoiceDrafted: (d) =>
-    onInvoice('invoice.created', d, {
+  // Drafts are invisible to the invoiced organization until finalized (billing.invoices.get hides them too).
+  InvoiceDrafted: (d) => ({
+    ...onInvoice('invoice.created', d, {
       invoice: { id: d.invoice_id, customer_id: d.customer_id, currency: d.currency, lines: d.lines, subtotal: money(d.subtotal, d), total: money(d.total, d), memo: d.memo, metadata: d.metadata },
     }),
-  InvoiceLinesReplaced: (d) => onInvoice('invoice.updated', d, { changes: { lines: d.lines, subtotal: money(d.subtotal, d), total: money(d.total, d) } }),
-  InvoiceDetailsUpdated: (d) =>
-    onInvoice('invoice.updated', d, { changes: { ...(d.memo !== undefined ? { memo: d.memo } : {}), ...(d.metadata !== undefined ? { metadata: d.metadata } : {}) } }),
+    staffOnly: true,
+  }),
+  InvoiceLinesReplaced: (d) => ({ ...onInvoice('invoice.updated', d, { changes: { lines: d.lines, subtotal: money(d.subtotal, d), total: money(d.total, d) } }), staffOnly: true }),
+  InvoiceDetailsUpdated: (d, _e, known) => ({
+    ...onInvoice('invoice.updated', d, { changes: { ...(d.memo !== undefined ? { memo: d.memo } : {}), ...(d.metadata !== undefined ? { metadata: d.metadata } : {}) } }),
+    staffOnly: !known.finalized(d.invoice_id),
+  }),
   InvoiceFinalized: (d) => onInvoice('invoice.finalized', d, { number: d.number, issue_date: d.issue_date, due_date: d.due_date, total: money(d.total, d) }),
   InvoiceVoided: (d) => onInvoice('invoice.voided', d, { number: d.number, amount_remaining: money(d.amount_remaining, d) }),
   InvoiceMarkedUncollectible: (d) => onInvoice('invoice.marked_uncollectible', d, { number: d.number, amount_remaining: money(d.amount_remaining, d) }),

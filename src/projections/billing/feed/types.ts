@@ -7,6 +7,8 @@ export type FeedSubjectType = 'customer' | 'invoice' | 'payment' | 'credit_note_
 
 /** The public part of one billing event (id, time and organization come from the recorded event). */
 export interface FeedEntry {
+  /** Seen by billing staff only (e.g. changes to a draft invoice, which its organization cannot see yet). */
+  staffOnly?: boolean;
   type: string;
   subject: { type: FeedSubjectType; id: string };
   data: Record<string, unknown>;
@@ -24,6 +26,8 @@ export type FeedMappers<E extends DomainEvent> = {
 export interface FeedKnowledge {
   /** The currency of a subject seen earlier in the feed ('XXX', ISO 4217's "no currency", if never seen). */
   currencyOf(subjectId: string): string;
+  /** Whether an invoice was finalized earlier in the log (its organization sees it from then on). */
+  finalized(invoiceId: string): boolean;
 }
 
 /** Mappers with the event types erased, as the projection looks them up. */
