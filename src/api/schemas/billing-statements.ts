@@ -2,8 +2,10 @@
 import { z } from 'zod';
 import { CalendarDate, CurrencyCode, Uuid } from './common.ts';
 
-// Response money is produced by us, so it is described, not validated against the ISO list again.
-const Amount = z.object({ amount: z.int().describe('Integer minor units.'), currency: z.string().describe('ISO 4217.') }).meta({ id: 'MoneyAmount' });
+// Like billing.InvoiceDetail: amounts are integer minor units of the resource's one `currency`.
+const Amount = z.int().describe('Integer minor units of `currency`.');
+// Where amounts of several currencies meet, each carries its currency.
+const Money = z.object({ amount: z.int().describe('Integer minor units.'), currency: z.string().describe('ISO 4217.') });
 
 export const CustomerStatementGetRequest = z
   .strictObject({
@@ -43,7 +45,7 @@ export const AgeingBuckets = z
 export const CustomerStatementResponse = z
   .object({
     customer_id: Uuid,
-    currency: z.string().describe('ISO 4217.'),
+    currency: z.string().describe('ISO 4217; every amount of the statement is in it.'),
     from: CalendarDate,
     to: CalendarDate,
     opening_balance: Amount.describe('Balance at the start of `from`: positive means the customer owes.'),
@@ -66,6 +68,7 @@ export const OverdueInvoice = z
     number: z.string(),
     due_date: CalendarDate,
     days_past_due: z.int(),
+    currency: z.string().describe('ISO 4217.'),
     amount_remaining: Amount,
   })
   .meta({ id: 'billing.OverdueInvoice' });
@@ -77,7 +80,7 @@ export const InvoiceOverdueStatusResponse = z
     as_of: CalendarDate.describe("Today (UTC): an invoice is past due when it is open and its due date is before this day."),
     past_due: z.boolean().describe('Whether any open invoice is past due.'),
     invoices: z.array(OverdueInvoice).describe('Past-due invoices, oldest due date first.'),
-    amount_past_due: z.array(Amount).describe('Total past due, one entry per currency (usually one); empty when nothing is past due.'),
+    amount_past_due: z.array(Money).describe('Total past due, one entry per currency (usually one); empty when nothing is past due.'),
     grace_days: z.int().describe('Days after the oldest past-due due date before access is suspended.'),
     suspension_date: CalendarDate.nullable().describe('Day access is (or was) suspended for non-payment: oldest past-due due date + grace_days; null when nothing is past due.'),
     suspended: z.boolean().describe('Whether access is suspended for non-payment now.'),

@@ -52,7 +52,7 @@ export const invoicesOverdueStatusGet = operation({
       customer_id: customer?.id ?? null,
       as_of: today,
       past_due: due.length > 0,
-      invoices: due.map((i) => ({ id: i.invoice_id, number: i.number ?? '', due_date: i.due_date, days_past_due: daysBetween(i.due_date, today), amount_remaining: { amount: i.amount_remaining, currency: i.currency } })),
+      invoices: due.map((i) => ({ id: i.invoice_id, number: i.number ?? '', due_date: i.due_date, days_past_due: daysBetween(i.due_date, today), currency: i.currency, amount_remaining: i.amount_remaining })),
       amount_past_due: [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([currency, amount]) => ({ amount, currency })),
       grace_days: grace,
       suspension_date: access?.suspended ? access.suspension_date : (suspensionDate(unpaid, today, grace)?.date ?? null),

@@ -22,7 +22,6 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
   const entries = () => knex('billing_ledger_entries').where({ customer_id: customerId, currency });
   const opening = sumOf(await entries().where('entry_date', '<', from).select(knex.raw('sum(debit - credit) as n')));
   const rows = (await entries().whereBetween('entry_date', [from, to]).orderBy([{ column: 'entry_date' }, { column: 'seq' }]).select('doc')) as { doc: LedgerEntryDoc }[];
-  const money = (amount: number) => ({ amount, currency });
   let balance = opening;
   let debits = 0;
   let credits = 0;
@@ -32,7 +31,7 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
     credits += d.credit;
     return {
       date: d.date, kind: d.kind, description: d.description, invoice_id: d.invoice_id, invoice_number: d.invoice_number, payment_id: d.payment_id,
-      debit: money(d.debit), credit: money(d.credit), balance: money(balance),
+      debit: d.debit, credit: d.credit, balance,
     };
   });
   const unapplied = sumOf(await entries().where('entry_date', '<=', to).select(knex.raw('sum(balance_credit) as n')));
@@ -50,16 +49,13 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
     currency,
     from,
     to,
-    opening_balance: money(opening),
+    opening_balance: opening,
     lines,
-    total_debits: money(debits),
-    total_credits: money(credits),
-    closing_balance: money(opening + debits - credits),
-    unapplied_credit: money(unapplied),
-    ageing: {
-      current: money(ageing.current), days_1_30: money(ageing.days_1_30), days_31_60: money(ageing.days_31_60),
-      days_61_90: money(ageing.days_61_90), days_over_90: money(ageing.days_over_90),
-    },
+    total_debits: debits,
+    total_credits: credits,
+    closing_balance: opening + debits - credits,
+    unapplied_credit: unapplied,
+    ageing,
   };
 }
 
