@@ -17,7 +17,9 @@ for (const backend of backends()) {
     let b: any;
     const clock = new TestClock('2026-01-05T09:00:00.000Z');
     const status = async (token = acme.token, body: Record<string, unknown> = {}) => svc.call('billing.invoices.overdue-status.get', body, token);
+    // The worker reads read models, so a pass sees what has been projected: let them catch up first.
     const pass = async () => {
+      await settle(svc);
       const res = await svc.app.workers.runOnce();
       await settle(svc);
       return res;

@@ -6,8 +6,9 @@ import { callerOrg, hasRole } from '../../api/context.ts';
 import { isoDate } from '../../clock.ts';
 import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
-import type { AccessDoc } from '../../projections/billing/access.ts';
-import type { ReceivableDoc } from '../../projections/billing/statements.ts';
+import { type AccessDoc, BILLING_ACCESS } from '../../projections/billing/access.ts';
+import { BILLING_STATEMENTS, type ReceivableDoc } from '../../projections/billing/statements.ts';
+import { caughtUp } from './caught-up.ts';
 import { customerOfOrganization } from './customers.ts';
 
 /** Open invoices of a customer with money still owed. */
@@ -38,6 +39,7 @@ export const invoicesOverdueStatusGet = operation({
     const own = callerOrg(ctx.auth)!;
     const organizationId = req.organization_id ?? own;
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden("Only billing staff may read another organization's overdue status.");
+    await caughtUp(ctx, [BILLING_STATEMENTS, BILLING_ACCESS]);
     const knex = ctx.services.knex;
     const today = isoDate(ctx.now);
     const grace = ctx.services.config.overdueGraceDays;

@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import { daysBetween } from '../../domain/billing/access.ts';
-import type { LedgerEntryDoc } from '../../projections/billing/statements.ts';
+import { BILLING_STATEMENTS, type LedgerEntryDoc } from '../../projections/billing/statements.ts';
+import { caughtUp } from './caught-up.ts';
 import { visibleCustomer } from './customers.ts';
 
 /** Which ageing bucket `daysPastDue` falls in. */
@@ -74,6 +75,7 @@ export const customersStatementGet = operation({
   access: 'org_user',
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
+    await caughtUp(ctx, [BILLING_STATEMENTS]);
     return buildStatement(ctx.services.knex, customer.id, req.currency ?? customer.currency, req.from, req.to);
   },
 });
