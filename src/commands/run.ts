@@ -59,7 +59,8 @@ export async function runCommand<C, E extends DomainEvent, S>(
     const loaded = await loadAggregate(ctx.store, decider, stream, firstEventId);
     if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
     const events = decider.decide(command, loaded.state);
-    if (events.length === 0) return { position: null, events, state: loaded.state, duplicate: false };
+    // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
+    if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
     const metadata: EventMetadata = {
       ...ctx.metadata,
       org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,

@@ -38,6 +38,12 @@ describe('credit note request decider', () => {
     const rejected: CreditNoteRequestEvent = { type: 'CreditNoteRequestRejected', data: { rejected_at: now } };
     expect(given([requested, rejected])({ type: 'ApproveCreditNoteRequest', data: { now } }).code).to.equal('invalid_status_transition');
     expect(given([requested])({ type: 'CancelCreditNoteRequest', data: { now } }).types).to.deep.equal(['CreditNoteRequestCancelled']);
+    expect(given([requested, rejected])(issue).code).to.equal('invalid_status_transition');
+  });
+
+  it('completes an issue that began while approved even if a cancel slipped in (the credit is on the invoice)', () => {
+    const cancelled: CreditNoteRequestEvent = { type: 'CreditNoteRequestCancelled', data: { cancelled_at: now } };
+    expect(given([requested, approved, cancelled])(issue).types).to.deep.equal(['CreditNoteRequestIssued']);
   });
 
   it('changes details only while pending, and only real changes', () => {

@@ -1,9 +1,11 @@
 // billing.invoices.* and billing.payments.* over HTTP: the invoice life cycle, the status machine, visibility, audit.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { type BilledOrg, billedOrg, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 
 for (const backend of backends()) {
   describe(`billing invoices and payments over HTTP (${backend})`, () => {
@@ -13,7 +15,7 @@ for (const backend of backends()) {
     const clock = new TestClock('2026-03-10T09:00:00.000Z');
     before(async () => {
       svc = await startService(backend, { clock });
-      staff = (await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] })).token;
+      staff = await billingStaff(svc);
       acme = await billedOrg(svc, { payment_terms_days: 30 });
     });
     after(async () => svc?.close());
@@ -191,5 +193,33 @@ for (const backend of backends()) {
       await svc.call('billing.invoices.update', { id: inv.id, action: 'void' }, staff);
       expect((await svc.call('billing.customers.remove', { id: org.customerId }, org.token)).status).to.equal(200);
     });
+    it('answers a retried insert or payment with the same Idempotency-Key once, and a changed body with 422', async () => {
+      const key = { 'idempotency-key': `draft-${Date.now()}` };
+      const body = { customer_id: acme.customerId, lines: [{ description: 'Once', unit_amount: 4200 }] };
+      const first = await svc.call('billing.invoices.insert', body, staff, key);
+      const again = await svc.call('billing.invoices.insert', body, staff, key);
+      expect(again.status).to.equal(200);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      expect(again.body.id).to.equal(first.body.id);
+      expect((await svc.call('billing.invoices.insert', { ...body, memo: 'changed' }, staff, key)).status).to.equal(422);
+      await svc.call('billing.invoices.update', { id: first.body.id, action: 'finalize' }, staff);
+      const payKey = { 'idempotency-key': `pay-${Date.now()}` };
+      const p1 = await svc.call('billing.payments.insert', paymentBody(first.body.id, 1000), staff, payKey);
+      const p2 = await svc.call('billing.payments.insert', paymentBody(first.body.id, 1000), staff, payKey);
+      expect(p2.body.payment.id).to.equal(p1.body.payment.id);
+      expect((await svc.call('billing.invoices.get', first.body.id, staff)).body).to.include({ amount_paid: 1000, amount_remaining: 3200 });
+    });
+
+    if (backend === 'postgres') {
+      it('prints an invoice\'s story with actor, time and reason: core-server history invoice-<id>', async () => {
+        const inv = await openInvoice(svc, staff, acme.customerId, [1200]);
+        await svc.call('billing.invoices.update', { id: inv.id, action: 'void', reason: 'Customer went under' }, staff);
+        const run = promisify(execFile);
+        const { stdout } = await run('npx', ['tsx', 'src/main.ts', 'history', `invoice-${inv.id}`], { env: { ...process.env, DATABASE_URL: svc.db.url, LOG_LEVEL: 'silent' } });
+        const lines = stdout.split('\n').filter((l) => l.startsWith('#'));
+        expect(lines.map((l) => l.split(' ')[2])).to.deep.equal(['InvoiceDrafted', 'InvoiceFinalized', 'InvoiceVoided']);
+        expect(lines[2]).to.match(/by staff:\S+ reason: Customer went under/);
+      });
+    }
   });
 }

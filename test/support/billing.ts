@@ -1,6 +1,18 @@
 // Helpers for billing suites: a customer per organization, drafts, finalized invoices and payments over HTTP.
 import { expect } from 'chai';
+import { createSession } from '../../src/commands/identity/identity.ts';
 import type { TestService } from './app.ts';
+
+/** A session that outlives suites moving the clock by months. */
+async function yearLongToken(svc: TestService, userId: string, organizationId: string): Promise<string> {
+  return (await createSession(svc.app.knex, { userId, organizationId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
+}
+
+/** Signs up a billing staff user; returns a year-long token. */
+export async function billingStaff(svc: TestService): Promise<string> {
+  const u = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
+  return yearLongToken(svc, u.userId, u.orgId);
+}
 
 /** A signed-up organization with its billing customer. */
 export interface BilledOrg {
@@ -12,9 +24,10 @@ export interface BilledOrg {
 /** Signs up an organization and creates its billing customer. */
 export async function billedOrg(svc: TestService, opts: { currency?: string; payment_terms_days?: number } = {}): Promise<BilledOrg> {
   const u = await svc.signUp();
-  const c = await svc.call('billing.customers.insert', { name: `Customer of ${u.orgId.slice(0, 8)}`, email: 'ap@example.com', currency: opts.currency ?? 'GBP', payment_terms_days: opts.payment_terms_days ?? 30 }, u.token);
+  const token = await yearLongToken(svc, u.userId, u.orgId);
+  const c = await svc.call('billing.customers.insert', { name: `Customer of ${u.orgId.slice(0, 8)}`, email: 'ap@example.com', currency: opts.currency ?? 'GBP', payment_terms_days: opts.payment_terms_days ?? 30 }, token);
   expect(c.status, JSON.stringify(c.body)).to.equal(200);
-  return { orgId: u.orgId, token: u.token, customerId: c.body.id };
+  return { orgId: u.orgId, token, customerId: c.body.id };
 }
 
 /** Drafts an invoice as staff; `amounts` become one line each. */

@@ -2,14 +2,17 @@
 import { z } from 'zod';
 import { CurrencyCode, PageRequest, Timestamp, Uuid, page } from './common.ts';
 
+/** Why a credit note is asked for. */
 export const CreditNoteReason = z
   .enum(['duplicate', 'order_change', 'order_cancellation', 'product_unsatisfactory', 'fraudulent', 'other'])
   .describe('Why the credit is asked for.');
+/** billing.CreditNoteRequestDetail.status */
 export const CreditNoteRequestStatus = z.enum(['pending', 'approved', 'issued', 'rejected', 'cancelled']).describe('pending -> approved -> issued, or rejected | cancelled.');
 
 const PositiveAmount = z.int().min(1).max(1e15).describe('Positive integer amount in minor units of the invoice currency.');
 const Description = z.string().trim().min(1).max(2000).describe('What happened (1-2,000 characters).');
 
+/** billing.credit-note-requests.insert request. */
 export const CreditNoteRequestCreateRequest = z
   .strictObject({
     invoice_id: Uuid.describe('The finalized invoice to credit.'),
@@ -20,6 +23,7 @@ export const CreditNoteRequestCreateRequest = z
   })
   .meta({ id: 'billing.CreditNoteRequestCreateRequest' });
 
+/** billing.credit-note-requests.update request: details while pending, or an action. */
 export const CreditNoteRequestUpdateRequest = z
   .strictObject({
     id: Uuid.describe('Credit note request id.'),
@@ -36,6 +40,7 @@ export const CreditNoteRequestUpdateRequest = z
 
 const Actor = z.object({ type: z.enum(['user', 'staff', 'integration', 'system']), id: z.string() });
 
+/** A credit note request (response of every credit note request operation). */
 export const CreditNoteRequestDetail = z
   .object({
     id: Uuid,
@@ -60,6 +65,7 @@ export const CreditNoteRequestDetail = z
   })
   .meta({ id: 'billing.CreditNoteRequestDetail' });
 
+/** billing.credit-note-requests.list request: filters and page. */
 export const CreditNoteRequestListRequest = z
   .strictObject({
     ...PageRequest,
@@ -71,4 +77,5 @@ export const CreditNoteRequestListRequest = z
   })
   .meta({ id: 'billing.CreditNoteRequestListRequest' });
 
+/** billing.credit-note-requests.list response. */
 export const CreditNoteRequestPage = page(CreditNoteRequestDetail, 'billing.CreditNoteRequestPage');

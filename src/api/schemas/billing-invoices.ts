@@ -5,12 +5,15 @@ import { CalendarDate, CurrencyCode, Metadata, PageRequest, Timestamp, Uuid, pag
 /** Most lines on one invoice. */
 const MAX_LINES = 500;
 
+/** billing.InvoiceDetail.status */
 export const InvoiceStatus = z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']).describe('draft -> open -> paid | void | uncollectible; uncollectible -> paid | void.');
+/** billing.Payment.method */
 export const PaymentMethod = z.enum(['bank_transfer', 'card', 'cash', 'cheque', 'other']).describe('How the money arrived.');
 
 const Amount = z.int().min(0).max(1e15);
 const PositiveAmount = z.int().min(1).max(1e15).describe('Positive integer amount in minor units of the invoice currency.');
 
+/** A line as the caller writes it. */
 export const InvoiceLineInput = z
   .strictObject({
     kind: z.literal('manual').default('manual').describe('Lines written by hand are `manual`; `metered` lines come only from usage.'),
@@ -26,6 +29,7 @@ const Lines = z.array(InvoiceLineInput).max(MAX_LINES, `at most ${MAX_LINES} lin
 const Memo = z.string().max(5000).nullable().describe('Free text printed on the invoice; null clears it.');
 const Reason = z.string().trim().min(1).max(500).describe('Why: kept with the change in the audit trail.');
 
+/** A stored line. */
 export const InvoiceLine = z
   .object({
     kind: z.enum(['manual', 'metered']),
@@ -36,6 +40,7 @@ export const InvoiceLine = z
   })
   .meta({ id: 'billing.InvoiceLine' });
 
+/** billing.invoices.insert request. */
 export const InvoiceCreateRequest = z
   .strictObject({
     customer_id: Uuid.describe('The billing customer to invoice.'),
@@ -46,6 +51,7 @@ export const InvoiceCreateRequest = z
   })
   .meta({ id: 'billing.InvoiceCreateRequest' });
 
+/** billing.invoices.update request. */
 export const InvoiceUpdateRequest = z
   .strictObject({
     id: Uuid.describe('Invoice id.'),
@@ -60,6 +66,7 @@ export const InvoiceUpdateRequest = z
   })
   .meta({ id: 'billing.InvoiceUpdateRequest' });
 
+/** billing.invoices.get response (and of every invoice write). */
 export const InvoiceDetail = z
   .object({
     id: Uuid,
@@ -88,6 +95,7 @@ export const InvoiceDetail = z
   })
   .meta({ id: 'billing.InvoiceDetail' });
 
+/** One row of billing.invoices.list. */
 export const InvoiceListItem = z
   .object({
     id: Uuid,
@@ -104,6 +112,7 @@ export const InvoiceListItem = z
   })
   .meta({ id: 'billing.InvoiceListItem' });
 
+/** billing.invoices.list request: filters and page. */
 export const InvoiceListRequest = z
   .strictObject({
     ...PageRequest,
@@ -119,8 +128,10 @@ export const InvoiceListRequest = z
   })
   .meta({ id: 'billing.InvoiceListRequest' });
 
+/** billing.invoices.list response. */
 export const InvoiceListPage = page(InvoiceListItem, 'billing.InvoiceListPage');
 
+/** billing.payments.insert request. */
 export const PaymentInsertRequest = z
   .strictObject({
     invoice_id: Uuid.describe('The invoice paid.'),
@@ -132,6 +143,7 @@ export const PaymentInsertRequest = z
   })
   .meta({ id: 'billing.PaymentInsertRequest' });
 
+/** billing.payments.update request: edit or void, always with a reason. */
 export const PaymentUpdateRequest = z
   .strictObject({
     id: Uuid.describe('Payment id.'),
@@ -148,6 +160,7 @@ export const PaymentUpdateRequest = z
   })
   .meta({ id: 'billing.PaymentUpdateRequest' });
 
+/** A manual payment. */
 export const Payment = z
   .object({
     id: Uuid,
@@ -166,14 +179,17 @@ export const Payment = z
   })
   .meta({ id: 'billing.Payment' });
 
+/** billing.payments.insert response: the payment and the invoice after it. */
 export const PaymentInsertResponse = z
   .object({ payment: Payment, invoice: InvoiceDetail.describe('The invoice after the payment.') })
   .meta({ id: 'billing.PaymentInsertResponse' });
 
+/** billing.payments.update response: the payment and the invoice after it. */
 export const PaymentUpdateResponse = z
   .object({ payment: Payment, invoice: InvoiceDetail.describe('The invoice after the change.') })
   .meta({ id: 'billing.PaymentUpdateResponse' });
 
+/** billing.payments.list request. */
 export const PaymentListRequest = z
   .strictObject({
     ...PageRequest,
@@ -183,4 +199,5 @@ export const PaymentListRequest = z
   })
   .meta({ id: 'billing.PaymentListRequest' });
 
+/** billing.payments.list response. */
 export const PaymentListResponse = page(Payment, 'billing.PaymentListResponse');

@@ -25,6 +25,7 @@ function creditable(invoice: InvoiceDoc): number {
   throw new DomainError('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
 }
 
+/** billing.credit-note-requests.insert */
 export const creditNoteRequestsInsert = operation({
   id: 'billing.credit-note-requests.insert',
   surface: 'core',
@@ -75,6 +76,13 @@ async function issue(ctx: RequestContext, id: string, orgId: string, reason: str
   return laterPosition(credit.position, marked.position);
 }
 
+/** A reject or cancel must not land on a request whose credit is already on the invoice (an issue in flight). */
+async function refuseIfCredited(ctx: RequestContext, invoiceId: string, id: string): Promise<void> {
+  const { state } = await loadAggregate(ctx.store, invoiceDecider, invoiceStream(invoiceId));
+  if (state.credit_notes[id]) throw new DomainError('invalid_status_transition', 'The credit note request is being issued; it can no longer be rejected or cancelled.', 'conflict');
+}
+
+/** billing.credit-note-requests.update */
 export const creditNoteRequestsUpdate = operation({
   id: 'billing.credit-note-requests.update',
   surface: 'core',
@@ -107,6 +115,7 @@ export const creditNoteRequestsUpdate = operation({
         position = laterPosition(position, await issue(ctx, req.id, doc.organization_id, req.comment));
         break;
       default: {
+        if (req.action !== 'approve') await refuseIfCredited(ctx, doc.invoice_id, req.id);
         const type = req.action === 'approve' ? 'ApproveCreditNoteRequest' : req.action === 'reject' ? 'RejectCreditNoteRequest' : 'CancelCreditNoteRequest';
         const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(req.id), { type, data: { now } }, opts);
         position = laterPosition(position, res.position);

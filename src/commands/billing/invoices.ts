@@ -69,6 +69,7 @@ async function finalize(ctx: RequestContext, invoiceId: string, orgId: string, r
   }, { orgId, reason, maxAttempts: INVOICE_ATTEMPTS });
 }
 
+/** billing.invoices.insert */
 export const invoicesInsert = operation({
   id: 'billing.invoices.insert',
   surface: 'core',
@@ -96,6 +97,7 @@ export const invoicesInsert = operation({
   },
 });
 
+/** billing.invoices.update */
 export const invoicesUpdate = operation({
   id: 'billing.invoices.update',
   surface: 'core',

@@ -20,6 +20,7 @@ async function paymentAndInvoice(ctx: RequestContext, paymentId: string, invoice
   return { payment: await visiblePayment(ctx, paymentId), invoice: await visibleInvoice(ctx, invoiceId) };
 }
 
+/** billing.payments.insert */
 export const paymentsInsert = operation({
   id: 'billing.payments.insert',
   surface: 'core',
@@ -46,6 +47,7 @@ export const paymentsInsert = operation({
   },
 });
 
+/** billing.payments.update */
 export const paymentsUpdate = operation({
   id: 'billing.payments.update',
   surface: 'core',

@@ -13,6 +13,7 @@ export interface CreditNoteRequestDetails {
   description: string;
 }
 
+/** Everything that happens to a credit note request. */
 export type CreditNoteRequestEvent =
   | {
       type: 'CreditNoteRequested';
@@ -24,6 +25,7 @@ export type CreditNoteRequestEvent =
   | { type: 'CreditNoteRequestCancelled'; data: { cancelled_at: string } }
   | { type: 'CreditNoteRequestIssued'; data: { invoice_id: string; amount: number; currency: string; applied_to_invoice: number; credited_to_balance: number; issued_at: string } };
 
+/** What may be asked of a credit note request. */
 export type CreditNoteRequestCommand =
   | { type: 'RequestCreditNote'; data: Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequested' }>['data'] }
   | { type: 'UpdateCreditNoteRequest'; data: { changes: Partial<CreditNoteRequestDetails>; now: string } }
@@ -36,19 +38,21 @@ export type CreditNoteRequestCommand =
 export interface CreditNoteRequestState {
   status: CreditNoteRequestStatus | 'none';
   details: CreditNoteRequestDetails | null;
+  /** Was ever approved: an issue that began then may still complete (see MarkCreditNoteRequestIssued). */
+  approved: boolean;
 }
 
 /** Pure credit note request decider. */
 export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditNoteRequestEvent, CreditNoteRequestState> = {
-  initialState: () => ({ status: 'none', details: null }),
+  initialState: () => ({ status: 'none', details: null, approved: false }),
   evolve(s, event) {
     switch (event.type) {
       case 'CreditNoteRequested':
-        return { status: 'pending', details: { amount: event.data.amount, reason: event.data.reason, description: event.data.description } };
+        return { status: 'pending', details: { amount: event.data.amount, reason: event.data.reason, description: event.data.description }, approved: false };
       case 'CreditNoteRequestUpdated':
         return { ...s, details: s.details && { ...s.details, ...event.data.changes } };
       case 'CreditNoteRequestApproved':
-        return { ...s, status: 'approved' };
+        return { ...s, status: 'approved', approved: true };
       case 'CreditNoteRequestRejected':
         return { ...s, status: 'rejected' };
       case 'CreditNoteRequestCancelled':
@@ -88,7 +92,9 @@ export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditN
         return [{ type: 'CreditNoteRequestCancelled', data: { cancelled_at: command.data.now } }];
       case 'MarkCreditNoteRequestIssued': {
         if (s.status === 'issued') return [];
-        require(s, ['approved'], 'issue');
+        // The credit is already on the invoice (the invoice is the truth), so an issue that began while approved
+        // completes even if a reject or cancel slipped in between its two writes.
+        if (!(s.approved && (s.status === 'rejected' || s.status === 'cancelled'))) require(s, ['approved'], 'issue');
         const { now, ...data } = command.data;
         return [{ type: 'CreditNoteRequestIssued', data: { ...data, issued_at: now } }];
       }

@@ -36,6 +36,7 @@ export interface PaymentDetails {
   received_on: string;
 }
 
+/** Everything that happens to an invoice, its payments and its credits (names are stable: other areas read them). */
 export type InvoiceEvent =
   | { type: 'InvoiceDrafted'; data: InvoiceRef & { lines: InvoiceLine[]; subtotal: number; total: number; memo: string | null; metadata: Record<string, string>; created_at: string } }
   | { type: 'InvoiceLinesReplaced'; data: InvoiceRef & { lines: InvoiceLine[]; subtotal: number; total: number; updated_at: string } }
@@ -74,6 +75,7 @@ export const INVOICE_EVENT_TYPES = [
   'InvoicePaid', 'PaymentRecorded', 'PaymentUpdated', 'PaymentVoided', 'CreditNoteIssued',
 ] as const satisfies readonly InvoiceEvent['type'][];
 
+/** What may be asked of an invoice; times and looked-up facts (number, due date) come in the command. */
 export type InvoiceCommand =
   | { type: 'DraftInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; memo: string | null; metadata: Record<string, string>; now: string } }
   | { type: 'UpdateInvoice'; data: { lines?: InvoiceLine[]; memo?: string | null; metadata?: Record<string, string>; now: string } }

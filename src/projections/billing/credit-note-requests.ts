@@ -30,6 +30,7 @@ export interface CreditNoteRequestDoc {
 /** Name used for read-your-writes waits. */
 export const BILLING_CREDIT_NOTE_REQUESTS = 'billing.credit-note-requests';
 
+/** Builds billing_credit_note_requests. */
 export const billingCreditNoteRequestsProjection = documentProjection({
   name: BILLING_CREDIT_NOTE_REQUESTS,
   version: 1,

@@ -62,6 +62,7 @@ function paymentKey(e: RecordedEvent): string | null {
   return PAYMENT_EVENTS.has(e.type) ? (e.data as { payment_id: string }).payment_id : null;
 }
 
+/** Builds billing_invoices and billing_payments from invoice-stream events. */
 export const billingInvoicesProjection = documentProjection({
   name: BILLING_INVOICES,
   version: 1,

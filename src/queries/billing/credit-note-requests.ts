@@ -21,6 +21,7 @@ export async function visibleCreditNoteRequest(ctx: RequestContext, id: string):
   return doc;
 }
 
+/** billing.credit-note-requests.list */
 export const creditNoteRequestsList = operation({
   id: 'billing.credit-note-requests.list',
   surface: 'core',

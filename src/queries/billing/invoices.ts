@@ -28,6 +28,7 @@ export async function visibleInvoice(ctx: RequestContext, id: string): Promise<I
   return doc;
 }
 
+/** billing.invoices.get */
 export const invoicesGet = operation({
   id: 'billing.invoices.get',
   surface: 'core',
@@ -41,6 +42,7 @@ export const invoicesGet = operation({
   handle: (ctx, id) => visibleInvoice(ctx, id),
 });
 
+/** billing.invoices.list */
 export const invoicesList = operation({
   id: 'billing.invoices.list',
   surface: 'core',

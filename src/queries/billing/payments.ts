@@ -21,6 +21,7 @@ export async function visiblePayment(ctx: RequestContext, id: string): Promise<P
   return doc;
 }
 
+/** billing.payments.list */
 export const paymentsList = operation({
   id: 'billing.payments.list',
   surface: 'core',
