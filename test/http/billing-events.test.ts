@@ -97,6 +97,36 @@ for (const backend of backends()) {
       expect(bad.body.code).to.equal('invalid_cursor');
     });
 
+    it('shows an organization its invoices from finalize on (never drafts), with payments and credits; staff see the drafts too', async () => {
+      const d = await svc.call('billing.invoices.insert', { customer_id: customerId, lines: [{ description: 'Panel', unit_amount: 5000 }] }, staff.token);
+      await svc.call('billing.invoices.update', { id: d.body.id, memo: 'draft memo' }, staff.token);
+      await svc.call('billing.invoices.update', { id: d.body.id, action: 'finalize' }, staff.token);
+      await svc.call('billing.invoices.update', { id: d.body.id, memo: 'Thank you' }, staff.token);
+      const today = svc.clock.now().toISOString().slice(0, 10);
+      const pay = await svc.call('billing.payments.insert', { invoice_id: d.body.id, amount: 5000, currency: 'GBP', method: 'card', reference: 'CARD 1', received_on: today }, staff.token);
+      expect(pay.status, JSON.stringify(pay.body)).to.equal(200);
+      const cn = await svc.call('billing.credit-note-requests.insert', { invoice_id: d.body.id, amount: 700, currency: 'GBP', reason: 'duplicate', description: 'Charged twice' }, owner.token);
+      await svc.call('billing.credit-note-requests.update', { id: cn.body.id, amount: 600 }, owner.token);
+      await settle(svc);
+      const invoiceFeed = async (token: string) => (await svc.call('billing.events.list', { subject: { type: 'invoice', id: d.body.id } }, token)).body.items;
+      const mine = await invoiceFeed(owner.token);
+      expect(mine.map((e: { type: string }) => e.type)).to.deep.equal(['invoice.finalized', 'invoice.updated', 'invoice.paid']);
+      expect(mine[0].data).to.include({ number: (await svc.call('billing.invoices.get', d.body.id, owner.token)).body.number });
+      expect(mine[0].data.total).to.deep.equal({ amount: 5000, currency: 'GBP' });
+      expect(mine[1].data).to.deep.equal({ changes: { memo: 'Thank you' } });
+      const theirs = await invoiceFeed(staff.token);
+      expect(theirs.map((e: { type: string }) => e.type)).to.deep.equal(['invoice.created', 'invoice.updated', 'invoice.finalized', 'invoice.updated', 'invoice.paid']);
+      const drafted = theirs[0];
+      expect((await svc.call('billing.events.get', drafted.id, owner.token)).status).to.equal(404);
+      const payments = (await svc.call('billing.events.list', { subject_type: 'payment' }, owner.token)).body.items;
+      expect(payments).to.have.length(1);
+      expect(payments[0]).to.deep.include({ type: 'payment.recorded', subject: { type: 'payment', id: pay.body.payment.id } });
+      expect(payments[0].data).to.deep.equal({ invoice_id: d.body.id, amount: { amount: 5000, currency: 'GBP' }, method: 'card', reference: 'CARD 1', received_on: today });
+      const requests = (await svc.call('billing.events.list', { subject: { type: 'credit_note_request', id: cn.body.id } }, owner.token)).body.items;
+      expect(requests.map((e: { type: string }) => e.type)).to.deep.equal(['credit_note_request.created', 'credit_note_request.updated']);
+      expect(requests[1].data).to.deep.equal({ changes: { amount: { amount: 600, currency: 'GBP' } } });
+    });
+
     it('rejects a body that is not a UUID string, and unknown filters, with 400', async () => {
       const notUuid = await svc.call('billing.events.get', { id: 'x' }, owner.token);
       expect(notUuid.status).to.equal(400);
