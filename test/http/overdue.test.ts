@@ -97,6 +97,16 @@ for (const backend of backends()) {
       expect(feed.body.items.map((e: any) => e.type)).to.deep.equal(['customer.access_suspended', 'customer.access_restored']);
     });
 
+    it('rebuilding the read models reproduces the overdue status and the suspension history in the feed', async () => {
+      const snapshot = async () => ({ status: (await status()).body, feed: (await svc.call('billing.events.list', { limit: 200 }, acme.token)).body });
+      const before = await snapshot();
+      await svc.app.runner.stop();
+      await svc.app.runner.rebuild();
+      svc.app.runner.start();
+      expect(await snapshot()).to.deep.equal(before);
+      expect((await pass()).overdue).to.deep.include({ suspended: [], restored: [] });
+    });
+
     it("lets billing staff read any organization's status, and nobody else", async () => {
       const s = await status(staff, { organization_id: acme.orgId });
       expect(s.status).to.equal(200);

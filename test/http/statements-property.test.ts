@@ -75,7 +75,8 @@ async function playHistory(svc: TestService, staff: string, org: BilledOrg, rng:
   const invoices: ModelInvoice[] = [];
   const refresh = async (id: string) => {
     const r = await svc.call('billing.invoices.get', id, staff);
-    const m = invoices.find((i) => i.id === id)!;
+    const m = invoices.find((i) => i.id === id);
+    if (!m) throw new Error(`invoice ${id} is not in the model`);
     Object.assign(m, { status: r.body.status, total: r.body.total, amount_remaining: r.body.amount_remaining, amount_paid: r.body.amount_paid, amount_credited: r.body.amount_credited });
   };
   const receivedOn = (inv: ModelInvoice) => {

@@ -89,7 +89,7 @@ export const accessDecider: Decider<AccessCommand, AccessEvent, AccessState> = {
         return [];
       }
       default:
-        return assertNever(command.type satisfies never);
+        return assertNever(command.type);
     }
   },
 };

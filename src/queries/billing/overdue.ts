@@ -36,8 +36,9 @@ export const invoicesOverdueStatusGet = operation({
   errors: ['forbidden'],
   access: 'org_user',
   async handle(ctx, req) {
-    const own = callerOrg(ctx.auth)!;
+    const own = callerOrg(ctx.auth);
     const organizationId = req.organization_id ?? own;
+    if (!organizationId) throw forbidden('Sign in to an organization first.');
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden("Only billing staff may read another organization's overdue status.");
     await caughtUp(ctx, [BILLING_STATEMENTS, BILLING_ACCESS]);
     const knex = ctx.services.knex;
