@@ -3,6 +3,6 @@ import type { TestService } from './app.ts';
 
 /** Resolves once all read models have caught up with the head of the log. */
 export async function settle(svc: TestService): Promise<void> {
-  const head = await svc.app.store.headPosition();
-  await svc.app.runner.waitFor(head, svc.app.runner.projections.map((p) => p.name), 10_000);
+  const head = await svc.app.store.lastCommittedPosition();
+  await svc.app.runner.waitFor(head, svc.app.runner.projections.map((p) => p.name), 30_000);
 }

@@ -7,5 +7,5 @@ import type { RequestContext } from '../../api/context.ts';
  * models, so without this a statement read just after a payment could miss it.
  */
 export async function caughtUp(ctx: RequestContext, projections: string[]): Promise<void> {
-  await ctx.waitFor(await ctx.services.store.headPosition(), projections);
+  await ctx.waitFor(await ctx.services.store.lastCommittedPosition(), projections);
 }
