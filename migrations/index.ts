@@ -7,6 +7,8 @@ import * as m0004 from './0004_billing_customers.ts';
 import * as m0010 from './0010_integrations.ts';
 import * as m0011 from './0011_access_code_pkce.ts';
 import * as m0030 from './0030_billing_invoices.ts';
+import * as m0040 from './0040_billing_events.ts';
+import * as m0041 from './0041_billing_statements.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -21,6 +23,8 @@ const migrations: Record<string, Migration> = {
   '0010_integrations': m0010,
   '0011_access_code_pkce': m0011,
   '0030_billing_invoices': m0030,
+  '0040_billing_events': m0040,
+  '0041_billing_statements': m0041,
 };
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */

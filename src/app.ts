@@ -19,6 +19,8 @@ import { createHttpApp, sessionAuthenticator } from './api/http.ts';
 import type { Services } from './api/context.ts';
 import { integrationAuthenticator } from './api/integration-auth.ts';
 import { mountPages } from './pages/index.ts';
+import { Workers } from './workers/index.ts';
+import { mountPaymentPage } from './pages/pay.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -29,12 +31,18 @@ export interface AppOptions {
   http?: boolean;
   projections?: boolean;
   migrate?: boolean;
+  /** Run the background workers on an interval (default off: tests drive them with `app.workers.runOnce()`). */
+  workers?: boolean;
+  /** Interval between worker passes (default 60 s). */
+  workerIntervalMs?: number;
 }
 
 /** A built service. */
 export interface App extends Services {
   registry: Registry;
   express: express.Express;
+  /** Background processors; started only when AppOptions.workers is set. */
+  workers: Workers;
   server?: http.Server;
   /** Listens on `port` (0 = ephemeral) and returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
@@ -71,13 +79,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,
     },
-    mount: (express) => mountPages(express, services),
+    mount: (express) => {
+      mountPages(express, services);
+      mountPaymentPage(express);
+    },
   });
+  const workers = new Workers(services);
+  if (opts.workers) workers.start(opts.workerIntervalMs);
   let server: http.Server | undefined;
   const built: App = {
     ...services,
     registry,
     express: app,
+    workers,
     async listen(port = config.port, host = config.host) {
       server = http.createServer(app);
       server.keepAliveTimeout = 65_000;
@@ -94,6 +108,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         server.closeAllConnections();
         await new Promise<void>((resolve) => server!.close(() => resolve()));
       }
+      await workers.stop();
       await runner.stop();
       await store.close();
       if (ownsDb) await db.close();

@@ -39,7 +39,7 @@ program
   .description('Everything in one process: migrations, projections, HTTP; seeds a demo on an empty database.')
   .action(async () => {
     const config = loadConfig();
-    const app = await createApp(config);
+    const app = await createApp(config, { workers: true });
     stopOnSignals(app);
     const seed = await seedDemo(app);
     const url = await app.listen();
@@ -73,6 +73,26 @@ program
     const app = await createApp(loadConfig(), { http: false });
     stopOnSignals(app);
     console.log(`core-server (project) running ${app.runner.projections.map((p) => p.name).join(', ')}`);
+  });
+
+program
+  .command('work')
+  .description('Background processors (overdue suspension and restoration) on an interval. Needs DATABASE_URL and a running `project`.')
+  .option('--once', 'run one pass of every worker and exit')
+  .option('--interval <seconds>', 'seconds between passes', '60')
+  .action(async (o: { once?: boolean; interval: string }) => {
+    const interval = Number(o.interval);
+    if (!Number.isFinite(interval) || interval < 1) throw new DomainError('invalid_interval', '--interval must be a number of seconds >= 1.');
+    if (o.once) {
+      await withApp({}, async (app) => {
+        const res = await app.workers.runOnce();
+        console.log(JSON.stringify(res));
+      });
+      return;
+    }
+    const app = await createApp(loadConfig(), { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000 });
+    stopOnSignals(app);
+    console.log(`core-server (work) running workers every ${interval} s`);
   });
 
 program

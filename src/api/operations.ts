@@ -14,6 +14,9 @@ import { billingPaymentCommands } from '../commands/billing/payments.ts';
 import { billingPaymentQueries } from '../queries/billing/payments.ts';
 import { billingCreditNoteRequestCommands } from '../commands/billing/credit-note-requests.ts';
 import { billingCreditNoteRequestQueries } from '../queries/billing/credit-note-requests.ts';
+import { billingEventQueries } from '../queries/billing/events.ts';
+import { billingStatementQueries } from '../queries/billing/statements.ts';
+import { billingOverdueQueries } from '../queries/billing/overdue.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -32,4 +35,7 @@ export const operations: Operation[] = [
   ...billingPaymentQueries,
   ...billingCreditNoteRequestCommands,
   ...billingCreditNoteRequestQueries,
+  ...billingEventQueries,
+  ...billingStatementQueries,
+  ...billingOverdueQueries,
 ];

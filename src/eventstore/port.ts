@@ -67,6 +67,12 @@ export interface EventStore {
   subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp>;
   /** The position of the newest committed event, or null when the log is empty. */
   headPosition(): Promise<LogPosition | null>;
+  /**
+   * The position of the newest event committed so far, even if an older transaction still holds it back
+   * from ordered reads. Waiting for projections to reach it gives read-your-writes to a reader that did
+   * not make the write (headPosition may be behind it while any older transaction is open).
+   */
+  lastCommittedPosition(): Promise<LogPosition | null>;
   /** A counter that grows whenever this process learns of an append; take it before reading, pass it to waitForChange. */
   changeToken(): number;
   /** Resolves when events after `cursor` may be readable: at once if the token moved, soon if a commit is pending visibility, else on the next append or poll. */

@@ -138,6 +138,12 @@ export class PostgresEventStore implements EventStore {
     return r ? formatPosition(r.xid, r.global_position) : null;
   }
 
+  async lastCommittedPosition(): Promise<LogPosition | null> {
+    const res = await this.knex.raw(`select transaction_id::text as xid, global_position from es_events order by transaction_id desc, global_position desc limit 1`);
+    const r = res.rows[0] as { xid: string; global_position: string } | undefined;
+    return r ? formatPosition(r.xid, r.global_position) : null;
+  }
+
   async *subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp> {
     await this.listen();
     let cursor: LogPosition | null;

@@ -3,9 +3,22 @@ import type { Projection } from './projection.ts';
 import { identityProjection } from './identity/identity.ts';
 import { billingCustomersProjection } from './billing/customers.ts';
 import { billingNotesProjection } from './billing/notes.ts';
-import { integrationsProjection } from './integrations/integrations.ts';
 import { billingInvoicesProjection } from './billing/invoices.ts';
 import { billingCreditNoteRequestsProjection } from './billing/credit-note-requests.ts';
+import { billingEventsProjection } from './billing/events.ts';
+import { billingStatementsProjection } from './billing/statements.ts';
+import { billingAccessProjection } from './billing/access.ts';
+import { integrationsProjection } from './integrations/integrations.ts';
 
 /** All read-model builders, run by `project` and `start`, replayed by `rebuild`. */
-export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingCreditNoteRequestsProjection, integrationsProjection];
+export const projections: Projection[] = [
+  identityProjection,
+  billingCustomersProjection,
+  billingNotesProjection,
+  billingInvoicesProjection,
+  billingCreditNoteRequestsProjection,
+  billingEventsProjection,
+  billingStatementsProjection,
+  billingAccessProjection,
+  integrationsProjection,
+];

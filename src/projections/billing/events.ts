@@ -1,0 +1,85 @@
+// billing_events: the public billing event feed, read by queries/billing/events.ts.
+// Only streams listed in FEEDS reach it, and only through their allow-list mappers (feed/*.ts).
+import type { Knex } from 'knex';
+import type { RecordedEvent } from '../../eventstore/port.ts';
+import type { Projection } from '../projection.ts';
+import { streamCategory } from '../projection.ts';
+import { type AnyFeedMapper, type FeedEntry, type FeedKnowledge, erase } from './feed/types.ts';
+import { customerFeed } from './feed/customer.ts';
+import { invoiceFeed } from './feed/invoice.ts';
+import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
+import { accessFeed } from './feed/access.ts';
+
+/** The stored feed event: exactly the billing.EventDetailItem body. */
+export interface BillingEventDoc extends Omit<FeedEntry, 'staffOnly'> {
+  id: string;
+  occurred_at: string;
+}
+
+/** Name used for read-your-writes waits. */
+export const BILLING_EVENTS = 'billing.events';
+
+/**
+ * Stream categories in the feed. Notes (`note-*`) are deliberately absent: they are internal and only
+ * owners/admins may read them, while every member of the organization reads the feed. Invoice number
+ * counters, identity and everything else are not billing facts a customer acts on.
+ */
+const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
+  customer: erase(customerFeed),
+  invoice: erase(invoiceFeed),
+  creditnoterequest: erase(creditNoteRequestFeed),
+  access: erase(accessFeed),
+};
+
+/** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
+export function toFeedEvent(e: RecordedEvent, known: FeedKnowledge): { doc: BillingEventDoc; staffOnly: boolean } | null {
+  const mapper = FEEDS[streamCategory(e.streamId)]?.[e.type];
+  const entry = mapper?.(e.data, e, known);
+  if (!entry) return null;
+  return { doc: { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data }, staffOnly: entry.staffOnly ?? false };
+}
+
+/** What earlier events said about the subjects of a batch: from the batch itself, else from the feed so far. */
+async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<FeedKnowledge & { learn(d: BillingEventDoc): void }> {
+  const currencies = new Map<string, string>();
+  const finalized = new Set<string>();
+  const learn = (d: BillingEventDoc) => {
+    const amount = d.data.amount;
+    if (amount && typeof amount === 'object' && 'currency' in amount && typeof amount.currency === 'string') currencies.set(d.subject.id, amount.currency);
+    if (d.type === 'invoice.finalized') finalized.add(d.subject.id);
+  };
+  for (let i = 0; i < subjectIds.length; i += 5000) {
+    const rows = (await trx('billing_events').whereIn('subject_id', subjectIds.slice(i, i + 5000)).whereIn('type', ['credit_note_request.created', 'invoice.finalized']).select('doc')) as { doc: BillingEventDoc }[];
+    rows.forEach((r) => learn(r.doc));
+  }
+  return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
+}
+
+export const billingEventsProjection: Projection = {
+  name: BILLING_EVENTS,
+  version: 1,
+  tables: ['billing_events'],
+  async apply(trx, events) {
+    const asks = events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated');
+    const known = await knowledge(trx, [...new Set(asks.map((e) => e.streamId.slice(e.streamId.indexOf('-') + 1)))]);
+    const rows = [];
+    for (const e of events) {
+      const mapped = toFeedEvent(e, known);
+      if (!mapped) continue;
+      const { doc, staffOnly } = mapped;
+      known.learn(doc);
+      rows.push({
+        id: doc.id,
+        position: e.position,
+        organization_id: e.metadata.org_id,
+        staff_only: staffOnly,
+        type: doc.type,
+        occurred_at: doc.occurred_at,
+        subject_type: doc.subject.type,
+        subject_id: doc.subject.id,
+        doc: JSON.stringify(doc),
+      });
+    }
+    for (let i = 0; i < rows.length; i += 5000) await trx('billing_events').insert(rows.slice(i, i + 5000)).onConflict('id').ignore();
+  },
+};

@@ -1,0 +1,134 @@
+// billing_ledger_entries and billing_receivables: the customer's account as statements and overdue status read it
+// (queries/billing/statements.ts, queries/billing/overdue.ts). Dates are UTC calendar dates from event data.
+import type { Knex } from 'knex';
+import type { InvoiceEvent, InvoiceStatus } from '../../domain/billing/invoice-events.ts';
+import type { RecordedEvent } from '../../eventstore/port.ts';
+import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable } from '../projection.ts';
+
+/** One dated line of a customer's account. */
+export interface LedgerEntryDoc {
+  id: string;
+  customer_id: string;
+  organization_id: string;
+  currency: string;
+  kind: 'invoice' | 'payment' | 'credit' | 'adjustment';
+  date: string;
+  /** Log position of the event that created the line: orders lines within a day. */
+  seq: string;
+  description: string;
+  invoice_id: string;
+  invoice_number: string | null;
+  payment_id: string | null;
+  debit: number;
+  credit: number;
+  /** Signed change of the invoice's amount remaining (ageing). */
+  item_effect: number;
+  /** Part of a credit that became customer credit instead of reducing an invoice. */
+  balance_credit: number;
+}
+
+/** A finalized invoice as a receivable: what is owed on it and when it is due. */
+export interface ReceivableDoc {
+  id: string;
+  organization_id: string;
+  customer_id: string;
+  currency: string;
+  number: string;
+  status: InvoiceStatus;
+  issue_date: string;
+  due_date: string;
+  total: number;
+  amount_remaining: number;
+}
+
+/** Name used for read-your-writes waits. */
+export const BILLING_STATEMENTS = 'billing.statements';
+
+const day = (timestamp: string) => timestamp.slice(0, 10);
+
+const receivables = documentTable<ReceivableDoc, InvoiceEvent>({
+  table: 'billing_receivables',
+  columns: (d) => ({ organization_id: d.organization_id, customer_id: d.customer_id, currency: d.currency, status: d.status, due_date: d.due_date, amount_remaining: d.amount_remaining }),
+  handlers: {
+    InvoiceFinalized: (_doc, d) => ({
+      id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, currency: d.currency, number: d.number,
+      status: 'open', issue_date: d.issue_date, due_date: d.due_date, total: d.total, amount_remaining: d.total,
+    }),
+    InvoiceVoided: (doc) => doc && { ...doc, status: 'void', amount_remaining: 0 },
+    InvoiceMarkedUncollectible: (doc) => doc && { ...doc, status: 'uncollectible' },
+    InvoicePaid: (doc) => doc && { ...doc, status: 'paid', amount_remaining: 0 },
+    PaymentRecorded: (doc, d) => doc && { ...doc, amount_remaining: doc.amount_remaining - d.amount },
+    PaymentUpdated: (doc, d) => doc && { ...doc, amount_remaining: doc.amount_remaining - d.amount_delta },
+    PaymentVoided: (doc, d) => doc && { ...doc, amount_remaining: doc.amount_remaining + d.amount },
+    CreditNoteIssued: (doc, d) => doc && { ...doc, amount_remaining: doc.amount_remaining - d.applied_to_invoice },
+  },
+});
+
+// A payment is one line, corrected in place by later edits (edits fix data entry); voids and credits are lines of their own.
+function entryKey(e: RecordedEvent): string | null {
+  switch (e.type) {
+    case 'InvoiceFinalized':
+      return `invoice:${(e.data as { invoice_id: string }).invoice_id}`;
+    case 'PaymentRecorded':
+    case 'PaymentUpdated':
+      return `payment:${(e.data as { payment_id: string }).payment_id}`;
+    default:
+      return `event:${e.id}`;
+  }
+}
+
+function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDoc, InvoiceEvent> {
+  const base = (d: { invoice_id: string; organization_id: string; customer_id: string; currency: string }, e: RecordedEvent) => ({
+    id: entryKey(e)!, customer_id: d.customer_id, organization_id: d.organization_id, currency: d.currency, invoice_id: d.invoice_id,
+    invoice_number: numbers.get(d.invoice_id) ?? null, seq: e.position, payment_id: null, debit: 0, credit: 0, item_effect: 0, balance_credit: 0,
+  });
+  const paymentText = (reference: string, method: string, invoiceId: string) => `Payment ${reference} (${method.replace('_', ' ')})${numbers.has(invoiceId) ? ` for ${numbers.get(invoiceId)}` : ''}`;
+  return {
+    table: 'billing_ledger_entries',
+    keyOf: entryKey,
+    columns: (d) => ({
+      customer_id: d.customer_id, organization_id: d.organization_id, invoice_id: d.invoice_id, currency: d.currency, entry_date: d.date, seq: d.seq,
+      debit: d.debit, credit: d.credit, item_effect: d.item_effect, balance_credit: d.balance_credit,
+    }),
+    handlers: {
+      InvoiceFinalized: (_doc, d, e) => ({ ...base(d, e), invoice_number: d.number, kind: 'invoice', date: d.issue_date, description: `Invoice ${d.number}`, debit: d.total, item_effect: d.total }),
+      PaymentRecorded: (_doc, d, e) => ({
+        ...base(d, e), kind: 'payment', date: d.received_on, payment_id: d.payment_id, description: paymentText(d.reference, d.method, d.invoice_id),
+        credit: d.amount, item_effect: -d.amount,
+      }),
+      PaymentUpdated: (doc, d) => {
+        if (!doc) return undefined;
+        const p = { ...d.previous, ...d.changes };
+        return { ...doc, date: p.received_on, description: paymentText(p.reference, p.method, d.invoice_id), credit: p.amount, item_effect: -p.amount };
+      },
+      PaymentVoided: (_doc, d, e) => ({
+        ...base(d, e), kind: 'adjustment', date: day(d.voided_at), payment_id: d.payment_id,
+        description: `Payment ${d.reference} reversed${numbers.has(d.invoice_id) ? ` on ${numbers.get(d.invoice_id)}` : ''}`, debit: d.amount, item_effect: d.amount,
+      }),
+      CreditNoteIssued: (_doc, d, e) => ({
+        ...base(d, e), kind: 'credit', date: day(d.issued_at), description: `Credit note${numbers.has(d.invoice_id) ? ` on ${numbers.get(d.invoice_id)}` : ''} (${d.reason.replace('_', ' ')})`,
+        credit: d.amount, item_effect: -d.applied_to_invoice, balance_credit: d.credited_to_balance,
+      }),
+      InvoiceVoided: (_doc, d, e) =>
+        d.amount_remaining === 0
+          ? undefined
+          : { ...base(d, e), invoice_number: d.number, kind: 'adjustment', date: day(d.voided_at), description: `Invoice ${d.number} voided`, credit: d.amount_remaining, item_effect: -d.amount_remaining },
+    },
+  };
+}
+
+// Runs after receivables in the same transaction, so invoice numbers finalized earlier in the batch are found.
+const entries: TableWriter = {
+  table: 'billing_ledger_entries',
+  async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
+    const ids = [...new Set(events.filter((e) => e.streamId.startsWith('invoice-')).map((e) => (e.data as { invoice_id?: string }).invoice_id).filter((x): x is string => !!x))];
+    const numbers = new Map<string, string>();
+    for (let i = 0; i < ids.length; i += 5000) {
+      const rows = (await trx('billing_receivables').whereIn('id', ids.slice(i, i + 5000)).select('id', trx.raw("doc->>'number' as number"))) as { id: string; number: string }[];
+      for (const r of rows) numbers.set(r.id, r.number);
+    }
+    await applyDocuments(trx, entriesTable(numbers), events.filter((e) => e.streamId.startsWith('invoice-')));
+  },
+};
+
+export const billingStatementsProjection = documentProjection({ name: BILLING_STATEMENTS, version: 1, tables: [receivables, entries] });

@@ -1,0 +1,56 @@
+// billing.events.get and .list, reading billing_events (written by projections/billing/events.ts).
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import { callerOrg, hasRole } from '../../api/context.ts';
+import { Uuid } from '../../api/schemas/common.ts';
+import { EventDetailItem, EventListPage, EventListRequest } from '../../api/schemas/billing-events.ts';
+import type { BillingEventDoc } from '../../projections/billing/events.ts';
+import { keysetPage } from '../pagination.ts';
+import { canSeeOrganization } from './customers.ts';
+
+export const eventsGet = operation({
+  id: 'billing.events.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Returns one billing event.',
+  description: "The body is the event's UUID as a JSON string. Another organization's event is 404, like a missing one.",
+  request: Uuid,
+  response: EventDetailItem,
+  error: 'billing.EventGetError',
+  errors: ['event_not_found'],
+  access: 'org_user',
+  async handle(ctx, id) {
+    const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'staff_only', 'doc')) as { organization_id: string | null; staff_only: boolean; doc: BillingEventDoc } | undefined;
+    const staff = hasRole(ctx.auth, 'billing_staff');
+    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw notFound('event_not_found', `No billing event ${id} in this organization.`);
+    return row.doc;
+  },
+});
+
+export const eventsList = operation({
+  id: 'billing.events.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists the billing events the caller may see, oldest first (log order), with filters and keyset pagination.',
+  description: "An organization's users see its own events (not those of draft invoices, which they cannot see yet); billing staff see every organization's.",
+  request: EventListRequest,
+  response: EventListPage,
+  error: 'billing.EventListError',
+  errors: ['invalid_cursor'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_events').select('position', 'doc');
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where({ organization_id: callerOrg(ctx.auth), staff_only: false });
+    if (req.organization_id) q.where('organization_id', req.organization_id);
+    if (req.types) q.whereIn('type', req.types);
+    if (req.subject) q.where({ subject_type: req.subject.type, subject_id: req.subject.id });
+    if (req.subject_type) q.where('subject_type', req.subject_type);
+    if (req.occurred_from) q.where('occurred_at', '>=', req.occurred_from);
+    if (req.occurred_before) q.where('occurred_at', '<', req.occurred_before);
+    const res = await keysetPage<{ position: string; doc: BillingEventDoc }>(q, { columns: ['position'], limit: req.limit, cursor: req.cursor, key: (r) => [r.position] });
+    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+  },
+});
+
+/** Read operations of the billing event feed. */
+export const billingEventQueries = [eventsGet, eventsList];

@@ -1,0 +1,70 @@
+// billing.invoices.overdue-status.get, reading billing_receivables (projections/billing/statements.ts) and billing_access (projections/billing/access.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { forbidden } from '../../api/errors.ts';
+import { callerOrg, hasRole } from '../../api/context.ts';
+import { isoDate } from '../../clock.ts';
+import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
+import { type UnpaidInvoice, daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
+import { type AccessDoc, BILLING_ACCESS } from '../../projections/billing/access.ts';
+import { BILLING_STATEMENTS, type ReceivableDoc } from '../../projections/billing/statements.ts';
+import { caughtUp } from './caught-up.ts';
+import { customerOfOrganization } from './customers.ts';
+
+/** Open invoices of a customer with money still owed. */
+export async function unpaidInvoices(knex: Knex, customerId: string): Promise<UnpaidInvoice[]> {
+  const rows = (await knex('billing_receivables').where({ customer_id: customerId, status: 'open' }).where('amount_remaining', '>', 0).orderBy(['due_date', 'id']).select('doc')) as { doc: ReceivableDoc }[];
+  return rows.map(({ doc: d }) => ({ invoice_id: d.id, number: d.number, due_date: d.due_date, amount_remaining: d.amount_remaining, currency: d.currency }));
+}
+
+/** Where an organization pays: a page of this service (the sandbox payment provider's hosted page). */
+export function paymentUrl(appUrl: string, customerId: string): string {
+  return `${appUrl}/billing/pay/${customerId}`;
+}
+
+export const invoicesOverdueStatusGet = operation({
+  id: 'billing.invoices.overdue-status.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: "For the caller's organization: past-due invoices, the amount past due, when access is suspended for non-payment, and a payment link.",
+  description:
+    'An invoice is past due when it is open and its due date is before today (UTC). Access is suspended from the due date of the oldest past-due ' +
+    'invoice plus OVERDUE_GRACE_DAYS (default 14) and restored once that debt is paid; a background worker records both as events.',
+  request: InvoiceOverdueStatusRequest,
+  response: InvoiceOverdueStatusResponse,
+  error: 'billing.InvoiceOverdueStatusError',
+  errors: ['forbidden'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const own = callerOrg(ctx.auth);
+    const organizationId = req.organization_id ?? own;
+    if (!organizationId) throw forbidden('Sign in to an organization first.');
+    if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden("Only billing staff may read another organization's overdue status.");
+    await caughtUp(ctx, [BILLING_STATEMENTS, BILLING_ACCESS]);
+    const knex = ctx.services.knex;
+    const today = isoDate(ctx.now);
+    const grace = ctx.services.config.overdueGraceDays;
+    const customer = await customerOfOrganization(knex, organizationId);
+    const unpaid = customer ? await unpaidInvoices(knex, customer.id) : [];
+    const due = pastDue(unpaid, today);
+    const totals = new Map<string, number>();
+    for (const i of due) totals.set(i.currency, (totals.get(i.currency) ?? 0) + i.amount_remaining);
+    const access = customer ? ((await knex('billing_access').where({ id: customer.id }).first('doc'))?.doc as AccessDoc | undefined) : undefined;
+    return {
+      organization_id: organizationId,
+      customer_id: customer?.id ?? null,
+      as_of: today,
+      past_due: due.length > 0,
+      invoices: due.map((i) => ({ id: i.invoice_id, number: i.number ?? '', due_date: i.due_date, days_past_due: daysBetween(i.due_date, today), currency: i.currency, amount_remaining: i.amount_remaining })),
+      amount_past_due: [...totals].sort(([a], [b]) => a.localeCompare(b)).map(([currency, amount]) => ({ amount, currency })),
+      grace_days: grace,
+      suspension_date: access?.suspended ? access.suspension_date : (suspensionDate(unpaid, today, grace)?.date ?? null),
+      suspended: access?.suspended ?? false,
+      suspended_at: access?.suspended ? access.suspended_at : null,
+      payment_url: customer ? paymentUrl(ctx.services.config.appUrl, customer.id) : null,
+    };
+  },
+});
+
+/** Read operations of overdue status. */
+export const billingOverdueQueries = [invoicesOverdueStatusGet];

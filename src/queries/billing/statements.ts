@@ -1,0 +1,84 @@
+// billing.customers.statement.get, reading billing_ledger_entries and billing_receivables (projections/billing/statements.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
+import { daysBetween } from '../../domain/billing/access.ts';
+import { BILLING_STATEMENTS, type LedgerEntryDoc } from '../../projections/billing/statements.ts';
+import { caughtUp } from './caught-up.ts';
+import { visibleCustomer } from './customers.ts';
+
+/** Which ageing bucket `daysPastDue` falls in. */
+export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'days_31_60' | 'days_61_90' | 'days_over_90' {
+  if (daysPastDue <= 0) return 'current';
+  if (daysPastDue <= 30) return 'days_1_30';
+  if (daysPastDue <= 60) return 'days_31_60';
+  if (daysPastDue <= 90) return 'days_61_90';
+  return 'days_over_90';
+}
+
+const sumOf = (rows: { n: string | number | null }[]) => Number(rows[0]?.n ?? 0);
+
+/** Builds a customer's statement for a period from the ledger entries; all amounts integer minor units of `currency`. */
+export async function buildStatement(knex: Knex, customerId: string, currency: string, from: string, to: string) {
+  const entries = () => knex('billing_ledger_entries').where({ customer_id: customerId, currency });
+  const opening = sumOf(await entries().where('entry_date', '<', from).select(knex.raw('sum(debit - credit) as n')));
+  const rows = (await entries().whereBetween('entry_date', [from, to]).orderBy([{ column: 'entry_date' }, { column: 'seq' }]).select('doc')) as { doc: LedgerEntryDoc }[];
+  let balance = opening;
+  let debits = 0;
+  let credits = 0;
+  const lines = rows.map(({ doc: d }) => {
+    balance += d.debit - d.credit;
+    debits += d.debit;
+    credits += d.credit;
+    return {
+      date: d.date, kind: d.kind, description: d.description, invoice_id: d.invoice_id, invoice_number: d.invoice_number, payment_id: d.payment_id,
+      debit: d.debit, credit: d.credit, balance,
+    };
+  });
+  const unapplied = sumOf(await entries().where('entry_date', '<=', to).select(knex.raw('sum(balance_credit) as n')));
+  // What each invoice still owed at the end of `to`, aged by its due date.
+  const owed = (await knex('billing_ledger_entries as e')
+    .join('billing_receivables as r', 'r.id', 'e.invoice_id')
+    .where({ 'e.customer_id': customerId, 'e.currency': currency })
+    .where('e.entry_date', '<=', to)
+    .groupBy('e.invoice_id', 'r.due_date')
+    .select('r.due_date', knex.raw('sum(e.item_effect) as owed'))) as { due_date: string; owed: string }[];
+  const ageing = { current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 };
+  for (const o of owed) ageing[ageingBucket(daysBetween(o.due_date, to))] += Number(o.owed);
+  return {
+    customer_id: customerId,
+    currency,
+    from,
+    to,
+    opening_balance: opening,
+    lines,
+    total_debits: debits,
+    total_credits: credits,
+    closing_balance: opening + debits - credits,
+    unapplied_credit: unapplied,
+    ageing,
+  };
+}
+
+export const customersStatementGet = operation({
+  id: 'billing.customers.statement.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: "A customer's statement for a period: opening balance, dated lines with running balance, closing balance, unapplied credit and ageing.",
+  description:
+    'Lines are finalized invoices (debit, dated by issue date), payments (credit, dated by the day received), credit notes (credit) and adjustments ' +
+    '(voided invoices, reversed payments). Drafts are not on statements. Ageing buckets the amounts still owed at the end of `to` by days past due.',
+  request: CustomerStatementGetRequest,
+  response: CustomerStatementResponse,
+  error: 'billing.CustomerStatementGetError',
+  errors: ['customer_not_found'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const customer = await visibleCustomer(ctx, req.customer_id);
+    await caughtUp(ctx, [BILLING_STATEMENTS]);
+    return buildStatement(ctx.services.knex, customer.id, req.currency ?? customer.currency, req.from, req.to);
+  },
+});
+
+/** Read operations of statements. */
+export const billingStatementQueries = [customersStatementGet];

@@ -1,0 +1,49 @@
+// Overdue worker: suspends an organization's access when its suspension date arrives and restores it once the debt is paid.
+// It reads the receivables read model and lets the access decider apply the policy, so a repeated pass is a no-op.
+import type { Services } from '../api/context.ts';
+import { isoDate } from '../clock.ts';
+import { runCommand } from '../commands/run.ts';
+import { accessDecider, addDays } from '../domain/billing/access.ts';
+import { IdSource } from '../ids.ts';
+import { unpaidInvoices } from '../queries/billing/overdue.ts';
+
+/** What one pass did. */
+export interface OverduePassResult {
+  reviewed: number;
+  suspended: string[];
+  restored: string[];
+}
+
+/** Reviews every customer that may need a change: unpaid invoices past their grace period, or access currently suspended. */
+export async function runOverduePass(services: Pick<Services, 'knex' | 'store' | 'clock' | 'config' | 'logger'>): Promise<OverduePassResult> {
+  const { knex, clock, config } = services;
+  const now = clock.now();
+  const today = isoDate(now);
+  const grace = config.overdueGraceDays;
+  // due_date + grace <= today  <=>  due_date <= today - grace
+  const dueBy = addDays(today, -grace);
+  const overdue = (await knex('billing_receivables').where({ status: 'open' }).where('amount_remaining', '>', 0).where('due_date', '<=', dueBy).distinct('customer_id', 'organization_id')) as { customer_id: string; organization_id: string }[];
+  const suspended = (await knex('billing_access').where({ suspended: true }).select('id as customer_id', 'organization_id')) as { customer_id: string; organization_id: string }[];
+  const candidates = new Map<string, string>();
+  for (const c of [...overdue, ...suspended]) candidates.set(c.customer_id, c.organization_id);
+  const result: OverduePassResult = { reviewed: candidates.size, suspended: [], restored: [] };
+  for (const [customerId, organizationId] of candidates) {
+    const unpaid = await unpaidInvoices(knex, customerId);
+    const ctx = {
+      store: services.store,
+      ids: IdSource.random(now),
+      now,
+      metadata: { org_id: organizationId, actor: { type: 'system' as const, id: 'overdue-worker' }, request_id: null, correlation_id: null, causation_id: null },
+    };
+    const res = await runCommand(ctx, accessDecider, `access-${customerId}`, {
+      type: 'ReviewAccess',
+      data: { customer_id: customerId, organization_id: organizationId, today, grace_days: grace, unpaid, now: now.toISOString() },
+    }, { orgId: organizationId, reason: 'overdue policy review' });
+    for (const e of res.events) {
+      if (e.type === 'AccessSuspended') result.suspended.push(customerId);
+      else result.restored.push(customerId);
+    }
+  }
+  if (result.suspended.length || result.restored.length) services.logger.info({ ...result }, 'overdue pass changed access');
+  return result;
+}
