@@ -1,0 +1,48 @@
+// External job id reservation (`jobexternal-<v5(org, integration, value)>`): the first reservation wins,
+// so one organization's integration never has two jobs with the same external id, even under a race.
+import { type Decider, assertNever } from '../decider.ts';
+import { nameId } from '../../ids.ts';
+
+export type JobExternalIdEvent = {
+  type: 'JobExternalIdReserved';
+  data: { organization_id: string; integration_id: string; external_id: string; job_id: string; reserved_at: string };
+};
+
+export type JobExternalIdCommand = {
+  type: 'ReserveJobExternalId';
+  data: { organization_id: string; integration_id: string; external_id: string; job_id: string; now: string };
+};
+
+/** Which job holds the external id, if any. */
+export interface JobExternalIdState {
+  jobId: string | null;
+}
+
+/** The reservation stream of an external id of one organization's integration. */
+export function jobExternalIdStream(organizationId: string, integrationId: string, externalId: string): string {
+  return `jobexternal-${nameId('job-external', JSON.stringify([organizationId, integrationId, externalId]))}`;
+}
+
+/** Pure reservation decider: reserving a taken id is not an error, the state names the holder. */
+export const jobExternalIdDecider: Decider<JobExternalIdCommand, JobExternalIdEvent, JobExternalIdState> = {
+  initialState: () => ({ jobId: null }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'JobExternalIdReserved':
+        return state.jobId ? state : { jobId: event.data.job_id };
+      default:
+        return assertNever(event.type);
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'ReserveJobExternalId': {
+        if (state.jobId) return [];
+        const { now, ...rest } = command.data;
+        return [{ type: 'JobExternalIdReserved', data: { ...rest, reserved_at: now } }];
+      }
+      default:
+        return assertNever(command.type);
+    }
+  },
+};
