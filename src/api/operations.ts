@@ -6,6 +6,9 @@ import { billingCustomerCommands } from '../commands/billing/customers.ts';
 import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
+import { jobCommands } from '../commands/jobs/jobs.ts';
+import { jobQueries } from '../queries/jobs/jobs.ts';
+import { vehicleCommands } from '../commands/vehicles/preload.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -16,4 +19,7 @@ export const operations: Operation[] = [
   ...billingCustomerQueries,
   ...billingNoteCommands,
   ...billingNoteQueries,
+  ...jobCommands,
+  ...jobQueries,
+  ...vehicleCommands,
 ];
