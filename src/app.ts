@@ -17,7 +17,8 @@ import { operations } from './api/operations.ts';
 import { Registry } from './api/registry.ts';
 import { createHttpApp, sessionAuthenticator } from './api/http.ts';
 import type { Services } from './api/context.ts';
-import { ApiError } from './api/errors.ts';
+import { integrationAuthenticator } from './api/integration-auth.ts';
+import { mountPages } from './pages/index.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -68,10 +69,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const app = createHttpApp(services, registry, {
     authenticators: {
       core: sessionAuthenticator,
-      integrations: async () => {
-        throw new ApiError(401, 'unauthenticated', 'Integration API keys are not accepted yet.');
-      },
+      integrations: integrationAuthenticator,
     },
+    mount: (express) => mountPages(express, services),
   });
   let server: http.Server | undefined;
   const built: App = {

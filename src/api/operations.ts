@@ -6,6 +6,7 @@ import { billingCustomerCommands } from '../commands/billing/customers.ts';
 import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
+import { integrationOperations } from '../commands/integrations/install.ts';
 import { jobCommands } from '../commands/jobs/jobs.ts';
 import { jobQueries } from '../queries/jobs/jobs.ts';
 import { vehicleCommands } from '../commands/vehicles/preload.ts';
@@ -19,6 +20,7 @@ export const operations: Operation[] = [
   ...billingCustomerQueries,
   ...billingNoteCommands,
   ...billingNoteQueries,
+  ...integrationOperations,
   ...jobCommands,
   ...jobQueries,
   ...vehicleCommands,

@@ -3,7 +3,8 @@ import type { Projection } from './projection.ts';
 import { identityProjection } from './identity/identity.ts';
 import { billingCustomersProjection } from './billing/customers.ts';
 import { billingNotesProjection } from './billing/notes.ts';
+import { integrationsProjection } from './integrations/integrations.ts';
 import { jobsProjection } from './jobs/jobs.ts';
 
 /** All read-model builders, run by `project` and `start`, replayed by `rebuild`. */
-export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, jobsProjection];
+export const projections: Projection[] = [identityProjection, billingCustomersProjection, billingNotesProjection, integrationsProjection, jobsProjection];

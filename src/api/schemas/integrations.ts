@@ -1,0 +1,18 @@
+// Schemas of the integrations.* operations (installation and uninstallation of an app).
+import { z } from 'zod';
+import { Uuid } from './common.ts';
+
+export const IntegrationInsertRequest = z
+  .strictObject({
+    access_code: z.string().min(1).max(500).describe('The `code` query parameter your redirect URL received; single use, valid for 15 minutes.'),
+    client_id: z.string().min(1).max(100).describe('Your client id, allocated by the operator.'),
+    client_secret: z.string().min(1).max(500).describe('Your client secret `svc_secret_...`, allocated by the operator. Never send it from a browser.'),
+  })
+  .meta({ id: 'integrations.IntegrationInsertRequest' });
+
+export const IntegrationInsertResponse = z
+  .object({
+    api_key: z.string().describe('Long-lived API key `svc_key_...` of the organization the user installed the app into (not of the user). Shown once: store it per organization.'),
+    integration_id: Uuid.describe('The installed integration; send it as `Svc-Integration-ID` with the key.'),
+  })
+  .meta({ id: 'integrations.IntegrationInsertResponse' });

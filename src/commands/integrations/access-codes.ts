@@ -1,0 +1,52 @@
+// Access codes of the install flow: a plain table (short-lived, single use), written by the consent page, consumed by integrations.insert.
+import type { Knex } from 'knex';
+import type { Scope } from '../../domain/integrations/scopes.ts';
+import { hashSecret, newSecret } from '../../secrets.ts';
+
+/** How long a code can be exchanged (the spec's 15 minutes). */
+export const ACCESS_CODE_TTL_MS = 15 * 60_000;
+
+/** A stored access code (only its hash is stored). */
+export interface AccessCodeRow {
+  code_hash: string;
+  client_id: string;
+  redirect_url: string;
+  user_id: string;
+  organization_id: string;
+  scopes: Scope[];
+  created_at: Date;
+  expires_at: Date;
+  used_at: Date | null;
+  integration_id: string | null;
+}
+
+/** Issues a code bound to client, redirect URL, user, organization and scopes; returns the code (never stored in plain). */
+export async function issueAccessCode(
+  knex: Knex,
+  input: { clientId: string; redirectUrl: string; userId: string; organizationId: string; scopes: Scope[]; now: Date },
+): Promise<string> {
+  const code = newSecret('svc_code_');
+  await knex('integration_access_codes').insert({
+    code_hash: hashSecret(code),
+    client_id: input.clientId,
+    redirect_url: input.redirectUrl,
+    user_id: input.userId,
+    organization_id: input.organizationId,
+    scopes: JSON.stringify(input.scopes),
+    created_at: input.now,
+    expires_at: new Date(input.now.getTime() + ACCESS_CODE_TTL_MS),
+  });
+  return code;
+}
+
+/** The code row of a presented code, or null. */
+export async function findAccessCode(knex: Knex, code: string): Promise<AccessCodeRow | null> {
+  const row = (await knex('integration_access_codes').where({ code_hash: hashSecret(code) }).first()) as AccessCodeRow | undefined;
+  return row ?? null;
+}
+
+/** Marks the code used by `integrationId`; false when another exchange got there first. */
+export async function claimAccessCode(knex: Knex, codeHash: string, integrationId: string, now: Date): Promise<boolean> {
+  const n = await knex('integration_access_codes').where({ code_hash: codeHash }).whereNull('used_at').update({ used_at: now, integration_id: integrationId });
+  return n === 1;
+}

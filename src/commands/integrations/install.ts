@@ -1,0 +1,91 @@
+// integrations.insert (exchange an access code for an API key) and integrations.remove (uninstall).
+import { operation } from '../../api/operation.ts';
+import { ApiError } from '../../api/errors.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
+import { integrationDecider } from '../../domain/integrations/integration.ts';
+import { INTEGRATIONS, clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
+import { membership } from '../../queries/identity/identity.ts';
+import { hashSecret, newSecret } from '../../secrets.ts';
+import type { RequestContext } from '../../api/context.ts';
+import { runCommand } from '../run.ts';
+import { type AccessCodeRow, claimAccessCode, findAccessCode } from './access-codes.ts';
+
+const invalidGrant = (why: string) => new ApiError(400, 'invalid_grant', `The access code is invalid: ${why}. Start the installation again.`);
+
+// A used code presented again means it leaked: revoke whatever was made from it (RFC 6749 4.1.2, RFC 9700 4.2.4 spirit).
+async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<void> {
+  if (!row.integration_id) return;
+  const res = await runCommand(ctx, integrationDecider, `integration-${row.integration_id}`, {
+    type: 'RemoveIntegration',
+    data: { integration_id: row.integration_id, reason: 'access_code_replayed', now: ctx.now.toISOString() },
+  }, { orgId: row.organization_id, reason: 'access code presented a second time' });
+  await ctx.waitFor(res.position, [INTEGRATIONS]);
+}
+
+export const integrationsInsert = operation({
+  id: 'integrations.insert',
+  surface: 'integrations',
+  tags: ['Integrations'],
+  summary: 'Completes an installation: exchanges the access code from the redirect for an API key.',
+  description:
+    'Call this from your server with the `code` your redirect URL received, your client id and client secret. ' +
+    'The code is valid for 15 minutes and for one exchange; presenting a used code again fails and revokes the key made from it. ' +
+    'Wrong client credentials -> 401 `invalid_client`; an unknown, expired, used or foreign code -> 400 `invalid_grant`. No Authorization header.',
+  request: IntegrationInsertRequest,
+  response: IntegrationInsertResponse,
+  error: 'integrations.IntegrationInsertError',
+  errors: ['invalid_client', 'invalid_grant'],
+  access: 'public',
+  headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+  async handle(ctx, req) {
+    const knex = ctx.services.knex;
+    const client = await getClient(knex, req.client_id);
+    if (!client || !clientSecretMatches(client, req.client_secret)) throw new ApiError(401, 'invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret.');
+    const row = await findAccessCode(knex, req.access_code);
+    if (!row || row.client_id !== client.id) throw invalidGrant('it was not issued to this client');
+    if (row.used_at !== null) {
+      await revokeReplayed(ctx, row);
+      throw invalidGrant('it was already used');
+    }
+    if (new Date(row.expires_at).getTime() <= ctx.now.getTime()) throw invalidGrant('it has expired');
+    const member = await membership(knex, row.organization_id, row.user_id);
+    if (member?.role !== 'owner' && member?.role !== 'admin') throw invalidGrant('the user who approved it may no longer install apps in the organization');
+    const integrationId = ctx.ids.next();
+    if (!(await claimAccessCode(knex, row.code_hash, integrationId, ctx.now))) {
+      const now = await findAccessCode(knex, req.access_code);
+      if (now) await revokeReplayed(ctx, now);
+      throw invalidGrant('it was already used');
+    }
+    const apiKey = newSecret('svc_key_');
+    const res = await runCommand(ctx, integrationDecider, `integration-${integrationId}`, {
+      type: 'InstallIntegration',
+      data: { integration_id: integrationId, client_id: client.id, organization_id: row.organization_id, installed_by: row.user_id, scopes: row.scopes, api_key_hash: hashSecret(apiKey), now: ctx.now.toISOString() },
+    }, { orgId: row.organization_id });
+    await ctx.waitFor(res.position, [INTEGRATIONS]);
+    return { api_key: apiKey, integration_id: integrationId };
+  },
+});
+
+export const integrationsRemove = operation({
+  id: 'integrations.remove',
+  surface: 'integrations',
+  tags: ['Integrations'],
+  summary: 'Uninstalls the calling integration: its API key stops working at once.',
+  description: 'Removes the integration named by `Svc-Integration-ID` (the key\'s own). To install again, run the install flow again.',
+  request: null,
+  response: Empty,
+  error: 'integrations.IntegrationRemoveError',
+  errors: [],
+  access: { integration: 'any' },
+  async handle(ctx) {
+    if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');
+    const id = ctx.auth.integrationId;
+    const res = await runCommand(ctx, integrationDecider, `integration-${id}`, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled', now: ctx.now.toISOString() } }, { orgId: ctx.auth.organizationId });
+    await ctx.waitFor(res.position, [INTEGRATIONS]);
+    return {};
+  },
+});
+
+/** The integrations.* operations. */
+export const integrationOperations = [integrationsInsert, integrationsRemove];

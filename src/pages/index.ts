@@ -1,0 +1,15 @@
+// Every server-rendered page of the app, mounted on the express app by createHttpApp's `mount` option.
+import type express from 'express';
+import type { Services } from '../api/context.ts';
+import { CSS, STYLESHEET } from './layout.ts';
+import { mountLogin } from './login.ts';
+import { mountAuthorize } from './authorize.ts';
+
+/** Mounts the stylesheet, the start page, sign-in/out, the organization switcher and the authorize page. */
+export function mountPages(app: express.Express, services: Services): void {
+  app.get(STYLESHEET, (_req, res) => {
+    res.set('Cache-Control', 'public, max-age=3600').type('css').send(CSS);
+  });
+  mountLogin(app, services);
+  mountAuthorize(app, services);
+}

@@ -1,0 +1,160 @@
+// Sign-in, sign-out, organization switching and the start page of the app.
+import crypto from 'node:crypto';
+import express, { type Request, type Response } from 'express';
+import type { Services } from '../api/context.ts';
+import { createSession, revokeSession } from '../commands/identity/identity.ts';
+import { findUserByEmail, getOrganization, membership, membershipsOf } from '../queries/identity/identity.ts';
+import { verifyPassword } from '../secrets.ts';
+import { escapeHtml } from './html.ts';
+import { sendErrorPage, sendPage } from './layout.ts';
+import {
+  type WebSession,
+  clearCookie,
+  csrfToken,
+  currentSession,
+  loginCsrfCookieName,
+  readCookies,
+  safeReturnTo,
+  sameString,
+  sessionCookieName,
+  setCookie,
+  validCsrf,
+} from './web-session.ts';
+
+// Verified when the email is unknown, so response time does not reveal which emails exist.
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** An organization the user can act in, with its name and the user's role. */
+export interface OrgChoice {
+  id: string;
+  name: string;
+  role: string;
+}
+
+/** The organizations of a user, by name. */
+export async function organizationsOf(services: Services, userId: string): Promise<OrgChoice[]> {
+  const out: OrgChoice[] = [];
+  for (const m of await membershipsOf(services.knex, userId)) {
+    const org = await getOrganization(services.knex, m.organization_id);
+    if (org) out.push({ id: org.id, name: org.name, role: m.role });
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+}
+
+/** The organization switcher: a form that opens a new session in another organization, then returns to `returnTo`. */
+export function orgSwitcher(session: WebSession, orgs: OrgChoice[], returnTo: string): string {
+  if (orgs.length < 2) return '';
+  const options = orgs
+    .map((o) => `<option value="${escapeHtml(o.id)}"${o.id === session.auth.organizationId ? ' selected' : ''}>${escapeHtml(o.name)} (${escapeHtml(o.role)})</option>`)
+    .join('');
+  return `<form method="post" action="/auth/organization" class="card">
+<label for="organization_id">Organization</label>
+<select id="organization_id" name="organization_id">${options}</select>
+<input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}">
+<input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
+<div class="actions"><button type="submit" class="secondary">Switch organization</button></div>
+</form>`;
+}
+
+function loginForm(res: Response, services: Services, opts: { returnTo: string; status?: number; error?: string; email?: string }): void {
+  const name = loginCsrfCookieName(services);
+  const token = crypto.randomBytes(24).toString('base64url');
+  setCookie(res, services, name, token, 3600);
+  sendPage(res, opts.status ?? 200, 'Sign in', `<h1>Sign in</h1>
+<form method="post" action="/auth/login" class="card">
+${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(opts.email ?? '')}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<input type="hidden" name="csrf" value="${escapeHtml(token)}">
+<input type="hidden" name="return_to" value="${escapeHtml(opts.returnTo)}">
+<div class="actions"><button type="submit">Sign in</button></div>
+</form>`);
+}
+
+/** Opens a browser session (replacing `previous`) and sets its cookie. */
+async function signIn(res: Response, services: Services, userId: string, organizationId: string, previous: WebSession | null): Promise<void> {
+  const now = services.clock.now();
+  if (previous) await revokeSession(services.knex, previous.auth.tokenHash, now);
+  const s = await createSession(services.knex, { userId, organizationId, now, ttlHours: services.config.sessionTtlHours });
+  setCookie(res, services, sessionCookieName(services), s.token, services.config.sessionTtlHours * 3600);
+}
+
+/** Mounts `/`, `/auth/login`, `/auth/logout` and `/auth/organization`. */
+export function mountLogin(app: express.Express, services: Services): void {
+  const form = express.urlencoded({ extended: false, limit: '16kb' });
+
+  app.get('/', async (req, res) => {
+    const session = await currentSession(req, services);
+    if (!session) {
+      sendPage(res, 200, 'core-server', `<h1>core-server</h1><div class="card"><p>You are not signed in.</p><p><a href="/auth/login">Sign in</a> · <a href="/docs">API reference</a></p></div>`);
+      return;
+    }
+    const orgs = await organizationsOf(services, session.auth.userId);
+    const current = orgs.find((o) => o.id === session.auth.organizationId);
+    sendPage(res, 200, 'core-server', `<h1>core-server</h1>
+<div class="card"><p>Signed in as <strong>${escapeHtml(session.auth.email)}</strong> in <strong>${escapeHtml(current?.name ?? 'an organization')}</strong>${current ? ` (${escapeHtml(current.role)})` : ''}.</p>
+<p><a href="/docs">API reference</a></p>
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}"><button type="submit" class="secondary">Sign out</button></form></div>
+${orgSwitcher(session, orgs, '/')}`);
+  });
+
+  app.get('/auth/login', async (req, res) => {
+    const returnTo = safeReturnTo(req.query.return_to);
+    if (await currentSession(req, services)) return void res.redirect(303, returnTo);
+    loginForm(res, services, { returnTo });
+  });
+
+  app.post('/auth/login', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const returnTo = safeReturnTo(body.return_to);
+    const cookie = readCookies(req)[loginCsrfCookieName(services)];
+    if (!cookie || !sameString(body.csrf, cookie)) {
+      loginForm(res, services, { returnTo, status: 403, error: 'The form expired. Please sign in again.' });
+      return;
+    }
+    const email = typeof body.email === 'string' ? body.email : '';
+    const password = typeof body.password === 'string' ? body.password : '';
+    const user = email ? await findUserByEmail(services.knex, email) : null;
+    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+    if (!user || !ok) {
+      loginForm(res, services, { returnTo, status: 401, error: 'The email or password is wrong.', email });
+      return;
+    }
+    const orgs = await organizationsOf(services, user.id);
+    if (orgs.length === 0) {
+      loginForm(res, services, { returnTo, status: 403, error: 'Your account belongs to no organization yet. Ask an owner to add you.', email });
+      return;
+    }
+    clearCookie(res, services, loginCsrfCookieName(services));
+    await signIn(res, services, user.id, orgs[0]!.id, await currentSession(req, services));
+    res.redirect(303, returnTo);
+  });
+
+  app.post('/auth/logout', form, async (req, res) => {
+    const session = await currentSession(req, services);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    if (session) {
+      if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Not signed out', 'The form expired. Go back, reload the page and try again.');
+      await revokeSession(services.knex, session.auth.tokenHash, services.clock.now());
+    }
+    clearCookie(res, services, sessionCookieName(services));
+    res.redirect(303, '/auth/login');
+  });
+
+  app.post('/auth/organization', form, async (req, res) => {
+    const session = await currentSession(req, services);
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const returnTo = safeReturnTo(body.return_to);
+    if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
+    if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Organization not switched', 'The form expired. Go back, reload the page and try again.');
+    const orgId = typeof body.organization_id === 'string' ? body.organization_id : '';
+    const orgs = await organizationsOf(services, session.auth.userId);
+    if (!orgs.some((o) => o.id === orgId) || !(await membership(services.knex, orgId, session.auth.userId)))
+      return void sendErrorPage(res, 403, 'Organization not switched', 'You are not a member of that organization.');
+    // Switching is a new session in the other organization; the old one is revoked.
+    await signIn(res, services, session.auth.userId, orgId, session);
+    res.redirect(303, returnTo);
+  });
+}
