@@ -214,5 +214,25 @@ for (const backend of backends()) {
       }
       expect((await jobs('jobs.get', { identity: { external: { value: 'E' } } }, repairerA)).status).to.equal(404);
     });
+
+    it('replays a jobs.insert retried with the same Idempotency-Key, and refuses the key with another body (422)', async () => {
+      const body = { identity: { external: { value: 'EXT-IDEM' } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: car } };
+      const headers = { ...integrationHeaders(repairerA), 'idempotency-key': 'idem-jobs-1' };
+      const first = await svc.callIntegration('jobs.insert', body, headers);
+      const again = await svc.callIntegration('jobs.insert', body, headers);
+      expect(first.status).to.equal(200);
+      expect(again.body).to.deep.equal(first.body);
+      expect(again.headers.get('idempotent-replayed')).to.equal('true');
+      const other = await svc.callIntegration('jobs.insert', { ...body, data: { ...body.data, job_number: { value: 'J' } } }, headers);
+      expect(other.status).to.equal(422);
+    });
+
+    it('rebuilds the jobs read model from the log into the same rows', async () => {
+      const rows = () => svc.app.knex('jobs').orderBy('id').select('id', 'organization_id', 'integration_id', 'external_id', 'created_at', 'doc');
+      const live = await rows();
+      expect(live.length).to.be.greaterThan(5);
+      await svc.app.runner.rebuild(['jobs']);
+      expect(await rows()).to.deep.equal(live);
+    });
   });
 }
