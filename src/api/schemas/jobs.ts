@@ -60,15 +60,19 @@ export const IfConflictOnInsert = z
   .strictObject({ exists: z.enum(['update', 'replace']).describe('`update` merges the given fields; `replace` overwrites the data.') })
   .meta({ id: 'IfConflictOnInsert' });
 
+/** jobs.get body: which job. */
 export const JobsGetRequest = z.strictObject({ identity: JobIdentityV1 }).meta({ id: 'JobsGetRequest' });
 
+/** jobs.insert body: the data, which job, and what to do if it exists. */
 export const JobsInsertRequest = z
   .strictObject({ data: ExternalInsertV1, identity: JobIdentityV1, if_: IfConflictOnInsert })
   .describe('No job with that identity: created as a draft (only an `external` identity can create). Otherwise `if_.exists` decides.')
   .meta({ id: 'JobsInsertRequest' });
 
+/** Where the job is in its life; `draft` on creation. */
 export const JobStatus = z.object({ type: z.enum(['draft']).describe('Only `draft` so far.') }).meta({ id: 'JobStatusV1' });
 
+/** A repair job as every job operation returns it. */
 export const Job = z
   .object({
     id: Uuid.describe('Job id.'),
@@ -85,6 +89,7 @@ export const Job = z
   })
   .meta({ id: 'Job' });
 
+/** vehicles.preload body: 1-100 identifiers. */
 export const VehiclesPreloadRequest = z
   .strictObject({
     identifiers: z

@@ -28,6 +28,7 @@ async function organizationSites(ctx: RequestContext, organizationId: string): P
   return Object.keys(state.sites);
 }
 
+/** jobs.insert: create, update or replace a job. */
 export const jobsInsert = operation({
   id: 'jobs.insert',
   surface: 'integrations',

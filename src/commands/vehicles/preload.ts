@@ -6,6 +6,7 @@ import { MAX_PRELOAD_IDENTIFIERS, vehiclePreloadDecider } from '../../domain/veh
 import { integrationCaller } from '../../queries/jobs/jobs.ts';
 import { runCommand } from '../run.ts';
 
+/** vehicles.preload: record identifiers for the assembly lookups. */
 export const vehiclesPreload = operation({
   id: 'vehicles.preload',
   surface: 'integrations',

@@ -1,13 +1,18 @@
 // External job id reservation (`jobexternal-<v5(org, integration, value)>`): the first reservation wins,
 // so one organization's integration never has two jobs with the same external id, even under a race.
+import { z } from 'zod';
 import { type Decider, assertNever } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 
-export type JobExternalIdEvent = {
-  type: 'JobExternalIdReserved';
-  data: { organization_id: string; integration_id: string; external_id: string; job_id: string; reserved_at: string };
+/** Events of a reservation stream. */
+export const JobExternalIdEvents = {
+  JobExternalIdReserved: z.object({ organization_id: z.uuid(), integration_id: z.uuid(), external_id: z.string(), job_id: z.uuid(), reserved_at: z.string() }),
 };
 
+/** The external id was taken by a job. */
+export type JobExternalIdEvent = { type: 'JobExternalIdReserved'; data: z.infer<typeof JobExternalIdEvents.JobExternalIdReserved> };
+
+/** Take the external id for a job (a no-op when already taken). */
 export type JobExternalIdCommand = {
   type: 'ReserveJobExternalId';
   data: { organization_id: string; integration_id: string; external_id: string; job_id: string; now: string };

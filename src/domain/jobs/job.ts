@@ -1,36 +1,49 @@
 // Repair job aggregate (`job-<id>`): created as a draft by an integration, then updated (merge) or replaced.
+import { z } from 'zod';
 import { type Decider, DomainError, assertNever } from '../decider.ts';
-import type { VehicleIdentifier } from '../vehicles/identifier.ts';
+import { VehicleIdentifierSchema } from '../vehicles/identifier.ts';
 
 /** An optional identifier: `{}` when absent, `{ value }` when known. */
-export interface OptionalIdentifier {
-  value?: string;
-}
+export const OptionalIdentifierSchema = z.object({ value: z.string().optional() });
+export type OptionalIdentifier = z.infer<typeof OptionalIdentifierSchema>;
 
 /** The job's vehicle: its identifier (decoded details are added once a lookup knows them). */
-export interface JobVehicle {
-  identifier: VehicleIdentifier;
-}
+export const JobVehicleSchema = z.object({ identifier: VehicleIdentifierSchema });
+export type JobVehicle = z.infer<typeof JobVehicleSchema>;
 
 /** The data an integration writes (ExternalInsertV1, with `repairer_site_id` stored as `site_id`). */
-export interface JobData {
-  claim_number: OptionalIdentifier;
-  job_number: OptionalIdentifier;
-  work_provider_id: OptionalIdentifier;
-  site_id: string;
-  vehicle: JobVehicle;
-}
+export const JobDataSchema = z.object({
+  claim_number: OptionalIdentifierSchema,
+  job_number: OptionalIdentifierSchema,
+  work_provider_id: OptionalIdentifierSchema,
+  site_id: z.uuid(),
+  vehicle: JobVehicleSchema,
+});
+export type JobData = z.infer<typeof JobDataSchema>;
 
 /** Job status; only `draft` exists so far. */
-export type JobStatus = { type: 'draft' };
+export const JobStatusSchema = z.object({ type: z.literal('draft') });
+export type JobStatus = z.infer<typeof JobStatusSchema>;
 
+/** Events of a job stream (`job-<id>`). */
+export const JobEvents = {
+  JobCreated: JobDataSchema.extend({
+    job_id: z.uuid(),
+    organization_id: z.uuid(),
+    integration_id: z.uuid().nullable(),
+    external_id: OptionalIdentifierSchema,
+    status: JobStatusSchema,
+    created_at: z.string(),
+  }),
+  JobUpdated: z.object({ changes: JobDataSchema.partial(), updated_at: z.string() }),
+  JobReplaced: z.object({ data: JobDataSchema, replaced_at: z.string() }),
+};
+
+/** A job event: created as a draft, some fields merged, or the data overwritten. */
 export type JobEvent =
-  | {
-      type: 'JobCreated';
-      data: JobData & { job_id: string; organization_id: string; integration_id: string | null; external_id: OptionalIdentifier; status: JobStatus; created_at: string };
-    }
-  | { type: 'JobUpdated'; data: { changes: Partial<JobData>; updated_at: string } }
-  | { type: 'JobReplaced'; data: { data: JobData; replaced_at: string } };
+  | { type: 'JobCreated'; data: z.infer<typeof JobEvents.JobCreated> }
+  | { type: 'JobUpdated'; data: z.infer<typeof JobEvents.JobUpdated> }
+  | { type: 'JobReplaced'; data: z.infer<typeof JobEvents.JobReplaced> };
 
 /**
  * Create-or-update as jobs.insert asks: no job -> create (only when `create_if_missing`), else merge
@@ -52,6 +65,7 @@ export type JobCommand = {
   };
 };
 
+/** What decisions about a job need: whether it exists, whose it is, its data. */
 export interface JobState {
   exists: boolean;
   organizationId: string | null;

@@ -1,14 +1,17 @@
 // Vehicle identifiers (VehicleIdentifierV1): the canonical form and a stable key per vehicle. Pure.
+import { z } from 'zod';
 import { nameId } from '../../ids.ts';
 
-/** Country (ISO 3166-1 alpha-2) and optional region a plate was issued in. */
-export interface LocationV1 {
-  country: string;
-  region?: string;
-}
+/** Country (ISO 3166-1 alpha-2) and optional region a plate was issued in, as events store it. */
+export const LocationSchema = z.object({ country: z.string(), region: z.string().optional() });
+export type LocationV1 = z.infer<typeof LocationSchema>;
 
-/** A chassis number (VIN) or a licence plate with where it was issued. */
-export type VehicleIdentifier = { chassis_number: string } | { vrm: { plate: string; location: LocationV1 } };
+/** A chassis number (VIN) or a licence plate with where it was issued, as events store it (normalised). */
+export const VehicleIdentifierSchema = z.union([
+  z.object({ chassis_number: z.string() }),
+  z.object({ vrm: z.object({ plate: z.string(), location: LocationSchema }) }),
+]);
+export type VehicleIdentifier = z.infer<typeof VehicleIdentifierSchema>;
 
 // Codes Intl knows as regions that are not ISO 3166-1 countries (UK is reserved: the ISO code is GB).
 const NOT_COUNTRIES = new Set(['UK', 'EU', 'EZ', 'UN', 'ZZ', 'QO']);

@@ -1,24 +1,29 @@
 // Vehicle preload (`vehiclepreload-<id>`): one request of an integration to warm the assembly data of
 // some vehicles. One VehiclePreloadRequested event per distinct identifier; the assembly lookups read them.
+import { z } from 'zod';
 import { type Decider, DomainError, assertNever } from '../decider.ts';
-import { type VehicleIdentifier, normaliseVehicleIdentifier, vehicleIdOf, vehicleKey } from './identifier.ts';
+import { type VehicleIdentifier, VehicleIdentifierSchema, normaliseVehicleIdentifier, vehicleIdOf, vehicleKey } from './identifier.ts';
 
 /** Most identifiers one preload request may carry (the spec's limit). */
 export const MAX_PRELOAD_IDENTIFIERS = 100;
 
-export type VehiclePreloadEvent = {
-  type: 'VehiclePreloadRequested';
-  data: {
-    preload_id: string;
+/** Events of a preload stream. */
+export const VehiclePreloadEvents = {
+  VehiclePreloadRequested: z.object({
+    preload_id: z.uuid(),
     /** Stable id of the vehicle the identifier names (v5 of its canonical form). */
-    vehicle_id: string;
-    identifier: VehicleIdentifier;
-    organization_id: string;
-    integration_id: string | null;
-    requested_at: string;
-  };
+    vehicle_id: z.uuid(),
+    identifier: VehicleIdentifierSchema,
+    organization_id: z.uuid(),
+    integration_id: z.uuid().nullable(),
+    requested_at: z.string(),
+  }),
 };
 
+/** One identifier (normalised) an integration asked to have looked up. */
+export type VehiclePreloadEvent = { type: 'VehiclePreloadRequested'; data: z.infer<typeof VehiclePreloadEvents.VehiclePreloadRequested> };
+
+/** Record a preload request of some identifiers. */
 export type VehiclePreloadCommand = {
   type: 'RequestVehiclePreload';
   data: { preload_id: string; identifiers: VehicleIdentifier[]; organization_id: string; integration_id: string | null; now: string };

@@ -18,6 +18,7 @@ export interface JobDoc extends JobData {
 /** Name used for read-your-writes waits. */
 export const JOBS = 'jobs';
 
+/** Builds the jobs table from job events. */
 export const jobsProjection = documentProjection({
   name: JOBS,
   version: 1,

@@ -56,6 +56,7 @@ export function toJob(d: JobDoc): z.input<typeof Job> {
   };
 }
 
+/** jobs.get: one job of the caller's organization. */
 export const jobsGet = operation({
   id: 'jobs.get',
   surface: 'integrations',
