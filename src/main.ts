@@ -8,6 +8,7 @@ import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemCont
 import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
 import { IDENTITY, findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
 import { DomainError } from './domain/decider.ts';
+import { addClientCommands } from './cli/clients.ts';
 
 const program = new Command('core-server').description('Event-sourced platform service: core API, integrations API and install flow.');
 
@@ -136,7 +137,7 @@ function redact(data: unknown): unknown {
   return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, /hash|secret/.test(k) ? '[redacted]' : v]));
 }
 
-const admin = program.command('admin').description('Operator commands: organizations, users, tokens.');
+const admin = program.command('admin').description('Operator commands: organizations, users, tokens, integration clients.');
 const org = admin.command('org').description('Organizations');
 org
   .command('create')
@@ -215,6 +216,7 @@ admin
       console.log(s.token);
     });
   });
+addClientCommands(admin, (fn) => withApp({}, fn));
 void IDENTITY;
 
 program.parseAsync(process.argv).catch((err: unknown) => {

@@ -7,6 +7,7 @@ import { billingCustomerQueries } from '../queries/billing/customers.ts';
 import { billingNoteCommands } from '../commands/billing/notes.ts';
 import { billingNoteQueries } from '../queries/billing/notes.ts';
 import { integrationOperations } from '../commands/integrations/install.ts';
+import { integrationsGet } from '../queries/integrations/current.ts';
 import { jobCommands } from '../commands/jobs/jobs.ts';
 import { jobQueries } from '../queries/jobs/jobs.ts';
 import { vehicleCommands } from '../commands/vehicles/preload.ts';
@@ -21,6 +22,7 @@ export const operations: Operation[] = [
   ...billingNoteCommands,
   ...billingNoteQueries,
   ...integrationOperations,
+  integrationsGet,
   ...jobCommands,
   ...jobQueries,
   ...vehicleCommands,

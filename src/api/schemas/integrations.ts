@@ -1,6 +1,6 @@
 // Schemas of the integrations.* operations (installation and uninstallation of an app).
 import { z } from 'zod';
-import { Uuid } from './common.ts';
+import { Timestamp, Uuid } from './common.ts';
 
 export const IntegrationInsertRequest = z
   .strictObject({
@@ -16,3 +16,13 @@ export const IntegrationInsertResponse = z
     integration_id: Uuid.describe('The installed integration; send it as `Svc-Integration-ID` with the key.'),
   })
   .meta({ id: 'integrations.IntegrationInsertResponse' });
+
+export const IntegrationDetail = z
+  .object({
+    integration_id: Uuid.describe('The calling integration (the Svc-Integration-ID sent).'),
+    client_id: Uuid.describe('The client (app) it was installed for.'),
+    organization: z.object({ id: Uuid, name: z.string() }).describe('The organization the key belongs to: store the key per organization.'),
+    scopes: z.array(z.enum(['repairer', 'supplier'])).describe('Scopes granted at installation.'),
+    installed_at: Timestamp,
+  })
+  .meta({ id: 'integrations.IntegrationDetail' });

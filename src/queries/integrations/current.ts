@@ -1,0 +1,33 @@
+// integrations.get: describes the calling integration (which organization its key belongs to, and its scopes).
+import { operation } from '../../api/operation.ts';
+import { ApiError } from '../../api/errors.ts';
+import { IntegrationDetail } from '../../api/schemas/integrations.ts';
+import { getOrganization } from '../identity/identity.ts';
+import { getInstall } from './integrations.ts';
+
+export const integrationsGet = operation({
+  id: 'integrations.get',
+  surface: 'integrations',
+  tags: ['Integrations'],
+  summary: 'Describes the calling integration: its organization, scopes and installation time.',
+  description: 'An extension: after integrations.insert an app calls this to learn which organization the new key belongs to.',
+  request: null,
+  response: IntegrationDetail,
+  error: 'integrations.IntegrationGetError',
+  errors: [],
+  access: { integration: 'any' },
+  async handle(ctx) {
+    if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');
+    const knex = ctx.services.knex;
+    const install = await getInstall(knex, ctx.auth.integrationId);
+    const org = await getOrganization(knex, ctx.auth.organizationId);
+    if (!install || !org) throw new ApiError(401, 'unauthenticated', 'The integration is no longer installed.');
+    return {
+      integration_id: install.id,
+      client_id: install.client_id,
+      organization: { id: org.id, name: org.name },
+      scopes: install.scopes,
+      installed_at: install.installed_at,
+    };
+  },
+});
