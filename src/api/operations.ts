@@ -10,6 +10,7 @@ import { integrationOperations } from '../commands/integrations/install.ts';
 import { integrationsGet } from '../queries/integrations/current.ts';
 import { jobCommands } from '../commands/jobs/jobs.ts';
 import { jobQueries } from '../queries/jobs/jobs.ts';
+import { sitesList } from '../queries/jobs/sites.ts';
 import { vehicleCommands } from '../commands/vehicles/preload.ts';
 
 /** The whole registry. */
@@ -25,5 +26,6 @@ export const operations: Operation[] = [
   integrationsGet,
   ...jobCommands,
   ...jobQueries,
+  sitesList,
   ...vehicleCommands,
 ];

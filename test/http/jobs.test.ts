@@ -5,6 +5,7 @@ import { startService, type TestService } from '../support/app.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
+import { IDENTITY } from '../../src/queries/identity/identity.ts';
 
 type Installed = Awaited<ReturnType<typeof installIntegration>>;
 type Owner = Awaited<ReturnType<TestService['signUp']>>;
@@ -35,7 +36,9 @@ for (const backend of backends()) {
       repairerA2 = await installIntegration(svc, { token: ownerA.token, scopes: ['repairer'] });
       repairerB = await installIntegration(svc, { token: ownerB.token, scopes: ['repairer'] });
       supplierA = await installIntegration(svc, { token: ownerA.token, scopes: ['supplier'] });
-      secondSiteA = (await addSite(systemContext(svc.app, 'test site'), ownerA.orgId, 'Second site')).id;
+      const site = await addSite(systemContext(svc.app, 'test site'), ownerA.orgId, 'Second site');
+      await svc.app.runner.waitFor(site.position, [IDENTITY], 10_000);
+      secondSiteA = site.id;
     });
     after(async () => svc?.close());
 
@@ -77,6 +80,14 @@ for (const backend of backends()) {
       expect(res.status).to.equal(400);
       expect(res.body).to.include({ type: 'JobsInsertError', code: 'job_data_incomplete' });
       expect((await jobs('jobs.get', { identity: { id: first.body.id } }, repairerA)).body).to.deep.equal(first.body);
+    });
+
+    it('sites.list shows the key\'s organization\'s sites only, to repairer keys', async () => {
+      const res = await svc.callIntegration('sites.list', undefined, integrationHeaders(repairerA));
+      expect(res.status).to.equal(200);
+      expect(res.body.items.map((s: { id: string }) => s.id)).to.deep.equal([ownerA.siteId, secondSiteA]);
+      expect((await svc.callIntegration('sites.list', undefined, integrationHeaders(repairerB))).body.items.map((s: { id: string }) => s.id)).to.deep.equal([ownerB.siteId]);
+      expect((await svc.callIntegration('sites.list', undefined, integrationHeaders(supplierA))).status).to.equal(403);
     });
 
     it('cannot create a job by our id: an unknown id is 404 job_not_found', async () => {

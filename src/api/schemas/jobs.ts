@@ -99,3 +99,9 @@ export const VehiclesPreloadRequest = z
       .describe(`1 to ${MAX_PRELOAD_IDENTIFIERS} vehicle identifiers; duplicates (after normalisation) count once.`),
   })
   .meta({ id: 'VehiclesPreloadRequest' });
+
+/** A repairer site of the organization, for `repairer_site_id`. */
+export const SiteV1 = z.object({ id: Uuid.describe('Send as `data.repairer_site_id`.'), name: z.string().describe('Name of the site.') }).meta({ id: 'SiteV1' });
+
+/** sites.list answer: every site of the organization, oldest first. */
+export const SiteListV1 = z.object({ items: z.array(SiteV1).describe('The sites, oldest first.') }).meta({ id: 'SiteListV1' });
