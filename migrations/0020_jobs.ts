@@ -7,13 +7,13 @@ export async function up(knex: Knex): Promise<void> {
     create table jobs (
       id uuid primary key,
       organization_id uuid not null,
-      integration_id uuid,
+      client_id uuid,
       external_id text,
       created_at timestamptz not null,
       doc jsonb not null
     );
     --;
-    create index jobs_external on jobs (organization_id, integration_id, external_id);
+    create index jobs_external on jobs (organization_id, client_id, external_id);
     --;
     create index jobs_org on jobs (organization_id, created_at, id);
     --;

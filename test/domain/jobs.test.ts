@@ -20,6 +20,7 @@ function scenario<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, given:
 const ORG = '01900000-0000-7000-8000-000000000001';
 const OTHER_ORG = '01900000-0000-7000-8000-000000000002';
 const INTEGRATION = '01900000-0000-7000-8000-0000000000aa';
+const CLIENT = '01900000-0000-7000-8000-0000000000dd';
 const JOB = '01900000-0000-7000-8000-0000000000b1';
 const SITE = '01900000-0000-7000-8000-0000000000c1';
 const SITE2 = '01900000-0000-7000-8000-0000000000c2';
@@ -33,6 +34,7 @@ function insert(over: Partial<JobCommand['data']> = {}): JobCommand {
     data: {
       job_id: JOB,
       organization_id: ORG,
+      client_id: CLIENT,
       integration_id: INTEGRATION,
       external_id: { value: 'EXT-1' },
       fields: { site_id: SITE, vehicle: car, claim_number: { value: 'CLM-1' } },
@@ -50,6 +52,7 @@ const created: JobEvent = {
   data: {
     job_id: JOB,
     organization_id: ORG,
+    client_id: CLIENT,
     integration_id: INTEGRATION,
     external_id: { value: 'EXT-1' },
     claim_number: { value: 'CLM-1' },
@@ -127,27 +130,27 @@ describe('job decider', () => {
 });
 
 describe('job external id reservation decider', () => {
-  const reserve = (jobId: string) => ({ type: 'ReserveJobExternalId' as const, data: { organization_id: ORG, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: jobId, now: NOW } });
+  const reserve = (jobId: string) => ({ type: 'ReserveJobExternalId' as const, data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: jobId, now: NOW } });
 
   it('reserves a free external id for the job', () => {
     expect(scenario(jobExternalIdDecider, [], reserve(JOB))).to.deep.equal({
-      events: [{ type: 'JobExternalIdReserved', data: { organization_id: ORG, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }],
+      events: [{ type: 'JobExternalIdReserved', data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }],
     });
   });
 
   it('leaves a taken external id with its first job', () => {
-    const given = [{ type: 'JobExternalIdReserved' as const, data: { organization_id: ORG, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }];
+    const given = [{ type: 'JobExternalIdReserved' as const, data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }];
     expect(scenario(jobExternalIdDecider, given, reserve('01900000-0000-7000-8000-0000000000b2'))).to.deep.equal({ events: [] });
     expect(given.reduce(jobExternalIdDecider.evolve, jobExternalIdDecider.initialState()).jobId).to.equal(JOB);
   });
 
-  it('keys the stream by organization, integration and value', () => {
-    const a = jobExternalIdStream(ORG, INTEGRATION, 'EXT-1');
+  it('keys the stream by organization, integration (client app) and value', () => {
+    const a = jobExternalIdStream(ORG, CLIENT, 'EXT-1');
     expect(a).to.match(/^jobexternal-[0-9a-f-]{36}$/);
-    expect(jobExternalIdStream(ORG, INTEGRATION, 'EXT-1')).to.equal(a);
-    expect(jobExternalIdStream(OTHER_ORG, INTEGRATION, 'EXT-1')).to.not.equal(a);
+    expect(jobExternalIdStream(ORG, CLIENT, 'EXT-1')).to.equal(a);
+    expect(jobExternalIdStream(OTHER_ORG, CLIENT, 'EXT-1')).to.not.equal(a);
     expect(jobExternalIdStream(ORG, '01900000-0000-7000-8000-0000000000ab', 'EXT-1')).to.not.equal(a);
-    expect(jobExternalIdStream(ORG, INTEGRATION, 'EXT-2')).to.not.equal(a);
+    expect(jobExternalIdStream(ORG, CLIENT, 'EXT-2')).to.not.equal(a);
   });
 });
 

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { installIntegration, integrationHeaders } from '../support/integrations.ts';
+import { approve, authorizeUrl, installIntegration, integrationHeaders, registerClient } from '../support/integrations.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
 import { IDENTITY } from '../../src/queries/identity/identity.ts';
@@ -126,12 +126,31 @@ for (const backend of backends()) {
       expect((await jobs('jobs.get', { identity: { id: mine.body.id } }, repairerA)).body).to.deep.equal(mine.body);
     });
 
-    it('scopes external ids to the integration; our id reaches any job of the organization', async () => {
+    it('scopes external ids to the integration (app); our id reaches any job of the organization', async () => {
       const a = await create('EXT-SHARED', repairerA);
       expect((await jobs('jobs.get', { identity: { external: { value: 'EXT-SHARED' } } }, repairerA2)).status).to.equal(404);
       expect((await jobs('jobs.get', { identity: { id: a.body.id } }, repairerA2)).body).to.deep.equal(a.body);
       const b = await create('EXT-SHARED', repairerA2);
       expect(b.body.id).to.not.equal(a.body.id);
+    });
+
+    it('keeps an app\'s external ids across uninstall and reinstall of the same client', async () => {
+      const client = await registerClient(svc, { scopes: ['repairer'] });
+      const install = async (): Promise<Installed> => {
+        const state = `s-${Math.random().toString(36).slice(2)}`;
+        const back = await approve(svc, authorizeUrl(svc, { clientId: client.clientId, redirectUrl: client.redirectUrl, state, scopes: '["repairer"]' }), ownerA.token);
+        const res = await svc.callIntegration('integrations.insert', { access_code: back.searchParams.get('code'), client_id: client.clientId, client_secret: client.clientSecret });
+        expect(res.status).to.equal(200);
+        return { apiKey: res.body.api_key, integrationId: res.body.integration_id, clientId: client.clientId, clientSecret: client.clientSecret };
+      };
+      const first = await install();
+      const job = await create('EXT-REINSTALL', first);
+      expect((await svc.callIntegration('integrations.remove', {}, integrationHeaders(first))).status).to.equal(200);
+      const second = await install();
+      expect(second.integrationId).to.not.equal(first.integrationId);
+      expect((await jobs('jobs.get', { identity: { external: { value: 'EXT-REINSTALL' } } }, second)).body).to.deep.equal(job.body);
+      const updated = await create('EXT-REINSTALL', second, { job_number: { value: 'J-R' } });
+      expect(updated.body).to.deep.include({ id: job.body.id, job_number: { value: 'J-R' } });
     });
 
     it('creates one job when two requests race to create the same external id', async () => {
@@ -243,7 +262,7 @@ for (const backend of backends()) {
     });
 
     it('rebuilds the jobs read model from the log into the same rows', async () => {
-      const rows = () => svc.app.knex('jobs').orderBy('id').select('id', 'organization_id', 'integration_id', 'external_id', 'created_at', 'doc');
+      const rows = () => svc.app.knex('jobs').orderBy('id').select('id', 'organization_id', 'client_id', 'external_id', 'created_at', 'doc');
       const live = await rows();
       expect(live.length).to.be.greaterThan(5);
       await svc.app.runner.rebuild(['jobs']);

@@ -55,6 +55,7 @@ export const jobsInsert = operation({
       data: {
         job_id: jobId,
         organization_id: caller.organizationId,
+        client_id: caller.clientId,
         integration_id: caller.integrationId,
         external_id: externalId === null ? {} : { value: externalId },
         fields,
@@ -71,7 +72,7 @@ export const jobsInsert = operation({
       jobId = req.identity.id;
     } else {
       externalId = req.identity.external.value;
-      const stream = jobExternalIdStream(caller.organizationId, caller.integrationId, externalId);
+      const stream = jobExternalIdStream(caller.organizationId, caller.clientId, externalId);
       const held = await loadAggregate(ctx.store, jobExternalIdDecider, stream);
       if (held.state.jobId) {
         jobId = held.state.jobId;
@@ -81,7 +82,7 @@ export const jobsInsert = operation({
         // Appended with expected revision no_stream: of two racing requests one reserves, the other re-decides and gets its job id.
         const reserved = await runCommand(ctx, jobExternalIdDecider, stream, {
           type: 'ReserveJobExternalId',
-          data: { organization_id: caller.organizationId, integration_id: caller.integrationId, external_id: externalId, job_id: newJobId, now: ctx.now.toISOString() },
+          data: { organization_id: caller.organizationId, client_id: caller.clientId, integration_id: caller.integrationId, external_id: externalId, job_id: newJobId, now: ctx.now.toISOString() },
         }, { orgId: caller.organizationId });
         jobId = reserved.state.jobId ?? newJobId;
       }

@@ -30,6 +30,8 @@ export const JobEvents = {
   JobCreated: JobDataSchema.extend({
     job_id: z.uuid(),
     organization_id: z.uuid(),
+    /** The app (client) whose external id the job carries, and its installation; null if made otherwise. */
+    client_id: z.uuid().nullable(),
     integration_id: z.uuid().nullable(),
     external_id: OptionalIdentifierSchema,
     status: JobStatusSchema,
@@ -55,6 +57,7 @@ export type JobCommand = {
   data: {
     job_id: string;
     organization_id: string;
+    client_id: string | null;
     integration_id: string | null;
     external_id: OptionalIdentifier;
     fields: Partial<JobData>;
@@ -111,7 +114,7 @@ function insertJob(c: JobCommand['data'], state: JobState): JobEvent[] {
     return [
       {
         type: 'JobCreated',
-        data: { job_id: c.job_id, organization_id: c.organization_id, integration_id: c.integration_id, external_id: c.external_id, ...data, status: { type: 'draft' }, created_at: c.now },
+        data: { job_id: c.job_id, organization_id: c.organization_id, client_id: c.client_id, integration_id: c.integration_id, external_id: c.external_id, ...data, status: { type: 'draft' }, created_at: c.now },
       },
     ];
   }

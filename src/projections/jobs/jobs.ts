@@ -6,7 +6,9 @@ import { documentProjection, documentTable } from '../projection.ts';
 export interface JobDoc extends JobData {
   id: string;
   organization_id: string;
-  /** The integration that created it (external ids are scoped to it); null if made otherwise. */
+  /** The app (client) that created it, whose external id it carries; null if made otherwise. */
+  client_id: string | null;
+  /** The installation that created it. */
   integration_id: string | null;
   external_id: OptionalIdentifier;
   images: string[];
@@ -25,7 +27,7 @@ export const jobsProjection = documentProjection({
   tables: [
     documentTable<JobDoc, JobEvent>({
       table: 'jobs',
-      columns: (d) => ({ organization_id: d.organization_id, integration_id: d.integration_id, external_id: d.external_id.value ?? null, created_at: d.created_at }),
+      columns: (d) => ({ organization_id: d.organization_id, client_id: d.client_id, external_id: d.external_id.value ?? null, created_at: d.created_at }),
       handlers: {
         JobCreated: (_doc, d) => {
           const { job_id, created_at, ...rest } = d;

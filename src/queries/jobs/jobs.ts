@@ -8,9 +8,9 @@ import { Job, JobsGetRequest, type JobIdentityV1 } from '../../api/schemas/jobs.
 import type { JobDoc } from '../../projections/jobs/jobs.ts';
 
 /** The installed integration calling, and the organization its key belongs to. */
-export function integrationCaller(ctx: RequestContext): { organizationId: string; integrationId: string } {
+export function integrationCaller(ctx: RequestContext): { organizationId: string; integrationId: string; clientId: string } {
   if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'This operation needs an integration API key.');
-  return { organizationId: ctx.auth.organizationId, integrationId: ctx.auth.integrationId };
+  return { organizationId: ctx.auth.organizationId, integrationId: ctx.auth.integrationId, clientId: ctx.auth.clientId };
 }
 
 /** A job document by id, or null. */
@@ -19,9 +19,9 @@ export async function getJobDoc(knex: Knex, id: string): Promise<JobDoc | null> 
   return row ? (row.doc as JobDoc) : null;
 }
 
-/** The job of an organization's integration with that external id, or null. */
-export async function findJobByExternalId(knex: Knex, organizationId: string, integrationId: string, externalId: string): Promise<JobDoc | null> {
-  const row = await knex('jobs').where({ organization_id: organizationId, integration_id: integrationId, external_id: externalId }).orderBy('created_at').first('doc');
+/** The job with that external id of one integration (client app) in an organization, or null. */
+export async function findJobByExternalId(knex: Knex, organizationId: string, clientId: string, externalId: string): Promise<JobDoc | null> {
+  const row = await knex('jobs').where({ organization_id: organizationId, client_id: clientId, external_id: externalId }).orderBy('created_at').first('doc');
   return row ? (row.doc as JobDoc) : null;
 }
 
@@ -34,7 +34,7 @@ export async function visibleJob(ctx: RequestContext, identity: z.output<typeof 
     if (!doc || doc.organization_id !== caller.organizationId) throw notFound('job_not_found', `No job ${identity.id} in this organization.`);
     return doc;
   }
-  const doc = await findJobByExternalId(knex, caller.organizationId, caller.integrationId, identity.external.value);
+  const doc = await findJobByExternalId(knex, caller.organizationId, caller.clientId, identity.external.value);
   if (!doc) throw notFound('job_not_found', `No job with external id ${JSON.stringify(identity.external.value)} for this integration.`);
   return doc;
 }
