@@ -5,6 +5,7 @@ import * as m0002 from './0002_infrastructure.ts';
 import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_billing_customers.ts';
 import * as m0010 from './0010_integrations.ts';
+import * as m0011 from './0011_access_code_pkce.ts';
 import * as m0020 from './0020_jobs.ts';
 
 interface Migration {
@@ -18,6 +19,7 @@ const migrations: Record<string, Migration> = {
   '0003_identity': m0003,
   '0004_billing_customers': m0004,
   '0010_integrations': m0010,
+  '0011_access_code_pkce': m0011,
   '0020_jobs': m0020,
 };
 

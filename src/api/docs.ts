@@ -2,6 +2,7 @@
 import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { escapeHtml } from '../pages/html.ts';
+import { installGuideHtml } from '../pages/install-guide.ts';
 
 interface OperationDoc {
   operationId: string;
@@ -47,7 +48,7 @@ export function docsPage(registry: Registry): string {
       .join('');
     return `<section><h2>${surface === 'core' ? 'Core API' : 'Integrations API'}</h2>
       <p>${escapeHtml(doc.info.description)}</p>
-      <p>OpenAPI 3.1 document: <a href="${prefix}openapi.json">${prefix}openapi.json</a></p>${ops}</section>`;
+      <p>OpenAPI 3.1 document: <a href="${prefix}openapi.json">${prefix}openapi.json</a></p>${surface === 'integrations' ? installGuideHtml() : ''}${ops}</section>`;
   });
   cached = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>core-server API reference</title>

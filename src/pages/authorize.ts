@@ -19,6 +19,15 @@ interface Checked {
   redirectUrl: string;
   state: string | undefined;
   scopes: unknown;
+  codeChallenge: unknown;
+  codeChallengeMethod: unknown;
+}
+
+/** A fully valid authorize request. */
+interface Valid {
+  scopes: Scope[];
+  /** PKCE S256 challenge, or null when the app sent none. */
+  codeChallenge: string | null;
 }
 
 /**
@@ -56,7 +65,7 @@ async function checkClient(services: Services, params: Record<string, unknown>, 
     sendErrorPage(res, 400, 'Invalid installation link', `The return address in this link is not one ${client.name} registered, so you were not sent there. Nothing was installed.`);
     return null;
   }
-  return { client, redirectUrl, state: single(params.state), scopes: params.scopes };
+  return { client, redirectUrl, state: single(params.state), scopes: params.scopes, codeChallenge: params.code_challenge, codeChallengeMethod: params.code_challenge_method };
 }
 
 /** The app's redirect URL with the given parameters added. */
@@ -66,11 +75,18 @@ function backToApp(redirectUrl: string, params: Record<string, string | undefine
   return url.toString();
 }
 
-// Validates state and scopes; on failure redirects to the app with an OAuth error (RFC 6749 4.1.2.1) and returns null.
-function checkRequest(c: Checked, res: Response): Scope[] | null {
-  if (!c.state || c.state.length > 2000) {
-    res.redirect(303, backToApp(c.redirectUrl, { error: 'invalid_request', error_description: 'state is required (at most 2000 characters)', state: c.state }));
+// Validates state, PKCE and scopes; on failure redirects to the app with an OAuth error (RFC 6749 4.1.2.1) and returns null.
+function checkRequest(c: Checked, res: Response): Valid | null {
+  const invalid = (error_description: string) => {
+    res.redirect(303, backToApp(c.redirectUrl, { error: 'invalid_request', error_description, state: c.state }));
     return null;
+  };
+  if (!c.state || c.state.length > 2000) return invalid('state is required (at most 2000 characters)');
+  let codeChallenge: string | null = null;
+  if (c.codeChallenge !== undefined || c.codeChallengeMethod !== undefined) {
+    if (c.codeChallengeMethod !== 'S256') return invalid('code_challenge_method must be S256');
+    if (typeof c.codeChallenge !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(c.codeChallenge)) return invalid('code_challenge must be the base64url SHA-256 of the code_verifier (43 characters)');
+    codeChallenge = c.codeChallenge;
   }
   const requested = parseScopes(c.scopes);
   const scopes = requested ? [...new Set(requested)] : [];
@@ -78,10 +94,10 @@ function checkRequest(c: Checked, res: Response): Scope[] | null {
     res.redirect(303, backToApp(c.redirectUrl, { error: 'invalid_scope', error_description: `scopes must be a non-empty list of: ${c.client.scopes.join(', ')}`, state: c.state }));
     return null;
   }
-  return scopes.filter(isScope);
+  return { scopes: scopes.filter(isScope), codeChallenge };
 }
 
-function consentPage(res: Response, services: Services, session: WebSession, c: Checked, scopes: Scope[], orgs: Awaited<ReturnType<typeof organizationsOf>>, returnTo: string): void {
+function consentPage(res: Response, services: Services, session: WebSession, c: Checked, { scopes, codeChallenge }: Valid, orgs: Awaited<ReturnType<typeof organizationsOf>>, returnTo: string): void {
   const org = orgs.find((o) => o.id === session.auth.organizationId);
   const orgName = org?.name ?? 'your organization';
   const role = session.auth.membershipRole;
@@ -97,7 +113,7 @@ function consentPage(res: Response, services: Services, session: WebSession, c: 
 <p class="muted">Signed in as ${escapeHtml(session.auth.email)}. After your choice you go back to ${escapeHtml(target.host)}.</p>
 ${mayInstall ? '' : `<p class="notice" role="alert">Only owners and admins of ${escapeHtml(orgName)} may install apps. Your role is ${escapeHtml(role ?? 'none')}. Ask an owner or admin to install ${appName}${orgs.length > 1 ? ', or switch to another organization below' : ''}.</p>`}
 <form method="post" action="${AUTHORIZE_PATH}">
-${hidden('client_id', c.client.id)}${hidden('redirect_url', c.redirectUrl)}${hidden('state', c.state ?? '')}${hidden('scopes', scopes.join(','))}${hidden('csrf', csrfToken(session))}
+${hidden('client_id', c.client.id)}${hidden('redirect_url', c.redirectUrl)}${hidden('state', c.state ?? '')}${hidden('scopes', scopes.join(','))}${codeChallenge ? hidden('code_challenge', codeChallenge) + hidden('code_challenge_method', 'S256') : ''}${hidden('csrf', csrfToken(session))}
 <div class="actions">
 ${mayInstall ? '<button type="submit" name="decision" value="allow">Allow</button>' : ''}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
@@ -115,22 +131,24 @@ export function mountAuthorize(app: express.Express, services: Services): void {
   app.get(AUTHORIZE_PATH, async (req: Request, res: Response) => {
     const checked = await checkClient(services, req.query, res);
     if (!checked) return;
-    const scopes = checkRequest(checked, res);
-    if (!scopes) return;
+    const valid = checkRequest(checked, res);
+    if (!valid) return;
     const session = await currentSession(req, services);
     // Not signed in: sign in, then come back to this very URL (the original service's known bug, fixed).
     if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(req.originalUrl)}`);
-    consentPage(res, services, session, checked, scopes, await organizationsOf(services, session.auth.userId), req.originalUrl);
+    consentPage(res, services, session, checked, valid, await organizationsOf(services, session.auth.userId), req.originalUrl);
   });
 
   app.post(AUTHORIZE_PATH, form, async (req: Request, res: Response) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     const checked = await checkClient(services, body, res);
     if (!checked) return;
-    const scopes = checkRequest(checked, res);
-    if (!scopes) return;
+    const valid = checkRequest(checked, res);
+    if (!valid) return;
+    const { scopes, codeChallenge } = valid;
     const session = await currentSession(req, services);
-    const again = `${AUTHORIZE_PATH}?${new URLSearchParams({ client_id: checked.client.id, state: checked.state ?? '', scopes: scopes.join(','), redirect_url: checked.redirectUrl })}`;
+    const pkce: Record<string, string> = codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {};
+    const again = `${AUTHORIZE_PATH}?${new URLSearchParams({ client_id: checked.client.id, state: checked.state ?? '', scopes: scopes.join(','), redirect_url: checked.redirectUrl, ...pkce })}`;
     if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(again)}`);
     if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Nothing was installed', 'The form expired or did not come from this page. Go back to the application and start the installation again.');
     if (body.decision === 'deny') return void res.redirect(303, backToApp(checked.redirectUrl, { error: 'access_denied', state: checked.state }));
@@ -144,6 +162,7 @@ export function mountAuthorize(app: express.Express, services: Services): void {
       userId: session.auth.userId,
       organizationId: session.auth.organizationId,
       scopes,
+      codeChallenge,
       now: services.clock.now(),
     });
     res.redirect(303, backToApp(checked.redirectUrl, { code, state: checked.state }));

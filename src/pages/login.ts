@@ -60,7 +60,9 @@ function loginForm(res: Response, services: Services, opts: { returnTo: string; 
   const name = loginCsrfCookieName(services);
   const token = crypto.randomBytes(24).toString('base64url');
   setCookie(res, services, name, token, 3600);
+  const installing = opts.returnTo.startsWith('/auth/integration/authorize?');
   sendPage(res, opts.status ?? 200, 'Sign in', `<h1>Sign in</h1>
+${installing ? '<p>Sign in to continue installing an app; you come back to its installation page afterwards.</p>' : ''}
 <form method="post" action="/auth/login" class="card">
 ${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}
 <label for="email">Email</label>

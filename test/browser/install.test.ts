@@ -77,6 +77,7 @@ for (const backend of backends()) {
       expect(here.pathname + here.search).to.equal(authorizeUrl);
       expect(here.searchParams.get('redirect_url')).to.equal(app.redirectUrl);
       expect(here.searchParams.get('scopes')).to.equal('["repairer"]');
+      expect(here.searchParams.get('code_challenge_method')).to.equal('S256');
       await page.getByRole('button', { name: 'Allow' }).click();
       await page.waitForURL((u) => u.toString().startsWith(app.redirectUrl));
       expect(await page.textContent('#result')).to.contain('Connected to Newcomer Garage');

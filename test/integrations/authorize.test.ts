@@ -157,6 +157,12 @@ for (const backend of backends()) {
       expect(denied.searchParams.get('error')).to.equal('access_denied');
     });
 
+    it('an admin may allow too', async () => {
+      const admin = await svc.signUp({ role: 'admin' });
+      const back = await approve(svc, url({ state: 'adm' }), admin.token);
+      expect(back.searchParams.get('code')).to.match(/^svc_code_/);
+    });
+
     it('not signed in: login, then back to the same authorize URL with every parameter', async () => {
       const web = new WebClient(svc.url);
       const original = url({ state: 'keep me & all', scopes: '["repairer"]' });
@@ -164,6 +170,7 @@ for (const backend of backends()) {
       expect(first.status).to.equal(303);
       const loginPage = await web.get(first.location!);
       expect(loginPage.status).to.equal(200);
+      expect(loginPage.html).to.contain('continue installing an app');
       expect(loginPage.html).to.match(/<label for="email">Email<\/label>/).and.to.match(/<label for="password">Password<\/label>/);
       const signedIn = await web.post('/auth/login', { ...hiddenFields(loginPage.html, '/auth/login'), email: owner.email, password: PASSWORD });
       expect(signedIn.status).to.equal(303);

@@ -8,6 +8,7 @@ import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { systemContext } from '../../src/seed.ts';
 import { revokeClientSecret, rotateClientSecret } from '../../src/commands/integrations/clients.ts';
 import { INTEGRATIONS } from '../../src/queries/integrations/integrations.ts';
+import { s256 } from '../../src/commands/integrations/access-codes.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -116,6 +117,30 @@ for (const backend of backends()) {
       const res = await exchange(late, clientA);
       expect(res.status).to.equal(400);
       expect(res.body.code).to.equal('invalid_grant');
+    });
+
+    it('PKCE (S256): a code issued with a challenge needs the matching code_verifier; a verifier without a challenge is refused', async () => {
+      const verifier = 'v'.repeat(20) + '-._~' + 'A1'.repeat(12);
+      const withChallenge = async () => {
+        const u = `${authorizeUrl(svc, { clientId: clientA.clientId, redirectUrl: clientA.redirectUrl, state: 'p', scopes: 'repairer' })}&code_challenge=${s256(verifier)}&code_challenge_method=S256`;
+        const code = (await approve(svc, u, owner.token)).searchParams.get('code')!;
+        secrets.push(code);
+        return code;
+      };
+      const code = await withChallenge();
+      const send = (c: string, code_verifier?: string) =>
+        svc.callIntegration('integrations.insert', { access_code: c, client_id: clientA.clientId, client_secret: clientA.clientSecret, ...(code_verifier ? { code_verifier } : {}) });
+      expect((await send(code)).body.code).to.equal('invalid_grant');
+      expect((await send(code, 'w'.repeat(43))).body.code).to.equal('invalid_grant');
+      const ok = await send(code, verifier);
+      expect(ok.status).to.equal(200);
+      secrets.push(ok.body.api_key);
+      expect((await send(await codeFor(clientA), verifier)).body.code).to.equal('invalid_grant');
+      for (const extra of ['&code_challenge_method=plain&code_challenge=' + verifier, '&code_challenge=short&code_challenge_method=S256', `&code_challenge=${s256(verifier)}`]) {
+        const res = await fetch(authorizeUrl(svc, { clientId: clientA.clientId, redirectUrl: clientA.redirectUrl, state: 'p', scopes: 'repairer' }) + extra, { redirect: 'manual' });
+        expect(res.status, extra).to.equal(303);
+        expect(new URL(res.headers.get('location')!).searchParams.get('error'), extra).to.equal('invalid_request');
+      }
     });
 
     it('a rotated secret works alongside the old one; a revoked secret is invalid_client', async () => {

@@ -6,6 +6,7 @@ import type { Scope } from '../../src/domain/integrations/scopes.ts';
 import { INTEGRATIONS } from '../../src/queries/integrations/integrations.ts';
 import { sessionCookieName } from '../../src/pages/web-session.ts';
 import type { TestService } from './app.ts';
+import { hiddenFields } from './web.ts';
 
 /** An installed integration as a test uses it. */
 export interface InstalledIntegration {
@@ -44,17 +45,11 @@ export async function approve(svc: TestService, url: string, token: string, deci
   const page = await fetch(url, { headers: { cookie }, redirect: 'manual' });
   const html = await page.text();
   if (page.status !== 200) throw new Error(`authorize page answered ${page.status}: ${html.slice(0, 300)}`);
-  const fields: Record<string, string> = {};
-  for (const m of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)) fields[m[1]!] = unescapeHtml(m[2]!);
-  const form = new URLSearchParams({ ...fields, decision });
+  const form = new URLSearchParams({ ...hiddenFields(html, '/auth/integration/authorize'), decision });
   const res = await fetch(`${svc.url}/auth/integration/authorize`, { method: 'POST', headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' }, body: form, redirect: 'manual' });
   const location = res.headers.get('location');
   if (res.status !== 303 || !location) throw new Error(`consent answered ${res.status}: ${(await res.text()).slice(0, 300)}`);
   return new URL(location);
-}
-
-function unescapeHtml(s: string): string {
-  return s.replace(/&(amp|lt|gt|quot|#39);/g, (_m, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"', '#39': "'" })[e]!);
 }
 
 /** Registers a client and installs it into the organization of `token` (an owner's session) with `scopes`. */

@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../src/clock.ts';
 import type { Scope } from '../../src/domain/integrations/scopes.ts';
 import type { Reply, TestService } from './app.ts';
+import { s256 } from '../../src/commands/integrations/access-codes.ts';
 import { registerClient } from './integrations.ts';
 
 /** How long the app accepts a state it issued (the spec's reference app: 15 minutes). */
@@ -54,11 +55,12 @@ export const describeInstallation: AfterInstall = async (app, inst) => {
 /** Starts the app on an ephemeral port and registers it as a client of `svc`. */
 export async function startThirdPartyApp(
   svc: TestService,
-  opts: { name?: string; scopes?: Scope[]; clock?: Clock; afterInstall?: AfterInstall } = {},
+  opts: { name?: string; scopes?: Scope[]; clock?: Clock; afterInstall?: AfterInstall; /** Use PKCE S256 (default true). */ pkce?: boolean } = {},
 ): Promise<ThirdPartyApp> {
   const clock = opts.clock ?? svc.clock;
   const scopes = opts.scopes ?? ['repairer'];
-  const states = new Map<string, number>();
+  // Per state: when it was issued and its PKCE verifier.
+  const states = new Map<string, { issued: number; verifier: string }>();
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -89,11 +91,11 @@ export async function startThirdPartyApp(
   };
 
   // The app's own check of the redirect: a state it issued, not used, not older than 15 minutes. Used once either way.
-  const takeState = (state: string | null): boolean => {
-    if (!state || !states.has(state)) return false;
-    const issued = states.get(state)!;
+  const takeState = (state: string | null): { verifier: string } | null => {
+    const kept = state ? states.get(state) : undefined;
+    if (!state || !kept) return null;
     states.delete(state);
-    return clock.now().getTime() - issued < STATE_TTL_MS;
+    return clock.now().getTime() - kept.issued < STATE_TTL_MS ? kept : null;
   };
 
   server.on('request', (req, res) => {
@@ -102,15 +104,18 @@ export async function startThirdPartyApp(
       const u = new URL(req.url ?? '/', url);
       if (u.pathname === '/install') {
         const state = crypto.randomBytes(24).toString('base64url');
-        states.set(state, clock.now().getTime());
+        const verifier = crypto.randomBytes(32).toString('base64url');
+        states.set(state, { issued: clock.now().getTime(), verifier });
         const target = new URL(`${svc.url}/auth/integration/authorize`);
-        target.search = new URLSearchParams({ client_id: client.clientId, state, scopes: JSON.stringify(u.searchParams.get('scopes')?.split(',') ?? scopes), redirect_url: redirectUrl }).toString();
+        const pkce: Record<string, string> = opts.pkce === false ? {} : { code_challenge: s256(verifier), code_challenge_method: 'S256' };
+        target.search = new URLSearchParams({ client_id: client.clientId, state, scopes: JSON.stringify(u.searchParams.get('scopes')?.split(',') ?? scopes), redirect_url: redirectUrl, ...pkce }).toString();
         res.writeHead(302, { location: target.toString() }).end();
         return;
       }
       if (u.pathname === '/callback') {
         app.callbacks++;
-        if (!takeState(u.searchParams.get('state'))) {
+        const kept = takeState(u.searchParams.get('state'));
+        if (!kept) {
           app.rejected.push(u.search);
           return send(400, page('Installation refused', '<p id="result">This response was not started here, was already used or has expired. Start again.</p>'));
         }
@@ -119,7 +124,7 @@ export async function startThirdPartyApp(
         const exchange = await fetch(`${svc.url}/api/2026-01/integrations.insert`, {
           method: 'POST',
           headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ access_code: u.searchParams.get('code'), client_id: client.clientId, client_secret: client.clientSecret }),
+          body: JSON.stringify({ access_code: u.searchParams.get('code'), client_id: client.clientId, client_secret: client.clientSecret, ...(opts.pkce === false ? {} : { code_verifier: kept.verifier }) }),
         });
         const out = (await exchange.json()) as { api_key: string; integration_id: string; code?: string };
         if (exchange.status !== 200) return send(502, page('Installation failed', `<p id="result">The service said ${esc(String(out.code))}.</p>`));

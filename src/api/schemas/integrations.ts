@@ -2,14 +2,21 @@
 import { z } from 'zod';
 import { Timestamp, Uuid } from './common.ts';
 
+/** integrations.insert request: the code from the redirect and the client's credentials. */
 export const IntegrationInsertRequest = z
   .strictObject({
     access_code: z.string().min(1).max(500).describe('The `code` query parameter your redirect URL received; single use, valid for 15 minutes.'),
     client_id: z.string().min(1).max(100).describe('Your client id, allocated by the operator.'),
     client_secret: z.string().min(1).max(500).describe('Your client secret `svc_secret_...`, allocated by the operator. Never send it from a browser.'),
+    code_verifier: z
+      .string()
+      .regex(/^[A-Za-z0-9\-._~]{43,128}$/, 'must be 43-128 characters of A-Z a-z 0-9 - . _ ~')
+      .optional()
+      .describe('PKCE (RFC 7636): the verifier whose S256 challenge the authorize request sent as `code_challenge`. Required exactly when a challenge was sent.'),
   })
   .meta({ id: 'integrations.IntegrationInsertRequest' });
 
+/** integrations.insert response: the organization's API key and the integration id. */
 export const IntegrationInsertResponse = z
   .object({
     api_key: z.string().describe('Long-lived API key `svc_key_...` of the organization the user installed the app into (not of the user). Shown once: store it per organization.'),
@@ -17,6 +24,7 @@ export const IntegrationInsertResponse = z
   })
   .meta({ id: 'integrations.IntegrationInsertResponse' });
 
+/** integrations.get response: the calling integration. */
 export const IntegrationDetail = z
   .object({
     integration_id: Uuid.describe('The calling integration (the Svc-Integration-ID sent).'),

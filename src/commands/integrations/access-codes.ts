@@ -1,10 +1,14 @@
 // Access codes of the install flow: a plain table (short-lived, single use), written by the consent page, consumed by integrations.insert.
 import type { Knex } from 'knex';
 import type { Scope } from '../../domain/integrations/scopes.ts';
+import crypto from 'node:crypto';
 import { hashSecret, newSecret } from '../../secrets.ts';
 
 /** How long a code can be exchanged (the spec's 15 minutes). */
 export const ACCESS_CODE_TTL_MS = 15 * 60_000;
+
+/** How long a used or expired code is kept so that a late replay still revokes what it made. */
+export const ACCESS_CODE_RETENTION_MS = 7 * 86_400_000;
 
 /** A stored access code (only its hash is stored). */
 export interface AccessCodeRow {
@@ -18,14 +22,17 @@ export interface AccessCodeRow {
   expires_at: Date;
   used_at: Date | null;
   integration_id: string | null;
+  /** PKCE S256 challenge of the authorize request, or null when it sent none. */
+  code_challenge: string | null;
 }
 
 /** Issues a code bound to client, redirect URL, user, organization and scopes; returns the code (never stored in plain). */
 export async function issueAccessCode(
   knex: Knex,
-  input: { clientId: string; redirectUrl: string; userId: string; organizationId: string; scopes: Scope[]; now: Date },
+  input: { clientId: string; redirectUrl: string; userId: string; organizationId: string; scopes: Scope[]; codeChallenge: string | null; now: Date },
 ): Promise<string> {
   const code = newSecret('svc_code_');
+  await knex('integration_access_codes').where('expires_at', '<', new Date(input.now.getTime() - ACCESS_CODE_RETENTION_MS)).delete();
   await knex('integration_access_codes').insert({
     code_hash: hashSecret(code),
     client_id: input.clientId,
@@ -35,6 +42,7 @@ export async function issueAccessCode(
     scopes: JSON.stringify(input.scopes),
     created_at: input.now,
     expires_at: new Date(input.now.getTime() + ACCESS_CODE_TTL_MS),
+    code_challenge: input.codeChallenge,
   });
   return code;
 }
@@ -49,4 +57,18 @@ export async function findAccessCode(knex: Knex, code: string): Promise<AccessCo
 export async function claimAccessCode(knex: Knex, codeHash: string, integrationId: string, now: Date): Promise<boolean> {
   const n = await knex('integration_access_codes').where({ code_hash: codeHash }).whereNull('used_at').update({ used_at: now, integration_id: integrationId });
   return n === 1;
+}
+
+/** RFC 7636 S256: BASE64URL(SHA256(verifier)). */
+export function s256(verifier: string): string {
+  return crypto.createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+
+/** PKCE at the exchange: a code issued with a challenge needs the matching verifier; a verifier without a challenge is a downgrade (RFC 9700 2.1.1). */
+export function pkceSatisfied(row: Pick<AccessCodeRow, 'code_challenge'>, verifier: string | undefined): boolean {
+  if (row.code_challenge === null) return verifier === undefined;
+  if (verifier === undefined) return false;
+  const a = Buffer.from(s256(verifier));
+  const b = Buffer.from(row.code_challenge);
+  return a.length === b.length && crypto.timingSafeEqual(a, b);
 }

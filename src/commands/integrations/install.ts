@@ -9,7 +9,7 @@ import { membership } from '../../queries/identity/identity.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
 import type { RequestContext } from '../../api/context.ts';
 import { runCommand } from '../run.ts';
-import { type AccessCodeRow, claimAccessCode, findAccessCode } from './access-codes.ts';
+import { type AccessCodeRow, claimAccessCode, findAccessCode, pkceSatisfied } from './access-codes.ts';
 
 const invalidGrant = (why: string) => new ApiError(400, 'invalid_grant', `The access code is invalid: ${why}. Start the installation again.`);
 
@@ -23,6 +23,7 @@ async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<
   await ctx.waitFor(res.position, [INTEGRATIONS]);
 }
 
+/** integrations.insert: code exchange (public, no-store). */
 export const integrationsInsert = operation({
   id: 'integrations.insert',
   surface: 'integrations',
@@ -49,6 +50,7 @@ export const integrationsInsert = operation({
       throw invalidGrant('it was already used');
     }
     if (new Date(row.expires_at).getTime() <= ctx.now.getTime()) throw invalidGrant('it has expired');
+    if (!pkceSatisfied(row, req.code_verifier)) throw invalidGrant('the code_verifier does not match the code_challenge of the authorize request');
     const member = await membership(knex, row.organization_id, row.user_id);
     if (member?.role !== 'owner' && member?.role !== 'admin') throw invalidGrant('the user who approved it may no longer install apps in the organization');
     const integrationId = ctx.ids.next();
@@ -67,6 +69,7 @@ export const integrationsInsert = operation({
   },
 });
 
+/** integrations.remove: uninstall the calling integration. */
 export const integrationsRemove = operation({
   id: 'integrations.remove',
   surface: 'integrations',

@@ -21,11 +21,13 @@ export const ClientEvents = {
   ClientSecretRevoked: z.object({ secret_id: z.uuid(), revoked_at: z.string() }),
 };
 
+/** An event of an integration client stream. */
 export type ClientEvent =
   | { type: 'IntegrationClientRegistered'; data: z.infer<typeof ClientEvents.IntegrationClientRegistered> }
   | { type: 'ClientSecretAdded'; data: z.infer<typeof ClientEvents.ClientSecretAdded> }
   | { type: 'ClientSecretRevoked'; data: z.infer<typeof ClientEvents.ClientSecretRevoked> };
 
+/** A command on an integration client. */
 export type ClientCommand =
   | { type: 'RegisterClient'; data: Omit<z.infer<typeof ClientEvents.IntegrationClientRegistered>, 'registered_at'> & { now: string } }
   | { type: 'AddClientSecret'; data: { secret_id: string; secret_hash: string; now: string } }

@@ -20,10 +20,12 @@ export const IntegrationEvents = {
   IntegrationRemoved: z.object({ integration_id: z.uuid(), reason: RemovalReason, removed_at: z.string() }),
 };
 
+/** An event of an installed integration stream. */
 export type IntegrationEvent =
   | { type: 'IntegrationInstalled'; data: z.infer<typeof IntegrationEvents.IntegrationInstalled> }
   | { type: 'IntegrationRemoved'; data: z.infer<typeof IntegrationEvents.IntegrationRemoved> };
 
+/** A command on an installed integration. */
 export type IntegrationCommand =
   | { type: 'InstallIntegration'; data: Omit<z.infer<typeof IntegrationEvents.IntegrationInstalled>, 'installed_at'> & { now: string } }
   | { type: 'RemoveIntegration'; data: { integration_id: string; reason: z.infer<typeof RemovalReason>; now: string } };

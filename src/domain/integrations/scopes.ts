@@ -3,6 +3,7 @@ import { z } from 'zod';
 
 /** A scope of the integrations API. */
 export const Scope = z.enum(['repairer', 'supplier']);
+/** A scope name. */
 export type Scope = z.infer<typeof Scope>;
 
 /** Every scope, in display order. */

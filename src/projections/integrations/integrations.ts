@@ -31,6 +31,7 @@ export interface InstallDoc {
   removed_reason: string | null;
 }
 
+/** Builds integration_clients and integration_installs from the client and integration streams. */
 export const integrationsProjection = documentProjection({
   name: INTEGRATIONS,
   version: 1,

@@ -5,6 +5,7 @@ import { IntegrationDetail } from '../../api/schemas/integrations.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { getInstall } from './integrations.ts';
 
+/** integrations.get: which organization the key belongs to. */
 export const integrationsGet = operation({
   id: 'integrations.get',
   surface: 'integrations',
