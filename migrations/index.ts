@@ -6,6 +6,7 @@ import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_billing_customers.ts';
 import * as m0010 from './0010_integrations.ts';
 import * as m0011 from './0011_access_code_pkce.ts';
+import * as m0020 from './0020_jobs.ts';
 import * as m0030 from './0030_billing_invoices.ts';
 import * as m0040 from './0040_billing_events.ts';
 import * as m0041 from './0041_billing_statements.ts';
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   '0004_billing_customers': m0004,
   '0010_integrations': m0010,
   '0011_access_code_pkce': m0011,
+  '0020_jobs': m0020,
   '0030_billing_invoices': m0030,
   '0040_billing_events': m0040,
   '0041_billing_statements': m0041,
@@ -29,7 +31,7 @@ const migrations: Record<string, Migration> = {
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
 export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(migrations),
+  getMigrations: async () => Object.keys(migrations).sort(),
   getMigrationName: (name) => name,
   getMigration: async (name) => migrations[name]!,
 };

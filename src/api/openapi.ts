@@ -64,8 +64,11 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
   const schemas: Record<string, unknown> = {};
   for (const [id, schema] of Object.entries(converted.schemas)) {
     const { $schema: _s, $id: _i, ...rest } = schema as Record<string, unknown>;
-    schemas[id] = rest;
+    // zod puts named schemas nested in several documents under `__shared.$defs`: make them components of their own.
+    if (id === '__shared') Object.assign(schemas, (rest.$defs ?? {}) as Record<string, unknown>);
+    else schemas[id] = rest;
   }
+  const hoisted = JSON.parse(JSON.stringify(schemas).replaceAll('"#/components/schemas/__shared#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
   const usedTags = new Set(ops.flatMap((o) => o.tags));
   return {
     openapi: '3.1.0',
@@ -80,7 +83,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
     tags: TAGS.filter((t) => usedTags.has(t)).map((t) => ({ name: t })),
     paths,
     components: {
-      schemas,
+      schemas: hoisted,
       securitySchemes: opts.surface === 'core'
         ? { bearerAuth: { type: 'http', scheme: 'bearer', description: 'Session token `svc_sess_...`.' } }
         : {

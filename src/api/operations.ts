@@ -17,6 +17,10 @@ import { billingCreditNoteRequestQueries } from '../queries/billing/credit-note-
 import { billingEventQueries } from '../queries/billing/events.ts';
 import { billingStatementQueries } from '../queries/billing/statements.ts';
 import { billingOverdueQueries } from '../queries/billing/overdue.ts';
+import { jobCommands } from '../commands/jobs/jobs.ts';
+import { jobQueries } from '../queries/jobs/jobs.ts';
+import { sitesList } from '../queries/jobs/sites.ts';
+import { vehicleCommands } from '../commands/vehicles/preload.ts';
 
 /** The whole registry. */
 export const operations: Operation[] = [
@@ -38,4 +42,8 @@ export const operations: Operation[] = [
   ...billingEventQueries,
   ...billingStatementQueries,
   ...billingOverdueQueries,
+  ...jobCommands,
+  ...jobQueries,
+  sitesList,
+  ...vehicleCommands,
 ];

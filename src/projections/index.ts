@@ -9,6 +9,7 @@ import { billingEventsProjection } from './billing/events.ts';
 import { billingStatementsProjection } from './billing/statements.ts';
 import { billingAccessProjection } from './billing/access.ts';
 import { integrationsProjection } from './integrations/integrations.ts';
+import { jobsProjection } from './jobs/jobs.ts';
 
 /** All read-model builders, run by `project` and `start`, replayed by `rebuild`. */
 export const projections: Projection[] = [
@@ -21,4 +22,5 @@ export const projections: Projection[] = [
   billingStatementsProjection,
   billingAccessProjection,
   integrationsProjection,
+  jobsProjection,
 ];

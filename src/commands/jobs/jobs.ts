@@ -1,0 +1,97 @@
+// jobs.insert: create a draft repair job, or update / replace one, for the installing organization.
+import type { z } from 'zod';
+import { operation } from '../../api/operation.ts';
+import type { RequestContext } from '../../api/context.ts';
+import { type ExternalInsertV1, Job, JobsInsertRequest } from '../../api/schemas/jobs.ts';
+import { type JobCommand, type JobData, jobDecider } from '../../domain/jobs/job.ts';
+import { jobExternalIdDecider, jobExternalIdStream } from '../../domain/jobs/external-id.ts';
+import { organizationDecider } from '../../domain/identity/organization.ts';
+import { normaliseVehicleIdentifier } from '../../domain/vehicles/identifier.ts';
+import { JOBS } from '../../projections/jobs/jobs.ts';
+import { integrationCaller, toJob, visibleJob } from '../../queries/jobs/jobs.ts';
+import { loadAggregate, runCommand } from '../run.ts';
+
+/** The request's data as job fields: site id renamed, vehicle identifier normalised, omitted fields left out. */
+export function jobFields(data: z.output<typeof ExternalInsertV1>): Partial<JobData> {
+  const fields: Partial<JobData> = {};
+  if (data.claim_number) fields.claim_number = data.claim_number;
+  if (data.job_number) fields.job_number = data.job_number;
+  if (data.work_provider_id) fields.work_provider_id = data.work_provider_id;
+  if (data.repairer_site_id) fields.site_id = data.repairer_site_id;
+  if (data.vehicle) fields.vehicle = { identifier: normaliseVehicleIdentifier(data.vehicle.identifier) };
+  return fields;
+}
+
+// Sites are read from the organization's stream, not its read model, so a site added a moment ago counts.
+async function organizationSites(ctx: RequestContext, organizationId: string): Promise<string[]> {
+  const { state } = await loadAggregate(ctx.store, organizationDecider, `organization-${organizationId}`);
+  return Object.keys(state.sites);
+}
+
+/** jobs.insert: create, update or replace a job. */
+export const jobsInsert = operation({
+  id: 'jobs.insert',
+  surface: 'integrations',
+  tags: ['Integrations'],
+  summary: 'Creates a draft repair job, or updates or replaces an existing one.',
+  description: [
+    'With an `external` identity and no such job yet, a draft job is created (needs `data.repairer_site_id` and `data.vehicle`).',
+    'When the job exists, `if_.exists` decides: `update` changes only the fields given, `replace` overwrites the data (omitted identifiers become `{}`).',
+    'An `id` identity only addresses an existing job of your organization; it never creates one.',
+    '`data.repairer_site_id` must be a site of the organization the key belongs to. Plates are stored upper case without spaces.',
+  ].join(' '),
+  request: JobsInsertRequest,
+  response: Job,
+  error: 'JobsInsertError',
+  errors: ['job_not_found', 'site_not_found', 'job_data_incomplete', 'concurrency_conflict'],
+  access: { integration: ['repairer'] },
+  write: true,
+  async handle(ctx, req) {
+    const caller = integrationCaller(ctx);
+    const fields = jobFields(req.data);
+    const newJobId = ctx.ids.next();
+    const command = (jobId: string, externalId: string | null, siteIds: string[]): JobCommand => ({
+      type: 'InsertJob',
+      data: {
+        job_id: jobId,
+        organization_id: caller.organizationId,
+        client_id: caller.clientId,
+        integration_id: caller.integrationId,
+        external_id: externalId === null ? {} : { value: externalId },
+        fields,
+        if_exists: req.if_.exists,
+        create_if_missing: externalId !== null,
+        site_ids: siteIds,
+        now: ctx.now.toISOString(),
+      },
+    });
+    const siteIds = fields.site_id === undefined ? [] : await organizationSites(ctx, caller.organizationId);
+    let jobId: string;
+    let externalId: string | null = null;
+    if ('id' in req.identity) {
+      jobId = req.identity.id;
+    } else {
+      externalId = req.identity.external.value;
+      const stream = jobExternalIdStream(caller.organizationId, caller.clientId, externalId);
+      const held = await loadAggregate(ctx.store, jobExternalIdDecider, stream);
+      if (held.state.jobId) {
+        jobId = held.state.jobId;
+      } else {
+        // A request that could not create the job must not reserve its external id: check it first (pure).
+        jobDecider.decide(command(newJobId, externalId, siteIds), jobDecider.initialState());
+        // Appended with expected revision no_stream: of two racing requests one reserves, the other re-decides and gets its job id.
+        const reserved = await runCommand(ctx, jobExternalIdDecider, stream, {
+          type: 'ReserveJobExternalId',
+          data: { organization_id: caller.organizationId, client_id: caller.clientId, integration_id: caller.integrationId, external_id: externalId, job_id: newJobId, now: ctx.now.toISOString() },
+        }, { orgId: caller.organizationId });
+        jobId = reserved.state.jobId ?? newJobId;
+      }
+    }
+    const res = await runCommand(ctx, jobDecider, `job-${jobId}`, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
+    await ctx.waitFor(res.position, [JOBS]);
+    return toJob(await visibleJob(ctx, { id: jobId }));
+  },
+});
+
+/** Write operations of repair jobs. */
+export const jobCommands = [jobsInsert];

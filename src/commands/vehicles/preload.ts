@@ -1,0 +1,34 @@
+// vehicles.preload: records vehicle identifiers for the assembly lookups to warm, one event per distinct vehicle.
+import { operation } from '../../api/operation.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { VehiclesPreloadRequest } from '../../api/schemas/jobs.ts';
+import { MAX_PRELOAD_IDENTIFIERS, vehiclePreloadDecider } from '../../domain/vehicles/preload.ts';
+import { integrationCaller } from '../../queries/jobs/jobs.ts';
+import { runCommand } from '../run.ts';
+
+/** vehicles.preload: record identifiers for the assembly lookups. */
+export const vehiclesPreload = operation({
+  id: 'vehicles.preload',
+  surface: 'integrations',
+  tags: ['Integrations'],
+  summary: 'Queues vehicle identifiers so their assembly data is ready when it is asked for.',
+  description: `1 to ${MAX_PRELOAD_IDENTIFIERS} identifiers per request; duplicates (after normalising plates to upper case without spaces) count once. Prefer a VRM over a chassis number: it gives better data and tells variants such as trim or colour apart.`,
+  request: VehiclesPreloadRequest,
+  response: Empty,
+  error: 'VehiclesPreloadError',
+  errors: ['invalid_identifier_count'],
+  access: { integration: ['supplier'] },
+  write: true,
+  async handle(ctx, req) {
+    const caller = integrationCaller(ctx);
+    const preloadId = ctx.ids.next();
+    await runCommand(ctx, vehiclePreloadDecider, `vehiclepreload-${preloadId}`, {
+      type: 'RequestVehiclePreload',
+      data: { preload_id: preloadId, identifiers: req.identifiers, organization_id: caller.organizationId, integration_id: caller.integrationId, now: ctx.now.toISOString() },
+    }, { orgId: caller.organizationId });
+    return {};
+  },
+});
+
+/** Write operations on vehicles. */
+export const vehicleCommands = [vehiclesPreload];
