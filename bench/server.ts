@@ -36,10 +36,12 @@ async function main(): Promise<void> {
   await app.runner.waitFor(head, [IDENTITY], 120_000);
   await app.runner.waitFor(staff.position, [IDENTITY], 10_000);
   const session = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now: app.clock.now(), ttlHours: 24 });
+  if (process.env.BENCH_TRACE) trace(app);
   const url = await app.listen(0, '127.0.0.1');
   const ready: ServerReady = { url, staffToken: session.token, orgIds };
   process.send!({ ready });
   const stop = async () => {
+    if (process.env.BENCH_TRACE) printTrace();
     await app.close();
     await db.close();
     logger.flush();
@@ -49,6 +51,45 @@ async function main(): Promise<void> {
     if (m === 'stop') void stop();
   });
   process.on('disconnect', () => void stop());
+}
+
+const traced = new Map<string, { n: number; ms: number }>();
+
+function timed<A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  return async (...a) => {
+    const t0 = performance.now();
+    try {
+      return await fn(...a);
+    } finally {
+      const t = traced.get(name) ?? { n: 0, ms: 0 };
+      t.n++;
+      t.ms += performance.now() - t0;
+      traced.set(name, t);
+    }
+  };
+}
+
+// BENCH_TRACE=1: where a request's time goes (appends, read-your-writes waits, SQL by statement).
+function trace(app: Awaited<ReturnType<typeof createApp>>): void {
+  app.store.appendToStream = timed('append', app.store.appendToStream.bind(app.store));
+  app.runner.waitFor = timed('waitFor', app.runner.waitFor.bind(app.runner));
+  const started = new Map<string, { sql: string; t0: number }>();
+  app.knex.on('query', (q: { __knexQueryUid: string; sql: string }) => started.set(q.__knexQueryUid, { sql: q.sql, t0: performance.now() }));
+  app.knex.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
+    const s = started.get(q.__knexQueryUid);
+    if (!s) return;
+    started.delete(q.__knexQueryUid);
+    const name = `sql ${s.sql.replace(/\s+/g, ' ').slice(0, 90)}`;
+    const t = traced.get(name) ?? { n: 0, ms: 0 };
+    t.n++;
+    t.ms += performance.now() - s.t0;
+    traced.set(name, t);
+  });
+}
+
+function printTrace(): void {
+  const rows = [...traced.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
+  for (const [k, v] of rows) console.error(`${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(2).padStart(8)} ms avg ${v.ms.toFixed(0).padStart(8)} ms  ${k}`);
 }
 
 const ORGS = `

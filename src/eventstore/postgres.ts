@@ -64,6 +64,7 @@ export class PostgresEventStore implements EventStore {
   /** Highest position this process knows was committed (own appends and NOTIFY payloads). */
   private knownHead: LogPosition | null = null;
   private listenClient?: pg.Client;
+  private listenReady = false;
   private notifyTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -201,10 +202,14 @@ export class PostgresEventStore implements EventStore {
   // NOTIFY outside the append transaction, coalesced: pg_notify inside it would serialize every commit.
   private scheduleNotify(): void {
     if (this.notifyTimer || this.closed) return;
+    if (!this.listenClient) void this.listen();
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = undefined;
       if (this.closed || !this.knownHead) return;
-      this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]).catch(() => {});
+      // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid,
+      // and every reader of $all waits for open xids) and it takes no connection from the pool.
+      const via = this.listenReady ? this.listenClient : undefined;
+      (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead])).catch(() => {});
     }, 5);
   }
 
@@ -214,15 +219,21 @@ export class PostgresEventStore implements EventStore {
     if (this.db.kind === 'pglite') return; // one process: local announcements suffice
     const client = new pg.Client({ connectionString: this.db.url });
     this.listenClient = client;
+    let ownPid: number | null = null;
     client.on('notification', (msg) => {
+      if (msg.processId === ownPid) return; // our own NOTIFY: already announced locally
       if (msg.payload && /^pg1:/.test(msg.payload)) this.announce(msg.payload, true);
     });
     client.on('error', () => {
       this.listenClient = undefined; // polling carries on; next subscription reconnects
+      this.listenReady = false;
     });
     try {
       await client.connect();
       await client.query(`listen ${CHANNEL}`);
+      await client.query('set synchronous_commit = off');
+      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      this.listenReady = this.listenClient === client;
     } catch {
       this.listenClient = undefined;
     }
@@ -230,6 +241,7 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.listenReady = false;
     clearTimeout(this.notifyTimer);
     this.emitter.emit('append');
     if (this.listenClient) await this.listenClient.end().catch(() => {});
