@@ -82,7 +82,16 @@ export class ProjectionRunner {
     for (const p of only) {
       let total = 0;
       for (;;) {
-        const n = await this.runBatch(p);
+        let n: number;
+        try {
+          n = await this.runBatch(p);
+        } catch (err) {
+          // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
+          if (!(err instanceof CheckpointMoved)) throw err;
+          await this.reloadCheckpoint(p);
+          await sleep(10, new AbortController().signal);
+          continue;
+        }
         if (n === 0) break;
         total += n;
         onProgress?.(p.name, total);
