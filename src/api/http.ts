@@ -193,13 +193,27 @@ async function dispatch(services: Services, op: Operation | undefined, surface: 
 
 function parseInput(op: Operation, body: unknown): unknown {
   if (op.request === null) {
-    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
     throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
   }
   if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
+  const nul = nulPath(body, []);
+  if (nul) throw new ApiError(400, 'invalid_request', 'Text may not contain NUL characters.', { issues: [{ path: nul.join('.'), message: 'contains a NUL (\\u0000) character' }] });
   const parsed = op.request.safeParse(body);
   if (!parsed.success) throw parsed.error satisfies ZodError;
   return parsed.data;
+}
+
+// Postgres text and jsonb cannot hold U+0000, so such input would fail in the database (a 500): refuse it up front.
+function nulPath(value: unknown, path: string[]): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return [...path, k];
+    const found = nulPath(v, [...path, k]);
+    if (found) return found;
+  }
+  return null;
 }
 
 function actorOf(auth: Auth): RequestContext['metadata']['actor'] {
