@@ -44,6 +44,11 @@ export function createHttpApp(
   app.get('/readyz', async (_req, res) => {
     try {
       await services.knex.raw('select 1');
+      const lagging = await laggingProjections(services);
+      if (lagging.length) {
+        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason: 'read models are behind the log', projections: lagging });
+        return;
+      }
       res.json({ status: 'ready', projections: services.runner.positions() });
     } catch {
       res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
@@ -93,6 +98,21 @@ export function createHttpApp(
     res.status(out.status).set(out.headers).json(out.body);
   });
   return app;
+}
+
+/** How long the oldest unprojected event may wait before /readyz reports the instance as not ready. */
+const READY_LAG_MS = 30_000;
+
+// Projections whose oldest unapplied event is older than READY_LAG_MS (checkpoints come from the table, so this also works in `serve`).
+async function laggingProjections(services: Services): Promise<string[]> {
+  const rows = (await services.knex('projection_checkpoints').select('name', 'position')) as { name: string; position: string | null }[];
+  const lagging: string[] = [];
+  for (const p of services.runner.projections) {
+    const position = rows.find((r) => r.name === p.name)?.position ?? null;
+    const [next] = await services.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: 1 });
+    if (next && services.clock.now().getTime() - next.createdAt.getTime() > READY_LAG_MS) lagging.push(p.name);
+  }
+  return lagging;
 }
 
 function unknownOperation(name: string, requestId: string) {
