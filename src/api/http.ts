@@ -44,6 +44,11 @@ export function createHttpApp(
   app.get('/readyz', async (_req, res) => {
     try {
       await services.knex.raw('select 1');
+      const lagging = await laggingProjections(services);
+      if (lagging.length) {
+        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason: 'read models are behind the log', projections: lagging });
+        return;
+      }
       res.json({ status: 'ready', projections: services.runner.positions() });
     } catch {
       res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
@@ -93,6 +98,21 @@ export function createHttpApp(
     res.status(out.status).set(out.headers).json(out.body);
   });
   return app;
+}
+
+/** How long the oldest unprojected event may wait before /readyz reports the instance as not ready. */
+const READY_LAG_MS = 30_000;
+
+// Projections whose oldest unapplied event is older than READY_LAG_MS (checkpoints come from the table, so this also works in `serve`).
+async function laggingProjections(services: Services): Promise<string[]> {
+  const rows = (await services.knex('projection_checkpoints').select('name', 'position')) as { name: string; position: string | null }[];
+  const lagging: string[] = [];
+  for (const p of services.runner.projections) {
+    const position = rows.find((r) => r.name === p.name)?.position ?? null;
+    const [next] = await services.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: 1 });
+    if (next && services.clock.now().getTime() - next.createdAt.getTime() > READY_LAG_MS) lagging.push(p.name);
+  }
+  return lagging;
 }
 
 function unknownOperation(name: string, requestId: string) {
@@ -193,13 +213,27 @@ async function dispatch(services: Services, op: Operation | undefined, surface: 
 
 function parseInput(op: Operation, body: unknown): unknown {
   if (op.request === null) {
-    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
     throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
   }
   if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
+  const nul = nulPath(body, []);
+  if (nul) throw new ApiError(400, 'invalid_request', 'Text may not contain NUL characters.', { issues: [{ path: nul.join('.'), message: 'contains a NUL (\\u0000) character' }] });
   const parsed = op.request.safeParse(body);
   if (!parsed.success) throw parsed.error satisfies ZodError;
   return parsed.data;
+}
+
+// Postgres text and jsonb cannot hold U+0000, so such input would fail in the database (a 500): refuse it up front.
+function nulPath(value: unknown, path: string[]): string[] | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (typeof value !== 'object' || value === null) return null;
+  for (const [k, v] of Object.entries(value)) {
+    if (k.includes('\u0000')) return [...path, k];
+    const found = nulPath(v, [...path, k]);
+    if (found) return found;
+  }
+  return null;
 }
 
 function actorOf(auth: Auth): RequestContext['metadata']['actor'] {

@@ -61,10 +61,14 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
     };
   }
   const converted = z.toJSONSchema(registry, { target: 'draft-2020-12', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' });
+  // Named schemas zod meets only inside others land in a `__shared` document as `$defs`; hoist them into
+  // components so every $ref is a plain `#/components/schemas/<id>` that OpenAPI tools resolve.
+  const { __shared: shared, ...documents } = converted.schemas;
+  const hoisted = { ...((shared as { $defs?: Record<string, unknown> } | undefined)?.$defs ?? {}), ...documents };
   const schemas: Record<string, unknown> = {};
-  for (const [id, schema] of Object.entries(converted.schemas)) {
+  for (const [id, schema] of Object.entries(hoisted)) {
     const { $schema: _s, $id: _i, ...rest } = schema as Record<string, unknown>;
-    schemas[id] = rest;
+    schemas[id] = JSON.parse(JSON.stringify(rest).replaceAll('"#/components/schemas/__shared#/$defs/', '"#/components/schemas/'));
   }
   const usedTags = new Set(ops.flatMap((o) => o.tags));
   return {

@@ -173,6 +173,7 @@ export class PostgresEventStore implements EventStore {
 
   async waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
+    if (!this.listenClient) void this.listen(); // projection runners wait here without subscribing: wake them across processes too
     // A known commit not yet readable (an older transaction is still open): poll again shortly.
     const behind = comparePositions(cursor, this.knownHead) < 0;
     const ms = token !== this.appendCount ? 0 : behind ? 2 : POLL_MS;

@@ -86,11 +86,17 @@ export class ProjectionRunner {
     for (const p of only) {
       let total = 0;
       for (;;) {
-        const n = await this.runBatch(p);
-        if (n === 0) {
-          await this.flush(p);
-          break;
+        let n: number;
+        try {
+          n = await this.runBatch(p);
+        } catch (err) {
+          // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
+          if (!(err instanceof CheckpointMoved)) throw err;
+          await this.reloadCheckpoint(p);
+          await sleep(10, new AbortController().signal);
+          continue;
         }
+        if (n === 0) break;
         total += n;
         onProgress?.(p.name, total);
       }
@@ -205,16 +211,18 @@ export class ProjectionRunner {
     const from = this.checkpoints.get(p.name) ?? null;
     const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 });
     if (events.length === 0) {
-      if (this.storedAgo(p) >= 1000) await this.flush(p);
+      await this.flush(p); // caught up: store a checkpoint that moved only in memory (readiness reads the table)
       this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
     const last = events[events.length - 1]!;
-    // A batch with nothing this projection handles changes no row: move the checkpoint in memory only
-    // and store it with the next write, or once it is a second old. The compare-and-set
-    // always compares with the stored value, so another runner's progress is still detected.
+    // While catching up (a full batch), a batch with nothing this projection handles changes no row:
+    // move the checkpoint in memory only and store it with the next write, when caught up, or once it
+    // is a second old. The compare-and-set always compares with the stored value, so another
+    // runner's progress is still detected. A partial batch is stored at once (readiness reads the table).
     const handles = p.handles;
-    if (handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
+    const full = events.length >= (this.opts.batchSize ?? 1000);
+    if (full && handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
       this.checkpoints.set(p.name, last.position);
     } else {
       await this.commit(p, events, last.position);
