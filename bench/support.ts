@@ -93,7 +93,7 @@ export function percentile(values: number[], p: number): number {
 /** The machine the figures were taken on. */
 export function machineFacts(): Record<string, string | number> {
   const cpus = os.cpus();
-  return { cores: cpus.length, cpu: cpus[0]?.model ?? 'unknown', memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}` };
+  return { cores: cpus.length, cpu: cpus[0]?.model ?? 'unknown', memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, load_avg_1m: os.loadavg()[0]!.toFixed(1) };
 }
 
 /** Postgres server version, for the facts line. */

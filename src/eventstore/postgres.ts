@@ -65,6 +65,8 @@ export class PostgresEventStore implements EventStore {
   private knownHead: LogPosition | null = null;
   private listenClient?: pg.Client;
   private listenReady = false;
+  private notifying = false;
+  private notifyAgain = false;
   private notifyTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -206,12 +208,30 @@ export class PostgresEventStore implements EventStore {
     if (!this.listenClient) void this.listen();
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = undefined;
-      if (this.closed || !this.knownHead) return;
-      // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid,
-      // and every reader of $all waits for open xids) and it takes no connection from the pool.
-      const via = this.listenReady ? this.listenClient : undefined;
-      (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead])).catch(() => {});
+      this.sendNotify();
     }, 5);
+  }
+
+  // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid, and
+  // every reader of $all waits for open xids) and takes no pool connection. One NOTIFY at a time; the
+  // next carries the newest head.
+  private sendNotify(): void {
+    if (this.closed || !this.knownHead) return;
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = true;
+    const via = this.listenReady ? this.listenClient : undefined;
+    (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]))
+      .catch(() => {})
+      .finally(() => {
+        this.notifying = false;
+        if (this.notifyAgain) {
+          this.notifyAgain = false;
+          this.sendNotify();
+        }
+      });
   }
 
   /** Starts the cross-process wake-up (LISTEN) once; polling still guarantees progress without it. */
