@@ -4,6 +4,7 @@ import * as m0001 from './0001_eventstore.ts';
 import * as m0002 from './0002_infrastructure.ts';
 import * as m0003 from './0003_identity.ts';
 import * as m0004 from './0004_billing_customers.ts';
+import * as m0030 from './0030_billing_invoices.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   '0002_infrastructure': m0002,
   '0003_identity': m0003,
   '0004_billing_customers': m0004,
+  '0030_billing_invoices': m0030,
 };
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */

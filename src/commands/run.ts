@@ -51,7 +51,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: { orgId?: string | null; reason?: string } = {},
+  opts: { orgId?: string | null; reason?: string; maxAttempts?: number } = {},
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);
@@ -59,7 +59,8 @@ export async function runCommand<C, E extends DomainEvent, S>(
     const loaded = await loadAggregate(ctx.store, decider, stream, firstEventId);
     if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
     const events = decider.decide(command, loaded.state);
-    if (events.length === 0) return { position: null, events, state: loaded.state, duplicate: false };
+    // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
+    if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
     const metadata: EventMetadata = {
       ...ctx.metadata,
       org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
@@ -74,7 +75,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
       const state = events.reduce(decider.evolve, loaded.state);
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
-      if (err instanceof WrongExpectedVersionError && attempt < MAX_ATTEMPTS) continue;
+      if (err instanceof WrongExpectedVersionError && attempt < (opts.maxAttempts ?? MAX_ATTEMPTS)) continue;
       throw err;
     }
   }

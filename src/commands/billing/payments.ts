@@ -1,0 +1,81 @@
+// billing.payments.insert and .update: manual payments, recorded as events on the invoice stream (the consistency boundary).
+import { operation } from '../../api/operation.ts';
+import { ApiError } from '../../api/errors.ts';
+import type { RequestContext } from '../../api/context.ts';
+import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
+import { isoDate } from '../../clock.ts';
+import { invoiceDecider } from '../../domain/billing/invoice.ts';
+import { BILLING_INVOICES } from '../../projections/billing/invoices.ts';
+import { visibleInvoice } from '../../queries/billing/invoices.ts';
+import { visiblePayment } from '../../queries/billing/payments.ts';
+import { runCommand } from '../run.ts';
+import { INVOICE_ATTEMPTS, invoiceStream } from './invoices.ts';
+
+function notInFuture(ctx: RequestContext, date: string | undefined): void {
+  if (date !== undefined && date > isoDate(ctx.now))
+    throw new ApiError(400, 'received_on_in_future', 'A payment cannot be received in the future.', { issues: [{ path: 'received_on', message: 'after today' }] });
+}
+
+async function paymentAndInvoice(ctx: RequestContext, paymentId: string, invoiceId: string) {
+  return { payment: await visiblePayment(ctx, paymentId), invoice: await visibleInvoice(ctx, invoiceId) };
+}
+
+/** billing.payments.insert */
+export const paymentsInsert = operation({
+  id: 'billing.payments.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Records a manual payment against an open or uncollectible invoice; partial payments are allowed.',
+  description: 'More than amount_remaining is 409; a currency other than the invoice\'s is 400. The payment that brings amount_remaining to 0 also marks the invoice paid.',
+  request: PaymentInsertRequest,
+  response: PaymentInsertResponse,
+  error: 'billing.PaymentInsertError',
+  errors: ['invalid_request', 'invoice_not_found', 'invoice_not_payable', 'amount_exceeds_remaining', 'currency_mismatch', 'received_on_in_future', 'concurrency_conflict'],
+  access: 'billing_staff',
+  write: true,
+  async handle(ctx, req) {
+    const invoice = await visibleInvoice(ctx, req.invoice_id);
+    notInFuture(ctx, req.received_on);
+    const paymentId = ctx.ids.next();
+    const { invoice_id: _i, ...details } = req;
+    const res = await runCommand(ctx, invoiceDecider, invoiceStream(invoice.id), {
+      type: 'RecordPayment',
+      data: { ...details, payment_id: paymentId, now: ctx.now.toISOString() },
+    }, { orgId: invoice.organization_id, maxAttempts: INVOICE_ATTEMPTS });
+    await ctx.waitFor(res.position, [BILLING_INVOICES]);
+    return paymentAndInvoice(ctx, paymentId, invoice.id);
+  },
+});
+
+/** billing.payments.update */
+export const paymentsUpdate = operation({
+  id: 'billing.payments.update',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Edits or voids a manually recorded payment, with a reason; each change is an event on the invoice.',
+  description: 'Amounts change and payments are voided only while the invoice is open or uncollectible (paid and void are final); method, reference and date can always be corrected.',
+  request: PaymentUpdateRequest,
+  response: PaymentUpdateResponse,
+  error: 'billing.PaymentUpdateError',
+  errors: ['invalid_request', 'payment_not_found', 'payment_voided', 'invoice_final', 'amount_exceeds_remaining', 'received_on_in_future', 'concurrency_conflict'],
+  access: 'billing_staff',
+  write: true,
+  async handle(ctx, req) {
+    const payment = await visiblePayment(ctx, req.id);
+    notInFuture(ctx, req.received_on);
+    const now = ctx.now.toISOString();
+    const { id, void: voiding, reason, ...changes } = req;
+    const res = await runCommand(
+      ctx,
+      invoiceDecider,
+      invoiceStream(payment.invoice_id),
+      voiding ? { type: 'VoidPayment', data: { payment_id: id, reason, now } } : { type: 'UpdatePayment', data: { payment_id: id, changes, now } },
+      { orgId: payment.organization_id, reason, maxAttempts: INVOICE_ATTEMPTS },
+    );
+    await ctx.waitFor(res.position, [BILLING_INVOICES]);
+    return paymentAndInvoice(ctx, id, payment.invoice_id);
+  },
+});
+
+/** Write operations of payments. */
+export const billingPaymentCommands = [paymentsInsert, paymentsUpdate];

@@ -1,0 +1,117 @@
+// Credit note request aggregate (`creditnoterequest-<id>`): pending -> approved -> issued, or rejected | cancelled.
+// Issuing also appends CreditNoteIssued to the invoice stream (see commands/billing/credit-note-requests.ts).
+import { type Decider, DomainError, assertNever } from '../decider.ts';
+import type { CreditNoteReason } from './invoice-events.ts';
+
+/** Where a credit note request stands. */
+export type CreditNoteRequestStatus = 'pending' | 'approved' | 'issued' | 'rejected' | 'cancelled';
+
+/** The editable details of a request. */
+export interface CreditNoteRequestDetails {
+  amount: number;
+  reason: CreditNoteReason;
+  description: string;
+}
+
+/** Everything that happens to a credit note request. */
+export type CreditNoteRequestEvent =
+  | {
+      type: 'CreditNoteRequested';
+      data: CreditNoteRequestDetails & { credit_note_request_id: string; invoice_id: string; invoice_number: string | null; organization_id: string; customer_id: string; currency: string; requested_at: string };
+    }
+  | { type: 'CreditNoteRequestUpdated'; data: { changes: Partial<CreditNoteRequestDetails>; updated_at: string } }
+  | { type: 'CreditNoteRequestApproved'; data: { approved_at: string } }
+  | { type: 'CreditNoteRequestRejected'; data: { rejected_at: string } }
+  | { type: 'CreditNoteRequestCancelled'; data: { cancelled_at: string } }
+  | { type: 'CreditNoteRequestIssued'; data: { invoice_id: string; amount: number; currency: string; applied_to_invoice: number; credited_to_balance: number; issued_at: string } };
+
+/** What may be asked of a credit note request. */
+export type CreditNoteRequestCommand =
+  | { type: 'RequestCreditNote'; data: Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequested' }>['data'] }
+  | { type: 'UpdateCreditNoteRequest'; data: { changes: Partial<CreditNoteRequestDetails>; now: string } }
+  | { type: 'ApproveCreditNoteRequest'; data: { now: string } }
+  | { type: 'RejectCreditNoteRequest'; data: { now: string } }
+  | { type: 'CancelCreditNoteRequest'; data: { now: string } }
+  | { type: 'MarkCreditNoteRequestIssued'; data: Omit<Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequestIssued' }>['data'], 'issued_at'> & { now: string } };
+
+/** What the decider needs. */
+export interface CreditNoteRequestState {
+  status: CreditNoteRequestStatus | 'none';
+  details: CreditNoteRequestDetails | null;
+  /** Was ever approved: an issue that began then may still complete (see MarkCreditNoteRequestIssued). */
+  approved: boolean;
+}
+
+/** Pure credit note request decider. */
+export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditNoteRequestEvent, CreditNoteRequestState> = {
+  initialState: () => ({ status: 'none', details: null, approved: false }),
+  evolve(s, event) {
+    switch (event.type) {
+      case 'CreditNoteRequested':
+        return { status: 'pending', details: { amount: event.data.amount, reason: event.data.reason, description: event.data.description }, approved: false };
+      case 'CreditNoteRequestUpdated':
+        return { ...s, details: s.details && { ...s.details, ...event.data.changes } };
+      case 'CreditNoteRequestApproved':
+        return { ...s, status: 'approved', approved: true };
+      case 'CreditNoteRequestRejected':
+        return { ...s, status: 'rejected' };
+      case 'CreditNoteRequestCancelled':
+        return { ...s, status: 'cancelled' };
+      case 'CreditNoteRequestIssued':
+        return { ...s, status: 'issued' };
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, s) {
+    switch (command.type) {
+      case 'RequestCreditNote':
+        if (s.status !== 'none') throw new DomainError('credit_note_request_exists', 'The credit note request already exists.');
+        if (!Number.isSafeInteger(command.data.amount) || command.data.amount <= 0) throw new DomainError('invalid_amount', 'Amounts are positive integers in minor units.', 'invalid');
+        return [{ type: 'CreditNoteRequested', data: command.data }];
+      case 'UpdateCreditNoteRequest': {
+        require(s, ['pending'], 'change the details of');
+        const changes = Object.fromEntries(
+          Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && v !== s.details?.[k as keyof CreditNoteRequestDetails]),
+        ) as Partial<CreditNoteRequestDetails>;
+        if (changes.amount !== undefined && (!Number.isSafeInteger(changes.amount) || changes.amount <= 0))
+          throw new DomainError('invalid_amount', 'Amounts are positive integers in minor units.', 'invalid');
+        return Object.keys(changes).length ? [{ type: 'CreditNoteRequestUpdated', data: { changes, updated_at: command.data.now } }] : [];
+      }
+      case 'ApproveCreditNoteRequest':
+        if (s.status === 'approved') return [];
+        require(s, ['pending'], 'approve');
+        return [{ type: 'CreditNoteRequestApproved', data: { approved_at: command.data.now } }];
+      case 'RejectCreditNoteRequest':
+        if (s.status === 'rejected') return [];
+        require(s, ['pending', 'approved'], 'reject');
+        return [{ type: 'CreditNoteRequestRejected', data: { rejected_at: command.data.now } }];
+      case 'CancelCreditNoteRequest':
+        if (s.status === 'cancelled') return [];
+        require(s, ['pending', 'approved'], 'cancel');
+        return [{ type: 'CreditNoteRequestCancelled', data: { cancelled_at: command.data.now } }];
+      case 'MarkCreditNoteRequestIssued': {
+        if (s.status === 'issued') return [];
+        // The credit is already on the invoice (the invoice is the truth), so an issue that began while approved
+        // completes even if a reject or cancel slipped in between its two writes.
+        if (!(s.approved && (s.status === 'rejected' || s.status === 'cancelled'))) require(s, ['approved'], 'issue');
+        const { now, ...data } = command.data;
+        return [{ type: 'CreditNoteRequestIssued', data: { ...data, issued_at: now } }];
+      }
+      default:
+        return assertNever(command);
+    }
+  },
+};
+
+/** Throws unless the request may be issued now (checked before the credit is applied to the invoice). */
+export function assertIssuable(s: CreditNoteRequestState): void {
+  if (s.status === 'issued') return;
+  require(s, ['approved'], 'issue');
+}
+
+function require(s: CreditNoteRequestState, allowed: CreditNoteRequestStatus[], action: string): void {
+  if (s.status === 'none') throw new DomainError('credit_note_request_not_found', 'No such credit note request.', 'not_found');
+  if (!allowed.includes(s.status))
+    throw new DomainError('invalid_status_transition', `Cannot ${action} a credit note request that is ${s.status}.`, 'conflict', { status: s.status });
+}

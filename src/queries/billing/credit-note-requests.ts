@@ -1,0 +1,54 @@
+// billing.credit-note-requests.list, reading billing_credit_note_requests (written by projections/billing/credit-note-requests.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import { hasRole, type RequestContext } from '../../api/context.ts';
+import { CreditNoteRequestListRequest, CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
+import type { CreditNoteRequestDoc } from '../../projections/billing/credit-note-requests.ts';
+import { keysetPage } from '../pagination.ts';
+import { canSeeOrganization } from './customers.ts';
+
+/** Loads a credit note request document, or null. */
+export async function getCreditNoteRequestDoc(knex: Knex, id: string): Promise<CreditNoteRequestDoc | null> {
+  const row = await knex('billing_credit_note_requests').where({ id }).first('doc');
+  return row ? (row.doc as CreditNoteRequestDoc) : null;
+}
+
+/** A request the caller may see; another organization's is 404. */
+export async function visibleCreditNoteRequest(ctx: RequestContext, id: string): Promise<CreditNoteRequestDoc> {
+  const doc = await getCreditNoteRequestDoc(ctx.services.knex, id);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('credit_note_request_not_found', `No credit note request ${id} in this organization.`);
+  return doc;
+}
+
+/** billing.credit-note-requests.list */
+export const creditNoteRequestsList = operation({
+  id: 'billing.credit-note-requests.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists credit note requests visible to the caller, oldest first, with filters and keyset pagination.',
+  request: CreditNoteRequestListRequest,
+  response: CreditNoteRequestPage,
+  error: 'billing.CreditNoteRequestListError',
+  errors: ['invalid_cursor'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_credit_note_requests').select('id', 'created_at', 'doc');
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (req.organization_id) q.where('organization_id', req.organization_id);
+    if (req.invoice_id) q.where('invoice_id', req.invoice_id);
+    if (req.customer_id) q.where('customer_id', req.customer_id);
+    if (req.status) q.where('status', req.status);
+    if (req.reason) q.where('reason', req.reason);
+    const res = await keysetPage<{ id: string; created_at: Date; doc: CreditNoteRequestDoc }>(q, {
+      columns: ['created_at', 'id'],
+      limit: req.limit,
+      cursor: req.cursor,
+      key: (r) => [new Date(r.created_at).toISOString(), r.id],
+    });
+    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+  },
+});
+
+/** Read operations of credit note requests. */
+export const billingCreditNoteRequestQueries = [creditNoteRequestsList];

@@ -1,0 +1,89 @@
+// billing.invoices.get and .list, reading billing_invoices (written by projections/billing/invoices.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import { hasRole, type RequestContext } from '../../api/context.ts';
+import { Uuid } from '../../api/schemas/common.ts';
+import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../api/schemas/billing-invoices.ts';
+import { isoDate } from '../../clock.ts';
+import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
+import { keysetPage } from '../pagination.ts';
+import { canSeeOrganization } from './customers.ts';
+
+/** Loads an invoice document, or null. */
+export async function getInvoiceDoc(knex: Knex, id: string): Promise<InvoiceDoc | null> {
+  const row = await knex('billing_invoices').where({ id }).first('doc');
+  return row ? (row.doc as InvoiceDoc) : null;
+}
+
+/**
+ * An invoice the caller may see: staff see all; an organization sees its own once finalized (drafts are
+ * the biller's work in progress, as in Stripe). Anything else is 404, like a missing one.
+ */
+export async function visibleInvoice(ctx: RequestContext, id: string): Promise<InvoiceDoc> {
+  const doc = await getInvoiceDoc(ctx.services.knex, id);
+  const staff = hasRole(ctx.auth, 'billing_staff');
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id) || (!staff && doc.status === 'draft'))
+    throw notFound('invoice_not_found', `No invoice ${id} in this organization.`);
+  return doc;
+}
+
+/** billing.invoices.get */
+export const invoicesGet = operation({
+  id: 'billing.invoices.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Returns one invoice. The request body is the invoice id as a JSON string.',
+  request: Uuid,
+  response: InvoiceDetail,
+  error: 'billing.InvoiceGetError',
+  errors: ['invoice_not_found'],
+  access: 'org_user',
+  handle: (ctx, id) => visibleInvoice(ctx, id),
+});
+
+/** billing.invoices.list */
+export const invoicesList = operation({
+  id: 'billing.invoices.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists invoices visible to the caller, oldest first, with filters and keyset pagination.',
+  request: InvoiceListRequest,
+  response: InvoiceListPage,
+  error: 'billing.InvoiceListError',
+  errors: ['invalid_cursor'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_invoices').select('id', 'created_at', 'doc');
+    if (!hasRole(ctx.auth, 'billing_staff')) {
+      q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId).whereNot('status', 'draft');
+    }
+    if (req.organization_id) q.where('organization_id', req.organization_id);
+    if (req.customer_id) q.where('customer_id', req.customer_id);
+    if (req.status) q.where('status', req.status);
+    if (req.currency) q.where('currency', req.currency);
+    if (req.issue_date_from) q.where('issue_date', '>=', req.issue_date_from);
+    if (req.issue_date_to) q.where('issue_date', '<=', req.issue_date_to);
+    if (req.due_date_from) q.where('due_date', '>=', req.due_date_from);
+    if (req.due_date_to) q.where('due_date', '<=', req.due_date_to);
+    const today = isoDate(ctx.now);
+    if (req.overdue === true) q.where('status', 'open').where('due_date', '<', today);
+    if (req.overdue === false) q.where((w) => w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today));
+    const res = await keysetPage<{ id: string; created_at: Date; doc: InvoiceDoc }>(q, {
+      columns: ['created_at', 'id'],
+      limit: req.limit,
+      cursor: req.cursor,
+      key: (r) => [new Date(r.created_at).toISOString(), r.id],
+    });
+    return {
+      items: res.rows.map(({ doc: d }) => ({
+        id: d.id, number: d.number, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency,
+        total: d.total, amount_remaining: d.amount_remaining, issue_date: d.issue_date, due_date: d.due_date, created_at: d.created_at,
+      })),
+      pagination: res.pagination,
+    };
+  },
+});
+
+/** Read operations of invoices. */
+export const billingInvoiceQueries = [invoicesGet, invoicesList];

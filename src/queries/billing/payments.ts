@@ -1,0 +1,52 @@
+// billing.payments.list, reading billing_payments (written by projections/billing/invoices.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { notFound } from '../../api/errors.ts';
+import { hasRole, type RequestContext } from '../../api/context.ts';
+import { PaymentListRequest, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
+import type { PaymentDoc } from '../../projections/billing/invoices.ts';
+import { keysetPage } from '../pagination.ts';
+import { canSeeOrganization } from './customers.ts';
+
+/** Loads a payment document, or null. */
+export async function getPaymentDoc(knex: Knex, id: string): Promise<PaymentDoc | null> {
+  const row = await knex('billing_payments').where({ id }).first('doc');
+  return row ? (row.doc as PaymentDoc) : null;
+}
+
+/** A payment the caller may see; another organization's is 404. */
+export async function visiblePayment(ctx: RequestContext, id: string): Promise<PaymentDoc> {
+  const doc = await getPaymentDoc(ctx.services.knex, id);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('payment_not_found', `No payment ${id} in this organization.`);
+  return doc;
+}
+
+/** billing.payments.list */
+export const paymentsList = operation({
+  id: 'billing.payments.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists the payments of a customer or an invoice (or every visible payment), oldest first, with keyset pagination.',
+  request: PaymentListRequest,
+  response: PaymentListResponse,
+  error: 'billing.PaymentListError',
+  errors: ['invalid_cursor'],
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_payments').select('id', 'created_at', 'doc');
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (req.invoice_id) q.where('invoice_id', req.invoice_id);
+    if (req.customer_id) q.where('customer_id', req.customer_id);
+    if (req.status) q.where('status', req.status);
+    const res = await keysetPage<{ id: string; created_at: Date; doc: PaymentDoc }>(q, {
+      columns: ['created_at', 'id'],
+      limit: req.limit,
+      cursor: req.cursor,
+      key: (r) => [new Date(r.created_at).toISOString(), r.id],
+    });
+    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+  },
+});
+
+/** Read operations of payments. */
+export const billingPaymentQueries = [paymentsList];
