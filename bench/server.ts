@@ -1,7 +1,6 @@
 // Child process of the HTTP phases: the real service (createApp, default log level) over the bench
 // database, with pre-created organizations and a billing-staff token; tells the parent over IPC.
 import pino from 'pino';
-import type { Knex } from 'knex';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/app.ts';
 import { openPglite, openPostgres } from '../src/db.ts';
@@ -9,6 +8,7 @@ import { systemContext } from '../src/seed.ts';
 import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
 import { IDENTITY } from '../src/queries/identity/identity.ts';
 import { POOL_SIZE } from './support.ts';
+import { seedInvoices } from './seed-invoices.ts';
 
 /** What the child tells the parent once it listens. */
 export interface ServerReady {
@@ -58,40 +58,6 @@ async function main(): Promise<void> {
   });
   process.on('disconnect', () => void stop());
 }
-
-// billing_invoices rows straight into the read model (the list phase measures reads, not writes):
-// 100 invoices per customer (ids are valid v4-shaped UUIDs), 60% paid, 20% open, 10% draft, 10% void, a minute apart.
-async function seedInvoices(knex: Knex, count: number): Promise<string[]> {
-  const customers = Math.max(1, Math.floor(count / 100));
-  for (let from = 0; from < count; from += 100_000) {
-    await knex.raw(INVOICES, [customers, customers, from, Math.min(count, from + 100_000) - 1]);
-  }
-  await knex.raw('analyze billing_invoices');
-  const rows = await knex.raw(`select distinct customer_id::text as id from billing_invoices where id in (select id from billing_invoices tablesample system (1) limit 500)`);
-  return (rows.rows as { id: string }[]).map((r) => r.id);
-}
-
-const INVOICES = `
-  insert into billing_invoices (id, organization_id, customer_id, status, currency, number, issue_date, due_date, total, amount_remaining, created_at, doc)
-  select id, org, cust, status, 'GBP', num, issue, issue + 30, total, remaining, created, jsonb_build_object(
-      'id', id, 'number', num, 'organization_id', org, 'customer_id', cust, 'status', status, 'currency', 'GBP',
-      'lines', jsonb_build_array(jsonb_build_object('kind', 'manual', 'description', 'Bench line', 'quantity', 1, 'unit_amount', total, 'amount', total)),
-      'subtotal', total, 'total', total, 'amount_paid', total - remaining, 'amount_credited', 0, 'amount_credited_to_balance', 0,
-      'amount_remaining', remaining, 'memo', null, 'metadata', '{}'::jsonb, 'issue_date', issue, 'due_date', issue + 30,
-      'created_at', created, 'updated_at', created, 'finalized_at', case when status = 'draft' then null else created end,
-      'paid_at', case when status = 'paid' then created end, 'voided_at', case when status = 'void' then created end, 'marked_uncollectible_at', null)
-  from (
-    select overlay(overlay(md5('bench-invoice-' || i) placing '4' from 13) placing '8' from 17)::uuid as id,
-      overlay(overlay(md5('bench-inv-org-' || (i % ?::int)) placing '4' from 13) placing '8' from 17)::uuid as org,
-      overlay(overlay(md5('bench-inv-customer-' || (i % ?::int)) placing '4' from 13) placing '8' from 17)::uuid as cust,
-      case when i % 10 < 6 then 'paid' when i % 10 < 8 then 'open' when i % 10 = 8 then 'draft' else 'void' end as status,
-      case when i % 10 = 8 then null else 'INV-B-' || lpad(i::text, 9, '0') end as num,
-      case when i % 10 = 8 then null else date '2025-01-01' + (i / 10000) end as issue,
-      1000 + (i % 997) * 10 as total,
-      case when i % 10 between 6 and 7 then 500 else 0 end as remaining,
-      timestamptz '2025-01-01T00:00:00Z' + i * interval '1 minute' as created
-    from generate_series(?::int, ?::int) as i
-  ) s`;
 
 const traced = new Map<string, { n: number; ms: number }>();
 
