@@ -22,6 +22,8 @@ export class ProjectionRunner {
   /** The checkpoint as stored in projection_checkpoints; behind `checkpoints` after batches with nothing to apply. */
   private readonly persisted = new Map<string, { position: LogPosition | null; at: number }>();
   private readonly advanced = new EventEmitter();
+  /** Reads of $all in flight, by start position: projections woken by one append share one query. */
+  private readonly reads = new Map<string, Promise<RecordedEvent[]>>();
   private abort = new AbortController();
   private loops: Promise<void>[] = [];
   private running = false;
@@ -209,7 +211,7 @@ export class ProjectionRunner {
   /** Reads one batch after the checkpoint and applies it with a compare-and-set on the checkpoint. */
   private async runBatch(p: Projection): Promise<number> {
     const from = this.checkpoints.get(p.name) ?? null;
-    const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 });
+    const events = await this.read(from);
     if (events.length === 0) {
       await this.flush(p); // caught up: store a checkpoint that moved only in memory (readiness reads the table)
       this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
@@ -230,6 +232,21 @@ export class ProjectionRunner {
     this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
     this.advanced.emit('advanced');
     return events.length;
+  }
+
+  /**
+   * One batch of $all after `from`, shared with any projection reading from the same position at the
+   * same time (the array is shared: projections must not modify it). Only in-flight reads are shared,
+   * so a later read still sees commits that became readable since.
+   */
+  private read(from: LogPosition | null): Promise<RecordedEvent[]> {
+    const key = from ?? 'start';
+    let pending = this.reads.get(key);
+    if (!pending) {
+      pending = this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 }).finally(() => this.reads.delete(key));
+      this.reads.set(key, pending);
+    }
+    return pending;
   }
 
   /** Applies `events` and moves the stored checkpoint to `position` in one transaction (compare-and-set). */
