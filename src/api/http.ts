@@ -131,6 +131,8 @@ function bodyErrorStatus(err: unknown): number | null {
   if (e?.type === 'entity.parse.failed') return 400;
   if (e?.type === 'unsupported.media') return 415;
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return 415;
+  // Other body-reading failures (a corrupt gzip or br body, say) arrive as http-errors with a 4xx status.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return e.status === 413 || e.status === 415 ? e.status : 400;
   return null;
 }
 
