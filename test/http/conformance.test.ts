@@ -1,5 +1,6 @@
 // HTTP conventions of DESIGN.md section 8: error body and statuses, auth, request ids, idempotency, health, metrics.
 import { expect } from 'chai';
+import zlib from 'node:zlib';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
@@ -67,6 +68,17 @@ for (const backend of backends()) {
         const res = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` }, body });
         expectErrorBody(res, 400, 'malformed_json');
       }
+    });
+
+    it('answers a body it cannot decode (corrupt gzip or br) with 400, and accepts a gzip body', async () => {
+      for (const encoding of ['gzip', 'br', 'deflate']) {
+        const res = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${owner.token}` }, body: 'not compressed' });
+        expectErrorBody(res, 400, 'malformed_json');
+      }
+      const gz = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${owner.token}` }, body: zlib.gzipSync('{"limit":2}') });
+      expect(gz.status).to.equal(200);
+      const bomb = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${owner.token}` }, body: zlib.gzipSync(JSON.stringify({ query: ' '.repeat(5_000_000) })) });
+      expectErrorBody(bomb, 413, 'payload_too_large');
     });
 
     it('answers a body over 1 MiB with 413', async () => {
