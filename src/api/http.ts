@@ -84,6 +84,9 @@ export function createHttpApp(
   app.use('/api', (req, res) => {
     res.status(404).json(unknownOperation(req.path.replace(/^\//, ''), res.locals.requestId as string));
   });
+  app.use((req, res) => {
+    res.status(404).json({ type: 'NotFound', code: 'not_found', message: `Nothing at ${req.method} ${req.path}.`, request_id: res.locals.requestId as string });
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = res.locals.requestId as string;
     const status = bodyErrorStatus(err);

@@ -46,6 +46,7 @@ for (const backend of backends()) {
       expectErrorBody(res, 404, 'unknown_operation');
       expectErrorBody(await raw(`${svc.url}/api/v1/`, { method: 'POST' }), 404, 'unknown_operation');
       expectErrorBody(await raw(`${svc.url}/api/v1/a/b`, { method: 'POST' }), 404, 'unknown_operation');
+      expectErrorBody(await raw(`${svc.url}/no/such/page`, { method: 'GET' }), 404, 'not_found');
     });
 
     it('answers GET on an operation with 405 and Allow: POST', async () => {
