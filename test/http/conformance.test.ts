@@ -154,6 +154,22 @@ for (const backend of backends()) {
       expect((await svc.call('billing.customers.insert', body, third.token, { 'idempotency-key': 'key-1' })).status).to.equal(200);
     });
 
+    it('Idempotency-Key: concurrent requests with one key write once; the rest replay or are told to retry', async () => {
+      const other = await svc.signUp();
+      const body = { name: 'Racy Ltd', email: 'racy@example.com', currency: 'GBP' };
+      const answers = await Promise.all(Array.from({ length: 6 }, () => svc.call('billing.customers.insert', body, other.token, { 'idempotency-key': 'race-1' })));
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok.length).to.be.at.least(1);
+      for (const a of ok) expect(a.body).to.deep.equal(ok[0]!.body);
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expectErrorBody(a, 409, 'idempotency_key_in_use');
+        expect(a.headers.get('retry-after')).to.equal('1');
+      }
+      expect(await svc.app.knex('es_events').where({ stream_id: `customer-${ok[0]!.body.id}` }).select('event_id')).to.have.length(1);
+      const later = await svc.call('billing.customers.insert', body, other.token, { 'idempotency-key': 'race-1' });
+      expect(later.body).to.deep.equal(ok[0]!.body);
+    });
+
     it('rejects an unusable Idempotency-Key with 400', async () => {
       const other = await svc.signUp();
       const res = await svc.call('billing.customers.insert', { name: 'K', email: 'k@example.com', currency: 'GBP' }, other.token, { 'idempotency-key': 'x'.repeat(300) });
