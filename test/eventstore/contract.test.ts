@@ -28,6 +28,12 @@ async function wrongVersion(p: Promise<unknown>): Promise<WrongExpectedVersionEr
   throw new Error('expected WrongExpectedVersionError');
 }
 
+/** Waits until `position` is readable. On a shared Postgres server a transaction open in any database delays it (the xid8 rule). */
+async function visible(store: PostgresEventStore, position: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await store.headPosition()) !== position && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
 const stream = (cat = 'test') => `${cat}-${crypto.randomUUID()}`;
 
 for (const backend of backends()) {
@@ -115,9 +121,7 @@ for (const backend of backends()) {
       const before = await store.headPosition();
       await store.appendToStream(s, [ev('A'), ev('B')], { expectedRevision: 'no_stream' });
       const r2 = await store.appendToStream(s, [ev('C')], { expectedRevision: 1n });
-      // On a shared Postgres server a transaction open elsewhere (any database) delays visibility: that is the xid8 rule.
-      const deadline = Date.now() + 30_000;
-      while ((await store.headPosition()) !== r2.position && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await visible(store, r2.position);
       const all = await store.readAll({ from: 'start', maxCount: 100_000 });
       expect(all.length).to.be.greaterThan(2);
       for (let i = 1; i < all.length; i++) expect(all[i - 1]!.position < all[i]!.position).to.equal(true);
@@ -207,7 +211,8 @@ for (const backend of backends()) {
     it('subscribeToAll signals caughtUp, then delivers live appends; from end skips history', async () => {
       const abort = new AbortController();
       const s = stream();
-      await store.appendToStream(s, [ev('Old')], { expectedRevision: 'no_stream' });
+      const old = await store.appendToStream(s, [ev('Old')], { expectedRevision: 'no_stream' });
+      await visible(store, old.position);
       const got: string[] = [];
       let caughtUp = false;
       const sub = (async () => {
