@@ -57,6 +57,22 @@ for (const backend of backends()) {
       expect(calls).to.be.greaterThan(100);
     });
 
+    it('answers bodies nested hundreds of thousands deep with 400, not a stack overflow', async () => {
+      const org = await svc.signUp();
+      const bodies = ['['.repeat(400_000) + ']'.repeat(400_000), '{"a":'.repeat(150_000) + '1' + '}'.repeat(150_000), '{"query":' + '['.repeat(300_000) + ']'.repeat(300_000) + '}'];
+      for (const op of ['billing.customers.list', 'billing.customers.insert', 'auth.sessions.get']) {
+        for (const body of bodies) {
+          const res = await fetch(`${svc.url}/api/v1/${op}`, { method: 'POST', headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json' }, body });
+          const json = (await res.json()) as { code: string };
+          expect(res.status, `${op} ${body.slice(0, 12)}`).to.equal(400);
+          expect(json.code).to.equal('invalid_request');
+        }
+      }
+      // Reasonable nesting (metadata values are flat; an address is two levels) is fine.
+      const ok = await svc.call('billing.customers.insert', { name: 'N', email: 'n@example.com', currency: 'GBP', billing_address: { line1: 'a', city: 'b', country: 'GB' } }, org.token);
+      expect(ok.status).to.equal(200);
+    });
+
     it('answers a valid body with one field broken with a 4xx that writes nothing (or a 200 when the value happens to be valid)', async () => {
       const org = await svc.signUp();
       const customer = await svc.call('billing.customers.insert', { name: 'Valid', email: 'v@example.com', currency: 'GBP' }, org.token);
