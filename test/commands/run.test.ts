@@ -41,9 +41,10 @@ for (const backend of backends()) {
       expect(res.state.status).to.equal('active');
       const [row] = await db.knex('es_events').where({ stream_id: stream }).select('metadata');
       expect(row.metadata).to.deep.equal({ ...metadata, org_id: orgId, reason: 'test' });
-      // A command that decides nothing appends nothing and has no position to wait for.
+      // A command that decides nothing appends nothing.
       const none = await runCommand(ctx(), customerDecider, stream, rename('A'));
-      expect(none.position).to.equal(null);
+      expect(none.events).to.deep.equal([]);
+      expect(none.duplicate).to.equal(false);
       expect(await typesOf(stream)).to.deep.equal(['CustomerCreated']);
     });
 
