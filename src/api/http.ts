@@ -84,6 +84,9 @@ export function createHttpApp(
   app.use('/api', (req, res) => {
     res.status(404).json(unknownOperation(req.path.replace(/^\//, ''), res.locals.requestId as string));
   });
+  app.use((req, res) => {
+    res.status(404).json({ type: 'NotFound', code: 'not_found', message: `Nothing at ${req.method} ${req.path}.`, request_id: res.locals.requestId as string });
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = res.locals.requestId as string;
     const status = bodyErrorStatus(err);
@@ -131,6 +134,8 @@ function bodyErrorStatus(err: unknown): number | null {
   if (e?.type === 'entity.parse.failed') return 400;
   if (e?.type === 'unsupported.media') return 415;
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return 415;
+  // Other body-reading failures (a corrupt gzip or br body, say) arrive as http-errors with a 4xx status.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return e.status === 413 || e.status === 415 ? e.status : 400;
   return null;
 }
 
@@ -217,21 +222,32 @@ function parseInput(op: Operation, body: unknown): unknown {
     throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
   }
   if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
-  const nul = nulPath(body, []);
-  if (nul) throw new ApiError(400, 'invalid_request', 'Text may not contain NUL characters.', { issues: [{ path: nul.join('.'), message: 'contains a NUL (\\u0000) character' }] });
+  const problem = bodyProblem(body);
+  if (problem) throw new ApiError(400, 'invalid_request', problem.message, { issues: [{ path: problem.path.join('.'), message: problem.message }] });
   const parsed = op.request.safeParse(body);
   if (!parsed.success) throw parsed.error satisfies ZodError;
   return parsed.data;
 }
 
-// Postgres text and jsonb cannot hold U+0000, so such input would fail in the database (a 500): refuse it up front.
-function nulPath(value: unknown, path: string[]): string[] | null {
-  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
-  if (typeof value !== 'object' || value === null) return null;
-  for (const [k, v] of Object.entries(value)) {
-    if (k.includes('\u0000')) return [...path, k];
-    const found = nulPath(v, [...path, k]);
-    if (found) return found;
+/** Deepest nesting a request may have; real requests need a handful of levels. */
+const MAX_DEPTH = 32;
+
+// Walks the body without recursion (a 1 MiB body can nest 500,000 levels): refuses nesting deeper than
+// MAX_DEPTH, which would overflow the stack in validation, and U+0000 in text, which Postgres text and jsonb cannot hold.
+function bodyProblem(body: unknown): { path: string[]; message: string } | null {
+  const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, message: 'Text may not contain NUL (\\u0000) characters.' };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_DEPTH) return { path, message: `The request nests deeper than ${MAX_DEPTH} levels.` };
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return { path: [...path, k], message: 'Text may not contain NUL (\\u0000) characters.' };
+      stack.push({ value: v, path: [...path, k] });
+    }
   }
   return null;
 }

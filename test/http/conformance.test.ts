@@ -1,5 +1,6 @@
 // HTTP conventions of DESIGN.md section 8: error body and statuses, auth, request ids, idempotency, health, metrics.
 import { expect } from 'chai';
+import zlib from 'node:zlib';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
@@ -45,6 +46,7 @@ for (const backend of backends()) {
       expectErrorBody(res, 404, 'unknown_operation');
       expectErrorBody(await raw(`${svc.url}/api/v1/`, { method: 'POST' }), 404, 'unknown_operation');
       expectErrorBody(await raw(`${svc.url}/api/v1/a/b`, { method: 'POST' }), 404, 'unknown_operation');
+      expectErrorBody(await raw(`${svc.url}/no/such/page`, { method: 'GET' }), 404, 'not_found');
     });
 
     it('answers GET on an operation with 405 and Allow: POST', async () => {
@@ -67,6 +69,17 @@ for (const backend of backends()) {
         const res = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${owner.token}` }, body });
         expectErrorBody(res, 400, 'malformed_json');
       }
+    });
+
+    it('answers a body it cannot decode (corrupt gzip or br) with 400, and accepts a gzip body', async () => {
+      for (const encoding of ['gzip', 'br', 'deflate']) {
+        const res = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': encoding, authorization: `Bearer ${owner.token}` }, body: 'not compressed' });
+        expectErrorBody(res, 400, 'malformed_json');
+      }
+      const gz = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${owner.token}` }, body: zlib.gzipSync('{"limit":2}') });
+      expect(gz.status).to.equal(200);
+      const bomb = await raw(`${svc.url}/api/v1/billing.customers.list`, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', authorization: `Bearer ${owner.token}` }, body: zlib.gzipSync(JSON.stringify({ query: ' '.repeat(5_000_000) })) });
+      expectErrorBody(bomb, 413, 'payload_too_large');
     });
 
     it('answers a body over 1 MiB with 413', async () => {
@@ -139,6 +152,22 @@ for (const backend of backends()) {
       // Keys are per caller: another user may use the same key.
       const third = await svc.signUp();
       expect((await svc.call('billing.customers.insert', body, third.token, { 'idempotency-key': 'key-1' })).status).to.equal(200);
+    });
+
+    it('Idempotency-Key: concurrent requests with one key write once; the rest replay or are told to retry', async () => {
+      const other = await svc.signUp();
+      const body = { name: 'Racy Ltd', email: 'racy@example.com', currency: 'GBP' };
+      const answers = await Promise.all(Array.from({ length: 6 }, () => svc.call('billing.customers.insert', body, other.token, { 'idempotency-key': 'race-1' })));
+      const ok = answers.filter((a) => a.status === 200);
+      expect(ok.length).to.be.at.least(1);
+      for (const a of ok) expect(a.body).to.deep.equal(ok[0]!.body);
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expectErrorBody(a, 409, 'idempotency_key_in_use');
+        expect(a.headers.get('retry-after')).to.equal('1');
+      }
+      expect(await svc.app.knex('es_events').where({ stream_id: `customer-${ok[0]!.body.id}` }).select('event_id')).to.have.length(1);
+      const later = await svc.call('billing.customers.insert', body, other.token, { 'idempotency-key': 'race-1' });
+      expect(later.body).to.deep.equal(ok[0]!.body);
     });
 
     it('rejects an unusable Idempotency-Key with 400', async () => {

@@ -97,6 +97,10 @@ for (const backend of backends()) {
       expect(missing.status).to.equal(404);
       expect(missing.body.code).to.equal('customer_not_found');
       expect(await eventsOf(c.body.id)).to.deep.equal(['CustomerCreated', 'CustomerRemoved']);
+      // The organization may have a billing customer again: the same id, active, with the new details.
+      const again = await svc.call('billing.customers.insert', { name: 'Back Ltd', email: 'b@example.com', currency: 'EUR' }, o.token);
+      expect(again.status).to.equal(200);
+      expect(again.body).to.include({ id: c.body.id, status: 'active', name: 'Back Ltd', currency: 'EUR' });
     });
 
     describe('list', () => {

@@ -18,7 +18,8 @@ for (const backend of backends()) {
 
     it('rebuilding every read model from the log yields exactly the rows live projection produced', async () => {
       const live = await dumpReadModels(svc.app.knex);
-      for (const [table, rows] of Object.entries(live)) expect(rows.length, table).to.be.greaterThan(0);
+      // The sample data fills these; other areas' tables are compared too, whatever they hold.
+      for (const table of ['identity_users', 'identity_organizations', 'identity_memberships', 'billing_customers', 'billing_notes']) expect(live[table]?.length, table).to.be.greaterThan(0);
       let progress = 0;
       await svc.app.runner.rebuild([], () => progress++);
       expect(progress).to.be.greaterThan(0);
