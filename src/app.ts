@@ -9,6 +9,7 @@ import type { Config } from './config.ts';
 import { type Db, openPglite, openPostgres } from './db.ts';
 import { PostgresEventStore } from './eventstore/postgres.ts';
 import type { EventStore } from './eventstore/port.ts';
+import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { ProjectionRunner } from './projections/runner.ts';
@@ -67,8 +68,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     throw err;
   }
   if (config.eventStore !== 'postgres') throw new Error('EVENT_STORE=esdb:// is not available in this build: the EventStoreDB adapter is not implemented yet. Use EVENT_STORE=postgres.');
-  const store: EventStore = new PostgresEventStore(db);
   const metrics = createMetrics();
+  const store: EventStore = measuredStore(new PostgresEventStore(db), metrics.appendDuration);
   const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock });
   await runner.prepare();
   if (opts.projections !== false) runner.start();

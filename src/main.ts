@@ -10,6 +10,9 @@ import { IDENTITY, findOrganizationByName, findUserByEmail, getOrganization, mem
 import { DomainError } from './domain/decider.ts';
 import { addClientCommands } from './cli/clients.ts';
 
+/** A mistake in how the CLI was called: printed as one line, without a stack trace. */
+class CliError extends Error {}
+
 const program = new Command('core-server').description('Event-sourced platform service: core API, integrations API and install flow.');
 
 async function withApp<T>(opts: AppOptions, fn: (app: App) => Promise<T>): Promise<T> {
@@ -41,8 +44,15 @@ program
     const config = loadConfig();
     const app = await createApp(config, { workers: true });
     stopOnSignals(app);
+    let url: string;
+    try {
+      // Listen before seeding: if the port is taken, the demo tokens are not created unseen.
+      url = await app.listen();
+    } catch (err) {
+      await app.close();
+      throw err;
+    }
     const seed = await seedDemo(app);
-    const url = await app.listen();
     const base = config.baseUrl.startsWith('http://localhost:') ? url : config.baseUrl;
     console.log(`core-server listening on ${base}`);
     console.log(`API reference: ${base}/docs`);
@@ -114,14 +124,20 @@ program
   .argument('[projection...]', 'projection names')
   .action(async (names: string[]) => {
     await withApp({}, async (app) => {
+      const known = app.runner.projections.map((p) => p.name);
+      const unknown = names.filter((n) => !known.includes(n));
+      if (unknown.length) throw new CliError(`unknown projection(s): ${unknown.join(', ')}; known: ${known.join(', ')}`);
       const started = Date.now();
       let last = 0;
+      const counts = new Map<string, number>();
       await app.runner.rebuild(names, (name, n) => {
+        counts.set(name, n);
         if (Date.now() - last > 1000) {
           last = Date.now();
           process.stderr.write(`  ${name}: ${n} events\n`);
         }
       });
+      for (const name of names.length ? names : known) console.log(`  ${name}: ${counts.get(name) ?? 0} events`);
       console.log(`rebuilt ${names.length ? names.join(', ') : 'all read models'} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     });
   });
@@ -240,8 +256,11 @@ addClientCommands(admin, (fn) => withApp({}, fn));
 void IDENTITY;
 
 program.parseAsync(process.argv).catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError) {
+  const e = err as NodeJS.ErrnoException & { port?: number };
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError || err instanceof CliError) {
     console.error(`core-server: ${err.message}`);
+  } else if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES') {
+    console.error(`core-server: cannot listen on port ${e.port ?? '?'}: ${e.code === 'EADDRINUSE' ? 'it is already in use' : 'permission denied'}. Set PORT to another port.`);
   } else {
     console.error(err);
   }

@@ -44,6 +44,11 @@ export function createHttpApp(
   app.get('/readyz', async (_req, res) => {
     try {
       await services.knex.raw('select 1');
+      const lagging = await laggingProjections(services);
+      if (lagging.length) {
+        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason: 'read models are behind the log', projections: lagging });
+        return;
+      }
       res.json({ status: 'ready', projections: services.runner.positions() });
     } catch {
       res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
@@ -79,6 +84,9 @@ export function createHttpApp(
   app.use('/api', (req, res) => {
     res.status(404).json(unknownOperation(req.path.replace(/^\//, ''), res.locals.requestId as string));
   });
+  app.use((req, res) => {
+    res.status(404).json({ type: 'NotFound', code: 'not_found', message: `Nothing at ${req.method} ${req.path}.`, request_id: res.locals.requestId as string });
+  });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = res.locals.requestId as string;
     const status = bodyErrorStatus(err);
@@ -93,6 +101,21 @@ export function createHttpApp(
     res.status(out.status).set(out.headers).json(out.body);
   });
   return app;
+}
+
+/** How long the oldest unprojected event may wait before /readyz reports the instance as not ready. */
+const READY_LAG_MS = 30_000;
+
+// Projections whose oldest unapplied event is older than READY_LAG_MS (checkpoints come from the table, so this also works in `serve`).
+async function laggingProjections(services: Services): Promise<string[]> {
+  const rows = (await services.knex('projection_checkpoints').select('name', 'position')) as { name: string; position: string | null }[];
+  const lagging: string[] = [];
+  for (const p of services.runner.projections) {
+    const position = rows.find((r) => r.name === p.name)?.position ?? null;
+    const [next] = await services.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: 1 });
+    if (next && services.clock.now().getTime() - next.createdAt.getTime() > READY_LAG_MS) lagging.push(p.name);
+  }
+  return lagging;
 }
 
 function unknownOperation(name: string, requestId: string) {
@@ -111,6 +134,8 @@ function bodyErrorStatus(err: unknown): number | null {
   if (e?.type === 'entity.parse.failed') return 400;
   if (e?.type === 'unsupported.media') return 415;
   if (e?.type === 'encoding.unsupported' || e?.type === 'charset.unsupported') return 415;
+  // Other body-reading failures (a corrupt gzip or br body, say) arrive as http-errors with a 4xx status.
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) return e.status === 413 || e.status === 415 ? e.status : 400;
   return null;
 }
 
@@ -193,13 +218,38 @@ async function dispatch(services: Services, op: Operation | undefined, surface: 
 
 function parseInput(op: Operation, body: unknown): unknown {
   if (op.request === null) {
-    if (body === undefined || body === null || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
+    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
     throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
   }
   if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
+  const problem = bodyProblem(body);
+  if (problem) throw new ApiError(400, 'invalid_request', problem.message, { issues: [{ path: problem.path.join('.'), message: problem.message }] });
   const parsed = op.request.safeParse(body);
   if (!parsed.success) throw parsed.error satisfies ZodError;
   return parsed.data;
+}
+
+/** Deepest nesting a request may have; real requests need a handful of levels. */
+const MAX_DEPTH = 32;
+
+// Walks the body without recursion (a 1 MiB body can nest 500,000 levels): refuses nesting deeper than
+// MAX_DEPTH, which would overflow the stack in validation, and U+0000 in text, which Postgres text and jsonb cannot hold.
+function bodyProblem(body: unknown): { path: string[]; message: string } | null {
+  const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
+  while (stack.length) {
+    const { value, path } = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return { path, message: 'Text may not contain NUL (\\u0000) characters.' };
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_DEPTH) return { path, message: `The request nests deeper than ${MAX_DEPTH} levels.` };
+    for (const [k, v] of Object.entries(value)) {
+      if (k.includes('\u0000')) return { path: [...path, k], message: 'Text may not contain NUL (\\u0000) characters.' };
+      stack.push({ value: v, path: [...path, k] });
+    }
+  }
+  return null;
 }
 
 function actorOf(auth: Auth): RequestContext['metadata']['actor'] {

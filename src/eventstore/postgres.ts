@@ -64,6 +64,9 @@ export class PostgresEventStore implements EventStore {
   /** Highest position this process knows was committed (own appends and NOTIFY payloads). */
   private knownHead: LogPosition | null = null;
   private listenClient?: pg.Client;
+  private listenReady = false;
+  private notifying = false;
+  private notifyAgain = false;
   private notifyTimer?: NodeJS.Timeout;
   private closed = false;
 
@@ -178,6 +181,7 @@ export class PostgresEventStore implements EventStore {
 
   async waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
+    if (!this.listenClient) void this.listen(); // projection runners wait here without subscribing: wake them across processes too
     // A known commit not yet readable (an older transaction is still open): poll again shortly.
     const behind = comparePositions(cursor, this.knownHead) < 0;
     const ms = token !== this.appendCount ? 0 : behind ? 2 : POLL_MS;
@@ -207,11 +211,33 @@ export class PostgresEventStore implements EventStore {
   // NOTIFY outside the append transaction, coalesced: pg_notify inside it would serialize every commit.
   private scheduleNotify(): void {
     if (this.notifyTimer || this.closed) return;
+    if (!this.listenClient) void this.listen();
     this.notifyTimer = setTimeout(() => {
       this.notifyTimer = undefined;
-      if (this.closed || !this.knownHead) return;
-      this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]).catch(() => {});
+      this.sendNotify();
     }, 5);
+  }
+
+  // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid, and
+  // every reader of $all waits for open xids) and takes no pool connection. One NOTIFY at a time; the
+  // next carries the newest head.
+  private sendNotify(): void {
+    if (this.closed || !this.knownHead) return;
+    if (this.notifying) {
+      this.notifyAgain = true;
+      return;
+    }
+    this.notifying = true;
+    const via = this.listenReady ? this.listenClient : undefined;
+    (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]))
+      .catch(() => {})
+      .finally(() => {
+        this.notifying = false;
+        if (this.notifyAgain) {
+          this.notifyAgain = false;
+          this.sendNotify();
+        }
+      });
   }
 
   /** Starts the cross-process wake-up (LISTEN) once; polling still guarantees progress without it. */
@@ -220,15 +246,21 @@ export class PostgresEventStore implements EventStore {
     if (this.db.kind === 'pglite') return; // one process: local announcements suffice
     const client = new pg.Client({ connectionString: this.db.url });
     this.listenClient = client;
+    let ownPid: number | null = null;
     client.on('notification', (msg) => {
+      if (msg.processId === ownPid) return; // our own NOTIFY: already announced locally
       if (msg.payload && /^pg1:/.test(msg.payload)) this.announce(msg.payload, true);
     });
     client.on('error', () => {
       this.listenClient = undefined; // polling carries on; next subscription reconnects
+      this.listenReady = false;
     });
     try {
       await client.connect();
       await client.query(`listen ${CHANNEL}`);
+      await client.query('set synchronous_commit = off');
+      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      this.listenReady = this.listenClient === client;
     } catch {
       this.listenClient = undefined;
     }
@@ -236,6 +268,7 @@ export class PostgresEventStore implements EventStore {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.listenReady = false;
     clearTimeout(this.notifyTimer);
     this.emitter.emit('append');
     if (this.listenClient) await this.listenClient.end().catch(() => {});

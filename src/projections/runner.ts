@@ -2,7 +2,7 @@
 import { EventEmitter } from 'node:events';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type EventStore, type LogPosition, comparePositions } from '../eventstore/port.ts';
+import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Projection } from './projection.ts';
@@ -19,7 +19,11 @@ class CheckpointMoved extends Error {}
 /** Drives every projection of the service. One runner may be active per projection across processes. */
 export class ProjectionRunner {
   private readonly checkpoints = new Map<string, LogPosition | null>();
+  /** The checkpoint as stored in projection_checkpoints; behind `checkpoints` after batches with nothing to apply. */
+  private readonly persisted = new Map<string, { position: LogPosition | null; at: number }>();
   private readonly advanced = new EventEmitter();
+  /** Reads of $all in flight, by start position: projections woken by one append share one query. */
+  private readonly reads = new Map<string, Promise<RecordedEvent[]>>();
   private abort = new AbortController();
   private loops: Promise<void>[] = [];
   private running = false;
@@ -47,14 +51,14 @@ export class ProjectionRunner {
         if (!row) {
           await trx('projection_checkpoints').insert({ name: p.name, version: p.version, position: null });
           await truncate(trx, p.tables);
-          this.checkpoints.set(p.name, null);
+          this.setCheckpoint(p.name, null, true);
         } else if (row.version !== p.version) {
           this.opts.logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: rebuilding');
           await truncate(trx, p.tables);
           await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, updated_at: this.opts.clock.now() });
-          this.checkpoints.set(p.name, null);
+          this.setCheckpoint(p.name, null, true);
         } else {
-          this.checkpoints.set(p.name, row.position);
+          this.setCheckpoint(p.name, row.position, true);
         }
       });
     }
@@ -75,6 +79,8 @@ export class ProjectionRunner {
     this.abort.abort();
     await Promise.allSettled(this.loops);
     this.loops = [];
+    // Best effort: store checkpoints that only moved in memory, so a restart re-reads less.
+    for (const p of this.projections) await this.flush(p).catch(() => {});
   }
 
   /** Processes everything committed so far, for `rebuild` and tests. */
@@ -82,7 +88,16 @@ export class ProjectionRunner {
     for (const p of only) {
       let total = 0;
       for (;;) {
-        const n = await this.runBatch(p);
+        let n: number;
+        try {
+          n = await this.runBatch(p);
+        } catch (err) {
+          // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
+          if (!(err instanceof CheckpointMoved)) throw err;
+          await this.reloadCheckpoint(p);
+          await sleep(10, new AbortController().signal);
+          continue;
+        }
         if (n === 0) break;
         total += n;
         onProgress?.(p.name, total);
@@ -101,7 +116,7 @@ export class ProjectionRunner {
         await truncate(trx, p.tables);
         await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
       });
-      this.checkpoints.set(p.name, null);
+      this.setCheckpoint(p.name, null, true);
     }
     await this.catchUp(onProgress, chosen);
   }
@@ -154,7 +169,9 @@ export class ProjectionRunner {
       try {
         const n = await this.runBatch(p);
         backoff = 0;
-        if (n > 0) continue;
+        // A full batch means more is waiting. After a partial one, read again only when something was
+        // appended since `token` or a known commit is not yet readable (waitForChange decides).
+        if (n >= (this.opts.batchSize ?? 1000)) continue;
       } catch (err) {
         if (signal.aborted) return;
         if (err instanceof CheckpointMoved) {
@@ -172,32 +189,85 @@ export class ProjectionRunner {
 
   private async reloadCheckpoint(p: Projection): Promise<void> {
     const row = (await this.knex('projection_checkpoints').where({ name: p.name }).first()) as { position: string | null } | undefined;
-    this.checkpoints.set(p.name, row?.position ?? null);
+    this.setCheckpoint(p.name, row?.position ?? null, true);
+  }
+
+  private setCheckpoint(name: string, position: LogPosition | null, stored: boolean): void {
+    this.checkpoints.set(name, position);
+    if (stored) this.persisted.set(name, { position, at: Date.now() });
+  }
+
+  /** Milliseconds since the checkpoint row was last written or read. */
+  private storedAgo(p: Projection): number {
+    return Date.now() - (this.persisted.get(p.name)?.at ?? 0);
+  }
+
+  /** Stores a checkpoint that moved only in memory (see runBatch); a no-op when the row is current. */
+  private async flush(p: Projection): Promise<void> {
+    const position = this.checkpoints.get(p.name) ?? null;
+    if (position !== (this.persisted.get(p.name)?.position ?? null)) await this.commit(p, [], position);
   }
 
   /** Reads one batch after the checkpoint and applies it with a compare-and-set on the checkpoint. */
   private async runBatch(p: Projection): Promise<number> {
     const from = this.checkpoints.get(p.name) ?? null;
-    const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 });
+    const events = await this.read(from);
     if (events.length === 0) {
+      await this.flush(p); // caught up: store a checkpoint that moved only in memory (readiness reads the table)
       this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
     const last = events[events.length - 1]!;
-    await this.knex.transaction(async (trx) => {
-      const lock = await trx.raw('select pg_try_advisory_xact_lock(hashtextextended(?, 1)) as ok', [`projection:${p.name}`]);
-      if (!lock.rows[0].ok) throw new CheckpointMoved();
-      const q = trx('projection_checkpoints').where({ name: p.name, version: p.version });
-      if (from === null) q.whereNull('position');
-      else q.where('position', from);
-      const updated = await q.update({ position: last.position, updated_at: this.opts.clock.now() });
-      if (updated !== 1) throw new CheckpointMoved();
-      await p.apply(trx, events);
-    });
-    this.checkpoints.set(p.name, last.position);
+    // While catching up (a full batch), a batch with nothing this projection handles changes no row:
+    // move the checkpoint in memory only and store it with the next write, when caught up, or once it
+    // is a second old. The compare-and-set always compares with the stored value, so another
+    // runner's progress is still detected. A partial batch is stored at once (readiness reads the table).
+    const handles = p.handles;
+    const full = events.length >= (this.opts.batchSize ?? 1000);
+    if (full && handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
+      this.checkpoints.set(p.name, last.position);
+    } else {
+      await this.commit(p, events, last.position);
+    }
     this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
     this.advanced.emit('advanced');
     return events.length;
+  }
+
+  /**
+   * One batch of $all after `from`, shared with any projection reading from the same position at the
+   * same time (the array is shared: projections must not modify it). Only in-flight reads are shared,
+   * so a later read still sees commits that became readable since.
+   */
+  private read(from: LogPosition | null): Promise<RecordedEvent[]> {
+    const key = from ?? 'start';
+    let pending = this.reads.get(key);
+    if (!pending) {
+      pending = this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 }).finally(() => this.reads.delete(key));
+      this.reads.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Applies `events` and moves the stored checkpoint to `position` in one transaction (compare-and-set). */
+  private async commit(p: Projection, events: RecordedEvent[], position: LogPosition | null): Promise<void> {
+    const from = this.persisted.get(p.name)?.position ?? null;
+    await this.knex.transaction(async (trx) => {
+      // Asynchronous commit: read models are derived from the durable log and the checkpoint commits
+      // with their rows, so a crash can only lose both together, and the runner replays from the
+      // older checkpoint. Waiting for a WAL flush per batch would only add latency.
+      const lock = await trx.raw(`select pg_try_advisory_xact_lock(hashtextextended(?, 1)) as ok, set_config('synchronous_commit', 'off', true)`, [`projection:${p.name}`]);
+      if (!lock.rows[0].ok) throw new CheckpointMoved();
+      if (events.length) await p.apply(trx, events);
+      // The compare-and-set comes last: the first write gives the transaction an xid, and while it is
+      // open no reader of $all sees a later commit (the xid8 rule), so writes are kept short.
+      const q = trx('projection_checkpoints').where({ name: p.name, version: p.version });
+      if (from === null) q.whereNull('position');
+      else q.where('position', from);
+      const updated = await q.update({ position, updated_at: this.opts.clock.now() });
+      if (updated !== 1) throw new CheckpointMoved();
+    });
+    this.setCheckpoint(p.name, position, true);
   }
 }
 

@@ -15,7 +15,11 @@ export function decodeCursor(cursor: string, arity: number): (string | number)[]
   } catch {
     // fall through
   }
-  throw new ApiError(400, 'invalid_cursor', 'The cursor is not one this list returned.', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
+  throw invalidCursor();
+}
+
+function invalidCursor(): ApiError {
+  return new ApiError(400, 'invalid_cursor', 'The cursor is not one this list returned.', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
 }
 
 /**
@@ -31,7 +35,14 @@ export async function keysetPage<R extends Record<string, unknown>>(
     query.whereRaw(`(${opts.columns.map(() => '??').join(', ')}) > (${opts.columns.map(() => '?').join(', ')})`, [...opts.columns, ...after]);
   }
   for (const c of opts.columns) query.orderBy(c, 'asc');
-  const rows = (await query.limit(opts.limit + 1)) as R[];
+  let rows: R[];
+  try {
+    rows = (await query.limit(opts.limit + 1)) as R[];
+  } catch (err) {
+    // A forged cursor whose values do not fit the columns (a "date" that is not one, say): SQLSTATE class 22, data exception.
+    if (opts.cursor && /^22/.test(String((err as { code?: unknown }).code))) throw invalidCursor();
+    throw err;
+  }
   const more = rows.length > opts.limit;
   const pageRows = more ? rows.slice(0, opts.limit) : rows;
   return { rows: pageRows, pagination: more ? { cursor: encodeCursor(opts.key(pageRows[pageRows.length - 1]!)) } : null };

@@ -1,0 +1,98 @@
+// Phase (c): billing.customers.insert over HTTP against the real service in a child process.
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { type ChildProcess, fork } from 'node:child_process';
+import type { BenchBackend, LoadResult } from './support.ts';
+import { closedLoop, createPostgresDatabase, percentile } from './support.ts';
+import type { ServerReady } from './server.ts';
+
+/** Figures of phase (c). */
+export interface HttpFigures {
+  unloaded_p50_ms: number;
+  unloaded_p99_ms: number;
+  c32: LoadResult;
+}
+
+/** A running bench server and a keep-alive client for it. */
+export interface BenchServer extends ServerReady {
+  post(op: string, body: unknown, token: string): Promise<{ status: number; body: string }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the service in a child process over a fresh database of `backend`. */
+export async function startBenchServer(backend: BenchBackend, orgs: number, env: Record<string, string> = {}): Promise<BenchServer> {
+  const pgdb = backend === 'postgres' ? await createPostgresDatabase() : null;
+  const child: ChildProcess = fork(path.join(import.meta.dirname, 'server.ts'), [], {
+    execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
+    env: { ...process.env, BENCH_BACKEND: backend, BENCH_ORGS: String(orgs), BENCH_LOG_FILE: path.join(os.tmpdir(), `core-bench-${process.pid}.log`), ...(pgdb ? { BENCH_SERVER_DB: pgdb.url } : {}), ...env },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+  const ready = await new Promise<ServerReady>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+    child.on('message', (m) => {
+      const msg = m as { ready?: ServerReady };
+      if (msg.ready) resolve(msg.ready);
+    });
+  });
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+  const target = new URL(ready.url);
+  return {
+    ...ready,
+    post: (op, body, token) =>
+      new Promise((resolve, reject) => {
+        const payload = JSON.stringify(body);
+        const req = http.request(
+          { host: target.hostname, port: target.port, path: `/api/v1/${op}`, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${token}` } },
+          (res) => {
+            const chunks: Buffer[] = [];
+            res.on('data', (c: Buffer) => chunks.push(c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') }));
+            res.on('error', reject);
+          },
+        );
+        req.on('error', reject);
+        req.end(payload);
+      }),
+    async stop() {
+      agent.destroy();
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.send('stop');
+      await Promise.race([exited, new Promise((r) => setTimeout(r, 10_000))]);
+      if (child.exitCode === null) child.kill();
+      await pgdb?.drop();
+    },
+  };
+}
+
+/** Throws unless the reply is a 200. */
+export function expectOk(reply: { status: number; body: string }, what: string): void {
+  if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
+}
+
+/** Customers inserted by billing staff, one per pre-created organization; each answer waited for its read model. */
+export async function benchCustomersInsert(backend: BenchBackend, durationMs: number, maxOps: number): Promise<HttpFigures> {
+  const warmup = 300;
+  const serial = 200;
+  const server = await startBenchServer(backend, maxOps + warmup + serial);
+  try {
+    let o = 0;
+    const insert = async () => {
+      const orgId = server.orgIds[o++];
+      if (!orgId) throw new Error('ran out of organizations');
+      const reply = await server.post('billing.customers.insert', { organization_id: orgId, name: `Customer ${o}`, email: `billing${o}@example.com`, currency: 'GBP' }, server.staffToken);
+      expectOk(reply, 'billing.customers.insert');
+    };
+    await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: warmup }, insert);
+    const lat: number[] = [];
+    for (let i = 0; i < serial; i++) {
+      const t0 = performance.now();
+      await insert();
+      lat.push(performance.now() - t0);
+    }
+    const c32 = await closedLoop({ concurrency: 32, durationMs, maxOps: server.orgIds.length - o }, insert);
+    return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32 };
+  } finally {
+    await server.stop();
+  }
+}

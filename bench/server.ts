@@ -1,0 +1,113 @@
+// Child process of the HTTP phases: the real service (createApp, default log level) over the bench
+// database, with pre-created organizations and a billing-staff token; tells the parent over IPC.
+import pino from 'pino';
+import { loadConfig } from '../src/config.ts';
+import { createApp } from '../src/app.ts';
+import { openPglite, openPostgres } from '../src/db.ts';
+import { systemContext } from '../src/seed.ts';
+import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
+import { IDENTITY } from '../src/queries/identity/identity.ts';
+import { POOL_SIZE } from './support.ts';
+import { seedInvoices } from './seed-invoices.ts';
+
+/** What the child tells the parent once it listens. */
+export interface ServerReady {
+  url: string;
+  staffToken: string;
+  orgIds: string[];
+  /** Core operation ids the service has. */
+  operations: string[];
+  /** With BENCH_INVOICES: a sample of the customers whose invoices were inserted in bulk. */
+  benchCustomerIds: string[];
+}
+
+async function main(): Promise<void> {
+  const backend = process.env.BENCH_BACKEND;
+  const orgCount = Number(process.env.BENCH_ORGS ?? '1000');
+  const db = backend === 'postgres' ? openPostgres(process.env.BENCH_SERVER_DB!, POOL_SIZE) : await openPglite();
+  const config = loadConfig({ ...process.env, DATABASE_URL: undefined, PORT: '0', HOST: '127.0.0.1' });
+  // The service's own logger at its configured level (info by default), written to a file as in production.
+  const logFile = process.env.BENCH_LOG_FILE ?? '/dev/null';
+  const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
+  const app = await createApp(config, { db, logger });
+  const ctx = systemContext(app, 'bench set-up');
+  const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
+  const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
+  // Organizations in bulk, straight into the log (set-up, not measured).
+  const res = await db.knex.raw(ORGS, [orgCount]);
+  const orgIds = (res.rows as { id: string }[]).map((r) => r.id);
+  await db.knex.raw(`insert into es_streams (stream_id, revision) select stream_id, 0 from es_events where type = 'OrganizationCreated' and metadata->>'actor' like '%bench-bulk%'`);
+  const head = await app.store.headPosition();
+  await app.runner.waitFor(head, [IDENTITY], 120_000);
+  await app.runner.waitFor(staff.position, [IDENTITY], 10_000);
+  const session = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now: app.clock.now(), ttlHours: 24 });
+  if (process.env.BENCH_TRACE) trace(app);
+  const url = await app.listen(0, '127.0.0.1');
+  const benchCustomerIds = process.env.BENCH_INVOICES ? await seedInvoices(db.knex, Number(process.env.BENCH_INVOICES)) : [];
+  const ready: ServerReady = { url, staffToken: session.token, orgIds, operations: app.registry.list('core').map((o) => o.id), benchCustomerIds };
+  process.send!({ ready });
+  const stop = async () => {
+    if (process.env.BENCH_TRACE) printTrace();
+    await app.close();
+    await db.close();
+    logger.flush();
+    process.exit(0);
+  };
+  process.on('message', (m) => {
+    if (m === 'stop') void stop();
+  });
+  process.on('disconnect', () => void stop());
+}
+
+const traced = new Map<string, { n: number; ms: number }>();
+
+function timed<A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
+  return async (...a) => {
+    const t0 = performance.now();
+    try {
+      return await fn(...a);
+    } finally {
+      const t = traced.get(name) ?? { n: 0, ms: 0 };
+      t.n++;
+      t.ms += performance.now() - t0;
+      traced.set(name, t);
+    }
+  };
+}
+
+// BENCH_TRACE=1: where a request's time goes (appends, read-your-writes waits, SQL by statement).
+function trace(app: Awaited<ReturnType<typeof createApp>>): void {
+  app.store.appendToStream = timed('append', app.store.appendToStream.bind(app.store));
+  app.runner.waitFor = timed('waitFor', app.runner.waitFor.bind(app.runner));
+  const started = new Map<string, { sql: string; t0: number }>();
+  app.knex.on('query', (q: { __knexQueryUid: string; sql: string }) => started.set(q.__knexQueryUid, { sql: q.sql, t0: performance.now() }));
+  app.knex.on('query-response', (_r: unknown, q: { __knexQueryUid: string }) => {
+    const s = started.get(q.__knexQueryUid);
+    if (!s) return;
+    started.delete(q.__knexQueryUid);
+    const name = `sql ${s.sql.replace(/\s+/g, ' ').slice(0, 90)}`;
+    const t = traced.get(name) ?? { n: 0, ms: 0 };
+    t.n++;
+    t.ms += performance.now() - s.t0;
+    traced.set(name, t);
+  });
+}
+
+function printTrace(): void {
+  const rows = [...traced.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
+  for (const [k, v] of rows) console.error(`${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(2).padStart(8)} ms avg ${v.ms.toFixed(0).padStart(8)} ms  ${k}`);
+}
+
+const ORGS = `
+  insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
+  select 'organization-' || id, 0, gen_random_uuid(), 'OrganizationCreated',
+    jsonb_build_object('organization_id', id::text, 'name', 'Bench org ' || i, 'kind', 'repairer', 'created_at', now()),
+    jsonb_build_object('org_id', id::text, 'actor', jsonb_build_object('type', 'system', 'id', 'bench-bulk'), 'request_id', null, 'correlation_id', null, 'causation_id', null),
+    now()
+  from (select i, gen_random_uuid() as id from generate_series(1, ?::int) as i) s
+  returning data->>'organization_id' as id`;
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

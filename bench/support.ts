@@ -1,0 +1,108 @@
+// Shared pieces of the benchmark: a fresh database per backend, a closed-loop load driver, percentiles.
+import crypto from 'node:crypto';
+import os from 'node:os';
+import knexFactory from 'knex';
+import type { Knex } from 'knex';
+import { type Db, openPglite, openPostgres } from '../src/db.ts';
+import { migrateLatest } from '../migrations/index.ts';
+
+/** Where a phase runs. */
+export type BenchBackend = 'pglite' | 'postgres';
+
+/** Pool size used for every Postgres measurement (appends, raw inserts and the server alike). */
+export const POOL_SIZE = 20;
+
+/** A fresh, migrated database; on Postgres a new database on the BENCH_DATABASE_URL server, dropped on close. */
+export async function openBenchDb(backend: BenchBackend): Promise<Db> {
+  if (backend === 'pglite') {
+    const db = await openPglite();
+    await migrateLatest(db.knex);
+    return db;
+  }
+  const { url, drop } = await createPostgresDatabase();
+  const db = openPostgres(url, POOL_SIZE);
+  await migrateLatest(db.knex);
+  return { ...db, close: async () => { await db.close(); await drop(); } };
+}
+
+/** Creates an empty database on the bench server; `drop` removes it. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const serverUrl = process.env.BENCH_DATABASE_URL!;
+  const name = `core_bench_${crypto.randomBytes(6).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`create database ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      await admin.raw(`drop database if exists ${name} with (force)`);
+      await admin.destroy();
+    },
+  };
+}
+
+/** What a timed run measured. */
+export interface LoadResult {
+  ops: number;
+  errors: number;
+  seconds: number;
+  opsPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  firstError?: string;
+}
+
+/**
+ * Runs `fn` from `concurrency` workers back to back until `durationMs` passes or `maxOps` calls started.
+ * `fn(i, worker)` gets a unique sequence number and the worker's index. Latency is measured per call.
+ */
+export async function closedLoop(opts: { concurrency: number; durationMs: number; maxOps?: number }, fn: (i: number, worker: number) => Promise<void>): Promise<LoadResult> {
+  const latencies: number[] = [];
+  let next = 0;
+  let errors = 0;
+  let firstError: string | undefined;
+  const started = performance.now();
+  const deadline = started + opts.durationMs;
+  const max = opts.maxOps ?? Number.POSITIVE_INFINITY;
+  const worker = async (_: unknown, w: number) => {
+    while (performance.now() < deadline && next < max) {
+      const i = next++;
+      const t0 = performance.now();
+      try {
+        await fn(i, w);
+        latencies.push(performance.now() - t0);
+      } catch (err) {
+        errors++;
+        firstError ??= err instanceof Error ? err.message : String(err);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: opts.concurrency }, worker));
+  const seconds = (performance.now() - started) / 1000;
+  return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), firstError };
+}
+
+/** The p-th percentile (nearest rank) of `values`, in the same unit. */
+export function percentile(values: number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+/** The machine the figures were taken on. */
+export function machineFacts(): Record<string, string | number> {
+  const cpus = os.cpus();
+  return { cores: cpus.length, cpu: cpus[0]?.model ?? 'unknown', memory_gib: Math.round(os.totalmem() / 2 ** 30), node: process.version, platform: `${os.platform()} ${os.release()}`, load_avg_1m: os.loadavg()[0]!.toFixed(1) };
+}
+
+/** Postgres server version, for the facts line. */
+export async function serverVersion(knex: Knex): Promise<string> {
+  const res = await knex.raw('show server_version');
+  return String(res.rows[0].server_version);
+}
+
+/** Sleeps without holding anything. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -1,0 +1,262 @@
+// The core-server CLI as an operator uses it: real processes over a temporary DATA_DIR (embedded database).
+import { expect } from 'chai';
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function env(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, PORT: _p, ...rest } = process.env;
+  return { ...rest, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Runs `core-server <args>` to completion. */
+function run(args: string[], e: NodeJS.ProcessEnv, entry: string[] = ['node_modules/.bin/tsx', 'src/main.ts']): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env: e });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Starts a long-running `core-server start` and resolves once it printed what we wait for. */
+function startServer(e: NodeJS.ProcessEnv, until: RegExp): Promise<{ child: ChildProcess; stdout: () => string; stop: () => Promise<number | null> }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['node_modules/.bin/tsx', 'src/main.ts', 'start'], { cwd: ROOT, env: e });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stdout}\n${stderr}`)), 60_000);
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      if (until.test(stdout)) {
+        clearTimeout(timer);
+        resolve({
+          child,
+          stdout: () => stdout,
+          stop: async () => {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
+      }
+    });
+    child.stderr!.on('data', (d) => (stderr += d));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code}: ${stdout}\n${stderr}`));
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function call(port: number, op: string, body: unknown, token: string) {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/${op}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const noStackTrace = (text: string) => expect(text, text).to.not.match(/^\s+at .+:\d+:\d+\)?$/m);
+
+describe('core-server CLI', function () {
+  this.timeout(180_000);
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = fs.mkdtempSync(path.join(os.tmpdir(), 'core-server-cli-'));
+    dirs.push(d);
+    return d;
+  };
+  after(() => {
+    for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  describe('admin, history and rebuild on one DATA_DIR', () => {
+    let dir: string;
+    let orgId: string;
+    let ownerId: string;
+    let ownerToken: string;
+    let staffToken: string;
+    let customerId: string;
+    before(() => {
+      dir = tempDir();
+    });
+
+    it('admin org create prints the new organization id', async () => {
+      const r = await run(['admin', 'org', 'create', '--name', 'CLI Repairs', '--kind', 'repairer'], env(dir));
+      expect(r.code, r.stderr).to.equal(0);
+      orgId = r.stdout.trim();
+      expect(orgId).to.match(UUID);
+    });
+
+    it('admin user create prints the user id, with --role and with --staff billing (also through bin/core-server.js)', async () => {
+      const owner = await run(['admin', 'user', 'create', '--email', 'owner@cli.example', '--password', 'owner password', '--org', orgId, '--role', 'owner'], env(dir));
+      expect(owner.code, owner.stderr).to.equal(0);
+      ownerId = owner.stdout.trim();
+      expect(ownerId).to.match(UUID);
+      const platform = await run(['admin', 'org', 'create', '--name', 'CLI Platform', '--kind', 'platform'], env(dir));
+      const staff = await run(['admin', 'user', 'create', '--email', 'staff@cli.example', '--password', 'staff password', '--org', platform.stdout.trim(), '--staff', 'billing'], env(dir), ['bin/core-server.js']);
+      expect(staff.code, staff.stderr).to.equal(0);
+      expect(staff.stdout.trim()).to.match(UUID);
+      const token = await run(['admin', 'token', 'create', '--email', 'staff@cli.example', '--org', 'CLI Platform'], env(dir));
+      expect(token.code, token.stderr).to.equal(0);
+      staffToken = token.stdout.trim();
+    });
+
+    it('refuses bad admin input with a message, not a stack trace', async () => {
+      const weak = await run(['admin', 'user', 'create', '--email', 'weak@cli.example', '--password', 'short', '--org', orgId], env(dir));
+      expect(weak.code).to.equal(1);
+      expect(weak.stderr).to.contain('8 characters');
+      noStackTrace(weak.stderr);
+      const kind = await run(['admin', 'org', 'create', '--name', 'X', '--kind', 'bakery'], env(dir));
+      expect(kind.code).to.not.equal(0);
+      expect(kind.stderr).to.contain('bakery');
+      const notMember = await run(['admin', 'token', 'create', '--email', 'owner@cli.example', '--org', 'CLI Platform'], env(dir));
+      expect(notMember.code).to.equal(1);
+      noStackTrace(notMember.stderr);
+    });
+
+    it('admin token create prints a token that works against a started server', async () => {
+      const token = await run(['admin', 'token', 'create', '--email', 'owner@cli.example', '--org', orgId], env(dir));
+      expect(token.code, token.stderr).to.equal(0);
+      ownerToken = token.stdout.trim();
+      expect(ownerToken).to.match(/^svc_sess_\w+$/);
+      const port = await freePort();
+      const server = await startServer(env(dir, { PORT: String(port) }), /API reference: .*\n/);
+      try {
+        // Not an empty database: no demo tokens.
+        expect(server.stdout()).to.not.contain('demo org user token');
+        const me = await call(port, 'auth.sessions.get', undefined, ownerToken);
+        expect(me.status).to.equal(200);
+        expect(me.body.organization).to.deep.equal({ id: orgId, name: 'CLI Repairs', kind: 'repairer' });
+        expect(me.body.membership_role).to.equal('owner');
+        const staff = await call(port, 'auth.sessions.get', undefined, staffToken);
+        expect(staff.body.roles).to.deep.equal(['billing_staff']);
+        const c = await call(port, 'billing.customers.insert', { name: 'CLI Customer', email: 'c@cli.example', currency: 'GBP' }, ownerToken);
+        expect(c.status).to.equal(200);
+        customerId = c.body.id;
+        expect((await call(port, 'billing.customers.update', { id: customerId, name: 'CLI Customer Ltd' }, staffToken)).status).to.equal(200);
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+    });
+
+    it('history customer-<id> prints the events with actor and time', async () => {
+      const r = await run(['history', `customer-${customerId}`], env(dir));
+      expect(r.code, r.stderr).to.equal(0);
+      const lines = r.stdout.trim().split('\n').filter((l) => l.startsWith('#'));
+      expect(lines).to.have.length(2);
+      expect(lines[0]).to.match(new RegExp(`^#0 \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z CustomerCreated by user:${ownerId}`));
+      expect(lines[1]).to.match(/^#1 \S+Z CustomerUpdated by staff:[0-9a-f-]{36}/);
+      expect(r.stdout).to.contain('CLI Customer Ltd');
+      const json = await run(['history', `customer-${customerId}`, '--json'], env(dir));
+      const first = JSON.parse(json.stdout.trim().split('\n')[0]!);
+      expect(first).to.include({ revision: 0, type: 'CustomerCreated' });
+      expect(first.metadata.actor).to.deep.equal({ type: 'user', id: ownerId });
+      const missing = await run(['history', 'customer-0190c6a2-0000-7000-8000-000000000000'], env(dir));
+      expect(missing.code).to.equal(1);
+      expect(missing.stderr).to.contain('no events');
+    });
+
+    it('rebuild replays every read model and says so; an unknown projection is named', async () => {
+      const r = await run(['rebuild'], env(dir));
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/rebuilt all read models in [\d.]+ s/);
+      expect(r.stderr + r.stdout).to.match(/identity: \d+ events/);
+      const one = await run(['rebuild', 'billing.customers'], env(dir));
+      expect(one.code, one.stderr).to.equal(0);
+      expect(one.stdout).to.contain('rebuilt billing.customers');
+      const bad = await run(['rebuild', 'nope'], env(dir));
+      expect(bad.code).to.equal(1);
+      expect(bad.stderr).to.contain('unknown projection');
+      noStackTrace(bad.stderr);
+    });
+  });
+
+  describe('start on an empty DATA_DIR', () => {
+    it('seeds the demo and prints the four start-up lines; a second process gets a clear message', async () => {
+      const dir = tempDir();
+      const port = await freePort();
+      const server = await startServer(env(dir, { PORT: String(port), LOG_LEVEL: 'info' }), /demo billing staff token: \S+\n/);
+      try {
+        const out = server.stdout();
+        expect(out).to.contain(`core-server listening on http://localhost:${port}\n`);
+        expect(out).to.contain(`API reference: http://localhost:${port}/docs\n`);
+        const orgToken = /^demo org user token \(Acme Repairs\): (svc_sess_\S+)$/m.exec(out)?.[1];
+        const staffToken = /^demo billing staff token: (svc_sess_\S+)$/m.exec(out)?.[1];
+        expect(orgToken).to.be.a('string');
+        expect(staffToken).to.be.a('string');
+        const me = await call(port, 'auth.sessions.get', undefined, orgToken!);
+        expect(me.body.organization.name).to.equal('Acme Repairs');
+        expect(me.body.membership_role).to.equal('owner');
+        expect((await call(port, 'auth.sessions.get', undefined, staffToken!)).body.roles).to.include('billing_staff');
+        const docs = await fetch(`http://127.0.0.1:${port}/docs`);
+        expect(docs.status).to.equal(200);
+
+        const second = await run(['start'], env(dir, { PORT: String(await freePort()) }));
+        expect(second.code).to.equal(1);
+        expect(second.stderr).to.contain('in use by another core-server process');
+        noStackTrace(second.stderr);
+        const admin = await run(['admin', 'org', 'create', '--name', 'X', '--kind', 'repairer'], env(dir));
+        expect(admin.code).to.equal(1);
+        expect(admin.stderr).to.contain('in use by another core-server process');
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+      // Once it stopped, the directory can be opened again (and the demo is not seeded twice).
+      const again = await run(['admin', 'token', 'create', '--email', 'owner@acme-repairs.example', '--org', 'Acme Repairs'], env(dir));
+      expect(again.code, again.stderr).to.equal(0);
+      expect(again.stdout.trim()).to.match(/^svc_sess_/);
+    });
+  });
+
+  describe('bad configuration', () => {
+    it('stops with a message naming the variable, no stack trace', async () => {
+      for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DATABASE_URL', 'mysql://x']] as const) {
+        const r = await run(['start'], env(tempDir(), { [name]: value }));
+        expect(r.code, name).to.equal(1);
+        expect(r.stderr, name).to.contain(name);
+        noStackTrace(r.stderr);
+      }
+    });
+
+    it('a port in use is a clear message, not a stack trace', async () => {
+      const blocker = net.createServer();
+      await new Promise<void>((r) => blocker.listen(0, '0.0.0.0', () => r()));
+      try {
+        const port = (blocker.address() as net.AddressInfo).port;
+        const r = await run(['start'], env(tempDir(), { PORT: String(port) }));
+        expect(r.code).to.equal(1);
+        expect(r.stderr).to.contain(String(port));
+        noStackTrace(r.stderr);
+      } finally {
+        blocker.close();
+      }
+    });
+  });
+});

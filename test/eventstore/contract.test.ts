@@ -1,0 +1,270 @@
+// Event store contract: every adapter (PGlite always, Postgres when TEST_DATABASE_URL is set) must pass it.
+import { expect } from 'chai';
+import crypto from 'node:crypto';
+import type { Db } from '../../src/db.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { type EventData, type RecordedEvent, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
+import { backends, openTestDb } from '../support/db.ts';
+
+const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
+
+function ev(type: string, data: unknown = {}): EventData {
+  return { id: crypto.randomUUID(), type, data, metadata: meta };
+}
+
+async function collect(it: AsyncIterable<RecordedEvent>): Promise<RecordedEvent[]> {
+  const out: RecordedEvent[] = [];
+  for await (const e of it) out.push(e);
+  return out;
+}
+
+async function wrongVersion(p: Promise<unknown>): Promise<WrongExpectedVersionError> {
+  try {
+    await p;
+  } catch (err) {
+    expect(err).to.be.instanceOf(WrongExpectedVersionError);
+    return err as WrongExpectedVersionError;
+  }
+  throw new Error('expected WrongExpectedVersionError');
+}
+
+/** Waits until `position` is readable. On a shared Postgres server a transaction open in any database delays it (the xid8 rule). */
+async function visible(store: PostgresEventStore, position: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while ((await store.headPosition()) !== position && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+}
+
+const stream = (cat = 'test') => `${cat}-${crypto.randomUUID()}`;
+
+for (const backend of backends()) {
+  describe(`event store contract (${backend})`, function () {
+    this.timeout(120_000);
+    let db: Db;
+    let store: PostgresEventStore;
+    before(async () => {
+      db = await openTestDb(backend);
+      store = new PostgresEventStore(db);
+    });
+    after(async () => {
+      await store?.close();
+      await db?.close();
+    });
+
+    it('appends several events atomically with consecutive revisions', async () => {
+      const s = stream();
+      const res = await store.appendToStream(s, [ev('A'), ev('B'), ev('C')], { expectedRevision: 'no_stream' });
+      expect(res.nextExpectedRevision).to.equal(2n);
+      expect(res.duplicate).to.equal(false);
+      const read = await collect(store.readStream(s));
+      expect(read.map((e) => [e.type, e.revision])).to.deep.equal([['A', 0n], ['B', 1n], ['C', 2n]]);
+      expect(read[2]!.position).to.equal(res.position);
+      // A batch with a clashing event id fails as a whole: nothing of it is stored.
+      const taken = read[0]!.id;
+      const other = stream();
+      let failed = false;
+      try {
+        await store.appendToStream(other, [ev('X'), { ...ev('Y'), id: taken }], { expectedRevision: 'any' });
+      } catch {
+        failed = true;
+      }
+      expect(failed).to.equal(true);
+      expect(await collect(store.readStream(other))).to.have.length(0);
+    });
+
+    it('checks expected revision any, no_stream, stream_exists and exact, reporting the actual revision', async () => {
+      const s = stream();
+      // stream_exists on a missing stream
+      const e1 = await wrongVersion(store.appendToStream(s, [ev('A')], { expectedRevision: 'stream_exists' }));
+      expect(e1.actual).to.equal('no_stream');
+      expect(e1.stream).to.equal(s);
+      // exact on a missing stream
+      const e2 = await wrongVersion(store.appendToStream(s, [ev('A')], { expectedRevision: 0n }));
+      expect(e2.actual).to.equal('no_stream');
+      await store.appendToStream(s, [ev('A')], { expectedRevision: 'no_stream' });
+      const e3 = await wrongVersion(store.appendToStream(s, [ev('B')], { expectedRevision: 'no_stream' }));
+      expect(e3.actual).to.equal(0n);
+      await store.appendToStream(s, [ev('B')], { expectedRevision: 'stream_exists' });
+      await store.appendToStream(s, [ev('C')], { expectedRevision: 1n });
+      const e4 = await wrongVersion(store.appendToStream(s, [ev('D')], { expectedRevision: 1n }));
+      expect(e4.actual).to.equal(2n);
+      expect(e4.expected).to.equal(1n);
+      const e5 = await wrongVersion(store.appendToStream(s, [ev('D')], { expectedRevision: 5n }));
+      expect(e5.actual).to.equal(2n);
+      const r = await store.appendToStream(s, [ev('D')], { expectedRevision: 'any' });
+      expect(r.nextExpectedRevision).to.equal(3n);
+      const fresh = await store.appendToStream(stream(), [ev('A')], { expectedRevision: 'any' });
+      expect(fresh.nextExpectedRevision).to.equal(0n);
+      expect((await collect(store.readStream(s))).map((e) => e.type)).to.deep.equal(['A', 'B', 'C', 'D']);
+    });
+
+    it('reads a stream forwards, backwards, from a revision and up to maxCount; a missing stream is empty', async () => {
+      const s = stream();
+      await store.appendToStream(s, Array.from({ length: 10 }, (_, i) => ev(`E${i}`)), { expectedRevision: 'no_stream' });
+      const types = (xs: RecordedEvent[]) => xs.map((e) => e.type);
+      expect(types(await collect(store.readStream(s)))).to.deep.equal(['E0', 'E1', 'E2', 'E3', 'E4', 'E5', 'E6', 'E7', 'E8', 'E9']);
+      expect(types(await collect(store.readStream(s, { direction: 'backwards' })))).to.deep.equal(['E9', 'E8', 'E7', 'E6', 'E5', 'E4', 'E3', 'E2', 'E1', 'E0']);
+      expect(types(await collect(store.readStream(s, { fromRevision: 7n })))).to.deep.equal(['E7', 'E8', 'E9']);
+      expect(types(await collect(store.readStream(s, { fromRevision: 2n, direction: 'backwards' })))).to.deep.equal(['E2', 'E1', 'E0']);
+      expect(types(await collect(store.readStream(s, { maxCount: 3 })))).to.deep.equal(['E0', 'E1', 'E2']);
+      expect(types(await collect(store.readStream(s, { fromRevision: 5n, maxCount: 2 })))).to.deep.equal(['E5', 'E6']);
+      expect(types(await collect(store.readStream(s, { direction: 'backwards', maxCount: 2 })))).to.deep.equal(['E9', 'E8']);
+      expect(types(await collect(store.readStream(s, { fromRevision: 20n })))).to.deep.equal([]);
+      expect(await collect(store.readStream(stream()))).to.deep.equal([]);
+      const [first] = await collect(store.readStream(s, { maxCount: 1 }));
+      expect(first).to.include({ streamId: s, type: 'E0', revision: 0n });
+      expect(first!.metadata).to.deep.equal(meta);
+      expect(first!.createdAt).to.be.instanceOf(Date);
+    });
+
+    it('reads $all from the start, after a position, and from the end', async () => {
+      const s = stream();
+      const before = await store.headPosition();
+      await store.appendToStream(s, [ev('A'), ev('B')], { expectedRevision: 'no_stream' });
+      const r2 = await store.appendToStream(s, [ev('C')], { expectedRevision: 1n });
+      await visible(store, r2.position);
+      const all = await store.readAll({ from: 'start', maxCount: 100_000 });
+      expect(all.length).to.be.greaterThan(2);
+      for (let i = 1; i < all.length; i++) expect(all[i - 1]!.position < all[i]!.position).to.equal(true);
+      const mine = (before === null ? all : await store.readAll({ from: { after: before }, maxCount: 100_000 })).filter((e) => e.streamId === s);
+      expect(mine.map((e) => e.type)).to.deep.equal(['A', 'B', 'C']);
+      const afterA = await store.readAll({ from: { after: mine[0]!.position }, maxCount: 100_000 });
+      expect(afterA.filter((e) => e.streamId === s).map((e) => e.type)).to.deep.equal(['B', 'C']);
+      expect(afterA.at(-1)!.position).to.equal(r2.position);
+      expect(await store.readAll({ from: { after: r2.position }, maxCount: 100 })).to.deep.equal([]);
+      expect(await store.readAll({ from: 'end', maxCount: 100 })).to.deep.equal([]);
+      expect((await store.readAll({ from: 'start', maxCount: 2 })).length).to.equal(2);
+      expect(await store.headPosition()).to.equal(r2.position);
+    });
+
+    it('treats a retry with the same event ids as a no-op that returns the first position', async () => {
+      const s = stream();
+      const events = [ev('A'), ev('B')];
+      const first = await store.appendToStream(s, events, { expectedRevision: 'no_stream' });
+      // The retry carries the same expected revision as the first attempt (which is now stale).
+      const again = await store.appendToStream(s, events, { expectedRevision: 'no_stream' });
+      expect(again).to.deep.equal({ ...first, duplicate: true });
+      expect(await collect(store.readStream(s))).to.have.length(2);
+    });
+
+    it('lets exactly one of several concurrent appends with the same expected revision win', async () => {
+      const s = stream();
+      await store.appendToStream(s, [ev('Start')], { expectedRevision: 'no_stream' });
+      const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => store.appendToStream(s, [ev(`W${i}`)], { expectedRevision: 0n })));
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+      expect(won).to.have.length(1);
+      expect(lost).to.have.length(9);
+      for (const l of lost) {
+        expect(l.reason).to.be.instanceOf(WrongExpectedVersionError);
+        expect((l.reason as WrongExpectedVersionError).actual).to.equal(1n);
+      }
+      expect(await collect(store.readStream(s))).to.have.length(2);
+      // Same for no_stream on a new stream.
+      const n = stream();
+      const created = await Promise.allSettled(Array.from({ length: 10 }, () => store.appendToStream(n, [ev('Created')], { expectedRevision: 'no_stream' })));
+      expect(created.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    });
+
+    it('20 writers on 200 streams while a reader follows $all: every event exactly once, each stream in order', async () => {
+      const start = await store.headPosition();
+      const streams = Array.from({ length: 200 }, () => stream('load'));
+      const perStream = 10;
+      const total = streams.length * perStream;
+      const seen = new Map<string, bigint[]>();
+      const ids = new Set<string>();
+      let count = 0;
+      const abort = new AbortController();
+      const reader = (async () => {
+        for await (const e of store.subscribeToAll({ from: start === null ? 'start' : { after: start }, signal: abort.signal, filter: (x) => x.streamId.startsWith('load-') })) {
+          if ('kind' in e) continue;
+          expect(ids.has(e.id), `event ${e.id} delivered twice`).to.equal(false);
+          ids.add(e.id);
+          seen.set(e.streamId, [...(seen.get(e.streamId) ?? []), e.revision]);
+          if (++count === total) return;
+        }
+      })();
+      // Each writer owns 10 streams and appends one event at a time round-robin (some batched 2 at once).
+      await Promise.all(
+        Array.from({ length: 20 }, async (_, w) => {
+          const mine = streams.slice(w * 10, w * 10 + 10);
+          const next = new Map(mine.map((s) => [s, 0]));
+          for (let round = 0; round < perStream; ) {
+            const batch = round % 3 === 1 && round + 1 < perStream ? 2 : 1;
+            for (const s of mine) {
+              const rev = next.get(s)!;
+              await store.appendToStream(s, Array.from({ length: batch }, (_, i) => ev('Loaded', { n: rev + i })), { expectedRevision: rev === 0 ? 'no_stream' : BigInt(rev - 1) });
+              next.set(s, rev + batch);
+            }
+            round += batch;
+          }
+        }),
+      );
+      const timeout = setTimeout(() => abort.abort(), 60_000);
+      await reader;
+      clearTimeout(timeout);
+      abort.abort();
+      expect(count).to.equal(total);
+      expect(seen.size).to.equal(200);
+      for (const [, revs] of seen) expect(revs).to.deep.equal(Array.from({ length: perStream }, (_, i) => BigInt(i)));
+    });
+
+    it('subscribeToAll signals caughtUp, then delivers live appends; from end skips history', async () => {
+      const abort = new AbortController();
+      const s = stream();
+      const old = await store.appendToStream(s, [ev('Old')], { expectedRevision: 'no_stream' });
+      await visible(store, old.position);
+      const got: string[] = [];
+      let caughtUp = false;
+      const sub = (async () => {
+        for await (const e of store.subscribeToAll({ from: 'end', signal: abort.signal, filter: (x) => x.streamId === s })) {
+          if ('kind' in e) {
+            caughtUp = true;
+            await store.appendToStream(s, [ev('New')], { expectedRevision: 0n });
+            continue;
+          }
+          got.push(e.type);
+          if (e.type === 'New') return;
+        }
+      })();
+      const t = setTimeout(() => abort.abort(), 20_000);
+      await sub;
+      clearTimeout(t);
+      abort.abort();
+      expect(caughtUp).to.equal(true);
+      expect(got).to.deep.equal(['New']);
+    });
+
+    if (backend === 'postgres') {
+      it('never skips a late-committing transaction (Postgres only: PGlite has one connection, so no transaction can commit late)', async () => {
+        const start = await store.headPosition();
+        const abort = new AbortController();
+        const seen: string[] = [];
+        const reader = (async () => {
+          const mine = new Set(['Late', 'Early0', 'Early1', 'Early2']);
+          for await (const e of store.subscribeToAll({ from: start === null ? 'start' : { after: start }, signal: abort.signal, filter: (x) => mine.has(x.type) })) {
+            if ('kind' in e) continue;
+            seen.push(e.type);
+            if (seen.length === 4) return;
+          }
+        })();
+        const late = stream();
+        // Open a transaction that appends (it takes its xid first), keep it open while later appends commit.
+        const trx = await db.knex.transaction();
+        await trx.raw('select * from es_append(?, ?, ?::jsonb, ?)', [late, 'no_stream', JSON.stringify([{ id: crypto.randomUUID(), type: 'Late', data: {}, metadata: meta }]), new Date()]);
+        for (let i = 0; i < 3; i++) await store.appendToStream(stream(), [ev(`Early${i}`)], { expectedRevision: 'no_stream' });
+        // The later commits have higher global positions; the reader must wait for the open transaction.
+        await new Promise((r) => setTimeout(r, 300));
+        expect(seen).to.deep.equal([]);
+        await trx.commit();
+        const t = setTimeout(() => abort.abort(), 20_000);
+        await reader;
+        clearTimeout(t);
+        abort.abort();
+        expect(seen).to.have.members(['Late', 'Early0', 'Early1', 'Early2']);
+        expect(seen[0]).to.equal('Late');
+        const late2 = await collect(store.readStream(late));
+        expect(late2.map((e) => e.type)).to.deep.equal(['Late']);
+      });
+    }
+  });
+}
