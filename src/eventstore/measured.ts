@@ -17,6 +17,7 @@ export function measuredStore(store: EventStore, appendDuration: Histogram<never
     readAll: (opts) => store.readAll(opts),
     subscribeToAll: (opts) => store.subscribeToAll(opts),
     headPosition: () => store.headPosition(),
+    lastCommittedPosition: () => store.lastCommittedPosition(),
     changeToken: () => store.changeToken(),
     waitForChange: (cursor, token, signal) => store.waitForChange(cursor, token, signal),
     close: () => store.close(),

@@ -118,8 +118,10 @@ function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDo
 }
 
 // Runs after receivables in the same transaction, so invoice numbers finalized earlier in the batch are found.
+const entryTypes = new Set(Object.keys(entriesTable(new Map()).handlers));
 const entries: TableWriter = {
   table: 'billing_ledger_entries',
+  handles: (type) => entryTypes.has(type),
   async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
     const ids = [...new Set(events.filter((e) => e.streamId.startsWith('invoice-')).map((e) => (e.data as { invoice_id?: string }).invoice_id).filter((x): x is string => !!x))];
     const numbers = new Map<string, string>();
