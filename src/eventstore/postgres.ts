@@ -23,6 +23,18 @@ interface Row {
   created_at: Date | string;
 }
 
+/**
+ * The xid8 reading rule's horizon: events of transactions below it are all committed or gone. It is
+ * the oldest transaction still in progress in THIS database (a transaction in another database of the
+ * server cannot write our log, so it must not hold our readers back), or the snapshot's xmax when there
+ * is none. An in-progress transaction we cannot place (it just ended, or its row is hidden from us)
+ * counts as ours: the safe side. Evaluated in the reading statement's own snapshot.
+ */
+const HORIZON = `coalesce(
+  (select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x
+    where not exists (select 1 from pg_stat_activity a where a.backend_xid = xid(x) and a.datname is distinct from current_database())),
+  pg_snapshot_xmax(pg_current_snapshot()))`;
+
 const COLUMNS = `global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at`;
 
 /** Formats the position token of an event: fixed width so tokens order as strings. */
@@ -123,7 +135,7 @@ export class PostgresEventStore implements EventStore {
     const res = await this.knex.raw(
       `select ${COLUMNS} from es_events
        where (transaction_id, global_position) > (?::text::xid8, ?::bigint)
-         and transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+         and transaction_id < ${HORIZON}
        order by transaction_id, global_position
        limit ?`,
       [after.xid, after.globalPosition, opts.maxCount],
@@ -134,7 +146,7 @@ export class PostgresEventStore implements EventStore {
   async headPosition(): Promise<LogPosition | null> {
     const res = await this.knex.raw(
       `select transaction_id::text as xid, global_position from es_events
-       where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
+       where transaction_id < ${HORIZON}
        order by transaction_id desc, global_position desc limit 1`,
     );
     const r = res.rows[0] as { xid: string; global_position: string } | undefined;

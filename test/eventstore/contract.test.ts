@@ -265,6 +265,22 @@ for (const backend of backends()) {
         const late2 = await collect(store.readStream(late));
         expect(late2.map((e) => e.type)).to.deep.equal(['Late']);
       });
+
+      it('is not held back by a transaction open in another database of the same server (Postgres only)', async () => {
+        const other = await openTestDb('postgres');
+        const trx = await other.knex.transaction();
+        try {
+          await trx.raw('select pg_current_xact_id()'); // takes an xid and keeps it while open
+          const before = await store.headPosition();
+          const res = await store.appendToStream(stream(), [ev('WhileOtherDbBusy')], { expectedRevision: 'no_stream' });
+          const read = await store.readAll({ from: before === null ? 'start' : { after: before }, maxCount: 100 });
+          expect(read.map((e) => e.position)).to.include(res.position);
+          expect(await store.headPosition()).to.equal(res.position);
+        } finally {
+          await trx.rollback();
+          await other.close();
+        }
+      });
     }
   });
 }
