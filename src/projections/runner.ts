@@ -90,7 +90,7 @@ export class ProjectionRunner {
       for (;;) {
         let n: number;
         try {
-          n = await this.runBatch(p);
+          n = await this.runBatch(p, true);
         } catch (err) {
           // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
           if (!(err instanceof CheckpointMoved)) throw err;
@@ -209,22 +209,24 @@ export class ProjectionRunner {
   }
 
   /** Reads one batch after the checkpoint and applies it with a compare-and-set on the checkpoint. */
-  private async runBatch(p: Projection): Promise<number> {
+  private async runBatch(p: Projection, eagerFlush = false): Promise<number> {
     const from = this.checkpoints.get(p.name) ?? null;
     const events = await this.read(from);
     if (events.length === 0) {
-      await this.flush(p); // caught up: store a checkpoint that moved only in memory (readiness reads the table)
+      // Caught up: store a checkpoint that moved only in memory, at once for catchUp (the CLI exits
+      // after it), else once it is a second old (readiness reads the table; its bound is 30 s).
+      if (eagerFlush || this.storedAgo(p) >= 1000) await this.flush(p);
       this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
     const last = events[events.length - 1]!;
-    // While catching up (a full batch), a batch with nothing this projection handles changes no row:
-    // move the checkpoint in memory only and store it with the next write, when caught up, or once it
-    // is a second old. The compare-and-set always compares with the stored value, so another
-    // runner's progress is still detected. A partial batch is stored at once (readiness reads the table).
+    // A batch with nothing this projection handles changes no row: move the checkpoint in memory
+    // only and store it with the next write, or once it is a second old. With ten projections, this
+    // spares nine transactions per append. The compare-and-set always compares with the stored
+    // value, so another runner's progress is still detected; in-process read-your-writes waits read
+    // the in-memory checkpoint.
     const handles = p.handles;
-    const full = events.length >= (this.opts.batchSize ?? 1000);
-    if (full && handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
+    if (handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
       this.checkpoints.set(p.name, last.position);
     } else {
       await this.commit(p, events, last.position);

@@ -55,10 +55,13 @@ async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<F
   return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
 }
 
+const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((m) => Object.keys(m)));
+
 export const billingEventsProjection: Projection = {
   name: BILLING_EVENTS,
   version: 1,
   tables: ['billing_events'],
+  handles: (type) => FEED_TYPES.has(type),
   async apply(trx, events) {
     const asks = events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated');
     const known = await knowledge(trx, [...new Set(asks.map((e) => e.streamId.slice(e.streamId.indexOf('-') + 1)))]);
