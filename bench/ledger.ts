@@ -35,13 +35,13 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /**
  * Each of 32 workers repeats: draft an invoice with 5 lines, finalize it, record 2 partial payments,
- * list the customer's open invoices. There is no statement operation yet: skipped, and reported.
+ * list the customer's open invoices, read the customer's statement for this month.
  */
 export async function benchLedgerMix(backend: BenchBackend, durationMs: number): Promise<MixFigures> {
   const server = await startBenchServer(backend, CUSTOMERS);
   try {
     const customers = await createCustomers(server);
-    const skipped = server.operations.includes('billing.statements.get') ? [] : ['statement reads (no billing.statements.* operation exists yet)'];
+    const skipped = server.operations.includes('billing.customers.statement.get') ? [] : ['statement reads (no billing.customers.statement.get operation)'];
     const lat = new Map<string, number[]>();
     const call = async (op: string, body: unknown): Promise<Record<string, unknown>> => {
       const t0 = performance.now();
@@ -62,6 +62,7 @@ export async function benchLedgerMix(backend: BenchBackend, durationMs: number):
         await call('billing.payments.insert', { invoice_id: open.id, amount: part, currency: 'GBP', method: 'bank_transfer', reference: `BACS ${i}-${k}`, received_on: today() });
       }
       await call('billing.invoices.list', { customer_id: customerId, status: 'open', limit: 20 });
+      if (skipped.length === 0) await call('billing.customers.statement.get', { customer_id: customerId, from: `${today().slice(0, 7)}-01`, to: today() });
     };
     await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: 16 }, flow); // warm-up
     lat.clear();
