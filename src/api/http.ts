@@ -2,6 +2,7 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { newId } from '../ids.ts';
+import { comparePositions } from '../eventstore/port.ts';
 import { IdSource } from '../ids.ts';
 import { ApiError, toErrorResponse } from './errors.ts';
 import { bearerToken, checkAccess, sessionAuth } from './auth.ts';
@@ -106,12 +107,17 @@ export function createHttpApp(
 /** How long the oldest unprojected event may wait before /readyz reports the instance as not ready. */
 const READY_LAG_MS = 30_000;
 
-// Projections whose oldest unapplied event is older than READY_LAG_MS (checkpoints come from the table, so this also works in `serve`).
+// Projections whose oldest unapplied event is older than READY_LAG_MS. Checkpoints come from the table,
+// so this also works in `serve`; a local runner may be ahead of it (it stores a checkpoint that only
+// skipped unhandled events within a second), so the later of the two counts.
 async function laggingProjections(services: Services): Promise<string[]> {
   const rows = (await services.knex('projection_checkpoints').select('name', 'position')) as { name: string; position: string | null }[];
+  const local = services.runner.positions();
   const lagging: string[] = [];
   for (const p of services.runner.projections) {
-    const position = rows.find((r) => r.name === p.name)?.position ?? null;
+    const stored = rows.find((r) => r.name === p.name)?.position ?? null;
+    const mine = local[p.name] ?? null;
+    const position = comparePositions(mine, stored) > 0 ? mine : stored;
     const [next] = await services.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: 1 });
     if (next && services.clock.now().getTime() - next.createdAt.getTime() > READY_LAG_MS) lagging.push(p.name);
   }
