@@ -6,7 +6,7 @@ import { DatabaseLockedError } from './db.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
 import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
-import { IDENTITY, findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
+import { findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
 import { DomainError } from './domain/decider.ts';
 import { addClientCommands } from './cli/clients.ts';
 
@@ -183,7 +183,6 @@ org
     await withApp({}, async (app) => {
       const res = await createOrganization(systemContext(app, 'admin org create'), o);
       await app.runner.catchUp();
-      void res.position;
       console.log(res.id);
     });
   });
@@ -253,7 +252,6 @@ admin
     });
   });
 addClientCommands(admin, (fn) => withApp({}, fn));
-void IDENTITY;
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };

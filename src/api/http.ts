@@ -69,7 +69,7 @@ export function createHttpApp(
     });
     app.post(`${prefix}:operation`, jsonBody, async (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
-      await dispatch(services, op, surface, opts.authenticators[surface], req, res);
+      await dispatch(services, op, opts.authenticators[surface], req, res);
     });
     app.all(`${prefix}:operation`, (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
@@ -158,7 +158,7 @@ function jsonBody(req: Request, res: Response, next: NextFunction): void {
   parseJson(req, res, next);
 }
 
-async function dispatch(services: Services, op: Operation | undefined, surface: 'core' | 'integrations', authenticate: Authenticator, req: Request, res: Response): Promise<void> {
+async function dispatch(services: Services, op: Operation | undefined, authenticate: Authenticator, req: Request, res: Response): Promise<void> {
   const requestId = res.locals.requestId as string;
   const logger = res.locals.logger as Services['logger'];
   if (!op) {
@@ -219,7 +219,6 @@ async function dispatch(services: Services, op: Operation | undefined, surface: 
     if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
     res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);
   }
-  void surface;
 }
 
 function parseInput(op: Operation, body: unknown): unknown {

@@ -8,7 +8,7 @@ import { canSeeOrganization, visibleCustomer } from './customers.ts';
 export async function subjectOrganization(ctx: RequestContext, subject: NoteSubject): Promise<string> {
   if (subject.type === 'customer') return (await visibleCustomer(ctx, subject.id)).organization_id;
   const knex = ctx.services.knex;
-  const row = (await knex.schema.hasTable('billing_invoices')) ? await knex('billing_invoices').where({ id: subject.id }).first('organization_id') : undefined;
+  const row = await knex('billing_invoices').where({ id: subject.id }).first('organization_id');
   if (!row || !canSeeOrganization(ctx, row.organization_id)) throw notFound('invoice_not_found', `No invoice ${subject.id} in this organization.`);
   return row.organization_id as string;
 }
