@@ -40,8 +40,7 @@ export const notesList = operation({
   errors: ['customer_not_found', 'invoice_not_found', 'invalid_cursor'],
   access: 'org_admin',
   async handle(ctx, req) {
-    const org = await subjectOrganization(ctx, req.subject);
-    if (!canSeeOrganization(ctx, org)) throw notFound('customer_not_found', 'Not found.');
+    await subjectOrganization(ctx, req.subject); // 404 unless the caller may see the subject
     const res = await listNotes(ctx.services.knex, req.subject, req.limit, req.cursor);
     return { items: res.rows.map((r) => noteBody(r.doc)), pagination: res.pagination };
   },
