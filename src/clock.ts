@@ -28,6 +28,11 @@ export class TestClock implements Clock {
   }
 }
 
+/** `YYYY-MM-DD` plus whole days (negative to go back). */
+export function addDays(date: string, days: number): string {
+  return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
+}
+
 /** `YYYY-MM-DD` of an instant in UTC. */
 export function isoDate(d: Date): string {
   return d.toISOString().slice(0, 10);

@@ -1,5 +1,6 @@
 // Runs projections: batched catch-up from a checkpoint, checkpoint committed with the read-model writes.
 import { EventEmitter } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
@@ -95,7 +96,7 @@ export class ProjectionRunner {
           // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
           if (!(err instanceof CheckpointMoved)) throw err;
           await this.reloadCheckpoint(p);
-          await sleep(10, new AbortController().signal);
+          await delay(10);
           continue;
         }
         if (n === 0) break;
@@ -180,7 +181,7 @@ export class ProjectionRunner {
           this.opts.logger.error({ err, projection: p.name }, 'projection batch failed; retrying');
         }
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
-        await sleep(backoff, signal);
+        await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
         continue;
       }
       await this.store.waitForChange(this.checkpoints.get(p.name) ?? null, token, signal);
@@ -277,14 +278,3 @@ async function truncate(trx: Knex.Transaction, tables: string[]): Promise<void> 
   if (tables.length) await trx.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')}`);
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const t = setTimeout(done, ms);
-    function done() {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done);
-  });
-}

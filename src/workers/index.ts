@@ -1,4 +1,5 @@
 // Background processors: run on an interval by `work` and `start`, or one pass at a time by tests (runOnce).
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Services } from '../api/context.ts';
 import { type OverduePassResult, runOverduePass } from './overdue.ts';
 
@@ -31,7 +32,7 @@ export class Workers {
         } catch (err) {
           this.services.logger.error({ err }, 'worker pass failed');
         }
-        await sleep(intervalMs, abort.signal);
+        await delay(intervalMs, undefined, { signal: abort.signal }).catch(() => {}); // aborted: stopping
       }
     })();
   }
@@ -45,14 +46,3 @@ export class Workers {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(t);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const t = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
-}

@@ -1,9 +1,9 @@
 // Overdue worker: suspends an organization's access when its suspension date arrives and restores it once the debt is paid.
 // It reads the receivables read model and lets the access decider apply the policy, so a repeated pass is a no-op.
 import type { Services } from '../api/context.ts';
-import { isoDate } from '../clock.ts';
+import { addDays, isoDate } from '../clock.ts';
 import { runCommand } from '../commands/run.ts';
-import { accessDecider, addDays } from '../domain/billing/access.ts';
+import { accessDecider } from '../domain/billing/access.ts';
 import { IdSource } from '../ids.ts';
 import { unpaidInvoices } from '../queries/billing/overdue.ts';
 

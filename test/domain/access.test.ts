@@ -1,6 +1,7 @@
 // Access decider and overdue policy: given events, when a review, then suspension, restoration or nothing.
 import { expect } from 'chai';
-import { type AccessEvent, type UnpaidInvoice, accessDecider, addDays, daysBetween, suspensionDate } from '../../src/domain/billing/access.ts';
+import { type AccessEvent, type UnpaidInvoice, accessDecider, daysBetween, suspensionDate } from '../../src/domain/billing/access.ts';
+import { addDays } from '../../src/clock.ts';
 import { ageingBucket } from '../../src/queries/billing/statements.ts';
 
 const ids = { customer_id: 'cus-1', organization_id: 'org-1' };

@@ -2,7 +2,7 @@
 // closing = opening + debits - credits, periods chain, and the balance equals what invoices, payments and credit notes say.
 import { expect } from 'chai';
 import { TestClock, isoDate } from '../../src/clock.ts';
-import { addDays } from '../../src/domain/billing/access.ts';
+import { addDays } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, draft, openInvoice, paymentBody } from '../support/billing.ts';

@@ -3,7 +3,7 @@ import { operation } from '../../api/operation.ts';
 import { ApiError } from '../../api/errors.ts';
 import type { RequestContext } from '../../api/context.ts';
 import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
-import { isoDate } from '../../clock.ts';
+import { addDays, isoDate } from '../../clock.ts';
 import { DomainError } from '../../domain/decider.ts';
 import { type InvoiceLine, assertFinalizable, invoiceDecider } from '../../domain/billing/invoice.ts';
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
@@ -31,10 +31,6 @@ function toLines(lines: { kind: 'manual'; description: string; quantity: number;
   return lines.map((l) => ({ kind: l.kind, description: l.description, quantity: l.quantity, unit_amount: l.unit_amount, amount: l.quantity * l.unit_amount }));
 }
 
-/** `YYYY-MM-DD` plus whole days. */
-export function addDays(date: string, days: number): string {
-  return isoDate(new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000));
-}
 
 /**
  * Reserves the next number of `year` for the invoice. The counter stream's n-th event is number n, so

@@ -2,6 +2,7 @@
 // Policy: access is suspended from the due date of the oldest unpaid invoice + grace days (anchored to
 // the due date), and restored as soon as no unpaid invoice has reached its suspension date.
 import { type Decider, assertNever } from '../decider.ts';
+import { addDays } from '../../clock.ts';
 
 /** An open invoice with money still owed, as the policy sees it. */
 export interface UnpaidInvoice {
@@ -37,12 +38,6 @@ export interface AccessState {
   suspended: boolean;
 }
 
-/** `YYYY-MM-DD` plus `days`. */
-export function addDays(date: string, days: number): string {
-  const d = new Date(`${date}T00:00:00.000Z`);
-  d.setUTCDate(d.getUTCDate() + days);
-  return d.toISOString().slice(0, 10);
-}
 
 /** Whole days from `a` to `b` (positive when b is later). */
 export function daysBetween(a: string, b: string): number {
