@@ -4,8 +4,9 @@ import type { Db } from '../src/db.ts';
 import { systemClock } from '../src/clock.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
 import { ProjectionRunner } from '../src/projections/runner.ts';
-import { projections } from '../src/projections/index.ts';
-import { BILLING_CUSTOMERS } from '../src/projections/billing/customers.ts';
+import { projections } from '../src/areas/index.ts';
+import { billingCustomersProjection } from '../src/projections/billing/customers.ts';
+
 
 /** Figures of phase (b). */
 export interface ReplayFigures {
@@ -36,7 +37,7 @@ export async function benchReplay(db: Db, customers: number): Promise<ReplayFigu
   const runner = new ProjectionRunner(knex, store, projections, { logger: pino({ level: 'silent' }), clock: systemClock });
   await runner.prepare();
   const t0 = performance.now();
-  await runner.rebuild([BILLING_CUSTOMERS]);
+  await runner.rebuild([billingCustomersProjection.name]);
   const seconds = (performance.now() - t0) / 1000;
   const rows = Number((await knex('billing_customers').count({ n: '*' }))[0]!.n);
   const updated = Number((await knex('billing_customers').where('name', 'like', 'Renamed %').count({ n: '*' }))[0]!.n);

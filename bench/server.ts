@@ -6,9 +6,10 @@ import { createApp } from '../src/app.ts';
 import { openPglite, openPostgres } from '../src/db.ts';
 import { systemContext } from '../src/seed.ts';
 import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
-import { IDENTITY } from '../src/queries/identity/identity.ts';
+
 import { POOL_SIZE } from './support.ts';
 import { seedInvoices } from './seed-invoices.ts';
+import { identityProjection } from '../src/projections/identity/identity.ts';
 
 /** What the child tells the parent once it listens. */
 export interface ServerReady {
@@ -38,8 +39,8 @@ async function main(): Promise<void> {
   const orgIds = (res.rows as { id: string }[]).map((r) => r.id);
   await db.knex.raw(`insert into es_streams (stream_id, revision) select stream_id, 0 from es_events where type = 'OrganizationCreated' and metadata->>'actor' like '%bench-bulk%'`);
   const head = await app.store.headPosition();
-  await app.runner.waitFor(head, [IDENTITY], 120_000);
-  await app.runner.waitFor(staff.position, [IDENTITY], 10_000);
+  await app.runner.waitFor(head, [identityProjection], 120_000);
+  await app.runner.waitFor(staff.position, [identityProjection], 10_000);
   const session = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now: app.clock.now(), ttlHours: 24 });
   if (process.env.BENCH_TRACE) trace(app);
   const url = await app.listen(0, '127.0.0.1');

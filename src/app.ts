@@ -1,4 +1,4 @@
-// Composition root: builds the service (storage, event store, projections, HTTP) from configuration.
+// Composition root: builds the service (storage, event store, projections, HTTP) from configuration and the areas' declarations.
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
@@ -13,12 +13,12 @@ import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { ProjectionRunner } from './projections/runner.ts';
-import { projections } from './projections/index.ts';
-import { operations } from './api/operations.ts';
+import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';
-import { createHttpApp, sessionAuthenticator } from './api/http.ts';
-import type { Services } from './api/context.ts';
-import { integrationAuthenticator } from './api/integration-auth.ts';
+import { createHttpApp } from './api/http.ts';
+import type { Services } from './context.ts';
+import { sessionAuthenticator } from './queries/identity/session-auth.ts';
+import { integrationAuthenticator } from './queries/integrations/authenticate.ts';
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
@@ -39,7 +39,8 @@ export interface AppOptions {
 }
 
 /** A built service. */
-export interface App extends Services {
+export interface App extends Omit<Services, 'runner'> {
+  runner: ProjectionRunner;
   registry: Registry;
   express: express.Express;
   /** Background processors; started only when AppOptions.workers is set. */
@@ -70,11 +71,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const metrics = createMetrics();
   const store: EventStore = measuredStore(new PostgresEventStore(db), metrics.appendDuration);
-  const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock });
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
-  const registry = new Registry(operations);
+  const registry = new Registry(areas.flatMap((a) => a.operations));
   const app = createHttpApp(services, registry, {
     authenticators: {
       core: sessionAuthenticator,
@@ -85,11 +86,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountPaymentPage(express);
     },
   });
-  const workers = new Workers(services);
+  const workers = new Workers(services, areas.flatMap((a) => a.workers ?? []));
   if (opts.workers) workers.start(opts.workerIntervalMs);
   let server: http.Server | undefined;
   const built: App = {
     ...services,
+    runner,
     registry,
     express: app,
     workers,

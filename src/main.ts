@@ -7,7 +7,8 @@ import { migrateLatest } from '../migrations/index.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
 import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
 import { findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
-import { DomainError } from './domain/decider.ts';
+import { DomainError } from './domain/errors.ts';
+import { identityErrors } from './domain/identity/errors.ts';
 import { addClientCommands } from './cli/clients.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
@@ -92,7 +93,7 @@ program
   .option('--interval <seconds>', 'seconds between passes', '60')
   .action(async (o: { once?: boolean; interval: string }) => {
     const interval = Number(o.interval);
-    if (!Number.isFinite(interval) || interval < 1) throw new DomainError('invalid_interval', '--interval must be a number of seconds >= 1.');
+    if (!Number.isFinite(interval) || interval < 1) throw new CliError('--interval must be a number of seconds >= 1.');
     if (o.once) {
       await withApp({}, async (app) => {
         const res = await app.workers.runOnce();
@@ -243,10 +244,10 @@ admin
     await withApp({}, async (app) => {
       await app.runner.catchUp();
       const u = await findUserByEmail(app.knex, o.email);
-      if (!u) throw new DomainError('user_not_found', `No user with email ${o.email}.`, 'not_found');
+      if (!u) throw identityErrors.error('user_not_found', `No user with email ${o.email}.`);
       const orgDoc = /^[0-9a-f-]{36}$/i.test(o.org) ? await getOrganization(app.knex, o.org) : await findOrganizationByName(app.knex, o.org);
-      if (!orgDoc) throw new DomainError('organization_not_found', `No organization ${o.org}.`, 'not_found');
-      if (!(await membership(app.knex, orgDoc.id, u.id))) throw new DomainError('not_a_member', `${o.email} is not a member of ${orgDoc.name}.`);
+      if (!orgDoc) throw identityErrors.error('organization_not_found', `No organization ${o.org}.`);
+      if (!(await membership(app.knex, orgDoc.id, u.id))) throw identityErrors.error('not_a_member', `${o.email} is not a member of ${orgDoc.name}.`);
       const s = await createSession(app.knex, { userId: u.id, organizationId: orgDoc.id, now: app.clock.now(), ttlHours: app.config.sessionTtlHours });
       console.log(s.token);
     });

@@ -1,9 +1,10 @@
 // The demo seed `start` writes into an empty database, so a new user can call the API at once.
 import type { App } from './app.ts';
 import { IdSource } from './ids.ts';
-import type { CommandContext } from './commands/run.ts';
+import type { CommandContext } from './context.ts';
 import { addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
-import { IDENTITY, findUserByEmail } from './queries/identity/identity.ts';
+import { findUserByEmail } from './queries/identity/identity.ts';
+import { identityProjection } from './projections/identity/identity.ts';
 
 /** A command context for operator actions (CLI, seed): the actor is the system. */
 export function systemContext(app: Pick<App, 'store' | 'clock'>, reason?: string): CommandContext {
@@ -36,7 +37,7 @@ export async function seedDemo(app: App): Promise<DemoSeed | null> {
   const owner = await createUser(ctx, { email: DEMO_OWNER, password: DEMO_PASSWORD, name: 'Avery Owner', organizationId: acme.id, role: 'owner' });
   const platform = await createOrganization(ctx, { name: 'core-server platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: DEMO_STAFF, password: DEMO_PASSWORD, name: 'Billie Staff', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
-  await app.runner.waitFor(staff.position, [IDENTITY], 10_000);
+  await app.runner.waitFor(staff.position, [identityProjection], 10_000);
   const now = app.clock.now();
   const ttl = app.config.sessionTtlHours;
   const orgToken = await createSession(app.knex, { userId: owner.id, organizationId: acme.id, now, ttlHours: ttl });

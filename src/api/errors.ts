@@ -1,9 +1,9 @@
 // Errors that carry their HTTP status and code, and the one place they become the error body.
 import { ZodError } from 'zod';
-import { DomainError } from '../domain/decider.ts';
+import { DomainError } from '../domain/errors.ts';
 import { WrongExpectedVersionError } from '../eventstore/port.ts';
-import { InvalidPositionError } from '../eventstore/postgres.ts';
-import { ProjectionLagError } from '../projections/runner.ts';
+import { InvalidPositionError } from '../eventstore/port.ts';
+import { ProjectionLagError } from '../context.ts';
 
 /** One field-level problem of a rejected request. */
 export interface Issue {
@@ -23,11 +23,6 @@ export class ApiError extends Error {
   }
 }
 
-/** 404 for a resource the caller cannot see (another organization's is the same as a missing one). */
-export function notFound(code: string, message: string): ApiError {
-  return new ApiError(404, code, message);
-}
-
 /** 403 for an authenticated caller without the right. */
 export function forbidden(message = 'You do not have access to this operation.'): ApiError {
   return new ApiError(403, 'forbidden', message);
@@ -42,8 +37,6 @@ export interface ErrorBody {
   request_id: string;
 }
 
-const KIND_STATUS = { conflict: 409, not_found: 404, invalid: 400, forbidden: 403 } as const;
-
 /** Turns zod issues into `{ path, message }` pairs with dotted paths. */
 export function zodIssues(err: ZodError): Issue[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
@@ -53,7 +46,7 @@ export function zodIssues(err: ZodError): Issue[] {
 export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean } {
   const body = (code: string, message: string, issues?: Issue[]): ErrorBody => ({ type, code, message, ...(issues ? { issues } : {}), request_id: requestId });
   if (err instanceof ApiError) return { status: err.status, headers: err.extra.headers ?? {}, body: body(err.code, err.message, err.extra.issues), internal: false };
-  if (err instanceof DomainError) return { status: KIND_STATUS[err.kind], headers: {}, body: body(err.code, err.message), internal: false };
+  if (err instanceof DomainError) return { status: err.status, headers: {}, body: body(err.code, err.message), internal: false };
   if (err instanceof ZodError) return { status: 400, headers: {}, body: body('invalid_request', 'The request is not valid.', zodIssues(err)), internal: false };
   if (err instanceof WrongExpectedVersionError)
     return { status: 409, headers: {}, body: body('concurrency_conflict', 'The resource was changed by another request at the same time; retry.'), internal: false };

@@ -2,12 +2,11 @@
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { ZodError } from 'zod';
 import { newId } from '../ids.ts';
-import { comparePositions } from '../eventstore/port.ts';
 import { IdSource } from '../ids.ts';
 import { ApiError, toErrorResponse } from './errors.ts';
-import { bearerToken, checkAccess, sessionAuth } from './auth.ts';
+import { checkAccess } from './auth.ts';
 import { withIdempotency } from './idempotency.ts';
-import type { Auth, RequestContext, Services } from './context.ts';
+import type { Auth, RequestContext, Services } from '../context.ts';
 import type { Operation } from './operation.ts';
 import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
@@ -18,15 +17,6 @@ import { writeSse } from '../streams/sse.ts';
 export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
 
 const SURFACE_PREFIX = { core: '/api/v1/', integrations: '/api/2026-01/' } as const;
-
-/** Core API callers: session bearer tokens. Missing header -> anonymous (public operations only). */
-export const sessionAuthenticator: Authenticator = async (req, services) => {
-  const token = bearerToken(req.get('authorization'));
-  if (token === null) return { kind: 'anonymous' };
-  const auth = await sessionAuth(services.knex, token, services.clock.now());
-  if (!auth) throw new ApiError(401, 'unauthenticated', 'The session token is invalid, expired or revoked.');
-  return auth;
-};
 
 /** Builds the express application of the service. */
 export function createHttpApp(
@@ -45,7 +35,7 @@ export function createHttpApp(
   app.get('/readyz', async (_req, res) => {
     try {
       await services.knex.raw('select 1');
-      const lagging = await laggingProjections(services);
+      const lagging = await services.runner.lagging();
       if (lagging.length) {
         res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason: 'read models are behind the log', projections: lagging });
         return;
@@ -102,26 +92,6 @@ export function createHttpApp(
     res.status(out.status).set(out.headers).json(out.body);
   });
   return app;
-}
-
-/** How long the oldest unprojected event may wait before /readyz reports the instance as not ready. */
-const READY_LAG_MS = 30_000;
-
-// Projections whose oldest unapplied event is older than READY_LAG_MS. Checkpoints come from the table,
-// so this also works in `serve`; a local runner may be ahead of it (it stores a checkpoint that only
-// skipped unhandled events within a second), so the later of the two counts.
-async function laggingProjections(services: Services): Promise<string[]> {
-  const rows = (await services.knex('projection_checkpoints').select('name', 'position')) as { name: string; position: string | null }[];
-  const local = services.runner.positions();
-  const lagging: string[] = [];
-  for (const p of services.runner.projections) {
-    const stored = rows.find((r) => r.name === p.name)?.position ?? null;
-    const mine = local[p.name] ?? null;
-    const position = comparePositions(mine, stored) > 0 ? mine : stored;
-    const [next] = await services.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: 1 });
-    if (next && services.clock.now().getTime() - next.createdAt.getTime() > READY_LAG_MS) lagging.push(p.name);
-  }
-  return lagging;
 }
 
 function unknownOperation(name: string, requestId: string) {
@@ -189,7 +159,7 @@ async function dispatch(services: Services, op: Operation | undefined, authentic
         correlation_id: req.get('x-correlation-id')?.slice(0, 200) ?? requestId,
         causation_id: null,
       },
-      waitFor: (position, names) => services.runner.waitFor(position, names, services.config.projectionWaitMs),
+      waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
     });
     if (op.kind === 'stream') {
       const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);

@@ -1,15 +1,11 @@
 // One declaration per operation: id, schemas, error type, access and handler. Router and OpenAPI come from it.
+// `operation()` keeps the request, response and access types (typed test calls, narrowed ctx.auth);
+// the registry holds them erased.
 import type { ZodType, z } from 'zod';
-import type { RequestContext } from './context.ts';
+import type { Access, RequestContext } from '../context.ts';
+import type { ErrorList } from '../domain/errors.ts';
 
-/** Who may call an operation. */
-export type Access =
-  | 'public'
-  | 'org_user'
-  | 'org_admin'
-  | 'billing_staff'
-  | 'platform_staff'
-  | { integration: string[] | 'any' };
+export type { Access } from '../context.ts';
 
 /** An event written to a server-sent-event stream. */
 export interface SseMessage {
@@ -18,9 +14,12 @@ export interface SseMessage {
   id?: string;
 }
 
-interface Base<Req extends ZodType | null> {
-  id: string;
-  surface: 'core' | 'integrations';
+/** The surface an operation is served on. */
+export type Surface = 'core' | 'integrations';
+
+interface Base<Id extends string, Req extends ZodType | null, A extends Access> {
+  id: Id;
+  surface: Surface;
   tags: string[];
   summary: string;
   description?: string;
@@ -28,43 +27,48 @@ interface Base<Req extends ZodType | null> {
   request: Req;
   /** Error type name in the spec, e.g. `billing.InvoiceGetError`. */
   error: string;
-  /** The codes this operation's errors may carry (documented in OpenAPI). */
-  errors: string[];
-  access: Access;
+  /** The codes this operation's errors may carry, from the areas' catalogues (documented in OpenAPI, checked in tests). */
+  errors: ErrorList;
+  access: A;
   /** Writes honour Idempotency-Key. */
   write?: boolean;
 }
 
-type Input<Req extends ZodType | null> = Req extends ZodType ? z.output<Req> : undefined;
+/** The validated request body a handler receives. */
+export type Input<Req extends ZodType | null> = Req extends ZodType ? z.output<Req> : undefined;
 
-/** How a JSON operation is written: typed request and response. */
-export interface JsonOperationDef<Req extends ZodType | null, Res extends ZodType> extends Base<Req> {
+/** A JSON operation with its types. */
+export interface JsonOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, Res extends ZodType = ZodType, A extends Access = Access>
+  extends Base<Id, Req, A> {
+  kind: 'json';
   response: Res;
   /** Extra response headers (e.g. Cache-Control: no-store). */
   headers?: Record<string, string>;
-  handle(ctx: RequestContext, req: Input<Req>): Promise<z.input<Res>>;
+  handle(ctx: RequestContext<A>, req: Input<Req>): Promise<z.input<Res>>;
 }
 
-/** How a stream operation is written. */
-export interface StreamOperationDef<Req extends ZodType | null> extends Base<Req> {
+/** A server-sent-event operation with its types. */
+export interface StreamOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, A extends Access = Access> extends Base<Id, Req, A> {
+  kind: 'stream';
   /** Schema of each event's data, for the documentation. */
   response: ZodType;
   /** Validates and prepares before headers are sent (errors here are JSON); then yields events until the client leaves. */
-  open(ctx: RequestContext, req: Input<Req>, lastEventId: string | null): Promise<AsyncIterable<SseMessage>>;
+  open(ctx: RequestContext<A>, req: Input<Req>, lastEventId: string | null): Promise<AsyncIterable<SseMessage>>;
 }
 
-/** An operation as the router sees it (request type erased after validation). */
-export type Operation =
-  | (Base<ZodType | null> & { kind: 'json'; response: ZodType; headers?: Record<string, string>; handle(ctx: RequestContext, req: unknown): Promise<unknown> })
-  | (Base<ZodType | null> & { kind: 'stream'; response: ZodType; open(ctx: RequestContext, req: unknown, lastEventId: string | null): Promise<AsyncIterable<SseMessage>> });
+/** An operation as the registry and router see it: the defaults erase the types (handlers are methods, so a typed operation is one of these). */
+export type Operation = JsonOperation | StreamOperation;
 
 /** Declares a JSON operation. */
-export function operation<Req extends ZodType | null, Res extends ZodType>(def: JsonOperationDef<Req, Res>): Operation {
-  // The router validates the body with def.request before calling, so the narrowing below holds.
-  return { ...def, kind: 'json', handle: (ctx, req) => def.handle(ctx, req as Input<Req>) };
+export function operation<const Id extends string, Req extends ZodType | null, Res extends ZodType, const A extends Access>(
+  def: Omit<JsonOperation<Id, Req, Res, A>, 'kind'>,
+): JsonOperation<Id, Req, Res, A> {
+  return { ...def, kind: 'json' };
 }
 
 /** Declares a server-sent-event operation. */
-export function streamOperation<Req extends ZodType | null>(def: StreamOperationDef<Req>): Operation {
-  return { ...def, kind: 'stream', open: (ctx, req, last) => def.open(ctx, req as Input<Req>, last) };
+export function streamOperation<const Id extends string, Req extends ZodType | null, const A extends Access>(
+  def: Omit<StreamOperation<Id, Req, A>, 'kind'>,
+): StreamOperation<Id, Req, A> {
+  return { ...def, kind: 'stream' };
 }

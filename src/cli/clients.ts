@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.ts';
 import { systemContext } from '../seed.ts';
 import { createClient, revokeClientSecret, rotateClientSecret } from '../commands/integrations/clients.ts';
-import { DomainError } from '../domain/decider.ts';
+import { integrationsErrors } from '../domain/integrations/errors.ts';
 import { type Scope, SCOPES, isScope } from '../domain/integrations/scopes.ts';
 import { isUuid, listClients } from '../queries/integrations/integrations.ts';
 
@@ -11,12 +11,12 @@ import { isUuid, listClients } from '../queries/integrations/integrations.ts';
 export function parseScopeList(raw: string): Scope[] {
   const names = raw.split(/[\s,]+/).filter(Boolean);
   const bad = names.filter((s) => !isScope(s));
-  if (bad.length || names.length === 0) throw new DomainError('invalid_scope', `--scopes must list some of ${SCOPES.join(', ')}; got "${raw}".`, 'invalid');
+  if (bad.length || names.length === 0) throw integrationsErrors.error('invalid_scope', `--scopes must list some of ${SCOPES.join(', ')}; got "${raw}".`);
   return [...new Set(names.filter(isScope))];
 }
 
 function clientId(raw: string): string {
-  if (!isUuid(raw)) throw new DomainError('client_not_found', `Not a client id: ${raw}`, 'not_found');
+  if (!isUuid(raw)) throw integrationsErrors.error('client_not_found', `Not a client id: ${raw}`);
   return raw.toLowerCase();
 }
 
@@ -63,7 +63,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .requiredOption('--secret-id <id>', 'the secret, as printed by create, rotate-secret or list')
     .action(async (o: { clientId: string; secretId: string }) => {
       await withApp(async (app) => {
-        if (!isUuid(o.secretId)) throw new DomainError('secret_not_found', `Not a secret id: ${o.secretId}`, 'not_found');
+        if (!isUuid(o.secretId)) throw integrationsErrors.error('secret_not_found', `Not a secret id: ${o.secretId}`);
         await revokeClientSecret(systemContext(app, 'admin client revoke-secret'), clientId(o.clientId), o.secretId.toLowerCase());
         await app.runner.catchUp();
         console.log(`revoked secret ${o.secretId}`);

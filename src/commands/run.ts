@@ -1,15 +1,8 @@
 // Runs one command against one aggregate stream: load, decide, append with the expected revision.
+// `commandHandler` binds a decider to its stream once and stamps the clock into every command.
+import type { CommandContext } from '../context.ts';
 import type { Decider, DomainEvent } from '../domain/decider.ts';
-import type { IdSource } from '../ids.ts';
 import { type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
-
-/** What a command needs from the request: where to write, who is acting, when, and which ids to use. */
-export interface CommandContext {
-  store: EventStore;
-  ids: IdSource;
-  now: Date;
-  metadata: EventMetadata;
-}
 
 /** Result of a command: the log position to wait for, and the aggregate state after it. */
 export interface CommandResult<E, S> {
@@ -79,4 +72,42 @@ export async function runCommand<C, E extends DomainEvent, S>(
       throw err;
     }
   }
+}
+
+/** What a caller writes of a command: everything but `now`, which the handler stamps from the request's clock. */
+export type Unstamped<C> = C extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'now'> } : never;
+
+/** Options of one command run: the organization it belongs to (metadata) and the actor's reason. */
+export interface RunOptions {
+  orgId?: string | null;
+  reason?: string;
+}
+
+/** A decider bound to its stream (Emmett's CommandHandler): load, decide, append, with the clock injected here only. */
+export interface CommandHandler<C, E extends DomainEvent, S> {
+  /** The stream id of the aggregate `id`. */
+  stream(id: string): string;
+  /** The aggregate's state as its stream says now. */
+  load(ctx: Pick<CommandContext, 'store'>, id: string): Promise<S>;
+  /** Decides `command` on aggregate `id` (stamped with `ctx.now`) and appends the events. */
+  run(ctx: CommandContext, id: string, command: Unstamped<C>, opts?: RunOptions): Promise<CommandResult<E, S>>;
+}
+
+/** Binds `decider` to the streams named by `stream`; lost races are re-decided up to `maxAttempts` times. */
+export function commandHandler<C extends { type: string; data: object }, E extends DomainEvent, S>(
+  decider: Decider<C, E, S>,
+  stream: (id: string) => string,
+  opts: { maxAttempts?: number } = {},
+): CommandHandler<C, E, S> {
+  return {
+    stream,
+    load: async (ctx, id) => (await loadAggregate(ctx.store, decider, stream(id))).state,
+    run: (ctx, id, command, run = {}) => runCommand(ctx, decider, stream(id), stamp<C>(command, ctx.now), { ...run, maxAttempts: opts.maxAttempts }),
+  };
+}
+
+// The one place a command gets its time: deciders read `data.now`, callers never write it.
+function stamp<C>(command: Unstamped<C>, now: Date): C {
+  const { type, data } = command as { type: string; data: object };
+  return { type, data: { ...data, now: now.toISOString() } } as C;
 }

@@ -98,3 +98,10 @@ export function comparePositions(a: LogPosition | null, b: LogPosition | null): 
   if (b === null) return 1;
   return a < b ? -1 : 1; // fixed-width tokens of one adapter order lexicographically
 }
+
+/** A position token that this store did not issue. */
+export class InvalidPositionError extends Error {
+  constructor(readonly token: string) {
+    super(`not a log position of this store: ${token}`);
+  }
+}

@@ -7,18 +7,13 @@ import { type EventStore, type LogPosition, type RecordedEvent, comparePositions
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
 import type { Projection } from './projection.ts';
-
-/** A read-your-writes wait ran out. */
-export class ProjectionLagError extends Error {
-  constructor(readonly projections: string[]) {
-    super(`read models not yet up to date: ${projections.join(', ')}`);
-  }
-}
+import { laggingProjections } from './readiness.ts';
+import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 
 class CheckpointMoved extends Error {}
 
 /** Drives every projection of the service. One runner may be active per projection across processes. */
-export class ProjectionRunner {
+export class ProjectionRunner implements ReadModelProgress {
   private readonly checkpoints = new Map<string, LogPosition | null>();
   /** The checkpoint as stored in projection_checkpoints; behind `checkpoints` after batches with nothing to apply. */
   private readonly persisted = new Map<string, { position: LogPosition | null; at: number }>();
@@ -123,7 +118,8 @@ export class ProjectionRunner {
   }
 
   /** Waits until every named projection has processed `position` (read-your-writes). */
-  async waitFor(position: LogPosition | null, names: string[], timeoutMs: number): Promise<void> {
+  async waitFor(position: LogPosition | null, readModels: ReadModelRef[], timeoutMs: number): Promise<void> {
+    const names = readModels.map((m) => m.name);
     if (position === null) return;
     const pending = () => names.filter((n) => comparePositions(this.checkpoints.get(n) ?? null, position) < 0);
     if (pending().length === 0) return;
@@ -144,6 +140,11 @@ export class ProjectionRunner {
       const timer = setTimeout(() => finish(new ProjectionLagError(pending())), timeoutMs);
       this.advanced.on('advanced', check);
     });
+  }
+
+  /** Projections whose oldest unapplied event is older than the readiness bound. */
+  lagging(): Promise<string[]> {
+    return laggingProjections(this.knex, this.store, this.projections, this.positions(), this.opts.clock.now());
   }
 
   /** Another process runs the projections: read their checkpoints from the table. */

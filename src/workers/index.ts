@@ -1,23 +1,26 @@
 // Background processors: run on an interval by `work` and `start`, or one pass at a time by tests (runOnce).
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Services } from '../api/context.ts';
-import { type OverduePassResult, runOverduePass } from './overdue.ts';
+import type { Services } from '../context.ts';
+import type { Worker } from './worker.ts';
 
-/** What one pass of every worker did. */
-export interface WorkersPassResult {
-  overdue: OverduePassResult;
-}
+/** What one pass of every worker did, by worker name. */
+export type WorkersPassResult = Record<string, unknown>;
 
 /** The service's background workers. */
 export class Workers {
   private abort: AbortController | null = null;
   private loop: Promise<void> | null = null;
 
-  constructor(private readonly services: Pick<Services, 'knex' | 'store' | 'clock' | 'config' | 'logger'>) {}
+  constructor(
+    private readonly services: Services,
+    private readonly workers: Worker[],
+  ) {}
 
   /** One pass of every worker, now. */
   async runOnce(): Promise<WorkersPassResult> {
-    return { overdue: await runOverduePass(this.services) };
+    const result: WorkersPassResult = {};
+    for (const w of this.workers) result[w.name] = await w.runOnce(this.services);
+    return result;
   }
 
   /** Runs a pass every `intervalMs` until stopped; a failed pass is logged and retried on the next tick. */

@@ -5,7 +5,8 @@ import type { Db } from '../../src/db.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { WrongExpectedVersionError, type EventMetadata } from '../../src/eventstore/port.ts';
 import { IdSource } from '../../src/ids.ts';
-import { type CommandContext, runCommand } from '../../src/commands/run.ts';
+import type { CommandContext } from '../../src/context.ts';
+import { runCommand } from '../../src/commands/run.ts';
 import { customerDecider, type CustomerCommand } from '../../src/domain/billing/customer.ts';
 import { backends, openTestDb } from '../support/db.ts';
 

@@ -1,6 +1,6 @@
 // Credit note request decider: given events, when a command, then events or an error code.
 import { expect } from 'chai';
-import { DomainError } from '../../src/domain/decider.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { type CreditNoteRequestCommand, type CreditNoteRequestEvent, creditNoteRequestDecider } from '../../src/domain/billing/credit-note-request.ts';
 
 const now = '2026-03-10T09:00:00.000Z';

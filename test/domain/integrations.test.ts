@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { type ClientCommand, type ClientEvent, clientDecider } from '../../src/domain/integrations/client.ts';
 import { type IntegrationCommand, type IntegrationEvent, integrationDecider } from '../../src/domain/integrations/integration.ts';
-import { DomainError } from '../../src/domain/decider.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 
 const NOW = '2026-01-15T09:00:00.000Z';
 const C = '01900000-0000-7000-8000-000000000001';

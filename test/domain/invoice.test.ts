@@ -1,6 +1,6 @@
 // Invoice decider: given events, when a command, then events or an error code.
 import { expect } from 'chai';
-import { DomainError } from '../../src/domain/decider.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { type InvoiceCommand, type InvoiceEvent, type InvoiceLine, invoiceDecider } from '../../src/domain/billing/invoice.ts';
 
 const ref = { invoice_id: 'inv-1', organization_id: 'org-1', customer_id: 'cus-1', currency: 'GBP' };
@@ -61,7 +61,7 @@ describe('invoice decider', () => {
     expect(given([drafted(), finalized]).when(again).events).to.deep.equal([]);
     const r = given([drafted(), finalized]).when(finalize);
     expect(r.error?.code).to.equal('invalid_status_transition');
-    expect(r.error?.kind).to.equal('conflict');
+    expect(r.error?.status).to.equal(409);
     expect(r.error?.message).to.contain('open');
   });
 
@@ -80,7 +80,7 @@ describe('invoice decider', () => {
     expect(given([drafted(), finalized, payment('p1', 400)]).when(pay('p2', 601)).error?.code).to.equal('amount_exceeds_remaining');
     const currency = given([drafted(), finalized]).when(pay('p2', 100, 'EUR')).error;
     expect(currency?.code).to.equal('currency_mismatch');
-    expect(currency?.kind).to.equal('invalid');
+    expect(currency?.status).to.equal(400);
     expect(given([drafted()]).when(pay('p1', 100)).error?.code).to.equal('invoice_not_payable');
     const paidEvents = given([drafted(), finalized]).when(pay('p1', 1000)).events;
     expect(given([drafted(), finalized, ...paidEvents]).when(pay('p2', 1)).error?.code).to.equal('invoice_not_payable');

@@ -1,6 +1,7 @@
 // Repair job, external id reservation and vehicle preload deciders: given events, when command, then events or error code.
 import { expect } from 'chai';
-import { type Decider, DomainError, type DomainEvent } from '../../src/domain/decider.ts';
+import { type Decider, type DomainEvent } from '../../src/domain/decider.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { type JobCommand, type JobEvent, jobDecider } from '../../src/domain/jobs/job.ts';
 import { jobExternalIdDecider, jobExternalIdStream } from '../../src/domain/jobs/external-id.ts';
 import { vehiclePreloadDecider } from '../../src/domain/vehicles/preload.ts';

@@ -5,7 +5,8 @@ import { startService, type TestService } from '../support/app.ts';
 import { settle } from '../support/settle.ts';
 import { systemContext } from '../../src/seed.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
-import { IDENTITY } from '../../src/queries/identity/identity.ts';
+import { identityProjection } from '../../src/projections/identity/identity.ts';
+
 
 for (const backend of backends()) {
   describe(`billing event feed over HTTP (${backend})`, () => {
@@ -29,7 +30,7 @@ for (const backend of backends()) {
       otherCustomerId = o.body.id;
       // A plain member of the owner's organization: reads the feed but not internal notes.
       const u = await createUser(systemContext(svc.app), { email: 'member@acme.example', password: 'correct horse battery', organizationId: owner.orgId, role: 'member' });
-      await svc.app.runner.waitFor(u.position, [IDENTITY], 10_000);
+      await svc.app.runner.waitFor(u.position, [identityProjection], 10_000);
       member = (await createSession(svc.app.knex, { userId: u.id, organizationId: owner.orgId, now: svc.clock.now(), ttlHours: 24 })).token;
       await settle(svc);
     });

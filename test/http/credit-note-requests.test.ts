@@ -1,11 +1,13 @@
 // billing.credit-note-requests.* over HTTP: request, staff decisions, issuing onto the invoice; rebuild reproduces the read models.
 import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
-import { BILLING_CREDIT_NOTE_REQUESTS } from '../../src/projections/billing/credit-note-requests.ts';
-import { BILLING_INVOICES } from '../../src/projections/billing/invoices.ts';
+
+
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { billingInvoicesProjection } from '../../src/projections/billing/invoices.ts';
+import { billingCreditNoteRequestsProjection } from '../../src/projections/billing/credit-note-requests.ts';
 
 for (const backend of backends()) {
   describe(`billing credit note requests over HTTP (${backend})`, () => {
@@ -126,7 +128,7 @@ for (const backend of backends()) {
       const live = await snapshot();
       expect(live[0]!.length).to.be.greaterThan(5);
       await svc.app.runner.stop();
-      await svc.app.runner.rebuild([BILLING_INVOICES, BILLING_CREDIT_NOTE_REQUESTS]);
+      await svc.app.runner.rebuild([billingInvoicesProjection.name, billingCreditNoteRequestsProjection.name]);
       expect(await snapshot()).to.deep.equal(live);
       svc.app.runner.start();
     });

@@ -4,14 +4,15 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addMember, createSession, createUser, type Role } from '../../src/commands/identity/identity.ts';
-import { IDENTITY } from '../../src/queries/identity/identity.ts';
+import { identityProjection } from '../../src/projections/identity/identity.ts';
+
 
 type SignUp = Awaited<ReturnType<TestService['signUp']>>;
 
 /** Adds a user with `role` to an existing organization and signs them in. */
 async function addUser(svc: TestService, orgId: string, role: Role, email = `m-${Math.random().toString(36).slice(2)}@example.com`) {
   const user = await createUser(systemContext(svc.app), { email, password: 'member password', organizationId: orgId, role });
-  await svc.app.runner.waitFor(user.position, [IDENTITY], 10_000);
+  await svc.app.runner.waitFor(user.position, [identityProjection], 10_000);
   const s = await createSession(svc.app.knex, { userId: user.id, organizationId: orgId, now: svc.clock.now(), ttlHours: 24 });
   return { userId: user.id, token: s.token, email };
 }

@@ -5,7 +5,8 @@ import { startService, type TestService } from '../support/app.ts';
 import { approve, authorizeUrl, installIntegration, integrationHeaders, registerClient } from '../support/integrations.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
-import { IDENTITY } from '../../src/queries/identity/identity.ts';
+import { identityProjection } from '../../src/projections/identity/identity.ts';
+
 
 type Installed = Awaited<ReturnType<typeof installIntegration>>;
 type Owner = Awaited<ReturnType<TestService['signUp']>>;
@@ -37,7 +38,7 @@ for (const backend of backends()) {
       repairerB = await installIntegration(svc, { token: ownerB.token, scopes: ['repairer'] });
       supplierA = await installIntegration(svc, { token: ownerA.token, scopes: ['supplier'] });
       const site = await addSite(systemContext(svc.app, 'test site'), ownerA.orgId, 'Second site');
-      await svc.app.runner.waitFor(site.position, [IDENTITY], 10_000);
+      await svc.app.runner.waitFor(site.position, [identityProjection], 10_000);
       secondSiteA = site.id;
     });
     after(async () => svc?.close());

@@ -6,6 +6,7 @@ import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, openInvoice, paymentBody } from '../support/billing.ts';
 import { billedOrgLong, signUpLong } from '../support/long-session.ts';
 import { settle } from '../support/settle.ts';
+import { overdueWorker } from '../../src/workers/billing/overdue.ts';
 
 for (const backend of backends()) {
   describe(`overdue status and suspension over HTTP (${backend})`, () => {
@@ -20,7 +21,7 @@ for (const backend of backends()) {
     // The worker reads read models, so a pass sees what has been projected: let them catch up first.
     const pass = async () => {
       await settle(svc);
-      const res = await svc.app.workers.runOnce();
+      const res = { overdue: await overdueWorker.runOnce(svc.app) };
       await settle(svc);
       return res;
     };

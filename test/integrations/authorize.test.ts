@@ -6,7 +6,8 @@ import { approve, registerClient, sessionCookie } from '../support/integrations.
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addMember, createOrganization } from '../../src/commands/identity/identity.ts';
-import { IDENTITY } from '../../src/queries/identity/identity.ts';
+import { identityProjection } from '../../src/projections/identity/identity.ts';
+
 
 const PASSWORD = 'correct horse battery';
 
@@ -227,7 +228,7 @@ for (const backend of backends()) {
     it('a user in several organizations switches organization on the consent page; the key belongs to the chosen one', async () => {
       const second = await createOrganization(systemContext(svc.app), { name: 'Second Garage', kind: 'repairer' });
       const pos = await addMember(systemContext(svc.app), second.id, owner.userId, 'admin');
-      await svc.app.runner.waitFor(pos, [IDENTITY], 10_000);
+      await svc.app.runner.waitFor(pos, [identityProjection], 10_000);
       const web = new WebClient(svc.url);
       const consent = await web.follow(await logIn(web, owner.email, PASSWORD, path(url())));
       expect(consent.html).to.contain('<label for="organization_id">Organization</label>');

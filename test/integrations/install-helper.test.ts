@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
-import { INTEGRATIONS } from '../../src/queries/integrations/integrations.ts';
+import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
+
 
 for (const backend of backends()) {
   describe(`installIntegration helper (${backend})`, () => {
@@ -36,7 +37,7 @@ for (const backend of backends()) {
       });
       const live = await snapshot();
       expect(live.installs.length).to.be.greaterThan(1);
-      await svc.app.runner.rebuild([INTEGRATIONS]);
+      await svc.app.runner.rebuild([integrationsProjection.name]);
       expect(await snapshot()).to.deep.equal(live);
     });
   });

@@ -7,8 +7,9 @@ import { approve, authorizeUrl, installIntegration, integrationHeaders, register
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { systemContext } from '../../src/seed.ts';
 import { revokeClientSecret, rotateClientSecret } from '../../src/commands/integrations/clients.ts';
-import { INTEGRATIONS } from '../../src/queries/integrations/integrations.ts';
+
 import { s256 } from '../../src/commands/integrations/access-codes.ts';
+import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -147,10 +148,10 @@ for (const backend of backends()) {
       const ctx = systemContext(svc.app, 'test rotate');
       const rotated = await rotateClientSecret(ctx, clientB.clientId);
       secrets.push(rotated.clientSecret);
-      await svc.app.runner.waitFor(rotated.position, [INTEGRATIONS], 10_000);
+      await svc.app.runner.waitFor(rotated.position, [integrationsProjection], 10_000);
       expect((await exchange(await codeFor(clientB), clientB)).status).to.equal(200);
       expect((await exchange(await codeFor(clientB), { clientId: clientB.clientId, clientSecret: rotated.clientSecret })).status).to.equal(200);
-      await svc.app.runner.waitFor(await revokeClientSecret(ctx, clientB.clientId, clientB.secretId), [INTEGRATIONS], 10_000);
+      await svc.app.runner.waitFor(await revokeClientSecret(ctx, clientB.clientId, clientB.secretId), [integrationsProjection], 10_000);
       const old = await exchange(await codeFor(clientB), clientB);
       expect(old.status).to.equal(401);
       expect(old.body.code).to.equal('invalid_client');

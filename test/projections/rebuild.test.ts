@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
-import { projections } from '../../src/projections/index.ts';
+import { projections } from '../../src/areas/index.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
 import { dumpReadModels, writeSampleData } from './support.ts';
 

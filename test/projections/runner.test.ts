@@ -10,9 +10,10 @@ import { TestClock } from '../../src/clock.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
-import { projections } from '../../src/projections/index.ts';
+import { projections } from '../../src/areas/index.ts';
 import type { Projection } from '../../src/projections/projection.ts';
-import { BILLING_CUSTOMERS } from '../../src/projections/billing/customers.ts';
+import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
+
 
 const logger = pino({ level: 'silent' });
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
@@ -57,13 +58,13 @@ for (const backend of backends()) {
         svc.clock.advance(60_000);
         const notReady = await fetch(`${svc.url}/readyz`);
         expect(notReady.status).to.equal(503);
-        expect(((await notReady.json()) as { projections: string[] }).projections).to.include(BILLING_CUSTOMERS);
+        expect(((await notReady.json()) as { projections: string[] }).projections).to.include(billingCustomersProjection.name);
         // A restarted projector starts from the stored checkpoint and applies what it missed.
         const restarted = new ProjectionRunner(svc.app.knex, svc.app.store, projections, { logger, clock: svc.clock });
         await restarted.prepare();
         restarted.start();
         try {
-          await restarted.waitFor(await svc.app.store.headPosition(), [BILLING_CUSTOMERS], 10_000);
+          await restarted.waitFor(await svc.app.store.headPosition(), [billingCustomersProjection], 10_000);
           const list = await svc.call('billing.customers.list', {}, owner.token);
           expect(list.body.items.map((c: { name: string }) => c.name)).to.deep.equal(['Late Ltd']);
         } finally {

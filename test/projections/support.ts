@@ -1,6 +1,6 @@
 // Helpers for projection tests: dump every read-model table, and fill the log with a realistic mix of events.
 import type { Knex } from 'knex';
-import { projections } from '../../src/projections/index.ts';
+import { projections } from '../../src/areas/index.ts';
 import type { TestService } from '../support/app.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */

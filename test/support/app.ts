@@ -6,8 +6,9 @@ import { type App, createApp } from '../../src/app.ts';
 import type { Db } from '../../src/db.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addSite, createOrganization, createSession, createUser, type OrganizationKind, type Role } from '../../src/commands/identity/identity.ts';
-import { IDENTITY } from '../../src/queries/identity/identity.ts';
+
 import { type Backend, openTestDb } from './db.ts';
+import { identityProjection } from '../../src/projections/identity/identity.ts';
 
 /** A response as tests see it. */
 export interface Reply<T = any> {
@@ -69,7 +70,7 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
       const site = await addSite(ctx, org.id, `Site ${n}`);
       const email = o.email ?? `user${n}-${Math.random().toString(36).slice(2, 8)}@example.com`;
       const user = await createUser(ctx, { email, password: o.password ?? 'correct horse battery', organizationId: org.id, role: o.role ?? 'owner', staff: o.staff });
-      await app.runner.waitFor(user.position, [IDENTITY], 10_000);
+      await app.runner.waitFor(user.position, [identityProjection], 10_000);
       const s = await createSession(app.knex, { userId: user.id, organizationId: org.id, now: clock.now(), ttlHours: 24 });
       return { orgId: org.id, userId: user.id, token: s.token, email, siteId: site.id };
     },

@@ -3,10 +3,11 @@
 import { systemContext } from '../../src/seed.ts';
 import { createClient } from '../../src/commands/integrations/clients.ts';
 import type { Scope } from '../../src/domain/integrations/scopes.ts';
-import { INTEGRATIONS } from '../../src/queries/integrations/integrations.ts';
+
 import { sessionCookieName } from '../../src/pages/web-session.ts';
 import type { TestService } from './app.ts';
 import { hiddenFields } from './web.ts';
+import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
 
 /** An installed integration as a test uses it. */
 export interface InstalledIntegration {
@@ -25,7 +26,7 @@ export async function registerClient(
 ): Promise<{ clientId: string; clientSecret: string; secretId: string; redirectUrl: string }> {
   const redirectUrls = opts.redirectUrls ?? ['https://app.example/callback'];
   const c = await createClient(systemContext(svc.app, 'test client'), { name: opts.name ?? `Test App ${++n}`, redirectUrls, scopes: opts.scopes ?? ['repairer', 'supplier'] });
-  await svc.app.runner.waitFor(c.position, [INTEGRATIONS], 10_000);
+  await svc.app.runner.waitFor(c.position, [integrationsProjection], 10_000);
   return { clientId: c.clientId, clientSecret: c.clientSecret, secretId: c.secretId, redirectUrl: redirectUrls[0]! };
 }
 

@@ -4,5 +4,5 @@ import type { TestService } from './app.ts';
 /** Resolves once all read models have caught up with the head of the log. */
 export async function settle(svc: TestService): Promise<void> {
   const head = await svc.app.store.lastCommittedPosition();
-  await svc.app.runner.waitFor(head, svc.app.runner.projections.map((p) => p.name), 30_000);
+  await svc.app.runner.waitFor(head, svc.app.runner.projections, 30_000);
 }

@@ -1,18 +1,20 @@
 // billing.credit-note-requests.insert and .update: requests, staff decisions, and issuing the credit onto the invoice.
 import { operation } from '../../api/operation.ts';
 import { ApiError, forbidden } from '../../api/errors.ts';
-import { hasRole, type RequestContext } from '../../api/context.ts';
+import { hasRole, type RequestContext } from '../../context.ts';
 import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequestUpdateRequest } from '../../api/schemas/billing-credit-notes.ts';
-import { DomainError } from '../../domain/decider.ts';
 import { assertIssuable, creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { BILLING_CREDIT_NOTE_REQUESTS } from '../../projections/billing/credit-note-requests.ts';
-import { BILLING_INVOICES, type InvoiceDoc } from '../../projections/billing/invoices.ts';
+
+import { type InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { visibleCreditNoteRequest } from '../../queries/billing/credit-note-requests.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { loadAggregate, runCommand } from '../run.ts';
 import { INVOICE_ATTEMPTS, invoiceStream, laterPosition } from './invoices.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 function cnrStream(id: string): string {
   return `creditnoterequest-${id}`;
@@ -22,7 +24,7 @@ function cnrStream(id: string): string {
 function creditable(invoice: InvoiceDoc): number {
   if (invoice.status === 'paid') return invoice.total - invoice.amount_credited;
   if (invoice.status === 'open' || invoice.status === 'uncollectible') return invoice.amount_remaining;
-  throw new DomainError('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
+  throw billingErrors.error('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
 }
 
 /** billing.credit-note-requests.insert */
@@ -34,14 +36,14 @@ export const creditNoteRequestsInsert = operation({
   request: CreditNoteRequestCreateRequest,
   response: CreditNoteRequestDetail,
   error: 'billing.CreditNoteRequestInsertError',
-  errors: ['invalid_request', 'invoice_not_found', 'invoice_not_creditable', 'currency_mismatch', 'amount_exceeds_creditable'],
+  errors: billingErrors.list('invalid_request', 'invoice_not_found', 'invoice_not_creditable', 'currency_mismatch', 'amount_exceeds_creditable'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const invoice = await visibleInvoice(ctx, req.invoice_id);
-    if (req.currency !== invoice.currency) throw new DomainError('currency_mismatch', `The invoice is in ${invoice.currency}, not ${req.currency}.`, 'invalid');
+    if (req.currency !== invoice.currency) throw billingErrors.error('currency_mismatch', `The invoice is in ${invoice.currency}, not ${req.currency}.`);
     const max = creditable(invoice);
-    if (req.amount > max) throw new DomainError('amount_exceeds_creditable', `At most ${max} ${invoice.currency} of this invoice can be credited.`);
+    if (req.amount > max) throw billingErrors.error('amount_exceeds_creditable', `At most ${max} ${invoice.currency} of this invoice can be credited.`);
     const id = ctx.ids.next();
     const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(id), {
       type: 'RequestCreditNote',
@@ -50,7 +52,7 @@ export const creditNoteRequestsInsert = operation({
         currency: invoice.currency, amount: req.amount, reason: req.reason, description: req.description, requested_at: ctx.now.toISOString(),
       },
     }, { orgId: invoice.organization_id });
-    await ctx.waitFor(res.position, [BILLING_CREDIT_NOTE_REQUESTS]);
+    await ctx.waitFor(res.position, [billingCreditNoteRequestsProjection]);
     return visibleCreditNoteRequest(ctx, id);
   },
 });
@@ -79,7 +81,7 @@ async function issue(ctx: RequestContext, id: string, orgId: string, reason: str
 /** A reject or cancel must not land on a request whose credit is already on the invoice (an issue in flight). */
 async function refuseIfCredited(ctx: RequestContext, invoiceId: string, id: string): Promise<void> {
   const { state } = await loadAggregate(ctx.store, invoiceDecider, invoiceStream(invoiceId));
-  if (state.credit_notes[id]) throw new DomainError('invalid_status_transition', 'The credit note request is being issued; it can no longer be rejected or cancelled.', 'conflict');
+  if (state.credit_notes[id]) throw billingErrors.error('invalid_status_transition', 'The credit note request is being issued; it can no longer be rejected or cancelled.');
 }
 
 /** billing.credit-note-requests.update */
@@ -92,7 +94,7 @@ export const creditNoteRequestsUpdate = operation({
   request: CreditNoteRequestUpdateRequest,
   response: CreditNoteRequestDetail,
   error: 'billing.CreditNoteRequestUpdateError',
-  errors: ['invalid_request', 'forbidden', 'credit_note_request_not_found', 'invalid_status_transition', 'invoice_not_creditable', 'amount_exceeds_remaining', 'amount_exceeds_creditable'],
+  errors: billingErrors.list('invalid_request', 'forbidden', 'credit_note_request_not_found', 'invalid_status_transition', 'invoice_not_creditable', 'amount_exceeds_remaining', 'amount_exceeds_creditable'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
@@ -104,7 +106,7 @@ export const creditNoteRequestsUpdate = operation({
     const changes = { amount: req.amount, reason: req.reason, description: req.description };
     if (Object.values(changes).some((v) => v !== undefined)) {
       if (req.amount !== undefined && req.amount > creditable(await visibleInvoice(ctx, doc.invoice_id)))
-        throw new ApiError(409, 'amount_exceeds_creditable', 'The amount is more than can be credited on the invoice.');
+        throw billingErrors.error('amount_exceeds_creditable', 'The amount is more than can be credited on the invoice.');
       const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(req.id), { type: 'UpdateCreditNoteRequest', data: { changes, now } }, opts);
       position = laterPosition(position, res.position);
     }
@@ -121,7 +123,7 @@ export const creditNoteRequestsUpdate = operation({
         position = laterPosition(position, res.position);
       }
     }
-    await ctx.waitFor(position, [BILLING_CREDIT_NOTE_REQUESTS, BILLING_INVOICES]);
+    await ctx.waitFor(position, [billingCreditNoteRequestsProjection, billingInvoicesProjection]);
     return visibleCreditNoteRequest(ctx, req.id);
   },
 });

@@ -1,16 +1,18 @@
 // billing.customers.insert, .update, .remove: commands on the customer aggregate.
 import { operation } from '../../api/operation.ts';
-import { ApiError, forbidden, notFound } from '../../api/errors.ts';
-import { hasRole } from '../../api/context.ts';
+import { ApiError, forbidden } from '../../api/errors.ts';
+import { hasRole } from '../../context.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { nameId } from '../../ids.ts';
-import { BILLING_CUSTOMERS } from '../../projections/billing/customers.ts';
+
 import { visibleCustomer } from '../../queries/billing/customers.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';
 import { runCommand } from '../run.ts';
 import { openInvoiceCount } from './open-invoices.ts';
+import { billingCustomersProjection } from '../../projections/billing/customers.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** A customer's id is derived from its organization: one customer per organization, enforced by the stream. */
 export function customerIdOf(organizationId: string): string {
@@ -26,7 +28,7 @@ export const customersInsert = operation({
   request: CustomerCreateRequest,
   response: CustomerDetailItem,
   error: 'billing.CustomerInsertError',
-  errors: ['organization_not_found', 'customer_exists'],
+  errors: billingErrors.list('organization_not_found', 'customer_exists'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
@@ -34,14 +36,14 @@ export const customersInsert = operation({
     const organizationId = req.organization_id ?? own;
     if (!organizationId) throw new ApiError(400, 'invalid_request', 'organization_id is required.');
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden('Only billing staff may create a customer for another organization.');
-    if (!(await getOrganization(ctx.services.knex, organizationId))) throw notFound('organization_not_found', `No organization ${organizationId}.`);
+    if (!(await getOrganization(ctx.services.knex, organizationId))) throw billingErrors.error('organization_not_found', `No organization ${organizationId}.`);
     const id = customerIdOf(organizationId);
     const { metadata, tax_id, billing_address, ...rest } = req;
     const res = await runCommand(ctx, customerDecider, `customer-${id}`, {
       type: 'CreateCustomer',
       data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata, now: ctx.now.toISOString() },
     }, { orgId: organizationId });
-    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    await ctx.waitFor(res.position, [billingCustomersProjection]);
     return visibleCustomer(ctx, id);
   },
 });
@@ -54,14 +56,14 @@ export const customersUpdate = operation({
   request: CustomerUpdateRequest,
   response: CustomerDetailItem,
   error: 'billing.CustomerUpdateError',
-  errors: ['customer_not_found', 'customer_removed'],
+  errors: billingErrors.list('customer_not_found', 'customer_removed'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const { id, ...changes } = req;
     const res = await runCommand(ctx, customerDecider, `customer-${id}`, { type: 'UpdateCustomer', data: { changes, now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    await ctx.waitFor(res.position, [billingCustomersProjection]);
     return visibleCustomer(ctx, id);
   },
 });
@@ -74,14 +76,14 @@ export const customersRemove = operation({
   request: CustomerRemoveRequest,
   response: Empty,
   error: 'billing.CustomerRemoveError',
-  errors: ['customer_not_found', 'customer_removed', 'customer_has_open_invoices'],
+  errors: billingErrors.list('customer_not_found', 'customer_removed', 'customer_has_open_invoices'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const open = await openInvoiceCount(ctx.services.knex, req.id);
     const res = await runCommand(ctx, customerDecider, `customer-${req.id}`, { type: 'RemoveCustomer', data: { now: ctx.now.toISOString(), open_invoices: open } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
+    await ctx.waitFor(res.position, [billingCustomersProjection]);
     return {};
   },
 });

@@ -1,17 +1,18 @@
 // billing.invoices.insert and .update: drafts, line and detail edits, and the status machine (finalize, void, mark uncollectible).
 import { operation } from '../../api/operation.ts';
 import { ApiError } from '../../api/errors.ts';
-import type { RequestContext } from '../../api/context.ts';
+import type { RequestContext } from '../../context.ts';
 import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
-import { DomainError } from '../../domain/decider.ts';
 import { type InvoiceLine, assertFinalizable, invoiceDecider } from '../../domain/billing/invoice.ts';
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
 import { type LogPosition, comparePositions } from '../../eventstore/port.ts';
-import { BILLING_INVOICES } from '../../projections/billing/invoices.ts';
+
 import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { loadAggregate, runCommand } from '../run.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Writers racing on one invoice stream re-decide on fresh state this many times before giving up with 409. */
 export const INVOICE_ATTEMPTS = 50;
@@ -30,7 +31,6 @@ export function laterPosition(a: LogPosition | null, b: LogPosition | null): Log
 function toLines(lines: { kind: 'manual'; description: string; quantity: number; unit_amount: number }[]): InvoiceLine[] {
   return lines.map((l) => ({ kind: l.kind, description: l.description, quantity: l.quantity, unit_amount: l.unit_amount, amount: l.quantity * l.unit_amount }));
 }
-
 
 /**
  * Reserves the next number of `year` for the invoice. The counter stream's n-th event is number n, so
@@ -55,8 +55,8 @@ async function finalize(ctx: RequestContext, invoiceId: string, orgId: string, r
   const { state } = await loadAggregate(ctx.store, invoiceDecider, invoiceStream(invoiceId));
   assertFinalizable(state);
   const customer = await getCustomerDoc(ctx.services.knex, state.ref!.customer_id);
-  if (!customer) throw new DomainError('customer_not_found', 'The invoice\'s customer does not exist.', 'not_found');
-  if (customer.status === 'removed') throw new DomainError('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
+  if (!customer) throw billingErrors.error('customer_not_found', 'The invoice\'s customer does not exist.');
+  if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
   const issueDate = isoDate(ctx.now);
   const number = await allocateInvoiceNumber(ctx, invoiceId, ctx.now.getUTCFullYear());
   return runCommand(ctx, invoiceDecider, invoiceStream(invoiceId), {
@@ -74,12 +74,12 @@ export const invoicesInsert = operation({
   request: InvoiceCreateRequest,
   response: InvoiceDetail,
   error: 'billing.InvoiceInsertError',
-  errors: ['invalid_request', 'customer_not_found', 'customer_removed', 'invalid_line', 'amount_too_large'],
+  errors: billingErrors.list('invalid_request', 'customer_not_found', 'customer_removed', 'invalid_line', 'amount_too_large'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    if (customer.status === 'removed') throw new ApiError(409, 'customer_removed', 'The customer was removed; it cannot be invoiced.');
+    if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
     const id = ctx.ids.next();
     const res = await runCommand(ctx, invoiceDecider, invoiceStream(id), {
       type: 'DraftInvoice',
@@ -88,7 +88,7 @@ export const invoicesInsert = operation({
         lines: toLines(req.lines), memo: req.memo ?? null, metadata: req.metadata, now: ctx.now.toISOString(),
       },
     }, { orgId: customer.organization_id });
-    await ctx.waitFor(res.position, [BILLING_INVOICES]);
+    await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return visibleInvoice(ctx, id);
   },
 });
@@ -103,7 +103,7 @@ export const invoicesUpdate = operation({
   request: InvoiceUpdateRequest,
   response: InvoiceDetail,
   error: 'billing.InvoiceUpdateError',
-  errors: ['invoice_not_found', 'invoice_not_draft', 'invoice_final', 'invalid_status_transition', 'invoice_has_payments', 'customer_removed', 'invalid_line', 'amount_too_large'],
+  errors: billingErrors.list('invoice_not_found', 'invoice_not_draft', 'invoice_final', 'invalid_status_transition', 'invoice_has_payments', 'customer_removed', 'invalid_line', 'amount_too_large'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
@@ -124,7 +124,7 @@ export const invoicesUpdate = operation({
           : await runCommand(ctx, invoiceDecider, stream, req.action === 'void' ? { type: 'VoidInvoice', data: { now } } : { type: 'MarkInvoiceUncollectible', data: { now } }, opts);
       position = laterPosition(position, res.position);
     }
-    await ctx.waitFor(position, [BILLING_INVOICES]);
+    await ctx.waitFor(position, [billingInvoicesProjection]);
     return visibleInvoice(ctx, req.id);
   },
 });

@@ -3,10 +3,12 @@ import { operation } from '../../api/operation.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { NoteInsertRequest, NoteInsertResponse, NoteRemoveRequest, NoteUpdateRequest, NoteUpdateResponse } from '../../api/schemas/billing-customers.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
-import { BILLING_NOTES } from '../../projections/billing/notes.ts';
+
 import { noteBody, visibleNote } from '../../queries/billing/notes.ts';
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
 import { runCommand } from '../run.ts';
+import { billingNotesProjection } from '../../projections/billing/notes.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const notesInsert = operation({
   id: 'billing.notes.insert',
@@ -16,14 +18,14 @@ export const notesInsert = operation({
   request: NoteInsertRequest,
   response: NoteInsertResponse,
   error: 'billing.NoteInsertError',
-  errors: ['customer_not_found', 'invoice_not_found'],
+  errors: billingErrors.list('customer_not_found', 'invoice_not_found'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const organizationId = await subjectOrganization(ctx, req.subject);
     const id = ctx.ids.next();
     const res = await runCommand(ctx, noteDecider, `note-${id}`, { type: 'AddNote', data: { note_id: id, subject: req.subject, organization_id: organizationId, body: req.body, now: ctx.now.toISOString() } }, { orgId: organizationId });
-    await ctx.waitFor(res.position, [BILLING_NOTES]);
+    await ctx.waitFor(res.position, [billingNotesProjection]);
     return noteBody(await visibleNote(ctx, id));
   },
 });
@@ -36,13 +38,13 @@ export const notesUpdate = operation({
   request: NoteUpdateRequest,
   response: NoteUpdateResponse,
   error: 'billing.NoteUpdateError',
-  errors: ['note_not_found'],
+  errors: billingErrors.list('note_not_found'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
     const res = await runCommand(ctx, noteDecider, `note-${req.id}`, { type: 'EditNote', data: { body: req.body, now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [BILLING_NOTES]);
+    await ctx.waitFor(res.position, [billingNotesProjection]);
     return noteBody(await visibleNote(ctx, req.id));
   },
 });
@@ -55,13 +57,13 @@ export const notesRemove = operation({
   request: NoteRemoveRequest,
   response: Empty,
   error: 'billing.NoteRemoveError',
-  errors: ['note_not_found'],
+  errors: billingErrors.list('note_not_found'),
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
     const res = await runCommand(ctx, noteDecider, `note-${req.id}`, { type: 'RemoveNote', data: { now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [BILLING_NOTES]);
+    await ctx.waitFor(res.position, [billingNotesProjection]);
     return {};
   },
 });

@@ -1,15 +1,17 @@
 // billing.payments.insert and .update: manual payments, recorded as events on the invoice stream (the consistency boundary).
 import { operation } from '../../api/operation.ts';
 import { ApiError } from '../../api/errors.ts';
-import type { RequestContext } from '../../api/context.ts';
+import type { RequestContext } from '../../context.ts';
 import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
-import { BILLING_INVOICES } from '../../projections/billing/invoices.ts';
+
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { visiblePayment } from '../../queries/billing/payments.ts';
 import { runCommand } from '../run.ts';
 import { INVOICE_ATTEMPTS, invoiceStream } from './invoices.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 function notInFuture(ctx: RequestContext, date: string | undefined): void {
   if (date !== undefined && date > isoDate(ctx.now))
@@ -30,7 +32,7 @@ export const paymentsInsert = operation({
   request: PaymentInsertRequest,
   response: PaymentInsertResponse,
   error: 'billing.PaymentInsertError',
-  errors: ['invalid_request', 'invoice_not_found', 'invoice_not_payable', 'amount_exceeds_remaining', 'currency_mismatch', 'received_on_in_future', 'concurrency_conflict'],
+  errors: billingErrors.list('invalid_request', 'invoice_not_found', 'invoice_not_payable', 'amount_exceeds_remaining', 'currency_mismatch', 'received_on_in_future', 'concurrency_conflict'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
@@ -42,7 +44,7 @@ export const paymentsInsert = operation({
       type: 'RecordPayment',
       data: { ...details, payment_id: paymentId, now: ctx.now.toISOString() },
     }, { orgId: invoice.organization_id, maxAttempts: INVOICE_ATTEMPTS });
-    await ctx.waitFor(res.position, [BILLING_INVOICES]);
+    await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return paymentAndInvoice(ctx, paymentId, invoice.id);
   },
 });
@@ -57,7 +59,7 @@ export const paymentsUpdate = operation({
   request: PaymentUpdateRequest,
   response: PaymentUpdateResponse,
   error: 'billing.PaymentUpdateError',
-  errors: ['invalid_request', 'payment_not_found', 'payment_voided', 'invoice_final', 'amount_exceeds_remaining', 'received_on_in_future', 'concurrency_conflict'],
+  errors: billingErrors.list('invalid_request', 'payment_not_found', 'payment_voided', 'invoice_final', 'amount_exceeds_remaining', 'received_on_in_future', 'concurrency_conflict'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
@@ -72,7 +74,7 @@ export const paymentsUpdate = operation({
       voiding ? { type: 'VoidPayment', data: { payment_id: id, reason, now } } : { type: 'UpdatePayment', data: { payment_id: id, changes, now } },
       { orgId: payment.organization_id, reason, maxAttempts: INVOICE_ATTEMPTS },
     );
-    await ctx.waitFor(res.position, [BILLING_INVOICES]);
+    await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return paymentAndInvoice(ctx, id, payment.invoice_id);
   },
 });

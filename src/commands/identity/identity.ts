@@ -2,12 +2,13 @@
 import type { Knex } from 'knex';
 import { organizationDecider, type OrganizationState } from '../../domain/identity/organization.ts';
 import { emailClaimDecider, userDecider } from '../../domain/identity/user.ts';
-import { DomainError } from '../../domain/decider.ts';
 import { nameId } from '../../ids.ts';
 import { hashPassword, hashSecret, newSecret } from '../../secrets.ts';
-import { loadAggregate, runCommand, type CommandContext } from '../run.ts';
+import type { CommandContext } from '../../context.ts';
+import { loadAggregate, runCommand } from '../run.ts';
 import { normalizeEmail } from '../../queries/identity/identity.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
+import { identityErrors } from '../../domain/identity/errors.ts';
 
 export type OrganizationKind = 'repairer' | 'supplier' | 'platform';
 export type Role = 'owner' | 'admin' | 'member';
@@ -15,7 +16,7 @@ export type Role = 'owner' | 'admin' | 'member';
 /** Creates an organization; returns its id and the log position to wait for. */
 export async function createOrganization(ctx: CommandContext, input: { name: string; kind: OrganizationKind }): Promise<{ id: string; position: LogPosition | null }> {
   const name = input.name.trim();
-  if (!name) throw new DomainError('invalid_name', 'An organization needs a name.', 'invalid');
+  if (!name) throw identityErrors.error('invalid_name', 'An organization needs a name.');
   const id = ctx.ids.next();
   const res = await runCommand(ctx, organizationDecider, `organization-${id}`, { type: 'CreateOrganization', data: { organization_id: id, name, kind: input.kind, now: ctx.now.toISOString() } }, { orgId: id });
   return { id, position: res.position };
@@ -27,8 +28,8 @@ export async function createUser(
   input: { email: string; password: string; name?: string; organizationId?: string; role?: Role; staff?: ('billing_staff' | 'platform_staff')[] },
 ): Promise<{ id: string; position: LogPosition | null }> {
   const email = normalizeEmail(input.email);
-  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw new DomainError('invalid_email', `Not an email address: ${input.email}`, 'invalid');
-  if (input.password.length < 8) throw new DomainError('weak_password', 'A password needs at least 8 characters.', 'invalid');
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(email)) throw identityErrors.error('invalid_email', `Not an email address: ${input.email}`);
+  if (input.password.length < 8) throw identityErrors.error('weak_password', 'A password needs at least 8 characters.');
   if (input.organizationId) await requireOrganization(ctx, input.organizationId);
   const id = ctx.ids.next();
   await runCommand(ctx, emailClaimDecider, `useremail-${nameId('email', email)}`, { type: 'ClaimEmail', data: { email, user_id: id } }, { orgId: null });
@@ -58,7 +59,7 @@ export async function addSite(ctx: CommandContext, organizationId: string, name:
 
 async function requireOrganization(ctx: CommandContext, id: string): Promise<OrganizationState> {
   const { state } = await loadAggregate(ctx.store, organizationDecider, `organization-${id}`);
-  if (!state.exists) throw new DomainError('organization_not_found', `No organization ${id}.`, 'not_found');
+  if (!state.exists) throw identityErrors.error('organization_not_found', `No organization ${id}.`);
   return state;
 }
 

@@ -6,8 +6,9 @@ import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/i
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
 import { verifyPassword } from '../../secrets.ts';
 import { createSession, revokeSession } from './identity.ts';
+import { identityErrors } from '../../domain/identity/errors.ts';
 
-const badCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
+const badCredentials = () => identityErrors.error('invalid_credentials', 'The email or password is wrong.');
 
 export const sessionsInsert = operation({
   id: 'auth.sessions.insert',
@@ -17,7 +18,7 @@ export const sessionsInsert = operation({
   request: SessionCreateRequest,
   response: SessionCreateResponse,
   error: 'auth.SessionInsertError',
-  errors: ['invalid_credentials', 'not_a_member', 'no_organization'],
+  errors: identityErrors.list('invalid_credentials', 'not_a_member', 'no_organization'),
   access: 'public',
   headers: { 'Cache-Control': 'no-store' },
   async handle(ctx, req) {
@@ -28,10 +29,10 @@ export const sessionsInsert = operation({
     if (!user || !ok) throw badCredentials();
     let organizationId = req.organization_id;
     if (organizationId) {
-      if (!(await membership(knex, organizationId, user.id))) throw new ApiError(403, 'not_a_member', 'The user is not a member of that organization.');
+      if (!(await membership(knex, organizationId, user.id))) throw identityErrors.error('not_a_member', 'The user is not a member of that organization.');
     } else {
       const first = (await membershipsOf(knex, user.id))[0];
-      if (!first) throw new ApiError(403, 'no_organization', 'The user belongs to no organization.');
+      if (!first) throw identityErrors.error('no_organization', 'The user belongs to no organization.');
       organizationId = first.organization_id;
     }
     const session = await createSession(knex, { userId: user.id, organizationId, now: ctx.now, ttlHours: config.sessionTtlHours });
@@ -47,7 +48,7 @@ export const sessionsRemove = operation({
   request: null,
   response: Empty,
   error: 'auth.SessionRemoveError',
-  errors: [],
+  errors: identityErrors.list(),
   access: 'org_user',
   async handle(ctx) {
     if (ctx.auth.kind === 'session') await revokeSession(ctx.services.knex, ctx.auth.tokenHash, ctx.now);

@@ -3,7 +3,8 @@ import { clientDecider } from '../../domain/integrations/client.ts';
 import type { Scope } from '../../domain/integrations/scopes.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
-import { runCommand, type CommandContext } from '../run.ts';
+import type { CommandContext } from '../../context.ts';
+import { runCommand } from '../run.ts';
 
 /** A secret as shown once to the operator. */
 export interface IssuedSecret {

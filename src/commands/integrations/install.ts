@@ -4,14 +4,16 @@ import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
 import { integrationDecider } from '../../domain/integrations/integration.ts';
-import { INTEGRATIONS, clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
+import { clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
 import { membership } from '../../queries/identity/identity.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
-import type { RequestContext } from '../../api/context.ts';
+import type { RequestContext } from '../../context.ts';
 import { runCommand } from '../run.ts';
 import { type AccessCodeRow, claimAccessCode, findAccessCode, pkceSatisfied } from './access-codes.ts';
+import { integrationsProjection } from '../../projections/integrations/integrations.ts';
+import { integrationsErrors } from '../../domain/integrations/errors.ts';
 
-const invalidGrant = (why: string) => new ApiError(400, 'invalid_grant', `The access code is invalid: ${why}. Start the installation again.`);
+const invalidGrant = (why: string) => integrationsErrors.error('invalid_grant', `The access code is invalid: ${why}. Start the installation again.`);
 
 // A used code presented again means it leaked: revoke whatever was made from it (RFC 6749 4.1.2, RFC 9700 4.2.4 spirit).
 async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<void> {
@@ -20,7 +22,7 @@ async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<
     type: 'RemoveIntegration',
     data: { integration_id: row.integration_id, reason: 'access_code_replayed', now: ctx.now.toISOString() },
   }, { orgId: row.organization_id, reason: 'access code presented a second time' });
-  await ctx.waitFor(res.position, [INTEGRATIONS]);
+  await ctx.waitFor(res.position, [integrationsProjection]);
 }
 
 /** integrations.insert: code exchange (public, no-store). */
@@ -36,13 +38,13 @@ export const integrationsInsert = operation({
   request: IntegrationInsertRequest,
   response: IntegrationInsertResponse,
   error: 'integrations.IntegrationInsertError',
-  errors: ['invalid_client', 'invalid_grant'],
+  errors: integrationsErrors.list('invalid_client', 'invalid_grant'),
   access: 'public',
   headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
   async handle(ctx, req) {
     const knex = ctx.services.knex;
     const client = await getClient(knex, req.client_id);
-    if (!client || !clientSecretMatches(client, req.client_secret)) throw new ApiError(401, 'invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret.');
+    if (!client || !clientSecretMatches(client, req.client_secret)) throw integrationsErrors.error('invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret.');
     const row = await findAccessCode(knex, req.access_code);
     if (!row || row.client_id !== client.id) throw invalidGrant('it was not issued to this client');
     if (row.used_at !== null) {
@@ -64,7 +66,7 @@ export const integrationsInsert = operation({
       type: 'InstallIntegration',
       data: { integration_id: integrationId, client_id: client.id, organization_id: row.organization_id, installed_by: row.user_id, scopes: row.scopes, api_key_hash: hashSecret(apiKey), now: ctx.now.toISOString() },
     }, { orgId: row.organization_id });
-    await ctx.waitFor(res.position, [INTEGRATIONS]);
+    await ctx.waitFor(res.position, [integrationsProjection]);
     return { api_key: apiKey, integration_id: integrationId };
   },
 });
@@ -79,13 +81,13 @@ export const integrationsRemove = operation({
   request: null,
   response: Empty,
   error: 'integrations.IntegrationRemoveError',
-  errors: [],
+  errors: integrationsErrors.list(),
   access: { integration: 'any' },
   async handle(ctx) {
     if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');
     const id = ctx.auth.integrationId;
     const res = await runCommand(ctx, integrationDecider, `integration-${id}`, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled', now: ctx.now.toISOString() } }, { orgId: ctx.auth.organizationId });
-    await ctx.waitFor(res.position, [INTEGRATIONS]);
+    await ctx.waitFor(res.position, [integrationsProjection]);
     return {};
   },
 });

@@ -1,15 +1,17 @@
 // jobs.insert: create a draft repair job, or update / replace one, for the installing organization.
 import type { z } from 'zod';
 import { operation } from '../../api/operation.ts';
-import type { RequestContext } from '../../api/context.ts';
+import type { RequestContext } from '../../context.ts';
 import { type ExternalInsertV1, Job, JobsInsertRequest } from '../../api/schemas/jobs.ts';
 import { type JobCommand, type JobData, jobDecider } from '../../domain/jobs/job.ts';
 import { jobExternalIdDecider, jobExternalIdStream } from '../../domain/jobs/external-id.ts';
 import { organizationDecider } from '../../domain/identity/organization.ts';
 import { normaliseVehicleIdentifier } from '../../domain/vehicles/identifier.ts';
-import { JOBS } from '../../projections/jobs/jobs.ts';
+
 import { integrationCaller, toJob, visibleJob } from '../../queries/jobs/jobs.ts';
 import { loadAggregate, runCommand } from '../run.ts';
+import { jobsProjection } from '../../projections/jobs/jobs.ts';
+import { jobsErrors } from '../../domain/jobs/errors.ts';
 
 /** The request's data as job fields: site id renamed, vehicle identifier normalised, omitted fields left out. */
 export function jobFields(data: z.output<typeof ExternalInsertV1>): Partial<JobData> {
@@ -43,7 +45,7 @@ export const jobsInsert = operation({
   request: JobsInsertRequest,
   response: Job,
   error: 'JobsInsertError',
-  errors: ['job_not_found', 'site_not_found', 'job_data_incomplete', 'concurrency_conflict'],
+  errors: jobsErrors.list('job_not_found', 'site_not_found', 'job_data_incomplete', 'concurrency_conflict'),
   access: { integration: ['repairer'] },
   write: true,
   async handle(ctx, req) {
@@ -88,7 +90,7 @@ export const jobsInsert = operation({
       }
     }
     const res = await runCommand(ctx, jobDecider, `job-${jobId}`, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
-    await ctx.waitFor(res.position, [JOBS]);
+    await ctx.waitFor(res.position, [jobsProjection]);
     return toJob(await visibleJob(ctx, { id: jobId }));
   },
 });

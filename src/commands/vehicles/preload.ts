@@ -5,6 +5,7 @@ import { VehiclesPreloadRequest } from '../../api/schemas/jobs.ts';
 import { MAX_PRELOAD_IDENTIFIERS, vehiclePreloadDecider } from '../../domain/vehicles/preload.ts';
 import { integrationCaller } from '../../queries/jobs/jobs.ts';
 import { runCommand } from '../run.ts';
+import { vehiclesErrors } from '../../domain/vehicles/errors.ts';
 
 /** vehicles.preload: record identifiers for the assembly lookups. */
 export const vehiclesPreload = operation({
@@ -16,7 +17,7 @@ export const vehiclesPreload = operation({
   request: VehiclesPreloadRequest,
   response: Empty,
   error: 'VehiclesPreloadError',
-  errors: ['invalid_identifier_count'],
+  errors: vehiclesErrors.list('invalid_identifier_count'),
   access: { integration: ['supplier'] },
   write: true,
   async handle(ctx, req) {

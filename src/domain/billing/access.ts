@@ -38,7 +38,6 @@ export interface AccessState {
   suspended: boolean;
 }
 
-
 /** Whole days from `a` to `b` (positive when b is later). */
 export function daysBetween(a: string, b: string): number {
   return Math.round((Date.parse(`${b}T00:00:00Z`) - Date.parse(`${a}T00:00:00Z`)) / 86_400_000);

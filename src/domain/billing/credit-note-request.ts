@@ -1,7 +1,8 @@
 // Credit note request aggregate (`creditnoterequest-<id>`): pending -> approved -> issued, or rejected | cancelled.
 // Issuing also appends CreditNoteIssued to the invoice stream (see commands/billing/credit-note-requests.ts).
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
 import type { CreditNoteReason } from './invoice-events.ts';
+import { billingErrors } from './errors.ts';
 
 /** Where a credit note request stands. */
 export type CreditNoteRequestStatus = 'pending' | 'approved' | 'issued' | 'rejected' | 'cancelled';
@@ -66,8 +67,8 @@ export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditN
   decide(command, s) {
     switch (command.type) {
       case 'RequestCreditNote':
-        if (s.status !== 'none') throw new DomainError('credit_note_request_exists', 'The credit note request already exists.');
-        if (!Number.isSafeInteger(command.data.amount) || command.data.amount <= 0) throw new DomainError('invalid_amount', 'Amounts are positive integers in minor units.', 'invalid');
+        if (s.status !== 'none') throw billingErrors.error('credit_note_request_exists', 'The credit note request already exists.');
+        if (!Number.isSafeInteger(command.data.amount) || command.data.amount <= 0) throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
         return [{ type: 'CreditNoteRequested', data: command.data }];
       case 'UpdateCreditNoteRequest': {
         require(s, ['pending'], 'change the details of');
@@ -75,7 +76,7 @@ export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditN
           Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && v !== s.details?.[k as keyof CreditNoteRequestDetails]),
         ) as Partial<CreditNoteRequestDetails>;
         if (changes.amount !== undefined && (!Number.isSafeInteger(changes.amount) || changes.amount <= 0))
-          throw new DomainError('invalid_amount', 'Amounts are positive integers in minor units.', 'invalid');
+          throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
         return Object.keys(changes).length ? [{ type: 'CreditNoteRequestUpdated', data: { changes, updated_at: command.data.now } }] : [];
       }
       case 'ApproveCreditNoteRequest':
@@ -111,7 +112,7 @@ export function assertIssuable(s: CreditNoteRequestState): void {
 }
 
 function require(s: CreditNoteRequestState, allowed: CreditNoteRequestStatus[], action: string): void {
-  if (s.status === 'none') throw new DomainError('credit_note_request_not_found', 'No such credit note request.', 'not_found');
+  if (s.status === 'none') throw billingErrors.error('credit_note_request_not_found', 'No such credit note request.');
   if (!allowed.includes(s.status))
-    throw new DomainError('invalid_status_transition', `Cannot ${action} a credit note request that is ${s.status}.`, 'conflict', { status: s.status });
+    throw billingErrors.error('invalid_status_transition', `Cannot ${action} a credit note request that is ${s.status}.`, { status: s.status });
 }

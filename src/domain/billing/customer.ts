@@ -1,5 +1,6 @@
 // Billing customer aggregate (`customer-<id>`): one per organization.
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
+import { billingErrors } from './errors.ts';
 
 /** Postal address on invoices. */
 export interface BillingAddress {
@@ -58,7 +59,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
   decide(command, state) {
     switch (command.type) {
       case 'CreateCustomer': {
-        if (state.status === 'active') throw new DomainError('customer_exists', 'This organization already has a billing customer.');
+        if (state.status === 'active') throw billingErrors.error('customer_exists', 'This organization already has a billing customer.');
         const { now, ...data } = command.data;
         return [{ type: 'CustomerCreated', data: { ...data, created_at: now } }];
       }
@@ -73,7 +74,7 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
       case 'RemoveCustomer':
         requireActive(state);
         if (command.data.open_invoices > 0)
-          throw new DomainError('customer_has_open_invoices', `The customer has ${command.data.open_invoices} open invoice(s); void or settle them first.`);
+          throw billingErrors.error('customer_has_open_invoices', `The customer has ${command.data.open_invoices} open invoice(s); void or settle them first.`);
         return [{ type: 'CustomerRemoved', data: { removed_at: command.data.now } }];
       default:
         return assertNever(command);
@@ -82,6 +83,6 @@ export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerSt
 };
 
 function requireActive(state: CustomerState): void {
-  if (state.status === 'none') throw new DomainError('customer_not_found', 'No such customer.', 'not_found');
-  if (state.status === 'removed') throw new DomainError('customer_removed', 'The customer was removed.');
+  if (state.status === 'none') throw billingErrors.error('customer_not_found', 'No such customer.');
+  if (state.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed.');
 }

@@ -1,6 +1,8 @@
 // Invoice aggregate (`invoice-<id>`): the consistency boundary for lines, status, payments and credits.
 // Payments and credits are events on the invoice stream, so racing writers are serialized by its revision.
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
+import type { DomainError } from '../errors.ts';
+import { billingErrors } from './errors.ts';
 import {
   type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
   type PaymentDetails, amountRemaining, linesTotal,
@@ -63,7 +65,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
   decide(command, s) {
     switch (command.type) {
       case 'DraftInvoice': {
-        if (s.exists) throw new DomainError('invoice_exists', 'The invoice already exists.');
+        if (s.exists) throw billingErrors.error('invoice_exists', 'The invoice already exists.');
         const { now, lines, memo, metadata, ...ref } = command.data;
         const total = checkLines(lines);
         return [{ type: 'InvoiceDrafted', data: { ...ref, lines, subtotal: total, total, memo, metadata, created_at: now } }];
@@ -85,7 +87,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         const ref = requireInvoice(s);
         if (s.status !== 'open' && s.status !== 'uncollectible') throw transition('void', s.status);
         if (s.amount_paid > 0)
-          throw new DomainError('invoice_has_payments', `The invoice has ${s.amount_paid} in recorded payments; void those payments or issue a credit note instead.`);
+          throw billingErrors.error('invoice_has_payments', `The invoice has ${s.amount_paid} in recorded payments; void those payments or issue a credit note instead.`);
         return [{ type: 'InvoiceVoided', data: { ...ref, number: s.number!, total: s.total, amount_remaining: amountRemaining(s), voided_at: command.data.now } }];
       }
       case 'MarkInvoiceUncollectible': {
@@ -96,14 +98,14 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       case 'RecordPayment': {
         const ref = requireInvoice(s);
         const { payment_id, currency, now, ...details } = command.data;
-        if (s.payments[payment_id]) throw new DomainError('payment_exists', `Payment ${payment_id} is already recorded.`);
+        if (s.payments[payment_id]) throw billingErrors.error('payment_exists', `Payment ${payment_id} is already recorded.`);
         if (s.status !== 'open' && s.status !== 'uncollectible')
-          throw new DomainError('invoice_not_payable', `A payment cannot be recorded: the invoice is ${s.status}.`);
+          throw billingErrors.error('invoice_not_payable', `A payment cannot be recorded: the invoice is ${s.status}.`);
         sameCurrency(ref, currency);
         positive(details.amount);
         const remaining = amountRemaining(s);
         if (details.amount > remaining)
-          throw new DomainError('amount_exceeds_remaining', `The payment of ${details.amount} is more than the ${remaining} ${ref.currency} remaining on the invoice.`);
+          throw billingErrors.error('amount_exceeds_remaining', `The payment of ${details.amount} is more than the ${remaining} ${ref.currency} remaining on the invoice.`);
         const recorded: InvoiceEvent = { type: 'PaymentRecorded', data: { ...ref, ...details, payment_id, recorded_at: now } };
         return settle(s, [recorded], now);
       }
@@ -113,7 +115,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         const ref = requireInvoice(s);
         const p = requirePayment(s, command.data.payment_id);
         if (s.status !== 'open' && s.status !== 'uncollectible')
-          throw new DomainError('invoice_final', `The payment cannot be voided: the invoice is ${s.status}.`);
+          throw billingErrors.error('invoice_final', `The payment cannot be voided: the invoice is ${s.status}.`);
         const { status: _status, ...details } = p;
         return [{ type: 'PaymentVoided', data: { ...ref, ...details, payment_id: command.data.payment_id, reason: command.data.reason, voided_at: command.data.now } }];
       }
@@ -125,13 +127,13 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         positive(amount);
         if (s.status === 'paid') {
           const creditable = s.total - s.amount_credited;
-          if (amount > creditable) throw new DomainError('amount_exceeds_creditable', `At most ${creditable} ${ref.currency} of this invoice can still be credited.`);
+          if (amount > creditable) throw billingErrors.error('amount_exceeds_creditable', `At most ${creditable} ${ref.currency} of this invoice can still be credited.`);
           return [{ type: 'CreditNoteIssued', data: { ...ref, credit_note_request_id, amount, reason, applied_to_invoice: 0, credited_to_balance: amount, issued_at: now } }];
         }
         if (s.status !== 'open' && s.status !== 'uncollectible')
-          throw new DomainError('invoice_not_creditable', `A credit note cannot be issued: the invoice is ${s.status}.`);
+          throw billingErrors.error('invoice_not_creditable', `A credit note cannot be issued: the invoice is ${s.status}.`);
         const remaining = amountRemaining(s);
-        if (amount > remaining) throw new DomainError('amount_exceeds_remaining', `The credit of ${amount} is more than the ${remaining} ${ref.currency} remaining on the invoice.`);
+        if (amount > remaining) throw billingErrors.error('amount_exceeds_remaining', `The credit of ${amount} is more than the ${remaining} ${ref.currency} remaining on the invoice.`);
         const issued: InvoiceEvent = { type: 'CreditNoteIssued', data: { ...ref, credit_note_request_id, amount, reason, applied_to_invoice: amount, credited_to_balance: 0, issued_at: now } };
         return settle(s, [issued], now);
       }
@@ -149,23 +151,23 @@ export function assertFinalizable(s: InvoiceState): void {
 
 /** Validates lines (count, arithmetic, bounds) and returns their total. */
 export function checkLines(lines: InvoiceLine[]): number {
-  if (lines.length > MAX_INVOICE_LINES) throw new DomainError('too_many_lines', `An invoice has at most ${MAX_INVOICE_LINES} lines.`, 'invalid');
+  if (lines.length > MAX_INVOICE_LINES) throw billingErrors.error('too_many_lines', `An invoice has at most ${MAX_INVOICE_LINES} lines.`);
   lines.forEach((l, i) => {
     if (!Number.isSafeInteger(l.quantity) || l.quantity <= 0 || !Number.isSafeInteger(l.unit_amount) || l.amount !== l.quantity * l.unit_amount)
-      throw new DomainError('invalid_line', `Line ${i + 1}: amount must equal quantity x unit_amount, in integer minor units.`, 'invalid');
+      throw billingErrors.error('invalid_line', `Line ${i + 1}: amount must equal quantity x unit_amount, in integer minor units.`);
   });
   const total = linesTotal(lines);
-  if (!Number.isSafeInteger(total) || total > MAX_INVOICE_TOTAL) throw new DomainError('amount_too_large', 'The invoice total is too large.', 'invalid');
-  if (total < 0) throw new DomainError('negative_total', 'The invoice total cannot be negative.', 'invalid');
+  if (!Number.isSafeInteger(total) || total > MAX_INVOICE_TOTAL) throw billingErrors.error('amount_too_large', 'The invoice total is too large.');
+  if (total < 0) throw billingErrors.error('negative_total', 'The invoice total cannot be negative.');
   return total;
 }
 
 function updateInvoice(c: Extract<InvoiceCommand, { type: 'UpdateInvoice' }>['data'], s: InvoiceState): InvoiceEvent[] {
   const ref = requireInvoice(s);
-  if (s.status === 'paid' || s.status === 'void') throw new DomainError('invoice_final', `The invoice is ${s.status}; paid and void invoices do not change.`);
+  if (s.status === 'paid' || s.status === 'void') throw billingErrors.error('invoice_final', `The invoice is ${s.status}; paid and void invoices do not change.`);
   const events: InvoiceEvent[] = [];
   if (c.lines !== undefined && JSON.stringify(c.lines) !== JSON.stringify(s.lines)) {
-    if (s.status !== 'draft') throw new DomainError('invoice_not_draft', `Only draft invoices change lines; this invoice is ${s.status}.`);
+    if (s.status !== 'draft') throw billingErrors.error('invoice_not_draft', `Only draft invoices change lines; this invoice is ${s.status}.`);
     const total = checkLines(c.lines);
     events.push({ type: 'InvoiceLinesReplaced', data: { ...ref, lines: c.lines, subtotal: total, total, updated_at: c.now } });
   }
@@ -189,10 +191,10 @@ function updatePayment(c: Extract<InvoiceCommand, { type: 'UpdatePayment' }>['da
   if (changes.amount !== undefined) {
     positive(changes.amount);
     // Amounts only move while money is still owed: paid and void are final.
-    if (s.status !== 'open' && s.status !== 'uncollectible') throw new DomainError('invoice_final', `The payment amount cannot change: the invoice is ${s.status}.`);
+    if (s.status !== 'open' && s.status !== 'uncollectible') throw billingErrors.error('invoice_final', `The payment amount cannot change: the invoice is ${s.status}.`);
     delta = changes.amount - previous.amount;
     const remaining = amountRemaining(s);
-    if (delta > remaining) throw new DomainError('amount_exceeds_remaining', `The new amount exceeds the ${remaining} ${ref.currency} remaining by ${delta - remaining}.`);
+    if (delta > remaining) throw billingErrors.error('amount_exceeds_remaining', `The new amount exceeds the ${remaining} ${ref.currency} remaining by ${delta - remaining}.`);
   }
   const updated: InvoiceEvent = { type: 'PaymentUpdated', data: { ...ref, payment_id: c.payment_id, changes, previous, amount_delta: delta, updated_at: c.now } };
   return delta > 0 ? settle(s, [updated], c.now) : [updated];
@@ -210,25 +212,25 @@ function paid(s: InvoiceState, ref: InvoiceRef, now: string): InvoiceEvent {
 }
 
 function requireInvoice(s: InvoiceState): InvoiceRef {
-  if (!s.exists || !s.ref) throw new DomainError('invoice_not_found', 'No such invoice.', 'not_found');
+  if (!s.exists || !s.ref) throw billingErrors.error('invoice_not_found', 'No such invoice.');
   return s.ref;
 }
 
 function requirePayment(s: InvoiceState, id: string) {
   const p = s.payments[id];
-  if (!p) throw new DomainError('payment_not_found', `No payment ${id} on this invoice.`, 'not_found');
-  if (p.status === 'voided') throw new DomainError('payment_voided', 'The payment is voided; voided payments do not change.');
+  if (!p) throw billingErrors.error('payment_not_found', `No payment ${id} on this invoice.`);
+  if (p.status === 'voided') throw billingErrors.error('payment_voided', 'The payment is voided; voided payments do not change.');
   return p;
 }
 
 function sameCurrency(ref: InvoiceRef, currency: string): void {
-  if (currency !== ref.currency) throw new DomainError('currency_mismatch', `The invoice is in ${ref.currency}, not ${currency}.`, 'invalid');
+  if (currency !== ref.currency) throw billingErrors.error('currency_mismatch', `The invoice is in ${ref.currency}, not ${currency}.`);
 }
 
 function positive(amount: number): void {
-  if (!Number.isSafeInteger(amount) || amount <= 0) throw new DomainError('invalid_amount', 'Amounts are positive integers in minor units.', 'invalid');
+  if (!Number.isSafeInteger(amount) || amount <= 0) throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
 }
 
 function transition(action: string, status: InvoiceStatus): DomainError {
-  return new DomainError('invalid_status_transition', `Cannot ${action.replace('_', ' ')} an invoice that is ${status}.`, 'conflict', { status });
+  return billingErrors.error('invalid_status_transition', `Cannot ${action.replace('_', ' ')} an invoice that is ${status}.`, { status });
 }

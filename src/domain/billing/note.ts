@@ -1,5 +1,6 @@
 // Internal note aggregate (`note-<id>`) on a customer or an invoice; edits keep the earlier bodies in history.
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
+import { billingErrors } from './errors.ts';
 
 /** What a note is attached to. */
 export interface NoteSubject {
@@ -40,16 +41,16 @@ export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
   decide(command, state) {
     switch (command.type) {
       case 'AddNote': {
-        if (state.status !== 'none') throw new DomainError('note_exists', 'The note already exists.');
+        if (state.status !== 'none') throw billingErrors.error('note_exists', 'The note already exists.');
         const { now, ...data } = command.data;
         return [{ type: 'NoteAdded', data: { ...data, created_at: now } }];
       }
       case 'EditNote':
-        if (state.status !== 'active') throw new DomainError('note_not_found', 'No such note.', 'not_found');
+        if (state.status !== 'active') throw billingErrors.error('note_not_found', 'No such note.');
         if (command.data.body === state.body) return [];
         return [{ type: 'NoteEdited', data: { body: command.data.body, previous_body: state.body, edited_at: command.data.now } }];
       case 'RemoveNote':
-        if (state.status !== 'active') throw new DomainError('note_not_found', 'No such note.', 'not_found');
+        if (state.status !== 'active') throw billingErrors.error('note_not_found', 'No such note.');
         return [{ type: 'NoteRemoved', data: { removed_at: command.data.now } }];
       default:
         return assertNever(command);

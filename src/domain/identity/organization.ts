@@ -1,6 +1,7 @@
 // Organization aggregate: name, kind, members and their roles, repairer sites.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
+import { identityErrors } from './errors.ts';
 
 export const OrganizationKind = z.enum(['repairer', 'supplier', 'platform']);
 export const MembershipRole = z.enum(['owner', 'admin', 'member']);
@@ -49,16 +50,16 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
   decide(command, state) {
     switch (command.type) {
       case 'CreateOrganization':
-        if (state.exists) throw new DomainError('organization_exists', 'The organization already exists.');
+        if (state.exists) throw identityErrors.error('organization_exists', 'The organization already exists.');
         return [{ type: 'OrganizationCreated', data: { organization_id: command.data.organization_id, name: command.data.name, kind: command.data.kind, created_at: command.data.now } }];
       case 'AddMember': {
-        if (!state.exists) throw new DomainError('organization_not_found', 'No such organization.', 'not_found');
+        if (!state.exists) throw identityErrors.error('organization_not_found', 'No such organization.');
         const current = state.members[command.data.user_id];
         if (current === command.data.role) return [];
         return [{ type: current ? 'MemberRoleChanged' : 'MemberAdded', data: command.data }];
       }
       case 'AddSite':
-        if (!state.exists) throw new DomainError('organization_not_found', 'No such organization.', 'not_found');
+        if (!state.exists) throw identityErrors.error('organization_not_found', 'No such organization.');
         return [{ type: 'SiteAdded', data: command.data }];
       default:
         return assertNever(command);

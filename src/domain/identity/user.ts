@@ -1,6 +1,7 @@
 // User aggregate (credentials and platform roles) and the email claim that keeps emails unique.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
+import { identityErrors } from './errors.ts';
 
 export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
 
@@ -43,12 +44,12 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   decide(command, state) {
     switch (command.type) {
       case 'RegisterUser': {
-        if (state.exists) throw new DomainError('user_exists', 'The user already exists.');
+        if (state.exists) throw identityErrors.error('user_exists', 'The user already exists.');
         const { now, ...rest } = command.data;
         return [{ type: 'UserRegistered', data: { ...rest, registered_at: now } }];
       }
       case 'GrantPlatformRole':
-        if (!state.exists) throw new DomainError('user_not_found', 'No such user.', 'not_found');
+        if (!state.exists) throw identityErrors.error('user_not_found', 'No such user.');
         return state.roles.includes(command.data.role) ? [] : [{ type: 'PlatformRoleGranted', data: command.data }];
       default:
         return assertNever(command);
@@ -64,7 +65,7 @@ export const emailClaimDecider: Decider<EmailClaimCommand, EmailClaimEvent, { us
   initialState: () => ({ userId: null }),
   evolve: (_state, event) => ({ userId: event.data.user_id }),
   decide(command, state) {
-    if (state.userId && state.userId !== command.data.user_id) throw new DomainError('email_taken', `A user with email ${command.data.email} already exists.`);
+    if (state.userId && state.userId !== command.data.user_id) throw identityErrors.error('email_taken', `A user with email ${command.data.email} already exists.`);
     if (state.userId) return [];
     return [{ type: 'EmailClaimed', data: command.data }];
   },

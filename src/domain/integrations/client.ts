@@ -1,7 +1,8 @@
 // Integration client aggregate (`integrationclient-<id>`): an app the operator registered, its redirect URLs, scopes and secrets.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
 import { Scope } from './scopes.ts';
+import { integrationsErrors } from './errors.ts';
 
 /** At most this many secrets are valid at once (rotation: old and new). */
 export const MAX_ACTIVE_SECRETS = 2;
@@ -39,7 +40,7 @@ export interface ClientState {
   activeSecrets: string[];
 }
 
-const notFound = () => new DomainError('client_not_found', 'No such integration client.', 'not_found');
+const notFound = () => integrationsErrors.error('client_not_found', 'No such integration client.');
 
 /** Pure integration client decider. */
 export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
@@ -59,22 +60,22 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
   decide(command, state) {
     switch (command.type) {
       case 'RegisterClient': {
-        if (state.exists) throw new DomainError('client_exists', 'The integration client already exists.');
+        if (state.exists) throw integrationsErrors.error('client_exists', 'The integration client already exists.');
         const { now, ...rest } = command.data;
-        if (!rest.name.trim()) throw new DomainError('invalid_name', 'A client needs a name.', 'invalid');
-        if (rest.redirect_urls.length === 0) throw new DomainError('invalid_redirect_url', 'A client needs at least one redirect URL.', 'invalid');
+        if (!rest.name.trim()) throw integrationsErrors.error('invalid_name', 'A client needs a name.');
+        if (rest.redirect_urls.length === 0) throw integrationsErrors.error('invalid_redirect_url', 'A client needs at least one redirect URL.');
         for (const url of rest.redirect_urls) checkRedirectUrl(url);
-        if (rest.scopes.length === 0) throw new DomainError('invalid_scope', 'A client needs at least one allowed scope.', 'invalid');
+        if (rest.scopes.length === 0) throw integrationsErrors.error('invalid_scope', 'A client needs at least one allowed scope.');
         return [{ type: 'IntegrationClientRegistered', data: { ...rest, name: rest.name.trim(), redirect_urls: [...new Set(rest.redirect_urls)], scopes: [...new Set(rest.scopes)], registered_at: now } }];
       }
       case 'AddClientSecret':
         if (!state.exists) throw notFound();
         if (state.activeSecrets.length >= MAX_ACTIVE_SECRETS)
-          throw new DomainError('secret_limit_reached', `A client has at most ${MAX_ACTIVE_SECRETS} valid secrets; revoke the old one first.`);
+          throw integrationsErrors.error('secret_limit_reached', `A client has at most ${MAX_ACTIVE_SECRETS} valid secrets; revoke the old one first.`);
         return [{ type: 'ClientSecretAdded', data: { secret_id: command.data.secret_id, secret_hash: command.data.secret_hash, added_at: command.data.now } }];
       case 'RevokeClientSecret':
         if (!state.exists) throw notFound();
-        if (!state.activeSecrets.includes(command.data.secret_id)) throw new DomainError('secret_not_found', 'The client has no valid secret with that id.', 'not_found');
+        if (!state.activeSecrets.includes(command.data.secret_id)) throw integrationsErrors.error('secret_not_found', 'The client has no valid secret with that id.');
         return [{ type: 'ClientSecretRevoked', data: { secret_id: command.data.secret_id, revoked_at: command.data.now } }];
       default:
         return assertNever(command);
@@ -87,7 +88,7 @@ export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
  * loopback host (RFC 8252 7.3), no user info. Stored byte-for-byte as given: matching is exact.
  */
 export function checkRedirectUrl(raw: string): void {
-  const bad = (why: string) => new DomainError('invalid_redirect_url', `Redirect URL ${raw} ${why}.`, 'invalid');
+  const bad = (why: string) => integrationsErrors.error('invalid_redirect_url', `Redirect URL ${raw} ${why}.`);
   let url: URL;
   try {
     url = new URL(raw);

@@ -1,7 +1,8 @@
 // Installed integration aggregate (`integration-<id>`): an app installed into an organization with scopes and an API key.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
 import { Scope } from './scopes.ts';
+import { integrationsErrors } from './errors.ts';
 
 /** Why an integration stopped working. */
 export const RemovalReason = z.enum(['uninstalled', 'access_code_replayed']);
@@ -52,13 +53,13 @@ export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, I
     switch (command.type) {
       case 'InstallIntegration': {
         // A replayed code can revoke the installation before it is written; it then never becomes active.
-        if (state.status !== 'none') throw new DomainError('invalid_grant', 'The access code was already used.', 'invalid');
+        if (state.status !== 'none') throw integrationsErrors.error('invalid_grant', 'The access code was already used.');
         const { now, ...rest } = command.data;
         return [{ type: 'IntegrationInstalled', data: { ...rest, installed_at: now } }];
       }
       case 'RemoveIntegration':
         if (state.status === 'removed') return [];
-        if (state.status === 'none' && command.data.reason === 'uninstalled') throw new DomainError('integration_not_found', 'No such integration.', 'not_found');
+        if (state.status === 'none' && command.data.reason === 'uninstalled') throw integrationsErrors.error('integration_not_found', 'No such integration.');
         return [{ type: 'IntegrationRemoved', data: { integration_id: command.data.integration_id, reason: command.data.reason, removed_at: command.data.now } }];
       default:
         return assertNever(command);

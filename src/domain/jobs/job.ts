@@ -1,7 +1,8 @@
 // Repair job aggregate (`job-<id>`): created as a draft by an integration, then updated (merge) or replaced.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
 import { VehicleIdentifierSchema } from '../vehicles/identifier.ts';
+import { jobsErrors } from './errors.ts';
 
 /** An optional identifier: `{}` when absent, `{ value }` when known. */
 export const OptionalIdentifierSchema = z.object({ value: z.string().optional() });
@@ -106,10 +107,10 @@ export const jobDecider: Decider<JobCommand, JobEvent, JobState> = {
 
 function insertJob(c: JobCommand['data'], state: JobState): JobEvent[] {
   if (c.fields.site_id !== undefined && !c.site_ids.includes(c.fields.site_id))
-    throw new DomainError('site_not_found', `No site ${c.fields.site_id} in this organization.`, 'invalid');
+    throw jobsErrors.error('site_not_found', `No site ${c.fields.site_id} in this organization.`);
   // Another organization's job is indistinguishable from a missing one.
   if (!state.exists || state.organizationId !== c.organization_id) {
-    if (!c.create_if_missing || state.exists) throw new DomainError('job_not_found', `No job ${c.job_id} in this organization.`, 'not_found');
+    if (!c.create_if_missing || state.exists) throw jobsErrors.error('job_not_found', `No job ${c.job_id} in this organization.`);
     const data = complete(c.fields);
     return [
       {
@@ -135,7 +136,7 @@ function insertJob(c: JobCommand['data'], state: JobState): JobEvent[] {
 function complete(fields: Partial<JobData>): JobData {
   const missing = (['site_id', 'vehicle'] as const).filter((k) => fields[k] === undefined);
   if (missing.length)
-    throw new DomainError('job_data_incomplete', `Creating or replacing a job needs ${missing.map((k) => (k === 'site_id' ? 'data.repairer_site_id' : `data.${k}`)).join(' and ')}.`, 'invalid');
+    throw jobsErrors.error('job_data_incomplete', `Creating or replacing a job needs ${missing.map((k) => (k === 'site_id' ? 'data.repairer_site_id' : `data.${k}`)).join(' and ')}.`);
   return {
     claim_number: fields.claim_number ?? NO_IDENTIFIER,
     job_number: fields.job_number ?? NO_IDENTIFIER,

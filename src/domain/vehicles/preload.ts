@@ -1,8 +1,9 @@
 // Vehicle preload (`vehiclepreload-<id>`): one request of an integration to warm the assembly data of
 // some vehicles. One VehiclePreloadRequested event per distinct identifier; the assembly lookups read them.
 import { z } from 'zod';
-import { type Decider, DomainError, assertNever } from '../decider.ts';
+import { type Decider, assertNever } from '../decider.ts';
 import { type VehicleIdentifier, VehicleIdentifierSchema, normaliseVehicleIdentifier, vehicleIdOf, vehicleKey } from './identifier.ts';
+import { vehiclesErrors } from './errors.ts';
 
 /** Most identifiers one preload request may carry (the spec's limit). */
 export const MAX_PRELOAD_IDENTIFIERS = 100;
@@ -50,7 +51,7 @@ export const vehiclePreloadDecider: Decider<VehiclePreloadCommand, VehiclePreloa
       case 'RequestVehiclePreload': {
         const { identifiers, now, ...rest } = command.data;
         if (identifiers.length < 1 || identifiers.length > MAX_PRELOAD_IDENTIFIERS)
-          throw new DomainError('invalid_identifier_count', `A preload takes 1 to ${MAX_PRELOAD_IDENTIFIERS} identifiers; got ${identifiers.length}.`, 'invalid');
+          throw vehiclesErrors.error('invalid_identifier_count', `A preload takes 1 to ${MAX_PRELOAD_IDENTIFIERS} identifiers; got ${identifiers.length}.`);
         if (state.requested) return [];
         const distinct = new Map<string, VehicleIdentifier>();
         for (const id of identifiers) if (!distinct.has(vehicleKey(id))) distinct.set(vehicleKey(id), normaliseVehicleIdentifier(id));

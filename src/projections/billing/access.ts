@@ -13,11 +13,8 @@ export interface AccessDoc {
   restored_at: string | null;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_ACCESS = 'billing.access';
-
 export const billingAccessProjection = documentProjection({
-  name: BILLING_ACCESS,
+  name: 'billing.access',
   version: 1,
   tables: [
     documentTable<AccessDoc, AccessEvent>({

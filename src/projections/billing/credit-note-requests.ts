@@ -27,12 +27,9 @@ export interface CreditNoteRequestDoc {
   cancelled_at: string | null;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_CREDIT_NOTE_REQUESTS = 'billing.credit-note-requests';
-
 /** Builds billing_credit_note_requests. */
 export const billingCreditNoteRequestsProjection = documentProjection({
-  name: BILLING_CREDIT_NOTE_REQUESTS,
+  name: 'billing.credit-note-requests',
   version: 1,
   tables: [
     documentTable<CreditNoteRequestDoc, CreditNoteRequestEvent>({

@@ -11,11 +11,8 @@ export interface CustomerDoc extends CustomerFields {
   updated_at: string;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_CUSTOMERS = 'billing.customers';
-
 export const billingCustomersProjection = documentProjection({
-  name: BILLING_CUSTOMERS,
+  name: 'billing.customers',
   version: 1,
   tables: [
     documentTable<CustomerDoc, CustomerEvent>({

@@ -16,9 +16,6 @@ export interface BillingEventDoc extends Omit<FeedEntry, 'staffOnly'> {
   occurred_at: string;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_EVENTS = 'billing.events';
-
 /**
  * Stream categories in the feed. Notes (`note-*`) are deliberately absent: they are internal and only
  * owners/admins may read them, while every member of the organization reads the feed. Invoice number
@@ -58,7 +55,7 @@ async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<F
 const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((m) => Object.keys(m)));
 
 export const billingEventsProjection: Projection = {
-  name: BILLING_EVENTS,
+  name: 'billing.events',
   version: 1,
   tables: ['billing_events'],
   handles: (type) => FEED_TYPES.has(type),

@@ -47,9 +47,6 @@ export interface PaymentDoc {
   updated_at: string;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_INVOICES = 'billing.invoices';
-
 // Recomputes the derived amount after any money event; void invoices owe nothing.
 function withRemaining(doc: InvoiceDoc): InvoiceDoc {
   const owed = doc.total - doc.amount_paid - (doc.amount_credited - doc.amount_credited_to_balance);
@@ -64,7 +61,7 @@ function paymentKey(e: RecordedEvent): string | null {
 
 /** Builds billing_invoices and billing_payments from invoice-stream events. */
 export const billingInvoicesProjection = documentProjection({
-  name: BILLING_INVOICES,
+  name: 'billing.invoices',
   version: 1,
   tables: [
     documentTable<InvoiceDoc, InvoiceEvent>({

@@ -15,11 +15,8 @@ export interface NoteDoc {
   history: { body: string; replaced_at: string; editor: Actor }[];
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_NOTES = 'billing.notes';
-
 export const billingNotesProjection = documentProjection({
-  name: BILLING_NOTES,
+  name: 'billing.notes',
   version: 1,
   tables: [
     documentTable<NoteDoc, NoteEvent>({

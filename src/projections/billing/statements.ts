@@ -41,9 +41,6 @@ export interface ReceivableDoc {
   amount_remaining: number;
 }
 
-/** Name used for read-your-writes waits. */
-export const BILLING_STATEMENTS = 'billing.statements';
-
 const day = (timestamp: string) => timestamp.slice(0, 10);
 
 const receivables = documentTable<ReceivableDoc, InvoiceEvent>({
@@ -133,4 +130,4 @@ const entries: TableWriter = {
   },
 };
 
-export const billingStatementsProjection = documentProjection({ name: BILLING_STATEMENTS, version: 1, tables: [receivables, entries] });
+export const billingStatementsProjection = documentProjection({ name: 'billing.statements', version: 1, tables: [receivables, entries] });

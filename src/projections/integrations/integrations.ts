@@ -4,9 +4,6 @@ import type { IntegrationEvent } from '../../domain/integrations/integration.ts'
 import type { Scope } from '../../domain/integrations/scopes.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
-/** Name used for read-your-writes waits. */
-export const INTEGRATIONS = 'integrations';
-
 /** integration_clients.doc */
 export interface ClientDoc {
   id: string;
@@ -33,7 +30,7 @@ export interface InstallDoc {
 
 /** Builds integration_clients and integration_installs from the client and integration streams. */
 export const integrationsProjection = documentProjection({
-  name: INTEGRATIONS,
+  name: 'integrations',
   version: 1,
   tables: [
     documentTable<ClientDoc, ClientEvent>({

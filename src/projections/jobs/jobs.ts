@@ -17,12 +17,9 @@ export interface JobDoc extends JobData {
   updated_at: string;
 }
 
-/** Name used for read-your-writes waits. */
-export const JOBS = 'jobs';
-
 /** Builds the jobs table from job events. */
 export const jobsProjection = documentProjection({
-  name: JOBS,
+  name: 'jobs',
   version: 1,
   tables: [
     documentTable<JobDoc, JobEvent>({

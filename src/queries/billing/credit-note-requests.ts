@@ -1,12 +1,13 @@
 // billing.credit-note-requests.list, reading billing_credit_note_requests (written by projections/billing/credit-note-requests.ts).
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import { hasRole, type RequestContext } from '../../api/context.ts';
+
+import { hasRole, type RequestContext } from '../../context.ts';
 import { CreditNoteRequestListRequest, CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
 import type { CreditNoteRequestDoc } from '../../projections/billing/credit-note-requests.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads a credit note request document, or null. */
 export async function getCreditNoteRequestDoc(knex: Knex, id: string): Promise<CreditNoteRequestDoc | null> {
@@ -17,7 +18,7 @@ export async function getCreditNoteRequestDoc(knex: Knex, id: string): Promise<C
 /** A request the caller may see; another organization's is 404. */
 export async function visibleCreditNoteRequest(ctx: RequestContext, id: string): Promise<CreditNoteRequestDoc> {
   const doc = await getCreditNoteRequestDoc(ctx.services.knex, id);
-  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('credit_note_request_not_found', `No credit note request ${id} in this organization.`);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('credit_note_request_not_found', `No credit note request ${id} in this organization.`);
   return doc;
 }
 
@@ -30,11 +31,11 @@ export const creditNoteRequestsList = operation({
   request: CreditNoteRequestListRequest,
   response: CreditNoteRequestPage,
   error: 'billing.CreditNoteRequestListError',
-  errors: ['invalid_cursor'],
+  errors: billingErrors.list('invalid_cursor'),
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_credit_note_requests').select('id', 'created_at', 'doc');
-    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.organizationId);
     if (req.organization_id) q.where('organization_id', req.organization_id);
     if (req.invoice_id) q.where('invoice_id', req.invoice_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);

@@ -1,11 +1,12 @@
 // billing.customers.get and .list, reading billing_customers (written by projections/billing/customers.ts).
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import { hasRole, type RequestContext } from '../../api/context.ts';
+
+import { hasRole, type RequestContext } from '../../context.ts';
 import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../api/schemas/billing-customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { keysetPage } from '../pagination.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads a customer document, or null. */
 export async function getCustomerDoc(knex: Knex, id: string): Promise<CustomerDoc | null> {
@@ -22,7 +23,7 @@ export async function customerOfOrganization(knex: Knex, organizationId: string)
 /** A customer the caller may see; another organization's customer is 404, like a missing one. */
 export async function visibleCustomer(ctx: RequestContext, id: string): Promise<CustomerDoc> {
   const doc = await getCustomerDoc(ctx.services.knex, id);
-  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('customer_not_found', `No customer ${id} in this organization.`);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${id} in this organization.`);
   return doc;
 }
 
@@ -39,7 +40,7 @@ export const customersGet = operation({
   request: CustomerGetRequest,
   response: CustomerDetailItem,
   error: 'billing.CustomerGetError',
-  errors: ['customer_not_found'],
+  errors: billingErrors.list('customer_not_found'),
   access: 'org_user',
   handle: (ctx, req) => visibleCustomer(ctx, req.id),
 });
@@ -52,11 +53,11 @@ export const customersList = operation({
   request: CustomerListRequest,
   response: CustomerListPage,
   error: 'billing.CustomerListError',
-  errors: ['invalid_cursor'],
+  errors: billingErrors.list('invalid_cursor'),
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_customers').select('id', 'created_at', 'doc');
-    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.organizationId);
     if (req.organization_id) q.where('organization_id', req.organization_id);
     if (req.status) q.where('status', req.status);
     if (req.query) {

@@ -1,12 +1,13 @@
 // billing.events.get and .list, reading billing_events (written by projections/billing/events.ts).
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import { callerOrg, hasRole } from '../../api/context.ts';
+
+import { callerOrg, hasRole } from '../../context.ts';
 import { Uuid } from '../../api/schemas/common.ts';
 import { EventDetailItem, EventListPage, EventListRequest } from '../../api/schemas/billing-events.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const eventsGet = operation({
   id: 'billing.events.get',
@@ -17,12 +18,12 @@ export const eventsGet = operation({
   request: Uuid,
   response: EventDetailItem,
   error: 'billing.EventGetError',
-  errors: ['event_not_found'],
+  errors: billingErrors.list('event_not_found'),
   access: 'org_user',
   async handle(ctx, id) {
     const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'staff_only', 'doc')) as { organization_id: string | null; staff_only: boolean; doc: BillingEventDoc } | undefined;
     const staff = hasRole(ctx.auth, 'billing_staff');
-    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw notFound('event_not_found', `No billing event ${id} in this organization.`);
+    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw billingErrors.error('event_not_found', `No billing event ${id} in this organization.`);
     return row.doc;
   },
 });
@@ -36,7 +37,7 @@ export const eventsList = operation({
   request: EventListRequest,
   response: EventListPage,
   error: 'billing.EventListError',
-  errors: ['invalid_cursor'],
+  errors: billingErrors.list('invalid_cursor'),
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_events').select('position', 'doc');

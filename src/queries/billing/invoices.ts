@@ -1,14 +1,15 @@
 // billing.invoices.get and .list, reading billing_invoices (written by projections/billing/invoices.ts).
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import { hasRole, type RequestContext } from '../../api/context.ts';
+
+import { hasRole, type RequestContext } from '../../context.ts';
 import { Uuid } from '../../api/schemas/common.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads an invoice document, or null. */
 export async function getInvoiceDoc(knex: Knex, id: string): Promise<InvoiceDoc | null> {
@@ -24,7 +25,7 @@ export async function visibleInvoice(ctx: RequestContext, id: string): Promise<I
   const doc = await getInvoiceDoc(ctx.services.knex, id);
   const staff = hasRole(ctx.auth, 'billing_staff');
   if (!doc || !canSeeOrganization(ctx, doc.organization_id) || (!staff && doc.status === 'draft'))
-    throw notFound('invoice_not_found', `No invoice ${id} in this organization.`);
+    throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);
   return doc;
 }
 
@@ -37,7 +38,7 @@ export const invoicesGet = operation({
   request: Uuid,
   response: InvoiceDetail,
   error: 'billing.InvoiceGetError',
-  errors: ['invoice_not_found'],
+  errors: billingErrors.list('invoice_not_found'),
   access: 'org_user',
   handle: (ctx, id) => visibleInvoice(ctx, id),
 });
@@ -51,12 +52,12 @@ export const invoicesList = operation({
   request: InvoiceListRequest,
   response: InvoiceListPage,
   error: 'billing.InvoiceListError',
-  errors: ['invalid_cursor'],
+  errors: billingErrors.list('invalid_cursor'),
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_invoices').select('id', 'created_at', 'doc');
     if (!hasRole(ctx.auth, 'billing_staff')) {
-      q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId).whereNot('status', 'draft');
+      q.where('organization_id', ctx.auth.organizationId).whereNot('status', 'draft');
     }
     if (req.organization_id) q.where('organization_id', req.organization_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);

@@ -1,5 +1,5 @@
 // Which organization a note's subject belongs to, if the caller may see it.
-import type { RequestContext } from '../../api/context.ts';
+import type { RequestContext } from '../../context.ts';
 import type { NoteSubject } from '../../domain/billing/note.ts';
 import { visibleCustomer } from './customers.ts';
 import { visibleInvoice } from './invoices.ts';

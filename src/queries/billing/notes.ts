@@ -1,13 +1,14 @@
 // billing.notes.list, reading billing_notes (written by projections/billing/notes.ts).
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import type { RequestContext } from '../../api/context.ts';
+
+import type { RequestContext } from '../../context.ts';
 import { NoteListRequest, NoteListResponse } from '../../api/schemas/billing-customers.ts';
 import type { NoteDoc } from '../../projections/billing/notes.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { subjectOrganization } from './note-subjects.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** The API body of a note (its organization stays internal). */
 export function noteBody(doc: NoteDoc) {
@@ -19,7 +20,7 @@ export function noteBody(doc: NoteDoc) {
 export async function visibleNote(ctx: RequestContext, id: string): Promise<NoteDoc> {
   const row = await ctx.services.knex('billing_notes').where({ id }).first('doc');
   const doc = row?.doc as NoteDoc | undefined;
-  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('note_not_found', `No note ${id} in this organization.`);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('note_not_found', `No note ${id} in this organization.`);
   return doc;
 }
 
@@ -37,7 +38,7 @@ export const notesList = operation({
   request: NoteListRequest,
   response: NoteListResponse,
   error: 'billing.NoteListError',
-  errors: ['customer_not_found', 'invoice_not_found', 'invalid_cursor'],
+  errors: billingErrors.list('customer_not_found', 'invoice_not_found', 'invalid_cursor'),
   access: 'org_admin',
   async handle(ctx, req) {
     await subjectOrganization(ctx, req.subject); // 404 unless the caller may see the subject

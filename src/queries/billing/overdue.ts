@@ -2,14 +2,17 @@
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { forbidden } from '../../api/errors.ts';
-import { callerOrg, hasRole } from '../../api/context.ts';
+import { callerOrg, hasRole } from '../../context.ts';
 import { isoDate } from '../../clock.ts';
 import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
-import { type AccessDoc, BILLING_ACCESS } from '../../projections/billing/access.ts';
-import { BILLING_STATEMENTS, type ReceivableDoc } from '../../projections/billing/statements.ts';
+import { type AccessDoc } from '../../projections/billing/access.ts';
+import { type ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
 import { customerOfOrganization } from './customers.ts';
+import { billingStatementsProjection } from '../../projections/billing/statements.ts';
+import { billingAccessProjection } from '../../projections/billing/access.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Open invoices of a customer with money still owed. */
 export async function unpaidInvoices(knex: Knex, customerId: string): Promise<UnpaidInvoice[]> {
@@ -33,14 +36,14 @@ export const invoicesOverdueStatusGet = operation({
   request: InvoiceOverdueStatusRequest,
   response: InvoiceOverdueStatusResponse,
   error: 'billing.InvoiceOverdueStatusError',
-  errors: ['forbidden'],
+  errors: billingErrors.list('forbidden'),
   access: 'org_user',
   async handle(ctx, req) {
     const own = callerOrg(ctx.auth);
     const organizationId = req.organization_id ?? own;
     if (!organizationId) throw forbidden('Sign in to an organization first.');
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden("Only billing staff may read another organization's overdue status.");
-    await caughtUp(ctx, [BILLING_STATEMENTS, BILLING_ACCESS]);
+    await caughtUp(ctx, [billingStatementsProjection, billingAccessProjection]);
     const knex = ctx.services.knex;
     const today = isoDate(ctx.now);
     const grace = ctx.services.config.overdueGraceDays;

@@ -1,12 +1,13 @@
 // billing.payments.list, reading billing_payments (written by projections/billing/invoices.ts).
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
-import { notFound } from '../../api/errors.ts';
-import { hasRole, type RequestContext } from '../../api/context.ts';
+
+import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/invoices.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads a payment document, or null. */
 export async function getPaymentDoc(knex: Knex, id: string): Promise<PaymentDoc | null> {
@@ -17,7 +18,7 @@ export async function getPaymentDoc(knex: Knex, id: string): Promise<PaymentDoc 
 /** A payment the caller may see; another organization's is 404. */
 export async function visiblePayment(ctx: RequestContext, id: string): Promise<PaymentDoc> {
   const doc = await getPaymentDoc(ctx.services.knex, id);
-  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw notFound('payment_not_found', `No payment ${id} in this organization.`);
+  if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('payment_not_found', `No payment ${id} in this organization.`);
   return doc;
 }
 
@@ -30,11 +31,11 @@ export const paymentsList = operation({
   request: PaymentListRequest,
   response: PaymentListResponse,
   error: 'billing.PaymentListError',
-  errors: ['invalid_cursor'],
+  errors: billingErrors.list('invalid_cursor'),
   access: 'org_user',
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_payments').select('id', 'created_at', 'doc');
-    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.kind === 'anonymous' ? null : ctx.auth.organizationId);
+    if (!hasRole(ctx.auth, 'billing_staff')) q.where('organization_id', ctx.auth.organizationId);
     if (req.invoice_id) q.where('invoice_id', req.invoice_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);
     if (req.status) q.where('status', req.status);

@@ -3,9 +3,11 @@ import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import { daysBetween } from '../../domain/billing/access.ts';
-import { BILLING_STATEMENTS, type LedgerEntryDoc } from '../../projections/billing/statements.ts';
+import { type LedgerEntryDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
 import { visibleCustomer } from './customers.ts';
+import { billingStatementsProjection } from '../../projections/billing/statements.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Which ageing bucket `daysPastDue` falls in. */
 export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'days_31_60' | 'days_61_90' | 'days_over_90' {
@@ -71,11 +73,11 @@ export const customersStatementGet = operation({
   request: CustomerStatementGetRequest,
   response: CustomerStatementResponse,
   error: 'billing.CustomerStatementGetError',
-  errors: ['customer_not_found'],
+  errors: billingErrors.list('customer_not_found'),
   access: 'org_user',
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    await caughtUp(ctx, [BILLING_STATEMENTS]);
+    await caughtUp(ctx, [billingStatementsProjection]);
     return buildStatement(ctx.services.knex, customer.id, req.currency ?? customer.currency, req.from, req.to);
   },
 });

@@ -1,9 +1,8 @@
 // Reads of the identity read models (written by projections/identity/identity.ts) and the sessions table.
 import type { Knex } from 'knex';
+import type { Auth, MembershipRole, PlatformRole } from '../../context.ts';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../../projections/identity/identity.ts';
-
-/** The projection these queries read, for read-your-writes waits. */
-export const IDENTITY = 'identity';
+import { hashSecret, looksValid } from '../../secrets.ts';
 
 export async function findUserByEmail(knex: Knex, email: string): Promise<UserDoc | null> {
   const row = await knex('identity_users').where({ email: normalizeEmail(email) }).first('doc');
@@ -39,4 +38,31 @@ export async function membership(knex: Knex, organizationId: string, userId: str
 /** Emails compare case-insensitively and without surrounding spaces. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
+}
+
+/** Looks up a session token; null when unknown, expired or revoked. */
+export async function sessionAuth(knex: Knex, token: string, now: Date): Promise<Auth | null> {
+  if (!looksValid(token, 'svc_sess_')) return null;
+  const tokenHash = hashSecret(token);
+  const row = (await knex('sessions as s')
+    .join('identity_users as u', 'u.id', 's.user_id')
+    .leftJoin('identity_memberships as m', 'm.id', knex.raw(`s.organization_id::text || ':' || s.user_id::text`))
+    .where('s.token_hash', tokenHash)
+    .whereNull('s.revoked_at')
+    .where('s.expires_at', '>', now)
+    .first('s.user_id', 's.organization_id', 's.expires_at', 'u.doc as user', 'm.doc as membership')) as
+    | { user_id: string; organization_id: string; expires_at: Date; user: UserDoc; membership: MembershipDoc | null }
+    | undefined;
+  if (!row) return null;
+  return {
+    kind: 'session',
+    tokenHash,
+    userId: row.user_id,
+    email: row.user.email,
+    name: row.user.name,
+    organizationId: row.organization_id,
+    membershipRole: (row.membership?.role as MembershipRole | undefined) ?? null,
+    platformRoles: row.user.platform_roles as PlatformRole[],
+    expiresAt: new Date(row.expires_at),
+  };
 }

@@ -3,6 +3,7 @@ import { operation } from '../../api/operation.ts';
 import { ApiError } from '../../api/errors.ts';
 import { SessionDetail } from '../../api/schemas/identity.ts';
 import { getOrganization } from './identity.ts';
+import { identityErrors } from '../../domain/identity/errors.ts';
 
 export const sessionsGet = operation({
   id: 'auth.sessions.get',
@@ -12,7 +13,7 @@ export const sessionsGet = operation({
   request: null,
   response: SessionDetail,
   error: 'auth.SessionGetError',
-  errors: [],
+  errors: identityErrors.list(),
   access: 'org_user',
   async handle(ctx) {
     const auth = ctx.auth;

@@ -4,6 +4,7 @@ import { ApiError } from '../../api/errors.ts';
 import { IntegrationDetail } from '../../api/schemas/integrations.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { getInstall } from './integrations.ts';
+import { integrationsErrors } from '../../domain/integrations/errors.ts';
 
 /** integrations.get: which organization the key belongs to. */
 export const integrationsGet = operation({
@@ -15,7 +16,7 @@ export const integrationsGet = operation({
   request: null,
   response: IntegrationDetail,
   error: 'integrations.IntegrationGetError',
-  errors: [],
+  errors: integrationsErrors.list(),
   access: { integration: 'any' },
   async handle(ctx) {
     if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');

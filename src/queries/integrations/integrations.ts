@@ -2,9 +2,10 @@
 import type { Knex } from 'knex';
 import type { ClientDoc, InstallDoc } from '../../projections/integrations/integrations.ts';
 import { hashSecret, sameHash } from '../../secrets.ts';
+import { integrationsProjection } from '../../projections/integrations/integrations.ts';
 
 /** The projection these queries read, for read-your-writes waits. */
-export { INTEGRATIONS } from '../../projections/integrations/integrations.ts';
+export { integrationsProjection } from '../../projections/integrations/integrations.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

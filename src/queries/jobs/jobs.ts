@@ -2,10 +2,11 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { operation } from '../../api/operation.ts';
-import { ApiError, notFound } from '../../api/errors.ts';
-import type { RequestContext } from '../../api/context.ts';
+import { ApiError } from '../../api/errors.ts';
+import type { RequestContext } from '../../context.ts';
 import { Job, JobsGetRequest, type JobIdentityV1 } from '../../api/schemas/jobs.ts';
 import type { JobDoc } from '../../projections/jobs/jobs.ts';
+import { jobsErrors } from '../../domain/jobs/errors.ts';
 
 /** The installed integration calling, and the organization its key belongs to. */
 export function integrationCaller(ctx: RequestContext): { organizationId: string; integrationId: string; clientId: string } {
@@ -31,11 +32,11 @@ export async function visibleJob(ctx: RequestContext, identity: z.output<typeof 
   const knex = ctx.services.knex;
   if ('id' in identity) {
     const doc = await getJobDoc(knex, identity.id);
-    if (!doc || doc.organization_id !== caller.organizationId) throw notFound('job_not_found', `No job ${identity.id} in this organization.`);
+    if (!doc || doc.organization_id !== caller.organizationId) throw jobsErrors.error('job_not_found', `No job ${identity.id} in this organization.`);
     return doc;
   }
   const doc = await findJobByExternalId(knex, caller.organizationId, caller.clientId, identity.external.value);
-  if (!doc) throw notFound('job_not_found', `No job with external id ${JSON.stringify(identity.external.value)} for this integration.`);
+  if (!doc) throw jobsErrors.error('job_not_found', `No job with external id ${JSON.stringify(identity.external.value)} for this integration.`);
   return doc;
 }
 
@@ -66,7 +67,7 @@ export const jobsGet = operation({
   request: JobsGetRequest,
   response: Job,
   error: 'JobsGetError',
-  errors: ['job_not_found'],
+  errors: jobsErrors.list('job_not_found'),
   access: { integration: ['repairer'] },
   handle: async (ctx, req) => toJob(await visibleJob(ctx, req.identity)),
 });

@@ -3,6 +3,7 @@ import { operation } from '../../api/operation.ts';
 import { SiteListV1 } from '../../api/schemas/jobs.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { integrationCaller } from './jobs.ts';
+import { jobsErrors } from '../../domain/jobs/errors.ts';
 
 /** sites.list: every site of the organization the key belongs to. */
 export const sitesList = operation({
@@ -14,7 +15,7 @@ export const sitesList = operation({
   request: null,
   response: SiteListV1,
   error: 'SitesListError',
-  errors: [],
+  errors: jobsErrors.list(),
   access: { integration: ['repairer'] },
   async handle(ctx) {
     const org = await getOrganization(ctx.services.knex, integrationCaller(ctx).organizationId);

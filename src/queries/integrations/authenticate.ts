@@ -1,9 +1,9 @@
 // Integrations API callers: `Authorization: Bearer <api_key>` plus `Svc-Integration-ID` naming the key's own integration.
-import type { Authenticator } from './http.ts';
-import { ApiError } from './errors.ts';
-import { bearerToken } from './auth.ts';
-import { hashSecret, looksValid } from '../secrets.ts';
-import { activeInstallByKeyHash } from '../queries/integrations/integrations.ts';
+import type { Authenticator } from '../../api/http.ts';
+import { ApiError } from '../../api/errors.ts';
+import { bearerToken } from '../../api/auth.ts';
+import { hashSecret, looksValid } from '../../secrets.ts';
+import { activeInstallByKeyHash } from './integrations.ts';
 
 const rejected = (why: string) => new ApiError(401, 'unauthenticated', why);
 

@@ -1,11 +1,12 @@
 // Overdue worker: suspends an organization's access when its suspension date arrives and restores it once the debt is paid.
 // It reads the receivables read model and lets the access decider apply the policy, so a repeated pass is a no-op.
-import type { Services } from '../api/context.ts';
-import { addDays, isoDate } from '../clock.ts';
-import { runCommand } from '../commands/run.ts';
-import { accessDecider } from '../domain/billing/access.ts';
-import { IdSource } from '../ids.ts';
-import { unpaidInvoices } from '../queries/billing/overdue.ts';
+import type { Services } from '../../context.ts';
+import type { Worker } from '../worker.ts';
+import { addDays, isoDate } from '../../clock.ts';
+import { runCommand } from '../../commands/run.ts';
+import { accessDecider } from '../../domain/billing/access.ts';
+import { IdSource } from '../../ids.ts';
+import { unpaidInvoices } from '../../queries/billing/overdue.ts';
 
 /** What one pass did. */
 export interface OverduePassResult {
@@ -15,7 +16,7 @@ export interface OverduePassResult {
 }
 
 /** Reviews every customer that may need a change: unpaid invoices past their grace period, or access currently suspended. */
-export async function runOverduePass(services: Pick<Services, 'knex' | 'store' | 'clock' | 'config' | 'logger'>): Promise<OverduePassResult> {
+export async function runOverduePass(services: Services): Promise<OverduePassResult> {
   const { knex, clock, config } = services;
   const now = clock.now();
   const today = isoDate(now);
@@ -47,3 +48,6 @@ export async function runOverduePass(services: Pick<Services, 'knex' | 'store' |
   if (result.suspended.length || result.restored.length) services.logger.info({ ...result }, 'overdue pass changed access');
   return result;
 }
+
+/** The overdue worker as the composition root runs it. */
+export const overdueWorker: Worker<OverduePassResult> = { name: 'overdue', runOnce: runOverduePass };

@@ -1,0 +1,11 @@
+// The identity area: sign-in sessions over event-sourced organizations, users and memberships.
+import { sessionsInsert, sessionsRemove } from '../commands/identity/sessions.ts';
+import { identityProjection } from '../projections/identity/identity.ts';
+import { sessionsGet } from '../queries/identity/sessions.ts';
+import type { Area } from './area.ts';
+
+/** Typed identity operations. */
+export const identityOperations = [sessionsInsert, sessionsGet, sessionsRemove];
+
+/** The identity area as the composition root assembles it. */
+export const identity: Area = { name: 'identity', operations: identityOperations, projections: [identityProjection] };

@@ -1,0 +1,9 @@
+// Billing write operations.
+import { billingCreditNoteRequestCommands } from './credit-note-requests.ts';
+import { billingCustomerCommands } from './customers.ts';
+import { billingInvoiceCommands } from './invoices.ts';
+import { billingNoteCommands } from './notes.ts';
+import { billingPaymentCommands } from './payments.ts';
+
+/** Every billing write operation. */
+export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands];

@@ -1,0 +1,111 @@
+// What handlers receive: the service's long-lived parts (Services), the caller (Auth) and the request scope.
+// The composition root builds Services; the HTTP binding builds a RequestContext per request.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { Clock } from './clock.ts';
+import type { Config } from './config.ts';
+import type { Db } from './db.ts';
+import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.ts';
+import type { IdSource } from './ids.ts';
+import type { Metrics } from './metrics.ts';
+
+/** A platform role of a user. */
+export type PlatformRole = 'billing_staff' | 'platform_staff';
+/** A role inside an organization. */
+export type MembershipRole = 'owner' | 'admin' | 'member';
+
+/** A signed-in user of one organization. */
+export interface SessionAuth {
+  kind: 'session';
+  tokenHash: string;
+  userId: string;
+  email: string;
+  name: string;
+  organizationId: string;
+  membershipRole: MembershipRole | null;
+  platformRoles: PlatformRole[];
+  expiresAt: Date;
+}
+
+/** An installed integration calling with its API key. */
+export interface IntegrationAuth {
+  kind: 'integration';
+  integrationId: string;
+  organizationId: string;
+  scopes: string[];
+  clientId: string;
+}
+
+/** Who is calling. */
+export type Auth = { kind: 'anonymous' } | SessionAuth | IntegrationAuth;
+
+/** Who may call an operation. */
+export type Access = 'public' | 'org_user' | 'org_admin' | 'billing_staff' | 'platform_staff' | { integration: string[] | 'any' };
+
+/** The caller an operation with this access can see: the HTTP binding checks access before the handler runs. */
+export type AuthFor<A extends Access> = A extends 'public' ? Auth : A extends { integration: unknown } ? IntegrationAuth : SessionAuth;
+
+/** A read model as read-your-writes waits name it (projections export one object per read model). */
+export interface ReadModelRef {
+  readonly name: string;
+}
+
+/** How far the read models are: what HTTP needs of the projection runner. */
+export interface ReadModelProgress {
+  /** Waits until the read models have applied `position`; ProjectionLagError after `timeoutMs`. */
+  waitFor(position: LogPosition | null, readModels: ReadModelRef[], timeoutMs: number): Promise<void>;
+  /** The checkpoint of every projection this process runs. */
+  positions(): Record<string, LogPosition | null>;
+  /** Projections too far behind the log for this instance to count as ready. */
+  lagging(): Promise<string[]>;
+}
+
+/** A read-your-writes wait ran out. */
+export class ProjectionLagError extends Error {
+  constructor(readonly projections: string[]) {
+    super(`read models not yet up to date: ${projections.join(', ')}`);
+  }
+}
+
+/** The long-lived parts of the service that handlers, pages and workers use. */
+export interface Services {
+  config: Config;
+  db: Db;
+  knex: Knex;
+  store: EventStore;
+  runner: ReadModelProgress;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+/** What a command needs from the request: where to write, who is acting, when, and which ids to use. */
+export interface CommandContext {
+  store: EventStore;
+  ids: IdSource;
+  now: Date;
+  metadata: EventMetadata;
+}
+
+/** Everything a handler gets for one request; `auth` is narrowed by the operation's declared access. */
+export interface RequestContext<A extends Access = Access> extends CommandContext {
+  services: Services;
+  requestId: string;
+  logger: Logger;
+  auth: AuthFor<A>;
+  /** Aborted when the client goes away. */
+  signal: AbortSignal;
+  /** Waits until the given read models have applied `position` (read-your-writes). */
+  waitFor(position: LogPosition | null, readModels: ReadModelRef[]): Promise<void>;
+}
+
+/** True for a session whose user holds the platform role (platform staff count as billing staff too). */
+export function hasRole(auth: Auth, role: PlatformRole): boolean {
+  if (auth.kind !== 'session') return false;
+  return auth.platformRoles.includes(role) || (role === 'billing_staff' && auth.platformRoles.includes('platform_staff'));
+}
+
+/** The organization of the caller, or null for anonymous callers. */
+export function callerOrg(auth: Auth): string | null {
+  return auth.kind === 'anonymous' ? null : auth.organizationId;
+}

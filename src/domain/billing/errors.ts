@@ -1,0 +1,37 @@
+// Billing error codes and their HTTP statuses: the one list every billing decider, handler and operation declaration draws from.
+import { COMMON_ERRORS, errorCatalogue } from '../errors.ts';
+
+/** Every code the billing area answers with (the shared ones included). */
+export const billingErrors = errorCatalogue({
+  ...COMMON_ERRORS,
+  amount_too_large: 400,
+  currency_mismatch: 400,
+  invalid_amount: 400,
+  invalid_line: 400,
+  negative_total: 400,
+  received_on_in_future: 400,
+  too_many_lines: 400,
+  credit_note_request_not_found: 404,
+  customer_not_found: 404,
+  event_not_found: 404,
+  invoice_not_found: 404,
+  note_not_found: 404,
+  organization_not_found: 404,
+  payment_not_found: 404,
+  amount_exceeds_creditable: 409,
+  amount_exceeds_remaining: 409,
+  credit_note_request_exists: 409,
+  customer_exists: 409,
+  customer_has_open_invoices: 409,
+  customer_removed: 409,
+  invalid_status_transition: 409,
+  invoice_exists: 409,
+  invoice_final: 409,
+  invoice_has_payments: 409,
+  invoice_not_creditable: 409,
+  invoice_not_draft: 409,
+  invoice_not_payable: 409,
+  note_exists: 409,
+  payment_exists: 409,
+  payment_voided: 409,
+});

@@ -1,0 +1,58 @@
+// Errors are a contract: each area declares its codes with their HTTP status once (a catalogue);
+// deciders and handlers throw codes from it, and an operation's `errors` list is built from it.
+
+/** A refused command or request; `code` is the stable machine-readable reason, `status` its HTTP status. */
+export class DomainError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly status: number,
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+declare const catalogued: unique symbol;
+/** Codes an operation may answer with; only a catalogue makes one, so every listed code has a known status. */
+export type ErrorList = readonly string[] & { readonly [catalogued]: true };
+
+/** One area's error codes and their HTTP statuses. */
+export interface ErrorCatalogue<C extends string> {
+  readonly statuses: Readonly<Record<C, number>>;
+  /** The error to throw for `code`. */
+  error(code: C, message: string, details?: Record<string, unknown>): DomainError;
+  /** The codes an operation declares. */
+  list(...codes: C[]): ErrorList;
+}
+
+/** Declares a catalogue: code -> HTTP status. */
+export function errorCatalogue<const T extends Record<string, number>>(statuses: T): ErrorCatalogue<Extract<keyof T, string>> {
+  return {
+    statuses,
+    error: (code, message, details) => new DomainError(code, message, statuses[code], details),
+    list: (...codes) => codes as readonly string[] as ErrorList,
+  };
+}
+
+/** Codes every area shares: the HTTP binding answers some of them for any operation. */
+export const COMMON_ERRORS = {
+  invalid_request: 400,
+  malformed_json: 400,
+  invalid_cursor: 400,
+  invalid_idempotency_key: 400,
+  invalid_resume_point: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  concurrency_conflict: 409,
+  idempotency_key_in_use: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  projection_lag: 503,
+} as const;
+
+/** The shared codes as a catalogue (pagination, idempotency, access). */
+export const commonErrors = errorCatalogue(COMMON_ERRORS);

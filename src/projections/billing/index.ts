@@ -1,0 +1,14 @@
+// Billing read-model builders.
+import { billingAccessProjection } from './access.ts';
+import { billingCreditNoteRequestsProjection } from './credit-note-requests.ts';
+import { billingCustomersProjection } from './customers.ts';
+import { billingEventsProjection } from './events.ts';
+import { billingInvoicesProjection } from './invoices.ts';
+import { billingNotesProjection } from './notes.ts';
+import { billingStatementsProjection } from './statements.ts';
+
+/** Every billing projection. */
+export const billingProjections = [
+  billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingCreditNoteRequestsProjection,
+  billingEventsProjection, billingStatementsProjection, billingAccessProjection,
+];

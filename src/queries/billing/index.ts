@@ -1,0 +1,15 @@
+// Billing read operations.
+import { billingCreditNoteRequestQueries } from './credit-note-requests.ts';
+import { billingCustomerQueries } from './customers.ts';
+import { billingEventQueries } from './events.ts';
+import { billingInvoiceQueries } from './invoices.ts';
+import { billingNoteQueries } from './notes.ts';
+import { billingOverdueQueries } from './overdue.ts';
+import { billingPaymentQueries } from './payments.ts';
+import { billingStatementQueries } from './statements.ts';
+
+/** Every billing read operation. */
+export const billingQueries = [
+  ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
+  ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
+];

@@ -1,0 +1,8 @@
+// What a background processor is: one idempotent pass over the read models that may append events.
+import type { Services } from '../context.ts';
+
+/** A background processor; `runOnce` is safe to repeat (a pass with nothing to do appends nothing). */
+export interface Worker<R = unknown> {
+  name: string;
+  runOnce(services: Services): Promise<R>;
+}
