@@ -105,3 +105,8 @@ export class InvalidPositionError extends Error {
     super(`not a log position of this store: ${token}`);
   }
 }
+
+/** The later of two log positions (null when neither command appended). */
+export function laterPosition(a: LogPosition | null, b: LogPosition | null): LogPosition | null {
+  return comparePositions(a, b) >= 0 ? a : b;
+}

@@ -1,30 +1,23 @@
 // billing.credit-note-requests.insert and .update: requests, staff decisions, and issuing the credit onto the invoice.
 import { operation } from '../../api/operation.ts';
-import { ApiError, forbidden } from '../../api/errors.ts';
+import { forbidden } from '../../api/errors.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequestUpdateRequest } from '../../api/schemas/billing-credit-notes.ts';
-import { assertIssuable, creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
-import { invoiceDecider } from '../../domain/billing/invoice.ts';
-import type { LogPosition } from '../../eventstore/port.ts';
-
-import { type InvoiceDoc } from '../../projections/billing/invoices.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { type CreditNoteRequestAction, type InvoiceFacts, assertIssuable, creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
+import { creditable } from '../../domain/billing/invoice.ts';
+import { type LogPosition, laterPosition } from '../../eventstore/port.ts';
+import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { visibleCreditNoteRequest } from '../../queries/billing/credit-note-requests.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
-import { loadAggregate, runCommand } from '../run.ts';
-import { INVOICE_ATTEMPTS, invoiceStream, laterPosition } from './invoices.ts';
-import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
-import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
-import { billingErrors } from '../../domain/billing/errors.ts';
+import { creditNoteRequests, invoices } from './handlers.ts';
 
-function cnrStream(id: string): string {
-  return `creditnoterequest-${id}`;
-}
-
-/** What can still be credited on the invoice now: the remaining amount, or once paid what was paid and not yet credited. */
-function creditable(invoice: InvoiceDoc): number {
-  if (invoice.status === 'paid') return invoice.total - invoice.amount_credited;
-  if (invoice.status === 'open' || invoice.status === 'uncollectible') return invoice.amount_remaining;
-  throw billingErrors.error('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
+/** The invoice as its stream says now: requests are decided on this, not on the read model. */
+async function invoiceFacts(ctx: RequestContext, invoiceId: string): Promise<InvoiceFacts> {
+  const s = await invoices.load(ctx, invoiceId);
+  if (!s.ref) throw billingErrors.error('invoice_not_found', `No invoice ${invoiceId} in this organization.`);
+  return { ...s.ref, invoice_number: s.number, status: s.status, creditable: creditable(s) };
 }
 
 /** billing.credit-note-requests.insert */
@@ -40,17 +33,12 @@ export const creditNoteRequestsInsert = operation({
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
-    const invoice = await visibleInvoice(ctx, req.invoice_id);
-    if (req.currency !== invoice.currency) throw billingErrors.error('currency_mismatch', `The invoice is in ${invoice.currency}, not ${req.currency}.`);
-    const max = creditable(invoice);
-    if (req.amount > max) throw billingErrors.error('amount_exceeds_creditable', `At most ${max} ${invoice.currency} of this invoice can be credited.`);
+    const visible = await visibleInvoice(ctx, req.invoice_id);
+    const invoice = await invoiceFacts(ctx, visible.id);
     const id = ctx.ids.next();
-    const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(id), {
+    const res = await creditNoteRequests.run(ctx, id, {
       type: 'RequestCreditNote',
-      data: {
-        credit_note_request_id: id, invoice_id: invoice.id, invoice_number: invoice.number, organization_id: invoice.organization_id, customer_id: invoice.customer_id,
-        currency: invoice.currency, amount: req.amount, reason: req.reason, description: req.description, requested_at: ctx.now.toISOString(),
-      },
+      data: { credit_note_request_id: id, invoice, currency: req.currency, amount: req.amount, reason: req.reason, description: req.description },
     }, { orgId: invoice.organization_id });
     await ctx.waitFor(res.position, [billingCreditNoteRequestsProjection]);
     return visibleCreditNoteRequest(ctx, id);
@@ -62,27 +50,34 @@ export const creditNoteRequestsInsert = operation({
  * request id), then the request is marked issued. A retry after a crash in between re-applies nothing and finishes the mark.
  */
 async function issue(ctx: RequestContext, id: string, orgId: string, reason: string | undefined): Promise<LogPosition | null> {
-  const { state } = await loadAggregate(ctx.store, creditNoteRequestDecider, cnrStream(id));
+  const state = await creditNoteRequests.load(ctx, id);
   assertIssuable(state);
   const doc = await visibleCreditNoteRequest(ctx, id);
-  const details = state.details!;
-  const credit = await runCommand(ctx, invoiceDecider, invoiceStream(doc.invoice_id), {
+  const details = state.details;
+  if (!details) throw billingErrors.error('credit_note_request_not_found', 'No such credit note request.');
+  const credit = await invoices.run(ctx, doc.invoice_id, {
     type: 'IssueCreditNote',
-    data: { credit_note_request_id: id, amount: details.amount, currency: doc.currency, reason: details.reason, now: ctx.now.toISOString() },
-  }, { orgId, reason, maxAttempts: INVOICE_ATTEMPTS });
-  const applied = credit.state.credit_notes[id]!;
-  const marked = await runCommand(ctx, creditNoteRequestDecider, cnrStream(id), {
+    data: { credit_note_request_id: id, amount: details.amount, currency: doc.currency, reason: details.reason },
+  }, { orgId, reason });
+  const applied = credit.state.credit_notes[id] ?? { applied_to_invoice: 0, credited_to_balance: 0 };
+  const marked = await creditNoteRequests.run(ctx, id, {
     type: 'MarkCreditNoteRequestIssued',
-    data: { invoice_id: doc.invoice_id, amount: details.amount, currency: doc.currency, ...applied, now: ctx.now.toISOString() },
+    data: { invoice_id: doc.invoice_id, amount: details.amount, currency: doc.currency, ...applied },
   }, { orgId, reason });
   return laterPosition(credit.position, marked.position);
 }
 
 /** A reject or cancel must not land on a request whose credit is already on the invoice (an issue in flight). */
 async function refuseIfCredited(ctx: RequestContext, invoiceId: string, id: string): Promise<void> {
-  const { state } = await loadAggregate(ctx.store, invoiceDecider, invoiceStream(invoiceId));
+  const state = await invoices.load(ctx, invoiceId);
   if (state.credit_notes[id]) throw billingErrors.error('invalid_status_transition', 'The credit note request is being issued; it can no longer be rejected or cancelled.');
 }
+
+const DECISIONS: Record<'approve' | 'reject' | 'cancel', CreditNoteRequestAction> = {
+  approve: 'ApproveCreditNoteRequest',
+  reject: 'RejectCreditNoteRequest',
+  cancel: 'CancelCreditNoteRequest',
+};
 
 /** billing.credit-note-requests.update */
 export const creditNoteRequestsUpdate = operation({
@@ -101,27 +96,18 @@ export const creditNoteRequestsUpdate = operation({
     const doc = await visibleCreditNoteRequest(ctx, req.id);
     if (req.action && req.action !== 'cancel' && !hasRole(ctx.auth, 'billing_staff')) throw forbidden(`Only billing staff may ${req.action} a credit note request.`);
     const opts = { orgId: doc.organization_id, reason: req.comment };
-    const now = ctx.now.toISOString();
-    let position: LogPosition | null = null;
     const changes = { amount: req.amount, reason: req.reason, description: req.description };
-    if (Object.values(changes).some((v) => v !== undefined)) {
-      if (req.amount !== undefined && req.amount > creditable(await visibleInvoice(ctx, doc.invoice_id)))
-        throw billingErrors.error('amount_exceeds_creditable', 'The amount is more than can be credited on the invoice.');
-      const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(req.id), { type: 'UpdateCreditNoteRequest', data: { changes, now } }, opts);
-      position = laterPosition(position, res.position);
-    }
-    switch (req.action) {
-      case undefined:
-        break;
-      case 'issue':
-        position = laterPosition(position, await issue(ctx, req.id, doc.organization_id, req.comment));
-        break;
-      default: {
-        if (req.action !== 'approve') await refuseIfCredited(ctx, doc.invoice_id, req.id);
-        const type = req.action === 'approve' ? 'ApproveCreditNoteRequest' : req.action === 'reject' ? 'RejectCreditNoteRequest' : 'CancelCreditNoteRequest';
-        const res = await runCommand(ctx, creditNoteRequestDecider, cnrStream(req.id), { type, data: { now } }, opts);
-        position = laterPosition(position, res.position);
-      }
+    const invoice = await invoiceFacts(ctx, doc.invoice_id);
+    let position: LogPosition | null;
+    if (req.action === 'issue') {
+      // Edits need a pending request and issuing an approved one: try the edits first, so a refusal writes nothing.
+      if (Object.values(changes).some((v) => v !== undefined))
+        creditNoteRequestDecider.decide({ type: 'UpdateCreditNoteRequest', data: { changes, invoice, now: ctx.now.toISOString() } }, await creditNoteRequests.load(ctx, req.id));
+      position = await issue(ctx, req.id, doc.organization_id, req.comment);
+    } else {
+      const action = req.action ? DECISIONS[req.action] : undefined;
+      if (req.action && req.action !== 'approve') await refuseIfCredited(ctx, doc.invoice_id, req.id);
+      position = (await creditNoteRequests.run(ctx, req.id, { type: 'UpdateCreditNoteRequest', data: { changes, action, invoice } }, opts)).position;
     }
     await ctx.waitFor(position, [billingCreditNoteRequestsProjection, billingInvoicesProjection]);
     return visibleCreditNoteRequest(ctx, req.id);

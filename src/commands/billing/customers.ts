@@ -4,13 +4,12 @@ import { ApiError, forbidden } from '../../api/errors.ts';
 import { hasRole } from '../../context.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
-import { customerDecider } from '../../domain/billing/customer.ts';
 import { nameId } from '../../ids.ts';
 
 import { visibleCustomer } from '../../queries/billing/customers.ts';
+import { openInvoiceCount } from '../../queries/billing/invoices.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';
-import { runCommand } from '../run.ts';
-import { openInvoiceCount } from './open-invoices.ts';
+import { customers } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -39,9 +38,9 @@ export const customersInsert = operation({
     if (!(await getOrganization(ctx.services.knex, organizationId))) throw billingErrors.error('organization_not_found', `No organization ${organizationId}.`);
     const id = customerIdOf(organizationId);
     const { metadata, tax_id, billing_address, ...rest } = req;
-    const res = await runCommand(ctx, customerDecider, `customer-${id}`, {
+    const res = await customers.run(ctx, id, {
       type: 'CreateCustomer',
-      data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata, now: ctx.now.toISOString() },
+      data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
     }, { orgId: organizationId });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     return visibleCustomer(ctx, id);
@@ -62,7 +61,7 @@ export const customersUpdate = operation({
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const { id, ...changes } = req;
-    const res = await runCommand(ctx, customerDecider, `customer-${id}`, { type: 'UpdateCustomer', data: { changes, now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
+    const res = await customers.run(ctx, id, { type: 'UpdateCustomer', data: { changes } }, { orgId: doc.organization_id });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     return visibleCustomer(ctx, id);
   },
@@ -82,7 +81,7 @@ export const customersRemove = operation({
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const open = await openInvoiceCount(ctx.services.knex, req.id);
-    const res = await runCommand(ctx, customerDecider, `customer-${req.id}`, { type: 'RemoveCustomer', data: { now: ctx.now.toISOString(), open_invoices: open } }, { orgId: doc.organization_id });
+    const res = await customers.run(ctx, req.id, { type: 'RemoveCustomer', data: { open_invoices: open } }, { orgId: doc.organization_id });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     return {};
   },

@@ -1,31 +1,19 @@
 // billing.invoices.insert and .update: drafts, line and detail edits, and the status machine (finalize, void, mark uncollectible).
 import { operation } from '../../api/operation.ts';
-import { ApiError } from '../../api/errors.ts';
 import type { RequestContext } from '../../context.ts';
 import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
-import { type InvoiceLine, assertFinalizable, invoiceDecider } from '../../domain/billing/invoice.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { type InvoiceAction, type InvoiceCommand, type InvoiceLine, invoiceDecider } from '../../domain/billing/invoice.ts';
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
-import { type LogPosition, comparePositions } from '../../eventstore/port.ts';
-
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
-import { loadAggregate, runCommand } from '../run.ts';
-import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
-import { billingErrors } from '../../domain/billing/errors.ts';
+import type { Unstamped } from '../run.ts';
+import { invoices } from './handlers.ts';
 
-/** Writers racing on one invoice stream re-decide on fresh state this many times before giving up with 409. */
-export const INVOICE_ATTEMPTS = 50;
-
-/** Stream id of an invoice. */
-export function invoiceStream(id: string): string {
-  return `invoice-${id}`;
-}
-
-/** The later of two log positions (null when neither command appended). */
-export function laterPosition(a: LogPosition | null, b: LogPosition | null): LogPosition | null {
-  return comparePositions(a, b) >= 0 ? a : b;
-}
+/** The edits and action of billing.invoices.update, as the decider takes them. */
+type InvoiceUpdate = Unstamped<Extract<InvoiceCommand, { type: 'UpdateInvoice' }>>['data'];
 
 /** Request lines -> stored lines: the amount is always quantity x unit_amount. */
 function toLines(lines: { kind: 'manual'; description: string; quantity: number; unit_amount: number }[]): InvoiceLine[] {
@@ -47,22 +35,23 @@ export async function allocateInvoiceNumber(ctx: RequestContext, invoiceId: stri
 }
 
 /**
- * Finalizes a draft. Order matters: every check that can refuse runs before a number is reserved; the
- * reservation is bound to this invoice, so the one write after it (the finalize) can only be retried,
- * never leave a number unused by another invoice.
+ * The finalize action of an update. Order matters: the whole decision (edits and finalize) is tried on the
+ * current state first, so a refusal reserves no number; the reservation is bound to this invoice, so the one
+ * write after it can only be retried, never leave a number unused by another invoice.
  */
-async function finalize(ctx: RequestContext, invoiceId: string, orgId: string, reason: string | undefined) {
-  const { state } = await loadAggregate(ctx.store, invoiceDecider, invoiceStream(invoiceId));
-  assertFinalizable(state);
-  const customer = await getCustomerDoc(ctx.services.knex, state.ref!.customer_id);
+async function finalizeAction(ctx: RequestContext, id: string, edits: Omit<InvoiceUpdate, 'action'>): Promise<InvoiceAction> {
+  const state = await invoices.load(ctx, id);
+  const ref = state.ref;
+  if (!ref) throw billingErrors.error('invoice_not_found', 'No such invoice.');
+  const customer = await getCustomerDoc(ctx.services.knex, ref.customer_id);
   if (!customer) throw billingErrors.error('customer_not_found', 'The invoice\'s customer does not exist.');
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
   const issueDate = isoDate(ctx.now);
-  const number = await allocateInvoiceNumber(ctx, invoiceId, ctx.now.getUTCFullYear());
-  return runCommand(ctx, invoiceDecider, invoiceStream(invoiceId), {
-    type: 'FinalizeInvoice',
-    data: { number, issue_date: issueDate, due_date: addDays(issueDate, customer.payment_terms_days), payment_terms_days: customer.payment_terms_days, now: ctx.now.toISOString() },
-  }, { orgId, reason, maxAttempts: INVOICE_ATTEMPTS });
+  const terms = { issue_date: issueDate, due_date: addDays(issueDate, customer.payment_terms_days), payment_terms_days: customer.payment_terms_days };
+  const now = ctx.now.toISOString();
+  invoiceDecider.decide({ type: 'UpdateInvoice', data: { ...edits, action: { type: 'FinalizeInvoice', data: { number: 'provisional', ...terms } }, now } }, state);
+  const number = await allocateInvoiceNumber(ctx, id, ctx.now.getUTCFullYear());
+  return { type: 'FinalizeInvoice', data: { number, ...terms } };
 }
 
 /** billing.invoices.insert */
@@ -81,11 +70,11 @@ export const invoicesInsert = operation({
     const customer = await visibleCustomer(ctx, req.customer_id);
     if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
     const id = ctx.ids.next();
-    const res = await runCommand(ctx, invoiceDecider, invoiceStream(id), {
+    const res = await invoices.run(ctx, id, {
       type: 'DraftInvoice',
       data: {
         invoice_id: id, organization_id: customer.organization_id, customer_id: customer.id, currency: req.currency ?? customer.currency,
-        lines: toLines(req.lines), memo: req.memo ?? null, metadata: req.metadata, now: ctx.now.toISOString(),
+        lines: toLines(req.lines), memo: req.memo ?? null, metadata: req.metadata,
       },
     }, { orgId: customer.organization_id });
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
@@ -108,23 +97,15 @@ export const invoicesUpdate = operation({
   write: true,
   async handle(ctx, req) {
     const doc = await visibleInvoice(ctx, req.id);
-    const opts = { orgId: doc.organization_id, reason: req.reason, maxAttempts: INVOICE_ATTEMPTS };
-    const now = ctx.now.toISOString();
-    let position: LogPosition | null = null;
-    if (req.lines !== undefined || req.memo !== undefined || req.metadata !== undefined) {
-      const lines = req.lines === undefined ? undefined : toLines(req.lines);
-      const res = await runCommand(ctx, invoiceDecider, invoiceStream(req.id), { type: 'UpdateInvoice', data: { lines, memo: req.memo, metadata: req.metadata, now } }, opts);
-      position = laterPosition(position, res.position);
-    }
-    if (req.action) {
-      const stream = invoiceStream(req.id);
-      const res =
-        req.action === 'finalize'
-          ? await finalize(ctx, req.id, doc.organization_id, req.reason)
-          : await runCommand(ctx, invoiceDecider, stream, req.action === 'void' ? { type: 'VoidInvoice', data: { now } } : { type: 'MarkInvoiceUncollectible', data: { now } }, opts);
-      position = laterPosition(position, res.position);
-    }
-    await ctx.waitFor(position, [billingInvoicesProjection]);
+    // Edits and status change are one decision: a refused action keeps none of the edits.
+    const edits = { lines: req.lines === undefined ? undefined : toLines(req.lines), memo: req.memo, metadata: req.metadata };
+    const action: InvoiceAction | undefined =
+      req.action === 'finalize' ? await finalizeAction(ctx, req.id, edits)
+      : req.action === 'void' ? { type: 'VoidInvoice' }
+      : req.action === 'mark_uncollectible' ? { type: 'MarkInvoiceUncollectible' }
+      : undefined;
+    const res = await invoices.run(ctx, req.id, { type: 'UpdateInvoice', data: { ...edits, action } }, { orgId: doc.organization_id, reason: req.reason });
+    await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return visibleInvoice(ctx, req.id);
   },
 });

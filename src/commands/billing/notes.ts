@@ -2,11 +2,10 @@
 import { operation } from '../../api/operation.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { NoteInsertRequest, NoteInsertResponse, NoteRemoveRequest, NoteUpdateRequest, NoteUpdateResponse } from '../../api/schemas/billing-customers.ts';
-import { noteDecider } from '../../domain/billing/note.ts';
 
 import { noteBody, visibleNote } from '../../queries/billing/notes.ts';
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
-import { runCommand } from '../run.ts';
+import { notes } from './handlers.ts';
 import { billingNotesProjection } from '../../projections/billing/notes.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -24,7 +23,7 @@ export const notesInsert = operation({
   async handle(ctx, req) {
     const organizationId = await subjectOrganization(ctx, req.subject);
     const id = ctx.ids.next();
-    const res = await runCommand(ctx, noteDecider, `note-${id}`, { type: 'AddNote', data: { note_id: id, subject: req.subject, organization_id: organizationId, body: req.body, now: ctx.now.toISOString() } }, { orgId: organizationId });
+    const res = await notes.run(ctx, id, { type: 'AddNote', data: { note_id: id, subject: req.subject, organization_id: organizationId, body: req.body } }, { orgId: organizationId });
     await ctx.waitFor(res.position, [billingNotesProjection]);
     return noteBody(await visibleNote(ctx, id));
   },
@@ -43,7 +42,7 @@ export const notesUpdate = operation({
   write: true,
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
-    const res = await runCommand(ctx, noteDecider, `note-${req.id}`, { type: 'EditNote', data: { body: req.body, now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
+    const res = await notes.run(ctx, req.id, { type: 'EditNote', data: { body: req.body } }, { orgId: doc.organization_id });
     await ctx.waitFor(res.position, [billingNotesProjection]);
     return noteBody(await visibleNote(ctx, req.id));
   },
@@ -62,7 +61,7 @@ export const notesRemove = operation({
   write: true,
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
-    const res = await runCommand(ctx, noteDecider, `note-${req.id}`, { type: 'RemoveNote', data: { now: ctx.now.toISOString() } }, { orgId: doc.organization_id });
+    const res = await notes.run(ctx, req.id, { type: 'RemoveNote', data: {} }, { orgId: doc.organization_id });
     await ctx.waitFor(res.position, [billingNotesProjection]);
     return {};
   },

@@ -4,12 +4,10 @@ import { ApiError } from '../../api/errors.ts';
 import type { RequestContext } from '../../context.ts';
 import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
-import { invoiceDecider } from '../../domain/billing/invoice.ts';
 
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { visiblePayment } from '../../queries/billing/payments.ts';
-import { runCommand } from '../run.ts';
-import { INVOICE_ATTEMPTS, invoiceStream } from './invoices.ts';
+import { invoices } from './handlers.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -40,10 +38,7 @@ export const paymentsInsert = operation({
     notInFuture(ctx, req.received_on);
     const paymentId = ctx.ids.next();
     const { invoice_id: _i, ...details } = req;
-    const res = await runCommand(ctx, invoiceDecider, invoiceStream(invoice.id), {
-      type: 'RecordPayment',
-      data: { ...details, payment_id: paymentId, now: ctx.now.toISOString() },
-    }, { orgId: invoice.organization_id, maxAttempts: INVOICE_ATTEMPTS });
+    const res = await invoices.run(ctx, invoice.id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: invoice.organization_id });
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return paymentAndInvoice(ctx, paymentId, invoice.id);
   },
@@ -65,14 +60,12 @@ export const paymentsUpdate = operation({
   async handle(ctx, req) {
     const payment = await visiblePayment(ctx, req.id);
     notInFuture(ctx, req.received_on);
-    const now = ctx.now.toISOString();
     const { id, void: voiding, reason, ...changes } = req;
-    const res = await runCommand(
+    const res = await invoices.run(
       ctx,
-      invoiceDecider,
-      invoiceStream(payment.invoice_id),
-      voiding ? { type: 'VoidPayment', data: { payment_id: id, reason, now } } : { type: 'UpdatePayment', data: { payment_id: id, changes, now } },
-      { orgId: payment.organization_id, reason, maxAttempts: INVOICE_ATTEMPTS },
+      payment.invoice_id,
+      voiding ? { type: 'VoidPayment', data: { payment_id: id, reason } } : { type: 'UpdatePayment', data: { payment_id: id, changes } },
+      { orgId: payment.organization_id, reason },
     );
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return paymentAndInvoice(ctx, id, payment.invoice_id);

@@ -28,12 +28,27 @@ export type CreditNoteRequestEvent =
 
 /** What may be asked of a credit note request. */
 export type CreditNoteRequestCommand =
-  | { type: 'RequestCreditNote'; data: Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequested' }>['data'] }
-  | { type: 'UpdateCreditNoteRequest'; data: { changes: Partial<CreditNoteRequestDetails>; now: string } }
+  | { type: 'RequestCreditNote'; data: CreditNoteRequestDetails & { credit_note_request_id: string; currency: string; invoice: InvoiceFacts; now: string } }
+  | { type: 'UpdateCreditNoteRequest'; data: { changes: Partial<CreditNoteRequestDetails>; action?: CreditNoteRequestAction; invoice: InvoiceFacts; now: string } }
   | { type: 'ApproveCreditNoteRequest'; data: { now: string } }
   | { type: 'RejectCreditNoteRequest'; data: { now: string } }
   | { type: 'CancelCreditNoteRequest'; data: { now: string } }
   | { type: 'MarkCreditNoteRequestIssued'; data: Omit<Extract<CreditNoteRequestEvent, { type: 'CreditNoteRequestIssued' }>['data'], 'issued_at'> & { now: string } };
+
+/** A decision requested together with detail edits: decided with them, all events or none. */
+export type CreditNoteRequestAction = 'ApproveCreditNoteRequest' | 'RejectCreditNoteRequest' | 'CancelCreditNoteRequest';
+
+/** What a request is decided against: the invoice as its own stream says now. */
+export interface InvoiceFacts {
+  invoice_id: string;
+  invoice_number: string | null;
+  organization_id: string;
+  customer_id: string;
+  currency: string;
+  /** `creditable()` of the invoice state: null when it cannot be credited. */
+  creditable: number | null;
+  status: string;
+}
 
 /** What the decider needs. */
 export interface CreditNoteRequestState {
@@ -66,18 +81,21 @@ export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditN
   },
   decide(command, s) {
     switch (command.type) {
-      case 'RequestCreditNote':
+      case 'RequestCreditNote': {
         if (s.status !== 'none') throw billingErrors.error('credit_note_request_exists', 'The credit note request already exists.');
-        if (!Number.isSafeInteger(command.data.amount) || command.data.amount <= 0) throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
-        return [{ type: 'CreditNoteRequested', data: command.data }];
+        const { invoice, currency, amount, reason, description, credit_note_request_id, now } = command.data;
+        if (currency !== invoice.currency) throw billingErrors.error('currency_mismatch', `The invoice is in ${invoice.currency}, not ${currency}.`);
+        if (!Number.isSafeInteger(amount) || amount <= 0) throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
+        withinCreditable(invoice, amount);
+        const { invoice_id, invoice_number, organization_id, customer_id } = invoice;
+        return [{ type: 'CreditNoteRequested', data: { credit_note_request_id, invoice_id, invoice_number, organization_id, customer_id, currency, amount, reason, description, requested_at: now } }];
+      }
       case 'UpdateCreditNoteRequest': {
-        require(s, ['pending'], 'change the details of');
-        const changes = Object.fromEntries(
-          Object.entries(command.data.changes).filter(([k, v]) => v !== undefined && v !== s.details?.[k as keyof CreditNoteRequestDetails]),
-        ) as Partial<CreditNoteRequestDetails>;
-        if (changes.amount !== undefined && (!Number.isSafeInteger(changes.amount) || changes.amount <= 0))
-          throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
-        return Object.keys(changes).length ? [{ type: 'CreditNoteRequestUpdated', data: { changes, updated_at: command.data.now } }] : [];
+        const { action, now, invoice } = command.data;
+        const edits = Object.values(command.data.changes).some((v) => v !== undefined) ? editRequest(s, command.data.changes, invoice, now) : [];
+        if (!action) return edits;
+        // The decision is made on the edited state; if it is refused, the edits are not kept either.
+        return [...edits, ...creditNoteRequestDecider.decide({ type: action, data: { now } }, edits.reduce(creditNoteRequestDecider.evolve, s))];
       }
       case 'ApproveCreditNoteRequest':
         if (s.status === 'approved') return [];
@@ -104,6 +122,25 @@ export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditN
     }
   },
 };
+
+// Edits of a pending request's details; a new amount must still be creditable on the invoice.
+function editRequest(s: CreditNoteRequestState, requested: Partial<CreditNoteRequestDetails>, invoice: InvoiceFacts, now: string): CreditNoteRequestEvent[] {
+  require(s, ['pending'], 'change the details of');
+  const changes = Object.fromEntries(
+    Object.entries(requested).filter(([k, v]) => v !== undefined && v !== s.details?.[k as keyof CreditNoteRequestDetails]),
+  ) as Partial<CreditNoteRequestDetails>;
+  if (changes.amount !== undefined) {
+    if (!Number.isSafeInteger(changes.amount) || changes.amount <= 0) throw billingErrors.error('invalid_amount', 'Amounts are positive integers in minor units.');
+    withinCreditable(invoice, changes.amount);
+  }
+  return Object.keys(changes).length ? [{ type: 'CreditNoteRequestUpdated', data: { changes, updated_at: now } }] : [];
+}
+
+// A request may ask for at most what the invoice can still be credited.
+function withinCreditable(invoice: InvoiceFacts, amount: number): void {
+  if (invoice.creditable === null) throw billingErrors.error('invoice_not_creditable', `A credit note cannot be requested: the invoice is ${invoice.status}.`);
+  if (amount > invoice.creditable) throw billingErrors.error('amount_exceeds_creditable', `At most ${invoice.creditable} ${invoice.currency} of this invoice can be credited.`);
+}
 
 /** Throws unless the request may be issued now (checked before the credit is applied to the invoice). */
 export function assertIssuable(s: CreditNoteRequestState): void {

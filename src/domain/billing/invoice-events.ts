@@ -78,7 +78,7 @@ export const INVOICE_EVENT_TYPES = [
 /** What may be asked of an invoice; times and looked-up facts (number, due date) come in the command. */
 export type InvoiceCommand =
   | { type: 'DraftInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; memo: string | null; metadata: Record<string, string>; now: string } }
-  | { type: 'UpdateInvoice'; data: { lines?: InvoiceLine[]; memo?: string | null; metadata?: Record<string, string>; now: string } }
+  | { type: 'UpdateInvoice'; data: { lines?: InvoiceLine[]; memo?: string | null; metadata?: Record<string, string>; action?: InvoiceAction; now: string } }
   | { type: 'FinalizeInvoice'; data: { number: string; issue_date: string; due_date: string; payment_terms_days: number; now: string } }
   | { type: 'VoidInvoice'; data: { now: string } }
   | { type: 'MarkInvoiceUncollectible'; data: { now: string } }
@@ -121,3 +121,9 @@ export function amountRemaining(s: Pick<InvoiceState, 'total' | 'amount_paid' | 
 export function linesTotal(lines: InvoiceLine[]): number {
   return lines.reduce((sum, l) => sum + l.amount, 0);
 }
+
+/** A status change requested together with detail edits: decided with them, all events or none. */
+export type InvoiceAction =
+  | { type: 'FinalizeInvoice'; data: { number: string; issue_date: string; due_date: string; payment_terms_days: number } }
+  | { type: 'VoidInvoice' }
+  | { type: 'MarkInvoiceUncollectible' };

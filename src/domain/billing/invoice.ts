@@ -4,7 +4,7 @@ import { type Decider, assertNever } from '../decider.ts';
 import type { DomainError } from '../errors.ts';
 import { billingErrors } from './errors.ts';
 import {
-  type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
+  type InvoiceAction, type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
   type PaymentDetails, amountRemaining, linesTotal,
 } from './invoice-events.ts';
 
@@ -70,8 +70,14 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         const total = checkLines(lines);
         return [{ type: 'InvoiceDrafted', data: { ...ref, lines, subtotal: total, total, memo, metadata, created_at: now } }];
       }
-      case 'UpdateInvoice':
-        return updateInvoice(command.data, s);
+      case 'UpdateInvoice': {
+        const { action, now, ...changes } = command.data;
+        const edited = changes.lines !== undefined || changes.memo !== undefined || changes.metadata !== undefined;
+        const edits = edited ? updateInvoice({ ...changes, now }, s) : [];
+        if (!action) return edits;
+        // The action is decided on the edited state; if it is refused, the edits are not kept either.
+        return [...edits, ...invoiceDecider.decide(actionCommand(action, now), edits.reduce(invoiceDecider.evolve, s))];
+      }
       case 'FinalizeInvoice': {
         const ref = requireInvoice(s);
         // A retried finalize that already went through is a no-op (the number was reserved for this invoice).
@@ -126,8 +132,8 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         sameCurrency(ref, currency);
         positive(amount);
         if (s.status === 'paid') {
-          const creditable = s.total - s.amount_credited;
-          if (amount > creditable) throw billingErrors.error('amount_exceeds_creditable', `At most ${creditable} ${ref.currency} of this invoice can still be credited.`);
+          const max = s.total - s.amount_credited;
+          if (amount > max) throw billingErrors.error('amount_exceeds_creditable', `At most ${max} ${ref.currency} of this invoice can still be credited.`);
           return [{ type: 'CreditNoteIssued', data: { ...ref, credit_note_request_id, amount, reason, applied_to_invoice: 0, credited_to_balance: amount, issued_at: now } }];
         }
         if (s.status !== 'open' && s.status !== 'uncollectible')
@@ -143,10 +149,25 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
   },
 };
 
-/** Throws unless the state can be finalized: the handler checks before it reserves a number. */
-export function assertFinalizable(s: InvoiceState): void {
-  requireInvoice(s);
-  if (s.status !== 'draft') throw transition('finalize', s.status);
+/** What can still be credited on the invoice: the remaining amount while it is owed, once paid what was paid and not yet credited; null when no credit is possible. */
+export function creditable(s: InvoiceState): number | null {
+  if (s.status === 'paid') return s.total - s.amount_credited;
+  if (s.status === 'open' || s.status === 'uncollectible') return amountRemaining(s);
+  return null;
+}
+
+// The command of a status change requested with edits.
+function actionCommand(action: InvoiceAction, now: string): InvoiceCommand {
+  switch (action.type) {
+    case 'FinalizeInvoice':
+      return { type: 'FinalizeInvoice', data: { ...action.data, now } };
+    case 'VoidInvoice':
+      return { type: 'VoidInvoice', data: { now } };
+    case 'MarkInvoiceUncollectible':
+      return { type: 'MarkInvoiceUncollectible', data: { now } };
+    default:
+      return assertNever(action);
+  }
 }
 
 /** Validates lines (count, arithmetic, bounds) and returns their total. */
@@ -162,7 +183,7 @@ export function checkLines(lines: InvoiceLine[]): number {
   return total;
 }
 
-function updateInvoice(c: Extract<InvoiceCommand, { type: 'UpdateInvoice' }>['data'], s: InvoiceState): InvoiceEvent[] {
+function updateInvoice(c: Omit<Extract<InvoiceCommand, { type: 'UpdateInvoice' }>['data'], 'action'>, s: InvoiceState): InvoiceEvent[] {
   const ref = requireInvoice(s);
   if (s.status === 'paid' || s.status === 'void') throw billingErrors.error('invoice_final', `The invoice is ${s.status}; paid and void invoices do not change.`);
   const events: InvoiceEvent[] = [];

@@ -88,3 +88,9 @@ export const invoicesList = operation({
 
 /** Read operations of invoices. */
 export const billingInvoiceQueries = [invoicesGet, invoicesList];
+
+/** How many of the customer's invoices are open or uncollectible: customers.remove is refused while any are. */
+export async function openInvoiceCount(knex: Knex, customerId: string): Promise<number> {
+  const row = await knex('billing_invoices').where({ customer_id: customerId }).whereIn('status', ['open', 'uncollectible']).count<{ count: string }[]>('* as count');
+  return Number(row[0]?.count ?? 0);
+}

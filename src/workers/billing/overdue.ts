@@ -3,8 +3,7 @@
 import type { Services } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { addDays, isoDate } from '../../clock.ts';
-import { runCommand } from '../../commands/run.ts';
-import { accessDecider } from '../../domain/billing/access.ts';
+import { customerAccess } from '../../commands/billing/handlers.ts';
 import { IdSource } from '../../ids.ts';
 import { unpaidInvoices } from '../../queries/billing/overdue.ts';
 
@@ -36,9 +35,9 @@ export async function runOverduePass(services: Services): Promise<OverduePassRes
       now,
       metadata: { org_id: organizationId, actor: { type: 'system' as const, id: 'overdue-worker' }, request_id: null, correlation_id: null, causation_id: null },
     };
-    const res = await runCommand(ctx, accessDecider, `access-${customerId}`, {
+    const res = await customerAccess.run(ctx, customerId, {
       type: 'ReviewAccess',
-      data: { customer_id: customerId, organization_id: organizationId, today, grace_days: grace, unpaid, now: now.toISOString() },
+      data: { customer_id: customerId, organization_id: organizationId, today, grace_days: grace, unpaid },
     }, { orgId: organizationId, reason: 'overdue policy review' });
     for (const e of res.events) {
       if (e.type === 'AccessSuspended') result.suspended.push(customerId);

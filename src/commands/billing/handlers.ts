@@ -1,0 +1,21 @@
+// Billing aggregates bound to their streams once: every billing write goes through one of these.
+import { accessDecider } from '../../domain/billing/access.ts';
+import { creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
+import { customerDecider } from '../../domain/billing/customer.ts';
+import { invoiceDecider } from '../../domain/billing/invoice.ts';
+import { noteDecider } from '../../domain/billing/note.ts';
+import { commandHandler } from '../run.ts';
+
+/** Writers racing on one invoice stream (payments, credits) re-decide on fresh state this many times before giving up with 409. */
+export const INVOICE_ATTEMPTS = 50;
+
+/** `customer-<id>`. */
+export const customers = commandHandler(customerDecider, (id) => `customer-${id}`);
+/** `note-<id>`. */
+export const notes = commandHandler(noteDecider, (id) => `note-${id}`);
+/** `invoice-<id>`: lines, status, payments and credits. */
+export const invoices = commandHandler(invoiceDecider, (id) => `invoice-${id}`, { maxAttempts: INVOICE_ATTEMPTS });
+/** `creditnoterequest-<id>`. */
+export const creditNoteRequests = commandHandler(creditNoteRequestDecider, (id) => `creditnoterequest-${id}`);
+/** `access-<customer id>`: suspension for non-payment. */
+export const customerAccess = commandHandler(accessDecider, (customerId) => `access-${customerId}`);
