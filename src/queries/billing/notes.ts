@@ -9,6 +9,7 @@ import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { subjectOrganization } from './note-subjects.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { DomainError } from '../../domain/errors.ts';
 
 /** The API body of a note (its organization stays internal). */
 export function noteBody(doc: NoteDoc) {
@@ -21,6 +22,13 @@ export async function visibleNote(ctx: RequestContext, id: string): Promise<Note
   const row = await ctx.services.knex('billing_notes').where({ id }).first('doc');
   const doc = row?.doc as NoteDoc | undefined;
   if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('note_not_found', `No note ${id} in this organization.`);
+  // A note is visible only with its subject (a staff note on a draft invoice is as hidden as the draft).
+  try {
+    await subjectOrganization(ctx, doc.subject);
+  } catch (err) {
+    if (err instanceof DomainError && err.status === 404) throw billingErrors.error('note_not_found', `No note ${id} in this organization.`);
+    throw err;
+  }
   return doc;
 }
 
