@@ -9,6 +9,7 @@ import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { visiblePayment } from '../../queries/billing/payments.ts';
 import { invoices } from './handlers.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 function notInFuture(ctx: RequestContext, date: string | undefined): void {
@@ -39,7 +40,7 @@ export const paymentsInsert = operation({
     const paymentId = ctx.ids.next();
     const { invoice_id: _i, ...details } = req;
     const res = await invoices.run(ctx, invoice.id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: invoice.organization_id });
-    await ctx.waitFor(res.position, [billingInvoicesProjection]);
+    await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
     return paymentAndInvoice(ctx, paymentId, invoice.id);
   },
 });
@@ -67,7 +68,7 @@ export const paymentsUpdate = operation({
       voiding ? { type: 'VoidPayment', data: { payment_id: id, reason } } : { type: 'UpdatePayment', data: { payment_id: id, changes } },
       { orgId: payment.organization_id, reason },
     );
-    await ctx.waitFor(res.position, [billingInvoicesProjection]);
+    await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
     return paymentAndInvoice(ctx, id, payment.invoice_id);
   },
 });

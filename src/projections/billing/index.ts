@@ -5,10 +5,11 @@ import { billingCustomersProjection } from './customers.ts';
 import { billingEventsProjection } from './events.ts';
 import { billingInvoicesProjection } from './invoices.ts';
 import { billingNotesProjection } from './notes.ts';
+import { billingPaymentsProjection } from './payments.ts';
 import { billingStatementsProjection } from './statements.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
-  billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingCreditNoteRequestsProjection,
+  billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
 ];

@@ -1,6 +1,5 @@
-// billing_invoices and billing_payments: documents built from invoice-stream events, read by queries/billing/invoices.ts and payments.ts.
-import type { InvoiceEvent, InvoiceLine, InvoiceStatus, PaymentMethod } from '../../domain/billing/invoice.ts';
-import type { RecordedEvent } from '../../eventstore/port.ts';
+// billing_invoices: documents built from invoice-stream events, read by queries/billing/invoices.ts.
+import { type InvoiceEvent, type InvoiceLine, type InvoiceStatus, amountRemaining } from '../../domain/billing/invoice.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The stored invoice: exactly the billing.InvoiceDetail body. */
@@ -30,39 +29,16 @@ export interface InvoiceDoc {
   marked_uncollectible_at: string | null;
 }
 
-/** The stored payment: exactly the billing.Payment body. */
-export interface PaymentDoc {
-  id: string;
-  invoice_id: string;
-  organization_id: string;
-  customer_id: string;
-  amount: number;
-  currency: string;
-  method: PaymentMethod;
-  reference: string;
-  received_on: string;
-  status: 'recorded' | 'voided';
-  void_reason: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
 // Recomputes the derived amount after any money event; void invoices owe nothing.
 function withRemaining(doc: InvoiceDoc): InvoiceDoc {
-  const owed = doc.total - doc.amount_paid - (doc.amount_credited - doc.amount_credited_to_balance);
+  const owed = amountRemaining({ ...doc, credited_to_balance: doc.amount_credited_to_balance });
   return { ...doc, amount_remaining: doc.status === 'void' ? 0 : owed };
 }
 
-const PAYMENT_EVENTS = new Set(['PaymentRecorded', 'PaymentUpdated', 'PaymentVoided']);
-
-function paymentKey(e: RecordedEvent): string | null {
-  return PAYMENT_EVENTS.has(e.type) ? (e.data as { payment_id: string }).payment_id : null;
-}
-
-/** Builds billing_invoices and billing_payments from invoice-stream events. */
+/** Builds billing_invoices from invoice-stream events. */
 export const billingInvoicesProjection = documentProjection({
   name: 'billing.invoices',
-  version: 1,
+  version: 2,
   tables: [
     documentTable<InvoiceDoc, InvoiceEvent>({
       table: 'billing_invoices',
@@ -96,19 +72,6 @@ export const billingInvoicesProjection = documentProjection({
             amount_credited_to_balance: doc.amount_credited_to_balance + d.credited_to_balance,
             updated_at: d.issued_at,
           }),
-      },
-    }),
-    documentTable<PaymentDoc, InvoiceEvent>({
-      table: 'billing_payments',
-      keyOf: paymentKey,
-      columns: (d) => ({ invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, created_at: d.created_at }),
-      handlers: {
-        PaymentRecorded: (_doc, d) => ({
-          id: d.payment_id, invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, amount: d.amount, currency: d.currency,
-          method: d.method, reference: d.reference, received_on: d.received_on, status: 'recorded', void_reason: null, created_at: d.recorded_at, updated_at: d.recorded_at,
-        }),
-        PaymentUpdated: (doc, d) => doc && { ...doc, ...d.changes, updated_at: d.updated_at },
-        PaymentVoided: (doc, d) => doc && { ...doc, status: 'voided', void_reason: d.reason, updated_at: d.voided_at },
       },
     }),
   ],

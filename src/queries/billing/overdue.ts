@@ -1,24 +1,18 @@
-// billing.invoices.overdue-status.get, reading billing_receivables (projections/billing/statements.ts) and billing_access (projections/billing/access.ts).
+// billing.invoices.overdue-status.get: past-due receivables (statements read model) and access (access read model), through their query modules.
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { forbidden } from '../../api/errors.ts';
 import { callerOrg, hasRole } from '../../context.ts';
 import { isoDate } from '../../clock.ts';
 import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
-import { type UnpaidInvoice, daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
-import { type AccessDoc } from '../../projections/billing/access.ts';
-import { type ReceivableDoc } from '../../projections/billing/statements.ts';
+import { daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
+import { accessOf } from './access.ts';
+import { unpaidInvoices } from './statements.ts';
 import { caughtUp } from './caught-up.ts';
 import { customerOfOrganization } from './customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingAccessProjection } from '../../projections/billing/access.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-
-/** Open invoices of a customer with money still owed. */
-export async function unpaidInvoices(knex: Knex, customerId: string): Promise<UnpaidInvoice[]> {
-  const rows = (await knex('billing_receivables').where({ customer_id: customerId, status: 'open' }).where('amount_remaining', '>', 0).orderBy(['due_date', 'id']).select('doc')) as { doc: ReceivableDoc }[];
-  return rows.map(({ doc: d }) => ({ invoice_id: d.id, number: d.number, due_date: d.due_date, amount_remaining: d.amount_remaining, currency: d.currency }));
-}
 
 /** Where an organization pays: a page of this service (the sandbox payment provider's hosted page). */
 export function paymentUrl(appUrl: string, customerId: string): string {
@@ -52,7 +46,7 @@ export const invoicesOverdueStatusGet = operation({
     const due = pastDue(unpaid, today);
     const totals = new Map<string, number>();
     for (const i of due) totals.set(i.currency, (totals.get(i.currency) ?? 0) + i.amount_remaining);
-    const access = customer ? ((await knex('billing_access').where({ id: customer.id }).first('doc'))?.doc as AccessDoc | undefined) : undefined;
+    const access = customer ? await accessOf(knex, customer.id) : undefined;
     return {
       organization_id: organizationId,
       customer_id: customer?.id ?? null,

@@ -4,7 +4,7 @@ import { operation } from '../../api/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
-import type { PaymentDoc } from '../../projections/billing/invoices.ts';
+import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import { keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

@@ -2,8 +2,8 @@
 import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
-import { daysBetween } from '../../domain/billing/access.ts';
-import { type LedgerEntryDoc } from '../../projections/billing/statements.ts';
+import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
+import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
 import { visibleCustomer } from './customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
@@ -84,3 +84,17 @@ export const customersStatementGet = operation({
 
 /** Read operations of statements. */
 export const billingStatementQueries = [customersStatementGet];
+
+/** Open invoices of a customer with money still owed. */
+export async function unpaidInvoices(knex: Knex, customerId: string): Promise<UnpaidInvoice[]> {
+  const rows = (await knex('billing_receivables').where({ customer_id: customerId, status: 'open' }).where('amount_remaining', '>', 0).orderBy(['due_date', 'id']).select('doc')) as { doc: ReceivableDoc }[];
+  return rows.map(({ doc: d }) => ({ invoice_id: d.id, number: d.number, due_date: d.due_date, amount_remaining: d.amount_remaining, currency: d.currency }));
+}
+
+/** Customers with an open invoice still owed whose due date is on or before `dueBy` (overdue candidates). */
+export async function customersOwingSince(knex: Knex, dueBy: string): Promise<{ customer_id: string; organization_id: string }[]> {
+  return (await knex('billing_receivables').where({ status: 'open' }).where('amount_remaining', '>', 0).where('due_date', '<=', dueBy).distinct('customer_id', 'organization_id')) as {
+    customer_id: string;
+    organization_id: string;
+  }[];
+}

@@ -5,7 +5,8 @@ import type { Worker } from '../worker.ts';
 import { addDays, isoDate } from '../../clock.ts';
 import { customerAccess } from '../../commands/billing/handlers.ts';
 import { IdSource } from '../../ids.ts';
-import { unpaidInvoices } from '../../queries/billing/overdue.ts';
+import { suspendedCustomers } from '../../queries/billing/access.ts';
+import { customersOwingSince, unpaidInvoices } from '../../queries/billing/statements.ts';
 
 /** What one pass did. */
 export interface OverduePassResult {
@@ -22,8 +23,8 @@ export async function runOverduePass(services: Services): Promise<OverduePassRes
   const grace = config.overdueGraceDays;
   // due_date + grace <= today  <=>  due_date <= today - grace
   const dueBy = addDays(today, -grace);
-  const overdue = (await knex('billing_receivables').where({ status: 'open' }).where('amount_remaining', '>', 0).where('due_date', '<=', dueBy).distinct('customer_id', 'organization_id')) as { customer_id: string; organization_id: string }[];
-  const suspended = (await knex('billing_access').where({ suspended: true }).select('id as customer_id', 'organization_id')) as { customer_id: string; organization_id: string }[];
+  const overdue = await customersOwingSince(knex, dueBy);
+  const suspended = await suspendedCustomers(knex);
   const candidates = new Map<string, string>();
   for (const c of [...overdue, ...suspended]) candidates.set(c.customer_id, c.organization_id);
   const result: OverduePassResult = { reviewed: candidates.size, suspended: [], restored: [] };
