@@ -36,6 +36,8 @@ export interface AppOptions {
   workers?: boolean;
   /** Interval between worker passes (default 60 s). */
   workerIntervalMs?: number;
+  /** Check every answer against its operation's declared response and errors (tests). */
+  checkContracts?: boolean;
 }
 
 /** A built service. */
@@ -77,6 +79,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const app = createHttpApp(services, registry, {
+    checkContracts: opts.checkContracts,
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,

@@ -11,6 +11,7 @@ import type { Operation } from './operation.ts';
 import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
+import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
 
 /** Resolves the caller of a surface from the request. */
@@ -22,7 +23,12 @@ const SURFACE_PREFIX = { core: '/api/v1/', integrations: '/api/2026-01/' } as co
 export function createHttpApp(
   services: Services,
   registry: Registry,
-  opts: { authenticators: Record<'core' | 'integrations', Authenticator>; mount?: (app: express.Express) => void },
+  opts: {
+    authenticators: Record<'core' | 'integrations', Authenticator>;
+    mount?: (app: express.Express) => void;
+    /** Check every answer against its operation's declaration (tests): a mismatch answers 500 contract_violation. */
+    checkContracts?: boolean;
+  },
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
@@ -59,7 +65,7 @@ export function createHttpApp(
     });
     app.post(`${prefix}:operation`, jsonBody, async (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
-      await dispatch(services, op, opts.authenticators[surface], req, res);
+      await dispatch(services, op, opts.authenticators[surface], req, res, opts.checkContracts ?? false);
     });
     app.all(`${prefix}:operation`, (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
@@ -128,7 +134,7 @@ function jsonBody(req: Request, res: Response, next: NextFunction): void {
   parseJson(req, res, next);
 }
 
-async function dispatch(services: Services, op: Operation | undefined, authenticate: Authenticator, req: Request, res: Response): Promise<void> {
+async function dispatch(services: Services, op: Operation | undefined, authenticate: Authenticator, req: Request, res: Response, checkContracts: boolean): Promise<void> {
   const requestId = res.locals.requestId as string;
   const logger = res.locals.logger as Services['logger'];
   if (!op) {
@@ -174,10 +180,14 @@ async function dispatch(services: Services, op: Operation | undefined, authentic
         body: await op.handle(makeCtx(ids), input),
       }));
       if (out.replayed) res.set('Idempotent-Replayed', 'true');
+      const violation = checkContracts && out.status === 200 ? successViolation(op, out.body) : null;
+      if (violation) return contractViolation(res, op, violation, requestId);
       res.status(out.status).set(op.headers ?? {}).json(out.body);
       return;
     }
     const body = await op.handle(makeCtx(IdSource.random(now)), input);
+    const violation = checkContracts ? successViolation(op, body) : null;
+    if (violation) return contractViolation(res, op, violation, requestId);
     res.status(200).set(op.headers ?? {}).json(body);
   } catch (err) {
     if (res.headersSent) {
@@ -187,8 +197,15 @@ async function dispatch(services: Services, op: Operation | undefined, authentic
     }
     const out = toErrorResponse(err, op.error, requestId);
     if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
+    const violation = checkContracts && !out.internal ? errorViolation(op, out.body.code) : null;
+    if (violation) return contractViolation(res, op, violation, requestId);
     res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);
   }
+}
+
+// The answer broke the operation's declaration (only checked in test runs): say so loudly instead.
+function contractViolation(res: Response, op: Operation, message: string, requestId: string): void {
+  res.status(500).json({ type: op.error, code: 'contract_violation', message, request_id: requestId });
 }
 
 function parseInput(op: Operation, body: unknown): unknown {

@@ -19,7 +19,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
   const errorCodes = new Map<string, Set<string>>();
   for (const op of ops) {
     const codes = errorCodes.get(op.error) ?? new Set<string>();
-    for (const c of [...op.errors, ...commonCodes(op)]) codes.add(c);
+    for (const c of declaredCodes(op)) codes.add(c);
     errorCodes.set(op.error, codes);
   }
   const errorSchemas = new Map<string, ZodType>();
@@ -94,8 +94,9 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
   };
 }
 
-function commonCodes(op: Operation): string[] {
-  const codes = ['invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'];
+/** Every code an operation may answer with: its own list plus what the HTTP binding answers for any operation of its kind. */
+export function declaredCodes(op: Operation): string[] {
+  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'];
   if (op.access !== 'public') codes.push('unauthenticated', 'forbidden');
   if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'projection_lag');
   return codes;

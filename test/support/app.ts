@@ -39,7 +39,7 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
   const db = await openTestDb(backend);
   const clock = opts.clock ?? new TestClock(new Date());
   const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...opts.env });
-  const app = await createApp(config, { db, clock, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const url = await app.listen(0, '127.0.0.1');
   const post = async (path: string, body: unknown, headers: Record<string, string>): Promise<Reply> => {
     const res = await fetch(`${url}${path}`, {
