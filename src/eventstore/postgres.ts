@@ -5,7 +5,7 @@ import type { Knex } from 'knex';
 import type { Db } from '../db.ts';
 import {
   type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, WrongExpectedVersionError, comparePositions,
+  type ReadAllFrom, type RecordedEvent, InvalidPositionError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 
 const CHANNEL = 'es_appended';
@@ -49,12 +49,8 @@ export function parsePosition(token: LogPosition): { xid: string; globalPosition
   return { xid: String(BigInt(m[1]!)), globalPosition: String(BigInt(m[2]!)) };
 }
 
-/** A position token that this store did not issue. */
-export class InvalidPositionError extends Error {
-  constructor(readonly token: string) {
-    super(`not a log position of this store: ${token}`);
-  }
-}
+/** Re-exported from the port, where every adapter finds it. */
+export { InvalidPositionError };
 
 function toRecorded(r: Row): RecordedEvent {
   return {
