@@ -40,7 +40,11 @@ export function migrationSourceFor(eventLog: EventLogKind): Knex.MigrationSource
   return {
     getMigrations: async () => Object.keys(migrations).filter((m) => eventLog === 'postgres' || !LOG_ONLY_MIGRATIONS.includes(m)).sort(),
     getMigrationName: (name) => name,
-    getMigration: async (name) => migrations[name]!,
+    getMigration: async (name) => {
+      const migration = migrations[name];
+      if (!migration) throw new Error(`no migration named ${name}`);
+      return migration;
+    },
   };
 }
 

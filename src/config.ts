@@ -102,14 +102,15 @@ const flat = (s: string) => s.trim().toLowerCase().replace(/[_-]/g, '');
 export function eventStoreProblem(value: string): string | null {
   if (value === 'postgres') return null;
   const m = /^([a-z+]+):\/\/(?:([^:@/?]+):([^@/?]+)@)?([^/?]*)\/?(?:\?(.*))?$/i.exec(value.trim());
-  if (!m || !SCHEMES[m[1]!.toLowerCase()]) return 'must be "postgres" or an esdb://, esdb+discover://, kurrentdb:// or kurrentdb+discover:// connection string';
-  const hosts = m[4]!.split(',');
+  const [, scheme = '', , , hostList = '', query = ''] = m ?? [];
+  if (!m || !SCHEMES[scheme.toLowerCase()]) return 'must be "postgres" or an esdb://, esdb+discover://, kurrentdb:// or kurrentdb+discover:// connection string';
+  const hosts = hostList.split(',');
   for (const host of hosts) {
     const hm = /^([^:\s]+)(?::(\d{1,5}))?$/.exec(host);
     if (!hm) return `"${host}" is not host[:port] (e.g. esdb://127.0.0.1:2113?tls=false)`;
     if (hm[2] !== undefined && Number(hm[2]) > 65535) return `port ${hm[2]} is out of range`;
   }
-  for (const pair of (m[5] ?? '').split('&').filter(Boolean)) {
+  for (const pair of query.split('&').filter(Boolean)) {
     const [key = '', val = '', ...rest] = pair.split('=');
     const k = flat(key);
     if (rest.length || !val) return `option "${pair}" is not key=value`;

@@ -19,7 +19,8 @@ export function formatEsdbPosition(p: Position): LogPosition {
 export function parseEsdbPosition(token: LogPosition): Position {
   const m = /^esdb1:(\d{20}):(\d{20})$/.exec(token);
   if (!m) throw new InvalidPositionError(token);
-  const p = { commit: BigInt(m[1]!), prepare: BigInt(m[2]!) };
+  const [, commit = '0', prepare = '0'] = m;
+  const p = { commit: BigInt(commit), prepare: BigInt(prepare) };
   if (p.commit > MAX_U64 || p.prepare > MAX_U64) throw new InvalidPositionError(token);
   return p;
 }
@@ -138,13 +139,14 @@ export function fromStoredMetadata(stored: unknown, created: Date): { metadata: 
   const at = typeof m.created_at === 'string' ? new Date(m.created_at) : null;
   const createdAt = at && !Number.isNaN(at.getTime()) ? at : created;
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  const actor = m.actor as { type?: unknown; id?: unknown } | undefined;
-  const actorType = ACTOR_TYPES.find((t) => t === actor?.type);
+  const actor: object = m.actor !== null && typeof m.actor === 'object' ? m.actor : {};
+  const actorType = ACTOR_TYPES.find((t) => 'type' in actor && t === actor.type);
+  const actorId = 'id' in actor && typeof actor.id === 'string' ? actor.id : null;
   const { $correlationId, $causationId, created_at: _createdAt, reason, ...rest } = m;
   const metadata: EventMetadata = {
     ...rest,
     org_id: text(m.org_id),
-    actor: actorType && typeof actor?.id === 'string' ? { type: actorType, id: actor.id } : { type: 'system', id: 'unknown' },
+    actor: actorType && actorId !== null ? { type: actorType, id: actorId } : { type: 'system', id: 'unknown' },
     request_id: text(m.request_id),
     correlation_id: text(m.correlation_id) ?? text($correlationId),
     causation_id: text(m.causation_id) ?? text($causationId),

@@ -32,7 +32,8 @@ export async function openEventStore(config: Pick<Config, 'eventLog'>, db: Db): 
 
 function errorText(err: unknown, log: { connectionString: string; display: string }): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.split(log.connectionString).join(log.display).split('\n')[0]!.replace(/\s*Resolution note:\s*$/, '').trim();
+  const [first = ''] = text.split(log.connectionString).join(log.display).split('\n');
+  return first.replace(/\s*Resolution note:\s*$/, '').trim();
 }
 
 /** The start-up line that says which log is in use and where the read models are (passwords hidden). */

@@ -123,9 +123,9 @@ for (const { backend, open } of targets()) {
       const now = new Date('2026-03-04T05:06:07.089Z');
       const res = await store.appendToStream(s, [{ id: crypto.randomUUID(), type: 'Noted', data: { text: 'hi', n: 1 }, metadata: full }], { expectedRevision: 'no_stream', now });
       const [e] = await collect(store.readStream(s));
-      expect(e!.metadata).to.deep.equal(full);
-      expect(e!.data).to.deep.equal({ text: 'hi', n: 1 });
-      expect(e!.createdAt.toISOString()).to.equal(now.toISOString());
+      expect(e?.metadata).to.deep.equal(full);
+      expect(e?.data).to.deep.equal({ text: 'hi', n: 1 });
+      expect(e?.createdAt.toISOString()).to.equal(now.toISOString());
       await visible(store, res.position);
       const [fromAll] = (await store.readAll({ from: 'start', maxCount: 100_000 })).filter((x) => x.streamId === s);
       expect(fromAll).to.deep.equal(e);
