@@ -29,16 +29,34 @@ const migrations: Record<string, Migration> = {
   '0041_billing_statements': m0041,
 };
 
-/** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
-export const migrationSource: Knex.MigrationSource<string> = {
-  getMigrations: async () => Object.keys(migrations).sort(),
-  getMigrationName: (name) => name,
-  getMigration: async (name) => migrations[name]!,
-};
+/** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */
+export type EventLogKind = 'postgres' | 'esdb';
 
-/** Brings the schema up to date. */
-export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
-  return applied;
+/** Migrations only the Postgres event log needs (its tables and append function). */
+export const LOG_ONLY_MIGRATIONS = ['0001_eventstore'];
+
+/** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
+export function migrationSourceFor(eventLog: EventLogKind): Knex.MigrationSource<string> {
+  return {
+    getMigrations: async () => Object.keys(migrations).filter((m) => eventLog === 'postgres' || !LOG_ONLY_MIGRATIONS.includes(m)).sort(),
+    getMigrationName: (name) => name,
+    getMigration: async (name) => {
+      const migration = migrations[name];
+      if (!migration) throw new Error(`no migration named ${name}`);
+      return migration;
+    },
+  };
 }
 
+/** The migration source of the Postgres event log (every migration). */
+export const migrationSource: Knex.MigrationSource<string> = migrationSourceFor('postgres');
+
+/**
+ * Brings the schema up to date. With EventStoreDB (`esdb`) only read models, checkpoints and
+ * infrastructure are created; a database that once held the Postgres log is accepted as it is, and
+ * switching back to `postgres` later creates the log's tables then.
+ */
+export async function migrateLatest(knex: Knex, eventLog: EventLogKind = 'postgres'): Promise<string[]> {
+  const [, applied] = (await knex.migrate.latest({ migrationSource: migrationSourceFor(eventLog), disableMigrationsListValidation: eventLog !== 'postgres' })) as [number, string[]];
+  return applied;
+}

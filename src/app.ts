@@ -5,9 +5,9 @@ import type { AddressInfo } from 'node:net';
 import pino, { type Logger } from 'pino';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
-import { type Config, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
 import { type Db, openPglite, openPostgres } from './db.ts';
-import { PostgresEventStore } from './eventstore/postgres.ts';
+import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
@@ -60,19 +60,18 @@ export async function openDatabase(config: Config): Promise<Db> {
 
 /** Builds the service. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
-  if (config.eventStore !== 'postgres') throw new ConfigError('EVENT_STORE=esdb:// is not available in this build: the EventStoreDB adapter is not implemented yet. Use EVENT_STORE=postgres.');
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'core-server' } });
   const db = opts.db ?? (await openDatabase(config));
   const ownsDb = !opts.db;
   try {
-    if (opts.migrate !== false) await migrateLatest(db.knex);
+    if (opts.migrate !== false) await migrateLatest(db.knex, config.eventLog.kind);
   } catch (err) {
     if (ownsDb) await db.close();
     throw err;
   }
   const metrics = createMetrics();
-  const store: EventStore = measuredStore(new PostgresEventStore(db), metrics.appendDuration);
+  const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock });
   await runner.prepare();
   if (opts.projections !== false) runner.start();

@@ -6,7 +6,10 @@ const optionalUrl = z.url().optional();
 
 const EnvSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
-  EVENT_STORE: z.string().default('postgres').refine((v) => v === 'postgres' || /^(esdb|kurrentdb)(\+discover)?:\/\//.test(v), 'must be "postgres" or an esdb:// / kurrentdb:// connection string'),
+  EVENT_STORE: z.string().default('postgres').superRefine((v, ctx) => {
+    const problem = eventStoreProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
   OBJECT_STORE: z.string().optional(),
   DATA_DIR: z.string().default('./data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
@@ -23,7 +26,10 @@ const EnvSchema = z.object({
 /** The service's typed configuration. */
 export interface Config {
   databaseUrl?: string;
+  /** EVENT_STORE as given: `postgres` or a connection string. */
   eventStore: string;
+  /** Where the event log lives, parsed from EVENT_STORE. */
+  eventLog: EventLogSetting;
   objectStore: string;
   dataDir: string;
   port: number;
@@ -55,6 +61,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     databaseUrl: e.DATABASE_URL,
     eventStore: e.EVENT_STORE,
+    eventLog: parseEventStore(e.EVENT_STORE),
     objectStore: e.OBJECT_STORE ?? `file:${path.join(dataDir, 'objects')}`,
     dataDir,
     port: e.PORT,
@@ -71,4 +78,61 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 
 function stripSlash(url: string): string {
   return url.replace(/\/+$/, '');
+}
+
+/** Where the event log lives: the Postgres/PGlite tables, or an EventStoreDB (KurrentDB) server. */
+export type EventLogSetting =
+  | { kind: 'postgres' }
+  | {
+      kind: 'esdb';
+      /** For `@eventstore/db-client`: `kurrentdb://` is rewritten to `esdb://`, which that client reads. */
+      connectionString: string;
+      /** As the operator wrote it, with any password replaced by `***`: safe for logs and start-up lines. */
+      display: string;
+    };
+
+const SCHEMES: Record<string, string> = { esdb: 'esdb', 'esdb+discover': 'esdb+discover', kurrentdb: 'esdb', 'kurrentdb+discover': 'esdb+discover' };
+const BOOLEAN_OPTIONS = ['tls', 'tlsverifycert', 'throwonappendfailure'];
+const INTEGER_OPTIONS = ['maxdiscoverattempts', 'defaultdeadline', 'discoveryinterval', 'gossiptimeout', 'keepaliveinterval', 'keepalivetimeout'];
+const TEXT_OPTIONS = ['connectionname', 'tlscafile', 'usercertfile', 'userkeyfile'];
+const NODE_PREFERENCES = ['leader', 'follower', 'random', 'readonlyreplica'];
+const flat = (s: string) => s.trim().toLowerCase().replace(/[_-]/g, '');
+
+/** What is wrong with an EVENT_STORE value, or null when it is usable (the checks of the client's own connection-string parser). */
+export function eventStoreProblem(value: string): string | null {
+  if (value === 'postgres') return null;
+  const m = /^([a-z+]+):\/\/(?:([^:@/?]+):([^@/?]+)@)?([^/?]*)\/?(?:\?(.*))?$/i.exec(value.trim());
+  const [, scheme = '', , , hostList = '', query = ''] = m ?? [];
+  if (!m || !SCHEMES[scheme.toLowerCase()]) return 'must be "postgres" or an esdb://, esdb+discover://, kurrentdb:// or kurrentdb+discover:// connection string';
+  const hosts = hostList.split(',');
+  for (const host of hosts) {
+    const hm = /^([^:\s]+)(?::(\d{1,5}))?$/.exec(host);
+    if (!hm) return `"${host}" is not host[:port] (e.g. esdb://127.0.0.1:2113?tls=false)`;
+    if (hm[2] !== undefined && Number(hm[2]) > 65535) return `port ${hm[2]} is out of range`;
+  }
+  for (const pair of query.split('&').filter(Boolean)) {
+    const [key = '', val = '', ...rest] = pair.split('=');
+    const k = flat(key);
+    if (rest.length || !val) return `option "${pair}" is not key=value`;
+    if (BOOLEAN_OPTIONS.includes(k) && val !== 'true' && val !== 'false') return `option ${key} must be true or false`;
+    else if (INTEGER_OPTIONS.includes(k) && !/^\d+$/.test(val)) return `option ${key} must be a whole number`;
+    else if (k === 'nodepreference' && !NODE_PREFERENCES.includes(flat(val))) return `option nodePreference must be leader, follower, random or read_only_replica`;
+    else if (![...BOOLEAN_OPTIONS, ...INTEGER_OPTIONS, ...TEXT_OPTIONS, 'nodepreference'].includes(k)) return `unknown option ${key}`;
+  }
+  return null;
+}
+
+/** Parses EVENT_STORE (already checked by eventStoreProblem) into where the log lives. */
+export function parseEventStore(value: string): EventLogSetting {
+  if (value === 'postgres') return { kind: 'postgres' };
+  const problem = eventStoreProblem(value);
+  if (problem) throw new ConfigError(`invalid configuration:\n  EVENT_STORE: ${problem}`);
+  const trimmed = value.trim();
+  const scheme = trimmed.slice(0, trimmed.indexOf('://'));
+  const rest = trimmed.slice(scheme.length);
+  return {
+    kind: 'esdb',
+    connectionString: `${SCHEMES[scheme.toLowerCase()]}${rest}`,
+    display: trimmed.replace(/^([a-z+]+:\/\/[^:@/?]+:)[^@/?]+@/i, '$1***@'),
+  };
 }

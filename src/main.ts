@@ -3,6 +3,7 @@ import { Command, Option } from 'commander';
 import { ConfigError, loadConfig } from './config.ts';
 import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
 import { DatabaseLockedError } from './db.ts';
+import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
 import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
@@ -56,6 +57,7 @@ program
     const seed = await seedDemo(app);
     const base = config.baseUrl.startsWith('http://localhost:') ? url : config.baseUrl;
     console.log(`core-server listening on ${base}`);
+    console.log(describeEventLog(config));
     console.log(`API reference: ${base}/docs`);
     if (seed) {
       console.log(`demo org user token (Acme Repairs): ${seed.orgToken}`);
@@ -75,15 +77,18 @@ program
     const app = await createApp(config, { projections: false });
     stopOnSignals(app);
     console.log(`core-server (serve) listening on ${await app.listen()}`);
+    console.log(describeEventLog(config));
   });
 
 program
   .command('project')
   .description('Projector workers: keep the read models up to date (one active runner per projection across processes).')
   .action(async () => {
-    const app = await createApp(loadConfig(), { http: false });
+    const config = loadConfig();
+    const app = await createApp(config, { http: false });
     stopOnSignals(app);
     console.log(`core-server (project) running ${app.runner.projections.map((p) => p.name).join(', ')}`);
+    console.log(describeEventLog(config));
   });
 
 program
@@ -101,18 +106,23 @@ program
       });
       return;
     }
-    const app = await createApp(loadConfig(), { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000 });
+    const config = loadConfig();
+    const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000 });
     stopOnSignals(app);
     console.log(`core-server (work) running workers every ${interval} s`);
+    console.log(describeEventLog(config));
   });
 
 program
   .command('migrate')
-  .description('Applies schema migrations.')
+  .description('Applies schema migrations (with EVENT_STORE=esdb:// only the read-model schema: the log lives in EventStoreDB).')
   .action(async () => {
-    const db = await openDatabase(loadConfig());
+    const config = loadConfig();
+    const db = await openDatabase(config);
     try {
-      const applied = await migrateLatest(db.knex);
+      const applied = await migrateLatest(db.knex, config.eventLog.kind);
+      console.log(describeEventLog(config));
+      if (config.eventLog.kind === 'esdb') console.log('the event-store tables are not created: EventStoreDB holds the log');
       console.log(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
     } finally {
       await db.close();

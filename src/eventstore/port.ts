@@ -3,7 +3,7 @@
 /** `any`, `no_stream`, `stream_exists`, or the exact 0-based revision of the stream's last event. */
 export type ExpectedRevision = 'any' | 'no_stream' | 'stream_exists' | bigint;
 
-/** Opaque, totally ordered token of a place in the global log (`pg1:<xid>:<position>`). */
+/** Opaque, totally ordered token of a place in the global log: `pg1:<xid>:<position>` (Postgres) or `esdb1:<commit>:<prepare>` (EventStoreDB), 20 digits each. */
 export type LogPosition = string;
 
 /** Who did a thing. */
@@ -91,19 +91,35 @@ export class WrongExpectedVersionError extends Error {
   }
 }
 
-/** Compares two log positions; null sorts first. */
-export function comparePositions(a: LogPosition | null, b: LogPosition | null): number {
-  if (a === b) return 0;
-  if (a === null) return -1;
-  if (b === null) return 1;
-  return a < b ? -1 : 1; // fixed-width tokens of one adapter order lexicographically
-}
-
-/** A position token that this store did not issue. */
+/** A position token that this store did not issue (malformed, or of another kind of log). */
 export class InvalidPositionError extends Error {
   constructor(readonly token: string) {
     super(`not a log position of this store: ${token}`);
   }
+}
+
+const TOKEN = /^(pg1|esdb1):\d{20}:\d{20}$/;
+
+/** The kind of log a position token comes from (`pg1` or `esdb1`); throws InvalidPositionError on anything else. */
+export function positionKind(token: LogPosition): 'pg1' | 'esdb1' {
+  const m = TOKEN.exec(token);
+  if (!m) throw new InvalidPositionError(token);
+  return m[1] === 'pg1' ? 'pg1' : 'esdb1';
+}
+
+/**
+ * Compares two log positions; null sorts first. Tokens of one kind are fixed width, so they order as
+ * strings; tokens of two kinds of log (a checkpoint written by the Postgres log compared with an
+ * EventStoreDB position) have no order: that throws InvalidPositionError instead of guessing.
+ */
+export function comparePositions(a: LogPosition | null, b: LogPosition | null): number {
+  const ka = a === null ? null : positionKind(a);
+  const kb = b === null ? null : positionKind(b);
+  if (ka !== null && kb !== null && ka !== kb) throw new InvalidPositionError(`${a} compared with ${b}`);
+  if (a === b) return 0;
+  if (a === null) return -1;
+  if (b === null) return 1;
+  return a < b ? -1 : 1;
 }
 
 /** The later of two log positions (null when neither command appended). */

@@ -207,6 +207,7 @@ describe('core-server CLI', function () {
         const out = server.stdout();
         expect(out).to.contain(`core-server listening on http://localhost:${port}\n`);
         expect(out).to.contain(`API reference: http://localhost:${port}/docs\n`);
+        expect(out).to.contain(`event log: embedded PGlite in ${path.join(dir, 'pglite')} (with the read models)\n`);
         const orgToken = /^demo org user token \(Acme Repairs\): (svc_sess_\S+)$/m.exec(out)?.[1];
         const staffToken = /^demo billing staff token: (svc_sess_\S+)$/m.exec(out)?.[1];
         expect(orgToken).to.be.a('string');
@@ -235,9 +236,31 @@ describe('core-server CLI', function () {
     });
   });
 
+  describe('EVENT_STORE=esdb:// (no EventStoreDB server can run here)', () => {
+    it('migrate creates only the read-model schema and says which log is in use', async () => {
+      const dir = tempDir();
+      const url = `esdb://127.0.0.1:${await freePort()}?tls=false`;
+      const r = await run(['migrate'], env(dir, { EVENT_STORE: url }));
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.contain(`event log: EventStoreDB ${url}; read models and projection checkpoints: embedded PGlite in ${path.join(dir, 'pglite')}\n`);
+      expect(r.stdout).to.contain('the event-store tables are not created');
+      expect(r.stdout).to.match(/applied: .*0002_infrastructure/);
+      expect(r.stdout).to.not.contain('0001_eventstore');
+    });
+
+    it('start stops with one line naming EVENT_STORE when the server does not answer', async () => {
+      const url = `kurrentdb://admin:s3cret@127.0.0.1:${await freePort()}?tls=false`;
+      const r = await run(['start'], env(tempDir(), { EVENT_STORE: url, PORT: String(await freePort()) }));
+      expect(r.code).to.equal(1);
+      expect(r.stderr).to.contain(`cannot use the event log EVENT_STORE=${url.replace('s3cret', '***')}`);
+      expect(r.stderr).to.not.contain('s3cret');
+      noStackTrace(r.stderr);
+    });
+  });
+
   describe('bad configuration', () => {
     it('stops with a message naming the variable, no stack trace', async () => {
-      for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DATABASE_URL', 'mysql://x']] as const) {
+      for (const [name, value] of [['PORT', 'abc'], ['LOG_LEVEL', 'loud'], ['DATABASE_URL', 'mysql://x'], ['EVENT_STORE', 'esdb://host:2113?tls=maybe']] as const) {
         const r = await run(['start'], env(tempDir(), { [name]: value }));
         expect(r.code, name).to.equal(1);
         expect(r.stderr, name).to.contain(name);

@@ -1,9 +1,12 @@
-// Event store contract: every adapter (PGlite always, Postgres when TEST_DATABASE_URL is set) must pass it.
+// Event store contract: every adapter must pass it. PGlite always; Postgres when TEST_DATABASE_URL is set;
+// EventStoreDB when TEST_EVENTSTORE_URL is set (docs/eventstoredb.md), else one line says it did not run.
 import { expect } from 'chai';
 import crypto from 'node:crypto';
+import { parseEventStore } from '../../src/config.ts';
 import type { Db } from '../../src/db.ts';
+import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { type EventData, type RecordedEvent, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
+import { type EventData, type EventStore, type RecordedEvent, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
 import { backends, openTestDb } from '../support/db.ts';
 
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
@@ -29,26 +32,62 @@ async function wrongVersion(p: Promise<unknown>): Promise<WrongExpectedVersionEr
 }
 
 /** Waits until `position` is readable. On a shared Postgres server a transaction open in any database delays it (the xid8 rule). */
-async function visible(store: PostgresEventStore, position: string): Promise<void> {
+async function visible(store: EventStore, position: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   while ((await store.headPosition()) !== position && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
 
 const stream = (cat = 'test') => `${cat}-${crypto.randomUUID()}`;
 
-for (const backend of backends()) {
+/** An adapter under contract: the store, and the Postgres database behind it for the Postgres-only cases. */
+interface Target {
+  backend: 'pglite' | 'postgres' | 'eventstoredb';
+  open(): Promise<{ store: EventStore; db?: Db }>;
+}
+
+function targets(): Target[] {
+  const list: Target[] = backends().map((backend) => ({
+    backend,
+    async open() {
+      const db = await openTestDb(backend);
+      return { store: new PostgresEventStore(db), db };
+    },
+  }));
+  const url = process.env.TEST_EVENTSTORE_URL;
+  if (!url) {
+    console.log('event store contract (eventstoredb): not run: TEST_EVENTSTORE_URL is not set (with a server: TEST_EVENTSTORE_URL=esdb://127.0.0.1:2113?tls=false npm test; see docs/eventstoredb.md)');
+    return list;
+  }
+  const log = parseEventStore(url);
+  if (log.kind !== 'esdb') throw new Error(`TEST_EVENTSTORE_URL must be an esdb:// or kurrentdb:// connection string, got ${url}`);
+  list.push({
+    backend: 'eventstoredb',
+    async open() {
+      const store = EsdbEventStore.fromConnectionString(log.connectionString);
+      await store.probe();
+      return { store };
+    },
+  });
+  return list;
+}
+
+for (const { backend, open } of targets()) {
   describe(`event store contract (${backend})`, function () {
     this.timeout(120_000);
-    let db: Db;
-    let store: PostgresEventStore;
+    let db: Db | undefined;
+    let store: EventStore;
     before(async () => {
-      db = await openTestDb(backend);
-      store = new PostgresEventStore(db);
+      ({ store, db } = await open());
     });
     after(async () => {
       await store?.close();
       await db?.close();
     });
+    /** The Postgres database behind the store, for the cases that only the Postgres log has. */
+    const pgDb = (): Db => {
+      if (!db) throw new Error(`${backend} has no Postgres database`);
+      return db;
+    };
 
     it('appends several events atomically with consecutive revisions', async () => {
       const s = stream();
@@ -58,17 +97,39 @@ for (const backend of backends()) {
       const read = await collect(store.readStream(s));
       expect(read.map((e) => [e.type, e.revision])).to.deep.equal([['A', 0n], ['B', 1n], ['C', 2n]]);
       expect(read[2]!.position).to.equal(res.position);
-      // A batch with a clashing event id fails as a whole: nothing of it is stored.
-      const taken = read[0]!.id;
-      const other = stream();
-      let failed = false;
-      try {
-        await store.appendToStream(other, [ev('X'), { ...ev('Y'), id: taken }], { expectedRevision: 'any' });
-      } catch {
-        failed = true;
+      // A batch refused for its expected revision stores none of its events.
+      const refused = stream();
+      await wrongVersion(store.appendToStream(refused, [ev('X'), ev('Y')], { expectedRevision: 'stream_exists' }));
+      expect(await collect(store.readStream(refused))).to.have.length(0);
+      // The Postgres log keeps event ids unique across streams, so a batch with a clashing id fails as a whole.
+      // (EventStoreDB scopes ids to a stream: the same id in another stream is a new event. Ours are derived per stream.)
+      if (backend !== 'eventstoredb') {
+        const taken = read[0]!.id;
+        const other = stream();
+        let failed = false;
+        try {
+          await store.appendToStream(other, [ev('X'), { ...ev('Y'), id: taken }], { expectedRevision: 'any' });
+        } catch {
+          failed = true;
+        }
+        expect(failed).to.equal(true);
+        expect(await collect(store.readStream(other))).to.have.length(0);
       }
-      expect(failed).to.equal(true);
-      expect(await collect(store.readStream(other))).to.have.length(0);
+    });
+
+    it('keeps the metadata (actor, request, correlation and causation ids, reason) and the command time', async () => {
+      const s = stream();
+      const full = { org_id: crypto.randomUUID(), actor: { type: 'user' as const, id: crypto.randomUUID() }, request_id: 'req-1', correlation_id: 'corr-1', causation_id: 'cause-1', reason: 'customer asked' };
+      const now = new Date('2026-03-04T05:06:07.089Z');
+      const res = await store.appendToStream(s, [{ id: crypto.randomUUID(), type: 'Noted', data: { text: 'hi', n: 1 }, metadata: full }], { expectedRevision: 'no_stream', now });
+      const [e] = await collect(store.readStream(s));
+      expect(e?.metadata).to.deep.equal(full);
+      expect(e?.data).to.deep.equal({ text: 'hi', n: 1 });
+      expect(e?.createdAt.toISOString()).to.equal(now.toISOString());
+      await visible(store, res.position);
+      const [fromAll] = (await store.readAll({ from: 'start', maxCount: 100_000 })).filter((x) => x.streamId === s);
+      expect(fromAll).to.deep.equal(e);
+      expect(await store.lastCommittedPosition()).to.equal(res.position);
     });
 
     it('checks expected revision any, no_stream, stream_exists and exact, reporting the actual revision', async () => {
@@ -235,7 +296,9 @@ for (const backend of backends()) {
     });
 
     if (backend === 'postgres') {
+      // Postgres only: PGlite has one connection, so no transaction can commit late; EventStoreDB has no reader-visible transactions.
       it('never skips a late-committing transaction (Postgres only: PGlite has one connection, so no transaction can commit late)', async () => {
+        const db = pgDb();
         const start = await store.headPosition();
         const abort = new AbortController();
         const seen: string[] = [];

@@ -1,7 +1,8 @@
 // Configuration from the environment: defaults, derived URLs, and errors naming the variable.
 import { expect } from 'chai';
 import path from 'node:path';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { EventStoreDBClient } from '@eventstore/db-client';
+import { ConfigError, eventStoreProblem, loadConfig, parseEventStore } from '../../src/config.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -36,5 +37,57 @@ describe('configuration', () => {
     const err = configError({ PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', EVENT_STORE: 'kafka', BASE_URL: 'not a url', SESSION_TTL_HOURS: '0' });
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'EVENT_STORE', 'BASE_URL', 'SESSION_TTL_HOURS']) expect(err.message).to.contain(name);
     expect(configError({ PORT: '70000' }).message).to.contain('PORT');
+  });
+
+  describe('EVENT_STORE', () => {
+    it('is the Postgres log by default', () => {
+      expect(loadConfig({}).eventLog).to.deep.equal({ kind: 'postgres' });
+      expect(loadConfig({ EVENT_STORE: 'postgres' }).eventLog).to.deep.equal({ kind: 'postgres' });
+    });
+
+    it('selects EventStoreDB with esdb:// and esdb+discover://, and KurrentDB spellings as the same for the client', () => {
+      const cases: [string, string][] = [
+        ['esdb://host:2113?tls=false', 'esdb://host:2113?tls=false'],
+        ['esdb://127.0.0.1:2113?tls=false', 'esdb://127.0.0.1:2113?tls=false'],
+        ['esdb+discover://cluster.example:2113', 'esdb+discover://cluster.example:2113'],
+        ['kurrentdb://127.0.0.1:2113?tls=false', 'esdb://127.0.0.1:2113?tls=false'],
+        ['kurrentdb+discover://admin:changeit@a.example:2113?nodePreference=follower', 'esdb+discover://admin:changeit@a.example:2113?nodePreference=follower'],
+        ['esdb://a:2113,b:2113,c:2113?tls=true&keepAliveInterval=5000&defaultDeadline=3000&connectionName=core', 'esdb://a:2113,b:2113,c:2113?tls=true&keepAliveInterval=5000&defaultDeadline=3000&connectionName=core'],
+        ['esdb://localhost', 'esdb://localhost'],
+      ];
+      for (const [value, connectionString] of cases) {
+        const log = loadConfig({ EVENT_STORE: value }).eventLog;
+        expect(log, value).to.include({ kind: 'esdb', connectionString });
+        // What we accept, the client's own parser accepts (it connects lazily: nothing is dialled here).
+        const client = EventStoreDBClient.connectionString(connectionString);
+        void client.dispose();
+      }
+    });
+
+    it('hides the password in what it prints and keeps the spelling the operator used', () => {
+      expect(parseEventStore('kurrentdb://admin:s3cret@db.example:2113?tls=true')).to.deep.include({ display: 'kurrentdb://admin:***@db.example:2113?tls=true' });
+      expect(parseEventStore('esdb://db.example:2113?tls=false')).to.deep.include({ display: 'esdb://db.example:2113?tls=false' });
+    });
+
+    it('names EVENT_STORE and what is wrong for a bad value', () => {
+      const cases: [string, string][] = [
+        ['kafka', 'must be "postgres" or an esdb://'],
+        ['http://127.0.0.1:2113', 'must be "postgres" or an esdb://'],
+        ['esdb://', 'is not host[:port]'],
+        ['esdb://host:99999', 'out of range'],
+        ['esdb://host:2113?tls=maybe', 'tls must be true or false'],
+        ['esdb://host:2113?keepAliveInterval=soon', 'must be a whole number'],
+        ['esdb://host:2113?nodePreference=fastest', 'nodePreference must be'],
+        ['esdb://host:2113?colour=blue', 'unknown option colour'],
+        ['esdb://host:2113?tls', 'is not key=value'],
+      ];
+      for (const [value, message] of cases) {
+        expect(eventStoreProblem(value), value).to.contain(message);
+        const err = configError({ EVENT_STORE: value });
+        expect(err.message, value).to.contain('EVENT_STORE');
+        expect(err.message, value).to.contain(message);
+      }
+      expect(() => parseEventStore('esdb://')).to.throw(ConfigError, 'EVENT_STORE');
+    });
   });
 });
