@@ -1,5 +1,5 @@
 // Runs one command against one aggregate stream: load, decide, append with the expected revision.
-import type { Decider, DomainEvent } from '../domain/decider.ts';
+import { type Decider, type DomainEvent, readEvent } from '../domain/decider.ts';
 import type { IdSource } from '../ids.ts';
 import { type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
 
@@ -20,10 +20,10 @@ export interface CommandResult<E, S> {
   duplicate: boolean;
 }
 
-/** Loads an aggregate by folding its stream. */
+/** Loads an aggregate by folding its stream, each event read (upcast and parsed) through the decider's event codec. */
 export async function loadAggregate<E extends DomainEvent, S>(
   store: EventStore,
-  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'events'>,
   stream: string,
   lookFor?: string,
 ): Promise<{ state: S; revision: bigint | null; position: LogPosition | null; found: boolean }> {
@@ -32,7 +32,7 @@ export async function loadAggregate<E extends DomainEvent, S>(
   let position: LogPosition | null = null;
   let found = false;
   for await (const e of store.readStream(stream)) {
-    state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    state = decider.evolve(state, decider.events ? readEvent(decider.events, e) : ({ type: e.type, data: e.data } as E));
     revision = e.revision;
     position = e.position;
     if (e.id === lookFor) found = true;

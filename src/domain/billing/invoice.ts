@@ -3,7 +3,7 @@
 import { type Decider, DomainError, assertNever } from '../decider.ts';
 import {
   type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
-  type PaymentDetails, amountRemaining, linesTotal,
+  type PaymentDetails, amountRemaining, invoiceCodec, linesTotal,
 } from './invoice-events.ts';
 
 export * from './invoice-events.ts';
@@ -15,6 +15,7 @@ export const MAX_INVOICE_TOTAL = 1e15;
 
 /** Pure invoice decider. */
 export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState> = {
+  events: invoiceCodec,
   initialState: () => ({
     exists: false, ref: null, status: 'draft', number: null, lines: [], total: 0, amount_paid: 0, amount_credited: 0,
     credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {},
