@@ -60,6 +60,8 @@ export interface EventCodec<E extends DomainEvent> {
   upcasters: { readonly [K in E['type']]?: Upcaster };
   /** Old type name -> current type name, for types renamed after events of them were stored. */
   renames: Readonly<Record<string, E['type']>>;
+  /** Events already read, by the stored object, so read models with several tables parse a recorded event once. */
+  readonly memo: WeakMap<object, E>;
 }
 
 /** The codec of a schema map, with optional upcasters and type renames. */
@@ -67,7 +69,7 @@ export function eventCodec<M extends EventSchemas>(
   schemas: M,
   opts: { upcasters?: { readonly [K in keyof M & string]?: Upcaster }; renames?: Readonly<Record<string, keyof M & string>> } = {},
 ): EventCodec<EventOf<M>> {
-  return { schemas, upcasters: opts.upcasters ?? {}, renames: opts.renames ?? {} };
+  return { schemas, upcasters: opts.upcasters ?? {}, renames: opts.renames ?? {}, memo: new WeakMap() };
 }
 
 /** An upcaster for fields added to a type later: an event stored without one reads with the given default. */

@@ -1,5 +1,5 @@
 // billing_invoices and billing_payments: documents built from invoice-stream events, read by queries/billing/invoices.ts and payments.ts.
-import type { InvoiceEvent, InvoiceLine, InvoiceStatus, PaymentMethod } from '../../domain/billing/invoice.ts';
+import { type InvoiceEvent, type InvoiceLine, type InvoiceStatus, type PaymentMethod, invoiceCodec } from '../../domain/billing/invoice.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
@@ -56,10 +56,8 @@ function withRemaining(doc: InvoiceDoc): InvoiceDoc {
   return { ...doc, amount_remaining: doc.status === 'void' ? 0 : owed };
 }
 
-const PAYMENT_EVENTS = new Set(['PaymentRecorded', 'PaymentUpdated', 'PaymentVoided']);
-
-function paymentKey(e: RecordedEvent): string | null {
-  return PAYMENT_EVENTS.has(e.type) ? (e.data as { payment_id: string }).payment_id : null;
+function paymentKey(_e: RecordedEvent, read: InvoiceEvent): string | null {
+  return read.type === 'PaymentRecorded' || read.type === 'PaymentUpdated' || read.type === 'PaymentVoided' ? read.data.payment_id : null;
 }
 
 /** Builds billing_invoices and billing_payments from invoice-stream events. */
@@ -69,6 +67,7 @@ export const billingInvoicesProjection = documentProjection({
   tables: [
     documentTable<InvoiceDoc, InvoiceEvent>({
       table: 'billing_invoices',
+      events: invoiceCodec,
       columns: (d) => ({
         organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency, number: d.number,
         issue_date: d.issue_date, due_date: d.due_date, total: d.total, amount_remaining: d.amount_remaining, created_at: d.created_at,
@@ -103,6 +102,7 @@ export const billingInvoicesProjection = documentProjection({
     }),
     documentTable<PaymentDoc, InvoiceEvent>({
       table: 'billing_payments',
+      events: invoiceCodec,
       keyOf: paymentKey,
       columns: (d) => ({ invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, created_at: d.created_at }),
       handlers: {
