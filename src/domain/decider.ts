@@ -101,10 +101,15 @@ export class EventReadError extends Error {
   }
 }
 
+/** The current name of a stored event type (itself unless it was renamed). */
+export function currentType<E extends DomainEvent>(codec: EventCodec<E>, storedType: string): string {
+  return Object.hasOwn(codec.renames, storedType) ? (codec.renames[storedType] ?? storedType) : storedType;
+}
+
 /** Reads one stored event: renames its type, upcasts its data, then parses it with the current schema. */
 export function readEvent<E extends DomainEvent>(codec: EventCodec<E>, stored: { type: string; data: unknown; streamId?: string }): E {
-  const type = Object.hasOwn(codec.renames, stored.type) ? codec.renames[stored.type] : stored.type;
-  if (type === undefined || !isTypeOf(codec, type)) throw new EventReadError(stored.streamId ?? null, stored.type, 'unknown event type');
+  const type = currentType(codec, stored.type);
+  if (!isTypeOf(codec, type)) throw new EventReadError(stored.streamId ?? null, stored.type, 'unknown event type');
   const upcast = codec.upcasters[type];
   const parsed = codec.schemas[type].safeParse(upcast ? upcast(stored.data) : stored.data);
   if (!parsed.success) throw new EventReadError(stored.streamId ?? null, stored.type, parsed.error.message);

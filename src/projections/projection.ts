@@ -1,7 +1,7 @@
 // What a projection is, and a helper for the common kind: one JSON document per aggregate.
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../eventstore/port.ts';
-import { type DomainEvent, type EventCodec, readEvent } from '../domain/decider.ts';
+import { type DomainEvent, type EventCodec, currentType, readEvent } from '../domain/decider.ts';
 
 /** A read-model builder. It owns `tables`; nothing else writes them. */
 export interface Projection {
@@ -58,14 +58,14 @@ export interface TableWriter {
 
 /** A document table as a TableWriter. */
 export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>): TableWriter {
-  return { table: def.table, apply: (trx, events) => applyDocuments(trx, def, events), handles: (type) => Object.hasOwn(def.handlers, type) };
+  return { table: def.table, apply: (trx, events) => applyDocuments(trx, def, events), handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)) };
 }
 
 /** Applies the events a document table handles. */
 export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
   const keyOf = def.keyOf ?? streamKey;
   const handlerOf = (type: string) => (def.handlers as Record<string, DocumentHandler<D> | undefined>)[type];
-  const events = all.filter((e) => handlerOf(e.type) !== undefined).map((e) => ({ e, read: readRecorded(def.events, e) }));
+  const events = all.filter((e) => handlerOf(currentType(def.events, e.type)) !== undefined).map((e) => ({ e, read: readRecorded(def.events, e) }));
   if (events.length === 0) return;
   const keys = [...new Set(events.map(({ e, read }) => keyOf(e, read)).filter((k): k is string => k !== null))];
   const docs = new Map<string, D | null>();

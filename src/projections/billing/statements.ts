@@ -2,6 +2,7 @@
 // (queries/billing/statements.ts, queries/billing/overdue.ts). Dates are UTC calendar dates from event data.
 import type { Knex } from 'knex';
 import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
+import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, readRecorded } from '../projection.ts';
 
@@ -123,9 +124,9 @@ function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDo
 const entryTypes = new Set(Object.keys(entriesTable(new Map()).handlers));
 const entries: TableWriter = {
   table: 'billing_ledger_entries',
-  handles: (type) => entryTypes.has(type),
+  handles: (type) => entryTypes.has(currentType(invoiceCodec, type)),
   async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
-    const ids = [...new Set(events.filter((e) => entryTypes.has(e.type)).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))];
+    const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))];
     const numbers = new Map<string, string>();
     for (let i = 0; i < ids.length; i += 5000) {
       const rows = (await trx('billing_receivables').whereIn('id', ids.slice(i, i + 5000)).select('id', trx.raw("doc->>'number' as number"))) as { id: string; number: string }[];

@@ -1,5 +1,5 @@
 // What a billing event looks like in the public feed, and how an internal event type is mapped to it.
-import type { DomainEvent, EventCodec } from '../../../domain/decider.ts';
+import { type DomainEvent, type EventCodec, currentType } from '../../../domain/decider.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { readRecorded } from '../../projection.ts';
 
@@ -49,9 +49,9 @@ export interface CategoryFeed {
 export function categoryFeed<E extends DomainEvent>(codec: EventCodec<E>, mappers: FeedMappers<E>): CategoryFeed {
   const byType = erase(mappers);
   return {
-    types: Object.keys(byType),
+    types: [...Object.keys(byType), ...Object.keys(codec.renames).filter((old) => Object.hasOwn(byType, currentType(codec, old)))],
     map(e, known) {
-      if (!Object.hasOwn(byType, e.type)) return null;
+      if (!Object.hasOwn(byType, currentType(codec, e.type))) return null;
       const read = readRecorded(codec, e);
       return byType[read.type]?.(read.data, e, known) ?? null;
     },
