@@ -1,7 +1,7 @@
 // Runs one command against one aggregate stream: load, decide, append with the expected revision.
 // `commandHandler` binds a decider to its stream once and stamps the clock into every command.
 import type { CommandContext } from '../context.ts';
-import type { Decider, DomainEvent } from '../domain/decider.ts';
+import { type Decider, type DomainEvent, readEvent } from '../domain/decider.ts';
 import { type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
 
 /** Result of a command: the log position to wait for, and the aggregate state after it. */
@@ -13,10 +13,10 @@ export interface CommandResult<E, S> {
   duplicate: boolean;
 }
 
-/** Loads an aggregate by folding its stream. */
+/** Loads an aggregate by folding its stream, each event read (upcast and parsed) through the decider's event codec. */
 export async function loadAggregate<E extends DomainEvent, S>(
   store: EventStore,
-  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve'>,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'events'>,
   stream: string,
   lookFor?: string,
 ): Promise<{ state: S; revision: bigint | null; position: LogPosition | null; found: boolean }> {
@@ -25,7 +25,7 @@ export async function loadAggregate<E extends DomainEvent, S>(
   let position: LogPosition | null = null;
   let found = false;
   for await (const e of store.readStream(stream)) {
-    state = decider.evolve(state, { type: e.type, data: e.data } as E);
+    state = decider.evolve(state, decider.events ? readEvent(decider.events, e) : ({ type: e.type, data: e.data } as E));
     revision = e.revision;
     position = e.position;
     if (e.id === lookFor) found = true;

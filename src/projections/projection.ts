@@ -1,7 +1,7 @@
 // What a projection is, and a helper for the common kind: one JSON document per aggregate.
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../eventstore/port.ts';
-import type { DomainEvent } from '../domain/decider.ts';
+import { type DomainEvent, type EventCodec, currentType, readEvent } from '../domain/decider.ts';
 
 /** A read-model builder. It owns `tables`; nothing else writes them. */
 export interface Projection {
@@ -24,8 +24,10 @@ export type DocumentHandlers<D, E extends DomainEvent> = { [K in E['type']]?: Do
 /** One table of JSON documents: `id`, indexed `columns` derived from the document, and `doc`. */
 export interface DocumentTable<D, E extends DomainEvent> {
   table: string;
+  /** The codec of the aggregate whose events the table is built from: handlers see events read through it (upcast and parsed). */
+  events: EventCodec<E>;
   /** The document key an event touches; the stream's id suffix by default; null to skip. */
-  keyOf?: (event: RecordedEvent) => string | null;
+  keyOf?: (event: RecordedEvent, read: E) => string | null;
   handlers: DocumentHandlers<D, E>;
   columns: (doc: D, id: string) => Record<string, unknown>;
 }
@@ -56,25 +58,26 @@ export interface TableWriter {
 
 /** A document table as a TableWriter. */
 export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>): TableWriter {
-  return { table: def.table, apply: (trx, events) => applyDocuments(trx, def, events), handles: (type) => Object.hasOwn(def.handlers, type) };
+  return { table: def.table, apply: (trx, events) => applyDocuments(trx, def, events), handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)) };
 }
 
 /** Applies the events a document table handles. */
 export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
   const keyOf = def.keyOf ?? streamKey;
   const handlerOf = (type: string) => (def.handlers as Record<string, DocumentHandler<D> | undefined>)[type];
-  const events = all.filter((e) => handlerOf(e.type) !== undefined);
+  const events = all.filter((e) => handlerOf(currentType(def.events, e.type)) !== undefined).map((e) => ({ e, read: readRecorded(def.events, e) }));
   if (events.length === 0) return;
-  const keys = [...new Set(events.map(keyOf).filter((k): k is string => k !== null))];
+  const keys = [...new Set(events.map(({ e, read }) => keyOf(e, read)).filter((k): k is string => k !== null))];
   const docs = new Map<string, D | null>();
   // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
   const found = await trx.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [keys]);
   for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
   const touched = new Set<string>();
-  for (const e of events) {
-    const key = keyOf(e);
-    if (key === null) continue;
-    const next = handlerOf(e.type)!(docs.get(key) ?? null, e.data, e);
+  for (const { e, read } of events) {
+    const key = keyOf(e, read);
+    const handler = handlerOf(read.type);
+    if (key === null || handler === undefined) continue;
+    const next = handler(docs.get(key) ?? null, read.data, e);
     if (next === undefined) continue;
     docs.set(key, next);
     touched.add(key);
@@ -104,6 +107,15 @@ async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<str
      on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`,
     [JSON.stringify(rows)],
   );
+}
+
+/** A recorded event read through its aggregate's codec (upcast, then parsed), once per recorded event however many tables read it. */
+export function readRecorded<E extends DomainEvent>(codec: EventCodec<E>, e: RecordedEvent): E {
+  const known = codec.memo.get(e);
+  if (known) return known;
+  const read = readEvent(codec, e);
+  codec.memo.set(e, read);
+  return read;
 }
 
 /** `customer-0190...` -> `0190...`. */

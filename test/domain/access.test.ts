@@ -1,18 +1,16 @@
 // Access decider and overdue policy: given events, when a review, then suspension, restoration or nothing.
 import { expect } from 'chai';
-import { type AccessEvent, type UnpaidInvoice, accessDecider, daysBetween, suspensionDate } from '../../src/domain/billing/access.ts';
+import { type AccessCommand, type AccessEvent, type UnpaidInvoice, accessDecider, daysBetween, suspensionDate } from '../../src/domain/billing/access.ts';
 import { addDays } from '../../src/clock.ts';
 import { ageingBucket } from '../../src/queries/billing/statements.ts';
+import { given } from './given.ts';
 
 const ids = { customer_id: 'cus-1', organization_id: 'org-1' };
 const now = '2026-03-01T00:05:00.000Z';
 const unpaid = (invoice_id: string, due_date: string, amount_remaining = 1000): UnpaidInvoice => ({ invoice_id, number: null, due_date, amount_remaining, currency: 'GBP' });
 const suspended: AccessEvent = { type: 'AccessSuspended', data: { ...ids, suspension_date: '2026-02-15', oldest_due_date: '2026-02-01', grace_days: 14, invoice_ids: ['a'], suspended_at: now } };
 
-function review(given: AccessEvent[], today: string, invoices: UnpaidInvoice[], grace = 14): AccessEvent[] {
-  const state = given.reduce(accessDecider.evolve, accessDecider.initialState());
-  return accessDecider.decide({ type: 'ReviewAccess', data: { ...ids, today, grace_days: grace, unpaid: invoices, now } }, state);
-}
+const review = (today: string, invoices: UnpaidInvoice[], grace = 14): AccessCommand => ({ type: 'ReviewAccess', data: { ...ids, today, grace_days: grace, unpaid: invoices, now } });
 
 describe('overdue policy and access decider', () => {
   it('anchors the suspension date to the oldest past-due due date plus grace days', () => {
@@ -23,33 +21,34 @@ describe('overdue policy and access decider', () => {
   });
 
   it('does nothing before the suspension date', () => {
-    expect(review([], '2026-02-14', [unpaid('a', '2026-02-01')])).to.deep.equal([]);
+    given(accessDecider, []).when(review('2026-02-14', [unpaid('a', '2026-02-01')])).thenNothing();
   });
 
   it('suspends on the suspension date, naming the invoices that caused it', () => {
-    const events = review([], '2026-02-15', [unpaid('a', '2026-02-01'), unpaid('b', '2026-02-10')]);
-    expect(events).to.have.length(1);
-    expect(events[0]).to.deep.include({ type: 'AccessSuspended' });
-    expect(events[0]!.data).to.include({ suspension_date: '2026-02-15', oldest_due_date: '2026-02-01', grace_days: 14 });
-    expect((events[0]!.data as { invoice_ids: string[] }).invoice_ids).to.deep.equal(['a']);
+    given(accessDecider, []).when(review('2026-02-15', [unpaid('a', '2026-02-01'), unpaid('b', '2026-02-10')])).then([
+      { type: 'AccessSuspended', data: { ...ids, suspension_date: '2026-02-15', oldest_due_date: '2026-02-01', grace_days: 14, invoice_ids: ['a'], suspended_at: now } },
+    ]);
   });
 
   it('honours a configured grace period', () => {
-    expect(review([], '2026-02-04', [unpaid('a', '2026-02-01')], 3)).to.have.length(1);
-    expect(review([], '2026-02-03', [unpaid('a', '2026-02-01')], 3)).to.deep.equal([]);
+    given(accessDecider, []).when(review('2026-02-04', [unpaid('a', '2026-02-01')], 3)).then([
+      { type: 'AccessSuspended', data: { ...ids, suspension_date: '2026-02-04', oldest_due_date: '2026-02-01', grace_days: 3, invoice_ids: ['a'], suspended_at: now } },
+    ]);
+    given(accessDecider, []).when(review('2026-02-03', [unpaid('a', '2026-02-01')], 3)).thenNothing();
   });
 
   it('is a no-op when already suspended and still owed', () => {
-    expect(review([suspended], '2026-03-01', [unpaid('a', '2026-02-01')])).to.deep.equal([]);
+    given(accessDecider, [suspended]).when(review('2026-03-01', [unpaid('a', '2026-02-01')])).thenNothing();
   });
 
   it('restores once the debt that caused it is paid, even while a newer invoice is within its grace period', () => {
-    expect(review([suspended], '2026-03-01', [unpaid('c', '2026-02-20')])).to.deep.equal([{ type: 'AccessRestored', data: { ...ids, restored_at: now } }]);
-    expect(review([suspended], '2026-03-01', [])).to.have.length(1);
+    const restored: AccessEvent = { type: 'AccessRestored', data: { ...ids, restored_at: now } };
+    given(accessDecider, [suspended]).when(review('2026-03-01', [unpaid('c', '2026-02-20')])).then([restored]);
+    given(accessDecider, [suspended]).when(review('2026-03-01', [])).then([restored]);
   });
 
   it('does not restore access that is not suspended', () => {
-    expect(review([], '2026-03-01', [])).to.deep.equal([]);
+    given(accessDecider, []).when(review('2026-03-01', [])).thenNothing();
   });
 
   it('counts calendar days across month ends and buckets ageing like an accountant', () => {

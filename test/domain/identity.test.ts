@@ -12,34 +12,34 @@ const registered: UserEvent = { type: 'UserRegistered', data: { user_id: USER, e
 describe('organization decider', () => {
   it('creates an organization once', () => {
     given(organizationDecider, []).when({ type: 'CreateOrganization', data: { organization_id: ORG, name: 'Acme', kind: 'repairer', now: NOW } }).then([created]);
-    given(organizationDecider, [created]).when({ type: 'CreateOrganization', data: { organization_id: ORG, name: 'Acme', kind: 'repairer', now: NOW } }).thenError('organization_exists', 'conflict');
+    given(organizationDecider, [created]).when({ type: 'CreateOrganization', data: { organization_id: ORG, name: 'Acme', kind: 'repairer', now: NOW } }).thenError('organization_exists');
   });
 
   it('adds a member, changes a role, and ignores a repeat', () => {
     given(organizationDecider, [created]).when({ type: 'AddMember', data: { user_id: USER, role: 'member' } }).then([{ type: 'MemberAdded', data: { user_id: USER, role: 'member' } }]);
     const added: OrganizationEvent = { type: 'MemberAdded', data: { user_id: USER, role: 'member' } };
     given(organizationDecider, [created, added]).when({ type: 'AddMember', data: { user_id: USER, role: 'owner' } }).then([{ type: 'MemberRoleChanged', data: { user_id: USER, role: 'owner' } }]);
-    given(organizationDecider, [created, added]).when({ type: 'AddMember', data: { user_id: USER, role: 'member' } }).then([]);
+    given(organizationDecider, [created, added]).when({ type: 'AddMember', data: { user_id: USER, role: 'member' } }).thenNothing();
   });
 
   it('adds sites; members and sites need an existing organization', () => {
     given(organizationDecider, [created]).when({ type: 'AddSite', data: { site_id: USER, name: 'Main' } }).then([{ type: 'SiteAdded', data: { site_id: USER, name: 'Main' } }]);
-    given(organizationDecider, []).when({ type: 'AddSite', data: { site_id: USER, name: 'Main' } }).thenError('organization_not_found', 'not_found');
-    given(organizationDecider, []).when({ type: 'AddMember', data: { user_id: USER, role: 'owner' } }).thenError('organization_not_found', 'not_found');
+    given(organizationDecider, []).when({ type: 'AddSite', data: { site_id: USER, name: 'Main' } }).thenError('organization_not_found');
+    given(organizationDecider, []).when({ type: 'AddMember', data: { user_id: USER, role: 'owner' } }).thenError('organization_not_found');
   });
 });
 
 describe('user decider', () => {
   it('registers a user once', () => {
     given(userDecider, []).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', now: NOW } }).then([registered]);
-    given(userDecider, [registered]).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', now: NOW } }).thenError('user_exists', 'conflict');
+    given(userDecider, [registered]).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', now: NOW } }).thenError('user_exists');
   });
 
   it('grants a platform role once; a missing user is not found', () => {
     given(userDecider, [registered]).when({ type: 'GrantPlatformRole', data: { role: 'billing_staff' } }).then([{ type: 'PlatformRoleGranted', data: { role: 'billing_staff' } }]);
-    given(userDecider, [registered, { type: 'PlatformRoleGranted', data: { role: 'billing_staff' } }]).when({ type: 'GrantPlatformRole', data: { role: 'billing_staff' } }).then([]);
+    given(userDecider, [registered, { type: 'PlatformRoleGranted', data: { role: 'billing_staff' } }]).when({ type: 'GrantPlatformRole', data: { role: 'billing_staff' } }).thenNothing();
     given(userDecider, [registered, { type: 'PlatformRoleGranted', data: { role: 'billing_staff' } }]).when({ type: 'GrantPlatformRole', data: { role: 'platform_staff' } }).then([{ type: 'PlatformRoleGranted', data: { role: 'platform_staff' } }]);
-    given(userDecider, []).when({ type: 'GrantPlatformRole', data: { role: 'billing_staff' } }).thenError('user_not_found', 'not_found');
+    given(userDecider, []).when({ type: 'GrantPlatformRole', data: { role: 'billing_staff' } }).thenError('user_not_found');
   });
 });
 
@@ -48,7 +48,7 @@ describe('email claim decider', () => {
   const claimed: EmailClaimEvent = { type: 'EmailClaimed', data: claim };
   it('the first claim wins; the same user claiming again is a no-op; another user is refused', () => {
     given(emailClaimDecider, []).when({ type: 'ClaimEmail', data: claim }).then([{ type: 'EmailClaimed', data: claim }]);
-    given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: claim }).then([]);
-    given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: { ...claim, user_id: ORG } }).thenError('email_taken', 'conflict');
+    given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: claim }).thenNothing();
+    given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: { ...claim, user_id: ORG } }).thenError('email_taken');
   });
 });

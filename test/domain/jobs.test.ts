@@ -1,22 +1,11 @@
 // Repair job, external id reservation and vehicle preload deciders: given events, when command, then events or error code.
 import { expect } from 'chai';
-import { type Decider, type DomainEvent } from '../../src/domain/decider.ts';
-import { DomainError } from '../../src/domain/errors.ts';
 import { type JobCommand, type JobEvent, jobDecider } from '../../src/domain/jobs/job.ts';
 import { jobExternalIdDecider, jobExternalIdStream } from '../../src/domain/jobs/external-id.ts';
 import { vehiclePreloadDecider } from '../../src/domain/vehicles/preload.ts';
 import { type VehicleIdentifier, isCountryCode, normaliseVehicleIdentifier, vehicleIdOf } from '../../src/domain/vehicles/identifier.ts';
+import { given } from './given.ts';
 
-/** Folds `given`, runs `when`; returns the new events or the refusal's code. */
-function scenario<C, E extends DomainEvent, S>(decider: Decider<C, E, S>, given: E[], when: C): { events: E[] } | { error: string } {
-  const state = given.reduce(decider.evolve, decider.initialState());
-  try {
-    return { events: decider.decide(when, state) };
-  } catch (err) {
-    if (err instanceof DomainError) return { error: err.code };
-    throw err;
-  }
-}
 
 const ORG = '01900000-0000-7000-8000-000000000001';
 const OTHER_ORG = '01900000-0000-7000-8000-000000000002';
@@ -68,54 +57,52 @@ const created: JobEvent = {
 
 describe('job decider', () => {
   it('creates a draft job with empty identifiers when none exists', () => {
-    expect(scenario(jobDecider, [], insert())).to.deep.equal({ events: [created] });
+    given(jobDecider, []).when(insert()).then([created]);
   });
 
   it('refuses to create a job by our id (create_if_missing false): job_not_found', () => {
-    expect(scenario(jobDecider, [], insert({ create_if_missing: false }))).to.deep.equal({ error: 'job_not_found' });
+    given(jobDecider, []).when(insert({ create_if_missing: false })).thenError('job_not_found');
   });
 
   it('refuses a new job without a site or a vehicle: job_data_incomplete', () => {
-    expect(scenario(jobDecider, [], insert({ fields: { vehicle: car } }))).to.deep.equal({ error: 'job_data_incomplete' });
-    expect(scenario(jobDecider, [], insert({ fields: { site_id: SITE } }))).to.deep.equal({ error: 'job_data_incomplete' });
+    given(jobDecider, []).when(insert({ fields: { vehicle: car } })).thenError('job_data_incomplete');
+    given(jobDecider, []).when(insert({ fields: { site_id: SITE } })).thenError('job_data_incomplete');
   });
 
   it('refuses a site that is not one of the organization\'s: site_not_found', () => {
-    expect(scenario(jobDecider, [], insert({ site_ids: [SITE2] }))).to.deep.equal({ error: 'site_not_found' });
-    expect(scenario(jobDecider, [created], insert({ fields: { site_id: SITE }, site_ids: [] }))).to.deep.equal({ error: 'site_not_found' });
+    given(jobDecider, []).when(insert({ site_ids: [SITE2] })).thenError('site_not_found');
+    given(jobDecider, [created]).when(insert({ fields: { site_id: SITE }, site_ids: [] })).thenError('site_not_found');
   });
 
   it('update merges only the given fields that changed', () => {
-    const res = scenario(jobDecider, [created], insert({ fields: { job_number: { value: 'J-9' }, claim_number: { value: 'CLM-1' } } }));
-    expect(res).to.deep.equal({ events: [{ type: 'JobUpdated', data: { changes: { job_number: { value: 'J-9' } }, updated_at: NOW } }] });
+    given(jobDecider, [created]).when(insert({ fields: { job_number: { value: 'J-9' }, claim_number: { value: 'CLM-1' } } }))
+      .then([{ type: 'JobUpdated', data: { changes: { job_number: { value: 'J-9' } }, updated_at: NOW } }]);
   });
 
   it('update with nothing new appends nothing', () => {
-    expect(scenario(jobDecider, [created], insert({ fields: { claim_number: { value: 'CLM-1' }, vehicle: car } }))).to.deep.equal({ events: [] });
+    given(jobDecider, [created]).when(insert({ fields: { claim_number: { value: 'CLM-1' }, vehicle: car } })).thenNothing();
   });
 
   it('update with an empty identifier clears it', () => {
-    const res = scenario(jobDecider, [created], insert({ fields: { claim_number: {} } }));
-    expect(res).to.deep.equal({ events: [{ type: 'JobUpdated', data: { changes: { claim_number: {} }, updated_at: NOW } }] });
+    given(jobDecider, [created]).when(insert({ fields: { claim_number: {} } })).then([{ type: 'JobUpdated', data: { changes: { claim_number: {} }, updated_at: NOW } }]);
   });
 
   it('replace overwrites the data: omitted identifiers become empty', () => {
-    const res = scenario(jobDecider, [created], insert({ if_exists: 'replace', fields: { site_id: SITE2, vehicle: van, job_number: { value: 'J-2' } } }));
-    expect(res).to.deep.equal({
-      events: [{ type: 'JobReplaced', data: { data: { claim_number: {}, job_number: { value: 'J-2' }, work_provider_id: {}, site_id: SITE2, vehicle: van }, replaced_at: NOW } }],
-    });
+    given(jobDecider, [created]).when(insert({ if_exists: 'replace', fields: { site_id: SITE2, vehicle: van, job_number: { value: 'J-2' } } })).then([
+      { type: 'JobReplaced', data: { data: { claim_number: {}, job_number: { value: 'J-2' }, work_provider_id: {}, site_id: SITE2, vehicle: van }, replaced_at: NOW } },
+    ]);
   });
 
   it('replace needs a site and a vehicle', () => {
-    expect(scenario(jobDecider, [created], insert({ if_exists: 'replace', fields: { job_number: { value: 'J-2' } } }))).to.deep.equal({ error: 'job_data_incomplete' });
+    given(jobDecider, [created]).when(insert({ if_exists: 'replace', fields: { job_number: { value: 'J-2' } } })).thenError('job_data_incomplete');
   });
 
   it('replace with identical data appends nothing', () => {
-    expect(scenario(jobDecider, [created], insert({ if_exists: 'replace', fields: { site_id: SITE, vehicle: car, claim_number: { value: 'CLM-1' } } }))).to.deep.equal({ events: [] });
+    given(jobDecider, [created]).when(insert({ if_exists: 'replace', fields: { site_id: SITE, vehicle: car, claim_number: { value: 'CLM-1' } } })).thenNothing();
   });
 
   it('treats another organization\'s job as missing, even when creating is allowed', () => {
-    expect(scenario(jobDecider, [created], insert({ organization_id: OTHER_ORG }))).to.deep.equal({ error: 'job_not_found' });
+    given(jobDecider, [created]).when(insert({ organization_id: OTHER_ORG })).thenError('job_not_found');
   });
 
   it('evolves update and replace into the current data', () => {
@@ -125,8 +112,7 @@ describe('job decider', () => {
       { type: 'JobReplaced', data: { data: { claim_number: {}, job_number: {}, work_provider_id: { value: 'WP' }, site_id: SITE2, vehicle: van }, replaced_at: NOW } },
       { type: 'JobUpdated', data: { changes: { claim_number: { value: 'C' } }, updated_at: NOW } },
     ];
-    const state = events.reduce(jobDecider.evolve, jobDecider.initialState());
-    expect(state.data).to.deep.equal({ claim_number: { value: 'C' }, job_number: {}, work_provider_id: { value: 'WP' }, site_id: SITE2, vehicle: van });
+    expect(given(jobDecider, events).state.data).to.deep.equal({ claim_number: { value: 'C' }, job_number: {}, work_provider_id: { value: 'WP' }, site_id: SITE2, vehicle: van });
   });
 });
 
@@ -134,15 +120,16 @@ describe('job external id reservation decider', () => {
   const reserve = (jobId: string) => ({ type: 'ReserveJobExternalId' as const, data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: jobId, now: NOW } });
 
   it('reserves a free external id for the job', () => {
-    expect(scenario(jobExternalIdDecider, [], reserve(JOB))).to.deep.equal({
-      events: [{ type: 'JobExternalIdReserved', data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }],
-    });
+    given(jobExternalIdDecider, []).when(reserve(JOB)).then([
+      { type: 'JobExternalIdReserved', data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } },
+    ]);
   });
 
   it('leaves a taken external id with its first job', () => {
-    const given = [{ type: 'JobExternalIdReserved' as const, data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }];
-    expect(scenario(jobExternalIdDecider, given, reserve('01900000-0000-7000-8000-0000000000b2'))).to.deep.equal({ events: [] });
-    expect(given.reduce(jobExternalIdDecider.evolve, jobExternalIdDecider.initialState()).jobId).to.equal(JOB);
+    const reserved = [{ type: 'JobExternalIdReserved' as const, data: { organization_id: ORG, client_id: CLIENT, integration_id: INTEGRATION, external_id: 'EXT-1', job_id: JOB, reserved_at: NOW } }];
+    const taken = given(jobExternalIdDecider, reserved);
+    taken.when(reserve('01900000-0000-7000-8000-0000000000b2')).thenNothing();
+    expect(taken.state.jobId).to.equal(JOB);
   });
 
   it('keys the stream by organization, integration (client app) and value', () => {
@@ -183,31 +170,29 @@ describe('vehicle preload decider', () => {
   });
 
   it('records one event per distinct identifier after normalisation', () => {
-    const res = scenario(vehiclePreloadDecider, [], request([
+    given(vehiclePreloadDecider, []).when(request([
       { vrm: { plate: 'ab12 cde', location: { country: 'gb' } } },
       { vrm: { plate: 'AB12CDE', location: { country: 'GB' } } },
       { chassis_number: 'WVWZZZ1JZXW000001' },
       { chassis_number: 'wvwzzz1jzxw000001' },
-    ]));
-    if (!('events' in res)) throw new Error(`refused: ${res.error}`);
-    expect(res.events.map((e) => e.data.identifier)).to.deep.equal([
-      { vrm: { plate: 'AB12CDE', location: { country: 'GB' } } },
-      { chassis_number: 'WVWZZZ1JZXW000001' },
-    ]);
-    expect(res.events.every((e) => e.type === 'VehiclePreloadRequested' && e.data.preload_id === 'p1' && e.data.organization_id === ORG)).to.equal(true);
+    ])).then((events) => {
+      expect(events.map((e) => e.data.identifier)).to.deep.equal([
+        { vrm: { plate: 'AB12CDE', location: { country: 'GB' } } },
+        { chassis_number: 'WVWZZZ1JZXW000001' },
+      ]);
+      expect(events.every((e) => e.type === 'VehiclePreloadRequested' && e.data.preload_id === 'p1' && e.data.organization_id === ORG)).to.equal(true);
+    });
   });
 
   it('refuses 0 and 101 identifiers, accepts 100', () => {
     const many = (n: number) => Array.from({ length: n }, (_, i) => ({ chassis_number: `VIN${i}` }));
-    expect(scenario(vehiclePreloadDecider, [], request([]))).to.deep.equal({ error: 'invalid_identifier_count' });
-    expect(scenario(vehiclePreloadDecider, [], request(many(101)))).to.deep.equal({ error: 'invalid_identifier_count' });
-    const ok = scenario(vehiclePreloadDecider, [], request(many(100)));
-    expect('events' in ok && ok.events.length).to.equal(100);
+    given(vehiclePreloadDecider, []).when(request([])).thenError('invalid_identifier_count');
+    given(vehiclePreloadDecider, []).when(request(many(101))).thenError('invalid_identifier_count');
+    given(vehiclePreloadDecider, []).when(request(many(100))).then((events) => expect(events).to.have.length(100));
   });
 
   it('records a preload once', () => {
-    const first = scenario(vehiclePreloadDecider, [], request([{ chassis_number: 'A' }]));
-    if (!('events' in first)) throw new Error('refused');
-    expect(scenario(vehiclePreloadDecider, first.events, request([{ chassis_number: 'A' }]))).to.deep.equal({ events: [] });
+    const first = given(vehiclePreloadDecider, []).when(request([{ chassis_number: 'A' }])).then((events) => expect(events).to.have.length(1));
+    given(vehiclePreloadDecider, first).when(request([{ chassis_number: 'A' }])).thenNothing();
   });
 });

@@ -1,7 +1,10 @@
-// Helpers for projection tests: dump every read-model table, and fill the log with a realistic mix of events.
+// Helpers for projection tests: dump every read-model table, and fill the log with a realistic mix of events that reaches every read model.
 import type { Knex } from 'knex';
 import { projections } from '../../src/areas/index.ts';
-import type { TestService } from '../support/app.ts';
+import type { Reply, TestService } from '../support/app.ts';
+import { billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { installIntegration, integrationHeaders } from '../support/integrations.ts';
+import { settle } from '../support/settle.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -12,8 +15,25 @@ export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown
   return out;
 }
 
-/** Writes organizations, users, customers (created, updated, removed) and notes (added, edited, removed) over HTTP. */
+/** Every table the registered projections own. */
+export function readModelTables(): string[] {
+  return projections.flatMap((p) => p.tables);
+}
+
+/** Writes, over HTTP and through the workers, events that leave rows in every read model. */
 export async function writeSampleData(svc: TestService): Promise<void> {
+  await writeAccounts(svc);
+  await writeIntegrationAndJobs(svc);
+  await writeInvoices(svc);
+}
+
+function ok(res: Reply, what: string): Reply {
+  if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  return res;
+}
+
+/** Organizations, users, customers (created, updated, removed) and notes (added, edited, removed). */
+async function writeAccounts(svc: TestService): Promise<void> {
   const staff = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
   for (let i = 0; i < 4; i++) {
     const o = await svc.signUp({ role: i % 2 ? 'admin' : 'owner' });
@@ -32,4 +52,42 @@ export async function writeSampleData(svc: TestService): Promise<void> {
       await svc.call('billing.customers.remove', { id: c.body.id }, o.token);
     }
   }
+}
+
+/** An app installed by an organization's owner, and the repair jobs it writes (created, updated, replaced). */
+async function writeIntegrationAndJobs(svc: TestService): Promise<void> {
+  const owner = await svc.signUp();
+  const app = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
+  const car = { identifier: { vrm: { plate: 'ab12 cde', location: { country: 'gb' } } } };
+  const job = ok(await svc.callIntegration('jobs.insert', { identity: { external: { value: 'EXT-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: owner.siteId, vehicle: car } }, integrationHeaders(app)), 'jobs.insert');
+  ok(await svc.callIntegration('jobs.insert', { identity: { id: job.body.id }, if_: { exists: 'update' }, data: { job_number: { value: 'J-1' } } }, integrationHeaders(app)), 'jobs.insert update');
+  ok(await svc.callIntegration('jobs.insert', { identity: { external: { value: 'EXT-2' } }, if_: { exists: 'replace' }, data: { repairer_site_id: owner.siteId, vehicle: car, claim_number: { value: 'C-2' } } }, integrationHeaders(app)), 'jobs.insert replace');
+}
+
+/**
+ * Invoices (a draft, one paid in parts with a corrected payment, a voided payment and a credit note, one left unpaid),
+ * credit note requests (issued, rejected), then the clock past the unpaid invoice's suspension date and a worker pass.
+ */
+async function writeInvoices(svc: TestService): Promise<void> {
+  const staff = await billingStaff(svc);
+  const acme = await billedOrg(svc, { payment_terms_days: 30 });
+  await draft(svc, staff, acme.customerId, [700], { memo: 'Not yet sent' });
+  const inv = await openInvoice(svc, staff, acme.customerId, [3000, 2000]);
+  const p1 = ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 2000), staff), 'payments.insert');
+  ok(await svc.call('billing.payments.update', { id: p1.body.payment.id, amount: 2500, reason: 'Typo' }, staff), 'payments.update');
+  const p2 = ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 1000, { method: 'cheque', reference: 'CHQ 7' }), staff), 'payments.insert');
+  ok(await svc.call('billing.payments.update', { id: p2.body.payment.id, void: true, reason: 'Bounced' }, staff), 'payments.update void');
+  const request = { invoice_id: inv.id, currency: 'GBP', reason: 'order_change', description: 'One panel not painted' };
+  const cnr = ok(await svc.call('billing.credit-note-requests.insert', { ...request, amount: 500 }, acme.token), 'credit-note-requests.insert');
+  ok(await svc.call('billing.credit-note-requests.update', { id: cnr.body.id, action: 'approve' }, staff), 'approve');
+  ok(await svc.call('billing.credit-note-requests.update', { id: cnr.body.id, action: 'issue' }, staff), 'issue');
+  const rejected = ok(await svc.call('billing.credit-note-requests.insert', { ...request, amount: 100 }, acme.token), 'credit-note-requests.insert');
+  ok(await svc.call('billing.credit-note-requests.update', { id: rejected.body.id, action: 'reject' }, staff), 'reject');
+  ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 2000, { method: 'card', reference: 'CARD 9' }), staff), 'payments.insert');
+  await openInvoice(svc, staff, acme.customerId, [10000]);
+  // Past the unpaid invoice's due date and the grace period: the overdue worker suspends the organization's access.
+  svc.clock.advance(50 * 86_400_000);
+  await settle(svc);
+  await svc.app.workers.runOnce();
+  await settle(svc);
 }

@@ -1,7 +1,8 @@
 // Access aggregate (`access-<customer_id>`): suspension of an organization's access for non-payment.
 // Policy: access is suspended from the due date of the oldest unpaid invoice + grace days (anchored to
 // the due date), and restored as soon as no unpaid invoice has reached its suspension date.
-import { type Decider, assertNever } from '../decider.ts';
+import { z } from 'zod';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { addDays } from '../../clock.ts';
 
 /** An open invoice with money still owed, as the policy sees it. */
@@ -13,21 +14,27 @@ export interface UnpaidInvoice {
   currency: string;
 }
 
-export type AccessEvent =
-  | {
-      type: 'AccessSuspended';
-      data: {
-        customer_id: string;
-        organization_id: string;
-        suspension_date: string;
-        oldest_due_date: string;
-        grace_days: number;
-        invoice_ids: string[];
-        suspended_at: string;
-      };
-    }
-  | { type: 'AccessRestored'; data: { customer_id: string; organization_id: string; restored_at: string } };
+/** Events of an access stream. */
+export const accessEvents = eventSchemas({
+  AccessSuspended: z.object({
+    customer_id: z.string(),
+    organization_id: z.string(),
+    suspension_date: z.string(),
+    oldest_due_date: z.string(),
+    grace_days: z.number(),
+    invoice_ids: z.array(z.string()),
+    suspended_at: z.string(),
+  }),
+  AccessRestored: z.object({ customer_id: z.string(), organization_id: z.string(), restored_at: z.string() }),
+});
 
+/** An access event (derived from `accessEvents`). */
+export type AccessEvent = EventOf<typeof accessEvents>;
+
+/** How access events are read. */
+export const accessCodec = eventCodec(accessEvents);
+
+/** Review an organization's access against its unpaid invoices. */
 export type AccessCommand = {
   type: 'ReviewAccess';
   data: { customer_id: string; organization_id: string; today: string; grace_days: number; unpaid: UnpaidInvoice[]; now: string };
@@ -58,6 +65,7 @@ export function suspensionDate(unpaid: UnpaidInvoice[], today: string, graceDays
 
 /** Pure access decider: a review suspends or restores access as the policy says; otherwise nothing. */
 export const accessDecider: Decider<AccessCommand, AccessEvent, AccessState> = {
+  events: accessCodec,
   initialState: () => ({ suspended: false }),
   evolve(state, event) {
     switch (event.type) {

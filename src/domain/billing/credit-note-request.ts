@@ -1,6 +1,8 @@
 // Credit note request aggregate (`creditnoterequest-<id>`): pending -> approved -> issued, or rejected | cancelled.
 // Issuing also appends CreditNoteIssued to the invoice stream (see commands/billing/credit-note-requests.ts).
-import { type Decider, assertNever } from '../decider.ts';
+import { z } from 'zod';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
+import { CreditNoteReasonSchema } from './invoice-events.ts';
 import type { CreditNoteReason } from './invoice-events.ts';
 import { billingErrors } from './errors.ts';
 
@@ -8,23 +10,28 @@ import { billingErrors } from './errors.ts';
 export type CreditNoteRequestStatus = 'pending' | 'approved' | 'issued' | 'rejected' | 'cancelled';
 
 /** The editable details of a request. */
-export interface CreditNoteRequestDetails {
-  amount: number;
-  reason: CreditNoteReason;
-  description: string;
-}
+export const CreditNoteRequestDetailsSchema = z.object({ amount: z.number(), reason: CreditNoteReasonSchema, description: z.string() });
+/** The editable details of a request. */
+export type CreditNoteRequestDetails = z.infer<typeof CreditNoteRequestDetailsSchema>;
 
 /** Everything that happens to a credit note request. */
-export type CreditNoteRequestEvent =
-  | {
-      type: 'CreditNoteRequested';
-      data: CreditNoteRequestDetails & { credit_note_request_id: string; invoice_id: string; invoice_number: string | null; organization_id: string; customer_id: string; currency: string; requested_at: string };
-    }
-  | { type: 'CreditNoteRequestUpdated'; data: { changes: Partial<CreditNoteRequestDetails>; updated_at: string } }
-  | { type: 'CreditNoteRequestApproved'; data: { approved_at: string } }
-  | { type: 'CreditNoteRequestRejected'; data: { rejected_at: string } }
-  | { type: 'CreditNoteRequestCancelled'; data: { cancelled_at: string } }
-  | { type: 'CreditNoteRequestIssued'; data: { invoice_id: string; amount: number; currency: string; applied_to_invoice: number; credited_to_balance: number; issued_at: string } };
+export const creditNoteRequestEvents = eventSchemas({
+  CreditNoteRequested: CreditNoteRequestDetailsSchema.extend({
+    credit_note_request_id: z.string(), invoice_id: z.string(), invoice_number: z.string().nullable(), organization_id: z.string(), customer_id: z.string(),
+    currency: z.string(), requested_at: z.string(),
+  }),
+  CreditNoteRequestUpdated: z.object({ changes: CreditNoteRequestDetailsSchema.partial(), updated_at: z.string() }),
+  CreditNoteRequestApproved: z.object({ approved_at: z.string() }),
+  CreditNoteRequestRejected: z.object({ rejected_at: z.string() }),
+  CreditNoteRequestCancelled: z.object({ cancelled_at: z.string() }),
+  CreditNoteRequestIssued: z.object({ invoice_id: z.string(), amount: z.number(), currency: z.string(), applied_to_invoice: z.number(), credited_to_balance: z.number(), issued_at: z.string() }),
+});
+
+/** A credit note request event (derived from `creditNoteRequestEvents`). */
+export type CreditNoteRequestEvent = EventOf<typeof creditNoteRequestEvents>;
+
+/** How credit note request events are read. */
+export const creditNoteRequestCodec = eventCodec(creditNoteRequestEvents);
 
 /** What may be asked of a credit note request. */
 export type CreditNoteRequestCommand =
@@ -60,6 +67,7 @@ export interface CreditNoteRequestState {
 
 /** Pure credit note request decider. */
 export const creditNoteRequestDecider: Decider<CreditNoteRequestCommand, CreditNoteRequestEvent, CreditNoteRequestState> = {
+  events: creditNoteRequestCodec,
   initialState: () => ({ status: 'none', details: null, approved: false }),
   evolve(s, event) {
     switch (event.type) {

@@ -1,38 +1,53 @@
 // Billing customer aggregate (`customer-<id>`): one per organization.
-import { type Decider, assertNever } from '../decider.ts';
+import { z } from 'zod';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 
 /** Postal address on invoices. */
-export interface BillingAddress {
-  line1: string;
-  line2?: string;
-  city: string;
-  postal_code?: string;
-  region?: string;
-  country: string;
-}
+export const BillingAddressSchema = z.object({
+  line1: z.string(),
+  line2: z.string().optional(),
+  city: z.string(),
+  postal_code: z.string().optional(),
+  region: z.string().optional(),
+  country: z.string(),
+});
+/** Postal address on invoices. */
+export type BillingAddress = z.infer<typeof BillingAddressSchema>;
 
 /** The editable fields of a customer. */
-export interface CustomerFields {
-  name: string;
-  email: string;
-  billing_address: BillingAddress | null;
-  currency: string;
-  payment_terms_days: number;
-  tax_id: string | null;
-  metadata: Record<string, string>;
-}
+export const CustomerFieldsSchema = z.object({
+  name: z.string(),
+  email: z.string(),
+  billing_address: BillingAddressSchema.nullable(),
+  currency: z.string(),
+  payment_terms_days: z.number(),
+  tax_id: z.string().nullable(),
+  metadata: z.record(z.string(), z.string()),
+});
+/** The editable fields of a customer. */
+export type CustomerFields = z.infer<typeof CustomerFieldsSchema>;
 
-export type CustomerEvent =
-  | { type: 'CustomerCreated'; data: CustomerFields & { customer_id: string; organization_id: string; created_at: string } }
-  | { type: 'CustomerUpdated'; data: { changes: Partial<CustomerFields>; updated_at: string } }
-  | { type: 'CustomerRemoved'; data: { removed_at: string } };
+/** Events of a customer stream. */
+export const customerEvents = eventSchemas({
+  CustomerCreated: CustomerFieldsSchema.extend({ customer_id: z.string(), organization_id: z.string(), created_at: z.string() }),
+  CustomerUpdated: z.object({ changes: CustomerFieldsSchema.partial(), updated_at: z.string() }),
+  CustomerRemoved: z.object({ removed_at: z.string() }),
+});
 
+/** A customer event (derived from `customerEvents`). */
+export type CustomerEvent = EventOf<typeof customerEvents>;
+
+/** How customer events are read. */
+export const customerCodec = eventCodec(customerEvents);
+
+/** What may be asked of a customer. */
 export type CustomerCommand =
   | { type: 'CreateCustomer'; data: CustomerFields & { customer_id: string; organization_id: string; now: string } }
   | { type: 'UpdateCustomer'; data: { changes: Partial<CustomerFields>; now: string } }
   | { type: 'RemoveCustomer'; data: { now: string; open_invoices: number } };
 
+/** What the customer decider needs. */
 export interface CustomerState {
   status: 'none' | 'active' | 'removed';
   organizationId: string | null;
@@ -41,6 +56,7 @@ export interface CustomerState {
 
 /** Pure customer decider. */
 export const customerDecider: Decider<CustomerCommand, CustomerEvent, CustomerState> = {
+  events: customerCodec,
   initialState: () => ({ status: 'none', organizationId: null, fields: null }),
   evolve(state, event) {
     switch (event.type) {

@@ -1,73 +1,81 @@
 // Events and commands of the invoice aggregate (`invoice-<id>`): the invoice, its payments and applied credit notes.
 // Every event carries invoice_id, organization_id, customer_id and currency so statements and feeds need no joins.
+import { z } from 'zod';
+import { type EventOf, addedFields, eventCodec, eventSchemas } from '../decider.ts';
 
 /** Stripe's invoice machine: draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
-export type InvoiceStatus = 'draft' | 'open' | 'paid' | 'void' | 'uncollectible';
+export const InvoiceStatusSchema = z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']);
+/** An invoice status. */
+export type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
 
 /** How a manual payment arrived. */
-export type PaymentMethod = 'bank_transfer' | 'card' | 'cash' | 'cheque' | 'other';
+export const PaymentMethodSchema = z.enum(['bank_transfer', 'card', 'cash', 'cheque', 'other']);
+/** A payment method. */
+export type PaymentMethod = z.infer<typeof PaymentMethodSchema>;
 
 /** Why a credit note is issued (Stripe's reasons plus the marketplace's). */
-export type CreditNoteReason = 'duplicate' | 'order_change' | 'order_cancellation' | 'product_unsatisfactory' | 'fraudulent' | 'other';
+export const CreditNoteReasonSchema = z.enum(['duplicate', 'order_change', 'order_cancellation', 'product_unsatisfactory', 'fraudulent', 'other']);
+/** A credit note reason. */
+export type CreditNoteReason = z.infer<typeof CreditNoteReasonSchema>;
 
 /** One invoice line; `amount = quantity * unit_amount`, integer minor units of the invoice currency. */
-export interface InvoiceLine {
-  kind: 'manual' | 'metered';
-  description: string;
-  quantity: number;
-  unit_amount: number;
-  amount: number;
-}
+export const InvoiceLineSchema = z.object({
+  kind: z.enum(['manual', 'metered']),
+  description: z.string(),
+  quantity: z.number(),
+  unit_amount: z.number(),
+  amount: z.number(),
+});
+/** One invoice line. */
+export type InvoiceLine = z.infer<typeof InvoiceLineSchema>;
 
 /** Fields every invoice event carries. */
-export interface InvoiceRef {
-  invoice_id: string;
-  organization_id: string;
-  customer_id: string;
-  currency: string;
-}
+export const InvoiceRefSchema = z.object({ invoice_id: z.string(), organization_id: z.string(), customer_id: z.string(), currency: z.string() });
+/** Fields every invoice event carries. */
+export type InvoiceRef = z.infer<typeof InvoiceRefSchema>;
 
+/** The editable details of a payment; `received_on` (`YYYY-MM-DD`) is the date the money arrived (statements date the payment by it). */
+export const PaymentDetailsSchema = z.object({ amount: z.number(), method: PaymentMethodSchema, reference: z.string(), received_on: z.string() });
 /** The editable details of a payment. */
-export interface PaymentDetails {
-  amount: number;
-  method: PaymentMethod;
-  reference: string;
-  /** `YYYY-MM-DD`: the date the money arrived (statements date the payment by it). */
-  received_on: string;
-}
+export type PaymentDetails = z.infer<typeof PaymentDetailsSchema>;
+
+const Metadata = z.record(z.string(), z.string());
 
 /** Everything that happens to an invoice, its payments and its credits (names are stable: other areas read them). */
-export type InvoiceEvent =
-  | { type: 'InvoiceDrafted'; data: InvoiceRef & { lines: InvoiceLine[]; subtotal: number; total: number; memo: string | null; metadata: Record<string, string>; created_at: string } }
-  | { type: 'InvoiceLinesReplaced'; data: InvoiceRef & { lines: InvoiceLine[]; subtotal: number; total: number; updated_at: string } }
-  | { type: 'InvoiceDetailsUpdated'; data: InvoiceRef & { memo?: string | null; metadata?: Record<string, string>; updated_at: string } }
-  | {
-      type: 'InvoiceFinalized';
-      data: InvoiceRef & { number: string; issue_date: string; due_date: string; payment_terms_days: number; subtotal: number; total: number; finalized_at: string };
-    }
-  | { type: 'InvoiceVoided'; data: InvoiceRef & { number: string; total: number; amount_remaining: number; voided_at: string } }
-  | { type: 'InvoiceMarkedUncollectible'; data: InvoiceRef & { number: string; amount_remaining: number; marked_at: string } }
+export const invoiceEvents = eventSchemas({
+  InvoiceDrafted: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: z.number(), total: z.number(), memo: z.string().nullable(), metadata: Metadata, created_at: z.string() }),
+  InvoiceLinesReplaced: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: z.number(), total: z.number(), updated_at: z.string() }),
+  InvoiceDetailsUpdated: InvoiceRefSchema.extend({ memo: z.string().nullable().optional(), metadata: Metadata.optional(), updated_at: z.string() }),
+  InvoiceFinalized: InvoiceRefSchema.extend({
+    number: z.string(), issue_date: z.string(), due_date: z.string(), payment_terms_days: z.number(), subtotal: z.number(), total: z.number(), finalized_at: z.string(),
+  }),
+  InvoiceVoided: InvoiceRefSchema.extend({ number: z.string(), total: z.number(), amount_remaining: z.number(), voided_at: z.string() }),
+  InvoiceMarkedUncollectible: InvoiceRefSchema.extend({ number: z.string(), amount_remaining: z.number(), marked_at: z.string() }),
   /** Caused by a payment or credit that brings amount_remaining to 0 (or by finalizing a zero-total invoice); never by hand. */
-  | { type: 'InvoicePaid'; data: InvoiceRef & { number: string; total: number; amount_paid: number; amount_credited: number; paid_at: string } }
-  | { type: 'PaymentRecorded'; data: InvoiceRef & PaymentDetails & { payment_id: string; recorded_at: string } }
-  | {
-      type: 'PaymentUpdated';
-      data: InvoiceRef & { payment_id: string; changes: Partial<PaymentDetails>; previous: PaymentDetails; amount_delta: number; updated_at: string };
-    }
-  | { type: 'PaymentVoided'; data: InvoiceRef & PaymentDetails & { payment_id: string; reason: string; voided_at: string } }
-  | {
-      type: 'CreditNoteIssued';
-      data: InvoiceRef & {
-        credit_note_request_id: string;
-        amount: number;
-        reason: CreditNoteReason;
-        /** Part that reduced amount_remaining. */
-        applied_to_invoice: number;
-        /** Part that became customer credit (the invoice was already paid). */
-        credited_to_balance: number;
-        issued_at: string;
-      };
-    };
+  InvoicePaid: InvoiceRefSchema.extend({ number: z.string(), total: z.number(), amount_paid: z.number(), amount_credited: z.number(), paid_at: z.string() }),
+  PaymentRecorded: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), recorded_at: z.string() }),
+  PaymentUpdated: InvoiceRefSchema.extend({ payment_id: z.string(), changes: PaymentDetailsSchema.partial(), previous: PaymentDetailsSchema, amount_delta: z.number(), updated_at: z.string() }),
+  PaymentVoided: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), reason: z.string(), voided_at: z.string() }),
+  CreditNoteIssued: InvoiceRefSchema.extend({
+    credit_note_request_id: z.string(),
+    amount: z.number(),
+    reason: CreditNoteReasonSchema,
+    /** Part that reduced amount_remaining. */
+    applied_to_invoice: z.number(),
+    /** Part that became customer credit (the invoice was already paid). */
+    credited_to_balance: z.number(),
+    issued_at: z.string(),
+  }),
+});
+
+/** An invoice event (derived from `invoiceEvents`). */
+export type InvoiceEvent = EventOf<typeof invoiceEvents>;
+
+/**
+ * How invoice events are read. Memo and metadata came to invoices after the first drafts were stored:
+ * an `InvoiceDrafted` without them reads as having no memo and no metadata.
+ */
+export const invoiceCodec = eventCodec(invoiceEvents, { upcasters: { InvoiceDrafted: addedFields({ memo: null, metadata: {} }) } });
 
 /** The type names of invoice events (for projections and feeds). */
 export const INVOICE_EVENT_TYPES = [

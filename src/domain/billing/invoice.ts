@@ -5,7 +5,7 @@ import type { DomainError } from '../errors.ts';
 import { billingErrors } from './errors.ts';
 import {
   type InvoiceAction, type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
-  type PaymentDetails, amountRemaining, linesTotal,
+  type PaymentDetails, amountRemaining, invoiceCodec, linesTotal,
 } from './invoice-events.ts';
 
 export * from './invoice-events.ts';
@@ -17,6 +17,7 @@ export const MAX_INVOICE_TOTAL = 1e15;
 
 /** Pure invoice decider. */
 export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState> = {
+  events: invoiceCodec,
   initialState: () => ({
     exists: false, ref: null, status: 'draft', number: null, lines: [], total: 0, amount_paid: 0, amount_credited: 0,
     credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {},

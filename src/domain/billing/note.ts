@@ -1,23 +1,33 @@
 // Internal note aggregate (`note-<id>`) on a customer or an invoice; edits keep the earlier bodies in history.
-import { type Decider, assertNever } from '../decider.ts';
+import { z } from 'zod';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 
 /** What a note is attached to. */
-export interface NoteSubject {
-  type: 'customer' | 'invoice';
-  id: string;
-}
+export const NoteSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: z.string() });
+/** What a note is attached to. */
+export type NoteSubject = z.infer<typeof NoteSubjectSchema>;
 
-export type NoteEvent =
-  | { type: 'NoteAdded'; data: { note_id: string; subject: NoteSubject; organization_id: string; body: string; created_at: string } }
-  | { type: 'NoteEdited'; data: { body: string; previous_body: string; edited_at: string } }
-  | { type: 'NoteRemoved'; data: { removed_at: string } };
+/** Events of a note stream. */
+export const noteEvents = eventSchemas({
+  NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: z.string(), body: z.string(), created_at: z.string() }),
+  NoteEdited: z.object({ body: z.string(), previous_body: z.string(), edited_at: z.string() }),
+  NoteRemoved: z.object({ removed_at: z.string() }),
+});
 
+/** A note event (derived from `noteEvents`). */
+export type NoteEvent = EventOf<typeof noteEvents>;
+
+/** How note events are read. */
+export const noteCodec = eventCodec(noteEvents);
+
+/** What may be asked of a note. */
 export type NoteCommand =
   | { type: 'AddNote'; data: { note_id: string; subject: NoteSubject; organization_id: string; body: string; now: string } }
   | { type: 'EditNote'; data: { body: string; now: string } }
   | { type: 'RemoveNote'; data: { now: string } };
 
+/** What the note decider needs. */
 export interface NoteState {
   status: 'none' | 'active' | 'removed';
   body: string;
@@ -25,6 +35,7 @@ export interface NoteState {
 
 /** Pure note decider. */
 export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
+  events: noteCodec,
   initialState: () => ({ status: 'none', body: '' }),
   evolve(state, event) {
     switch (event.type) {

@@ -1,30 +1,34 @@
 // Organization aggregate: name, kind, members and their roles, repairer sites.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { identityErrors } from './errors.ts';
 
+/** What kind of business an organization is. */
 export const OrganizationKind = z.enum(['repairer', 'supplier', 'platform']);
+/** A member's role in an organization. */
 export const MembershipRole = z.enum(['owner', 'admin', 'member']);
 
 /** Events of an organization stream (`organization-<id>`). */
-export const OrganizationEvents = {
+export const OrganizationEvents = eventSchemas({
   OrganizationCreated: z.object({ organization_id: z.uuid(), name: z.string(), kind: OrganizationKind, created_at: z.string() }),
   MemberAdded: z.object({ user_id: z.uuid(), role: MembershipRole }),
   MemberRoleChanged: z.object({ user_id: z.uuid(), role: MembershipRole }),
   SiteAdded: z.object({ site_id: z.uuid(), name: z.string() }),
-};
+});
 
-export type OrganizationEvent =
-  | { type: 'OrganizationCreated'; data: z.infer<typeof OrganizationEvents.OrganizationCreated> }
-  | { type: 'MemberAdded'; data: z.infer<typeof OrganizationEvents.MemberAdded> }
-  | { type: 'MemberRoleChanged'; data: z.infer<typeof OrganizationEvents.MemberRoleChanged> }
-  | { type: 'SiteAdded'; data: z.infer<typeof OrganizationEvents.SiteAdded> };
+/** An organization event (derived from `OrganizationEvents`). */
+export type OrganizationEvent = EventOf<typeof OrganizationEvents>;
 
+/** How organization events are read. */
+export const organizationCodec = eventCodec(OrganizationEvents);
+
+/** What may be asked of an organization. */
 export type OrganizationCommand =
   | { type: 'CreateOrganization'; data: { organization_id: string; name: string; kind: z.infer<typeof OrganizationKind>; now: string } }
   | { type: 'AddMember'; data: { user_id: string; role: z.infer<typeof MembershipRole> } }
   | { type: 'AddSite'; data: { site_id: string; name: string } };
 
+/** What the organization decider needs. */
 export interface OrganizationState {
   exists: boolean;
   members: Record<string, z.infer<typeof MembershipRole>>;
@@ -33,6 +37,7 @@ export interface OrganizationState {
 
 /** Pure organization decider. */
 export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent, OrganizationState> = {
+  events: organizationCodec,
   initialState: () => ({ exists: false, members: {}, sites: {} }),
   evolve(state, event) {
     switch (event.type) {

@@ -1,26 +1,30 @@
 // User aggregate (credentials and platform roles) and the email claim that keeps emails unique.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { identityErrors } from './errors.ts';
 
+/** A role of platform staff. */
 export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
 
 /** Events of a user stream (`user-<id>`). */
-export const UserEvents = {
+export const UserEvents = eventSchemas({
   UserRegistered: z.object({ user_id: z.uuid(), email: z.string(), name: z.string(), password_hash: z.string(), registered_at: z.string() }),
   PlatformRoleGranted: z.object({ role: PlatformRole }),
   PasswordChanged: z.object({ password_hash: z.string() }),
-};
+});
 
-export type UserEvent =
-  | { type: 'UserRegistered'; data: z.infer<typeof UserEvents.UserRegistered> }
-  | { type: 'PlatformRoleGranted'; data: z.infer<typeof UserEvents.PlatformRoleGranted> }
-  | { type: 'PasswordChanged'; data: z.infer<typeof UserEvents.PasswordChanged> };
+/** A user event (derived from `UserEvents`). */
+export type UserEvent = EventOf<typeof UserEvents>;
 
+/** How user events are read. */
+export const userCodec = eventCodec(UserEvents);
+
+/** What may be asked of a user. */
 export type UserCommand =
   | { type: 'RegisterUser'; data: Omit<z.infer<typeof UserEvents.UserRegistered>, 'registered_at'> & { now: string } }
   | { type: 'GrantPlatformRole'; data: { role: z.infer<typeof PlatformRole> } };
 
+/** What the user decider needs. */
 export interface UserState {
   exists: boolean;
   roles: z.infer<typeof PlatformRole>[];
@@ -28,6 +32,7 @@ export interface UserState {
 
 /** Pure user decider. */
 export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
+  events: userCodec,
   initialState: () => ({ exists: false, roles: [] }),
   evolve(state, event) {
     switch (event.type) {
@@ -58,10 +63,20 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
 };
 
 /** Email claim stream (`useremail-<v5(email)>`): the first claim wins, so two users never share an email. */
-export type EmailClaimEvent = { type: 'EmailClaimed'; data: { email: string; user_id: string } };
+export const EmailClaimEvents = eventSchemas({ EmailClaimed: z.object({ email: z.string(), user_id: z.string() }) });
+
+/** An email claim event (derived from `EmailClaimEvents`). */
+export type EmailClaimEvent = EventOf<typeof EmailClaimEvents>;
+
+/** How email claim events are read. */
+export const emailClaimCodec = eventCodec(EmailClaimEvents);
+
+/** Claim an email for a user. */
 export type EmailClaimCommand = { type: 'ClaimEmail'; data: { email: string; user_id: string } };
 
+/** Pure email claim decider: the first claim wins. */
 export const emailClaimDecider: Decider<EmailClaimCommand, EmailClaimEvent, { userId: string | null }> = {
+  events: emailClaimCodec,
   initialState: () => ({ userId: null }),
   evolve: (_state, event) => ({ userId: event.data.user_id }),
   decide(command, state) {

@@ -1,6 +1,6 @@
 // Integration client aggregate (`integrationclient-<id>`): an app the operator registered, its redirect URLs, scopes and secrets.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { Scope } from './scopes.ts';
 import { integrationsErrors } from './errors.ts';
 
@@ -8,7 +8,7 @@ import { integrationsErrors } from './errors.ts';
 export const MAX_ACTIVE_SECRETS = 2;
 
 /** Events of an integration client stream. */
-export const ClientEvents = {
+export const ClientEvents = eventSchemas({
   IntegrationClientRegistered: z.object({
     client_id: z.uuid(),
     name: z.string(),
@@ -20,13 +20,13 @@ export const ClientEvents = {
   }),
   ClientSecretAdded: z.object({ secret_id: z.uuid(), secret_hash: z.string(), added_at: z.string() }),
   ClientSecretRevoked: z.object({ secret_id: z.uuid(), revoked_at: z.string() }),
-};
+});
 
-/** An event of an integration client stream. */
-export type ClientEvent =
-  | { type: 'IntegrationClientRegistered'; data: z.infer<typeof ClientEvents.IntegrationClientRegistered> }
-  | { type: 'ClientSecretAdded'; data: z.infer<typeof ClientEvents.ClientSecretAdded> }
-  | { type: 'ClientSecretRevoked'; data: z.infer<typeof ClientEvents.ClientSecretRevoked> };
+/** An event of an integration client stream (derived from `ClientEvents`). */
+export type ClientEvent = EventOf<typeof ClientEvents>;
+
+/** How integration client events are read. */
+export const clientCodec = eventCodec(ClientEvents);
 
 /** A command on an integration client. */
 export type ClientCommand =
@@ -44,6 +44,7 @@ const notFound = () => integrationsErrors.error('client_not_found', 'No such int
 
 /** Pure integration client decider. */
 export const clientDecider: Decider<ClientCommand, ClientEvent, ClientState> = {
+  events: clientCodec,
   initialState: () => ({ exists: false, activeSecrets: [] }),
   evolve(state, event) {
     switch (event.type) {

@@ -1,6 +1,6 @@
 // Installed integration aggregate (`integration-<id>`): an app installed into an organization with scopes and an API key.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { Scope } from './scopes.ts';
 import { integrationsErrors } from './errors.ts';
 
@@ -8,7 +8,7 @@ import { integrationsErrors } from './errors.ts';
 export const RemovalReason = z.enum(['uninstalled', 'access_code_replayed']);
 
 /** Events of an installed integration stream. */
-export const IntegrationEvents = {
+export const IntegrationEvents = eventSchemas({
   IntegrationInstalled: z.object({
     integration_id: z.uuid(),
     client_id: z.uuid(),
@@ -19,12 +19,13 @@ export const IntegrationEvents = {
     installed_at: z.string(),
   }),
   IntegrationRemoved: z.object({ integration_id: z.uuid(), reason: RemovalReason, removed_at: z.string() }),
-};
+});
 
-/** An event of an installed integration stream. */
-export type IntegrationEvent =
-  | { type: 'IntegrationInstalled'; data: z.infer<typeof IntegrationEvents.IntegrationInstalled> }
-  | { type: 'IntegrationRemoved'; data: z.infer<typeof IntegrationEvents.IntegrationRemoved> };
+/** An event of an installed integration stream (derived from `IntegrationEvents`). */
+export type IntegrationEvent = EventOf<typeof IntegrationEvents>;
+
+/** How installed integration events are read. */
+export const integrationCodec = eventCodec(IntegrationEvents);
 
 /** A command on an installed integration. */
 export type IntegrationCommand =
@@ -38,6 +39,7 @@ export interface IntegrationState {
 
 /** Pure installed-integration decider. */
 export const integrationDecider: Decider<IntegrationCommand, IntegrationEvent, IntegrationState> = {
+  events: integrationCodec,
   initialState: () => ({ status: 'none' }),
   evolve(state, event) {
     switch (event.type) {

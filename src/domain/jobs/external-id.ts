@@ -1,16 +1,19 @@
 // External job id reservation (`jobexternal-<v5(org, client, value)>`): the first reservation wins, so one
 // organization never has two jobs with the same external id from one integration (app), even under a race.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 
 /** Events of a reservation stream. */
-export const JobExternalIdEvents = {
+export const JobExternalIdEvents = eventSchemas({
   JobExternalIdReserved: z.object({ organization_id: z.uuid(), client_id: z.uuid(), integration_id: z.uuid(), external_id: z.string(), job_id: z.uuid(), reserved_at: z.string() }),
-};
+});
 
-/** The external id was taken by a job. */
-export type JobExternalIdEvent = { type: 'JobExternalIdReserved'; data: z.infer<typeof JobExternalIdEvents.JobExternalIdReserved> };
+/** The external id was taken by a job (derived from `JobExternalIdEvents`). */
+export type JobExternalIdEvent = EventOf<typeof JobExternalIdEvents>;
+
+/** How external id reservation events are read. */
+export const jobExternalIdCodec = eventCodec(JobExternalIdEvents);
 
 /** Take the external id for a job (a no-op when already taken). */
 export type JobExternalIdCommand = {
@@ -30,6 +33,7 @@ export function jobExternalIdStream(organizationId: string, clientId: string, ex
 
 /** Pure reservation decider: reserving a taken id is not an error, the state names the holder. */
 export const jobExternalIdDecider: Decider<JobExternalIdCommand, JobExternalIdEvent, JobExternalIdState> = {
+  events: jobExternalIdCodec,
   initialState: () => ({ jobId: null }),
   evolve(state, event) {
     switch (event.type) {

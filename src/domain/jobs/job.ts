@@ -1,15 +1,17 @@
 // Repair job aggregate (`job-<id>`): created as a draft by an integration, then updated (merge) or replaced.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { VehicleIdentifierSchema } from '../vehicles/identifier.ts';
 import { jobsErrors } from './errors.ts';
 
 /** An optional identifier: `{}` when absent, `{ value }` when known. */
 export const OptionalIdentifierSchema = z.object({ value: z.string().optional() });
+/** An optional identifier. */
 export type OptionalIdentifier = z.infer<typeof OptionalIdentifierSchema>;
 
 /** The job's vehicle: its identifier (decoded details are added once a lookup knows them). */
 export const JobVehicleSchema = z.object({ identifier: VehicleIdentifierSchema });
+/** The job's vehicle. */
 export type JobVehicle = z.infer<typeof JobVehicleSchema>;
 
 /** The data an integration writes (ExternalInsertV1, with `repairer_site_id` stored as `site_id`). */
@@ -20,14 +22,16 @@ export const JobDataSchema = z.object({
   site_id: z.uuid(),
   vehicle: JobVehicleSchema,
 });
+/** The data an integration writes. */
 export type JobData = z.infer<typeof JobDataSchema>;
 
 /** Job status; only `draft` exists so far. */
 export const JobStatusSchema = z.object({ type: z.literal('draft') });
+/** Job status. */
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 
 /** Events of a job stream (`job-<id>`). */
-export const JobEvents = {
+export const JobEvents = eventSchemas({
   JobCreated: JobDataSchema.extend({
     job_id: z.uuid(),
     organization_id: z.uuid(),
@@ -40,13 +44,13 @@ export const JobEvents = {
   }),
   JobUpdated: z.object({ changes: JobDataSchema.partial(), updated_at: z.string() }),
   JobReplaced: z.object({ data: JobDataSchema, replaced_at: z.string() }),
-};
+});
 
-/** A job event: created as a draft, some fields merged, or the data overwritten. */
-export type JobEvent =
-  | { type: 'JobCreated'; data: z.infer<typeof JobEvents.JobCreated> }
-  | { type: 'JobUpdated'; data: z.infer<typeof JobEvents.JobUpdated> }
-  | { type: 'JobReplaced'; data: z.infer<typeof JobEvents.JobReplaced> };
+/** A job event: created as a draft, some fields merged, or the data overwritten (derived from `JobEvents`). */
+export type JobEvent = EventOf<typeof JobEvents>;
+
+/** How job events are read. */
+export const jobCodec = eventCodec(JobEvents);
 
 /**
  * Create-or-update as jobs.insert asks: no job -> create (only when `create_if_missing`), else merge
@@ -80,6 +84,7 @@ const NO_IDENTIFIER: OptionalIdentifier = {};
 
 /** Pure job decider. */
 export const jobDecider: Decider<JobCommand, JobEvent, JobState> = {
+  events: jobCodec,
   initialState: () => ({ exists: false, organizationId: null, data: null }),
   evolve(state, event) {
     switch (event.type) {

@@ -1,7 +1,7 @@
 // Vehicle preload (`vehiclepreload-<id>`): one request of an integration to warm the assembly data of
 // some vehicles. One VehiclePreloadRequested event per distinct identifier; the assembly lookups read them.
 import { z } from 'zod';
-import { type Decider, assertNever } from '../decider.ts';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { type VehicleIdentifier, VehicleIdentifierSchema, normaliseVehicleIdentifier, vehicleIdOf, vehicleKey } from './identifier.ts';
 import { vehiclesErrors } from './errors.ts';
 
@@ -9,7 +9,7 @@ import { vehiclesErrors } from './errors.ts';
 export const MAX_PRELOAD_IDENTIFIERS = 100;
 
 /** Events of a preload stream. */
-export const VehiclePreloadEvents = {
+export const VehiclePreloadEvents = eventSchemas({
   VehiclePreloadRequested: z.object({
     preload_id: z.uuid(),
     /** Stable id of the vehicle the identifier names (v5 of its canonical form). */
@@ -19,10 +19,13 @@ export const VehiclePreloadEvents = {
     integration_id: z.uuid().nullable(),
     requested_at: z.string(),
   }),
-};
+});
 
-/** One identifier (normalised) an integration asked to have looked up. */
-export type VehiclePreloadEvent = { type: 'VehiclePreloadRequested'; data: z.infer<typeof VehiclePreloadEvents.VehiclePreloadRequested> };
+/** One identifier (normalised) an integration asked to have looked up (derived from `VehiclePreloadEvents`). */
+export type VehiclePreloadEvent = EventOf<typeof VehiclePreloadEvents>;
+
+/** How preload events are read. */
+export const vehiclePreloadCodec = eventCodec(VehiclePreloadEvents);
 
 /** Record a preload request of some identifiers. */
 export type VehiclePreloadCommand = {
@@ -37,6 +40,7 @@ export interface VehiclePreloadState {
 
 /** Pure preload decider: normalises, collapses duplicates, enforces 1..100. */
 export const vehiclePreloadDecider: Decider<VehiclePreloadCommand, VehiclePreloadEvent, VehiclePreloadState> = {
+  events: vehiclePreloadCodec,
   initialState: () => ({ requested: false }),
   evolve(_state, event) {
     switch (event.type) {

@@ -1,5 +1,5 @@
 // billing_access: whether an organization's access is suspended for non-payment. Read by queries/billing/overdue.ts and the overdue worker.
-import type { AccessEvent } from '../../domain/billing/access.ts';
+import { type AccessEvent, accessCodec } from '../../domain/billing/access.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The access state of one customer. */
@@ -13,12 +13,14 @@ export interface AccessDoc {
   restored_at: string | null;
 }
 
+/** Builds billing_access from access events. */
 export const billingAccessProjection = documentProjection({
   name: 'billing.access',
   version: 1,
   tables: [
     documentTable<AccessDoc, AccessEvent>({
       table: 'billing_access',
+      events: accessCodec,
       columns: (d) => ({ organization_id: d.organization_id, suspended: d.suspended }),
       handlers: {
         AccessSuspended: (_doc, d) => ({ customer_id: d.customer_id, organization_id: d.organization_id, suspended: true, suspension_date: d.suspension_date, suspended_at: d.suspended_at, restored_at: null }),

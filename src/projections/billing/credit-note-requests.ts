@@ -1,5 +1,5 @@
 // billing_credit_note_requests: one document per request, read by queries/billing/credit-note-requests.ts.
-import type { CreditNoteRequestEvent, CreditNoteRequestStatus } from '../../domain/billing/credit-note-request.ts';
+import { type CreditNoteRequestEvent, type CreditNoteRequestStatus, creditNoteRequestCodec } from '../../domain/billing/credit-note-request.ts';
 import type { CreditNoteReason } from '../../domain/billing/invoice.ts';
 import type { Actor } from '../../eventstore/port.ts';
 import { documentProjection, documentTable } from '../projection.ts';
@@ -34,6 +34,7 @@ export const billingCreditNoteRequestsProjection = documentProjection({
   tables: [
     documentTable<CreditNoteRequestDoc, CreditNoteRequestEvent>({
       table: 'billing_credit_note_requests',
+      events: creditNoteRequestCodec,
       columns: (d) => ({ invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, reason: d.reason, created_at: d.created_at }),
       handlers: {
         CreditNoteRequested: (_doc, d, e) => ({

@@ -1,5 +1,5 @@
 // billing_customers: one document per customer, read by queries/billing/customers.ts.
-import type { CustomerEvent, CustomerFields } from '../../domain/billing/customer.ts';
+import { type CustomerEvent, type CustomerFields, customerCodec } from '../../domain/billing/customer.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The stored customer: exactly the billing.CustomerDetailItem body. */
@@ -11,12 +11,14 @@ export interface CustomerDoc extends CustomerFields {
   updated_at: string;
 }
 
+/** Builds billing_customers from customer events. */
 export const billingCustomersProjection = documentProjection({
   name: 'billing.customers',
   version: 1,
   tables: [
     documentTable<CustomerDoc, CustomerEvent>({
       table: 'billing_customers',
+      events: customerCodec,
       columns: (d) => ({ organization_id: d.organization_id, status: d.status, name: d.name, email: d.email, created_at: d.created_at }),
       handlers: {
         CustomerCreated: (_doc, d) => {

@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
 import { streamCategory } from '../projection.ts';
-import { type AnyFeedMapper, type FeedEntry, type FeedKnowledge, erase } from './feed/types.ts';
+import { type CategoryFeed, type FeedEntry, type FeedKnowledge, categoryFeed } from './feed/types.ts';
+import { customerCodec } from '../../domain/billing/customer.ts';
+import { invoiceCodec } from '../../domain/billing/invoice-events.ts';
+import { creditNoteRequestCodec } from '../../domain/billing/credit-note-request.ts';
+import { accessCodec } from '../../domain/billing/access.ts';
 import { customerFeed } from './feed/customer.ts';
 import { invoiceFeed } from './feed/invoice.ts';
 import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
@@ -21,17 +25,16 @@ export interface BillingEventDoc extends Omit<FeedEntry, 'staffOnly'> {
  * owners/admins may read them, while every member of the organization reads the feed. Invoice number
  * counters, identity and everything else are not billing facts a customer acts on.
  */
-const FEEDS: Record<string, Record<string, AnyFeedMapper>> = {
-  customer: erase(customerFeed),
-  invoice: erase(invoiceFeed),
-  creditnoterequest: erase(creditNoteRequestFeed),
-  access: erase(accessFeed),
+const FEEDS: Record<string, CategoryFeed> = {
+  customer: categoryFeed(customerCodec, customerFeed),
+  invoice: categoryFeed(invoiceCodec, invoiceFeed),
+  creditnoterequest: categoryFeed(creditNoteRequestCodec, creditNoteRequestFeed),
+  access: categoryFeed(accessCodec, accessFeed),
 };
 
 /** Maps a recorded event to its feed document, or null when it is not part of the public feed. */
 export function toFeedEvent(e: RecordedEvent, known: FeedKnowledge): { doc: BillingEventDoc; staffOnly: boolean } | null {
-  const mapper = FEEDS[streamCategory(e.streamId)]?.[e.type];
-  const entry = mapper?.(e.data, e, known);
+  const entry = FEEDS[streamCategory(e.streamId)]?.map(e, known);
   if (!entry) return null;
   return { doc: { id: e.id, type: entry.type, occurred_at: e.createdAt.toISOString(), subject: entry.subject, data: entry.data }, staffOnly: entry.staffOnly ?? false };
 }
@@ -52,8 +55,9 @@ async function knowledge(trx: Knex.Transaction, subjectIds: string[]): Promise<F
   return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
 }
 
-const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((m) => Object.keys(m)));
+const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((f) => f.types));
 
+/** Builds billing_events from the allow-listed categories. */
 export const billingEventsProjection: Projection = {
   name: 'billing.events',
   version: 1,

@@ -1,5 +1,5 @@
 // billing_invoices: documents built from invoice-stream events, read by queries/billing/invoices.ts.
-import { type InvoiceEvent, type InvoiceLine, type InvoiceStatus, amountRemaining } from '../../domain/billing/invoice.ts';
+import { type InvoiceEvent, type InvoiceLine, type InvoiceStatus, amountRemaining, invoiceCodec } from '../../domain/billing/invoice.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The stored invoice: exactly the billing.InvoiceDetail body. */
@@ -42,6 +42,7 @@ export const billingInvoicesProjection = documentProjection({
   tables: [
     documentTable<InvoiceDoc, InvoiceEvent>({
       table: 'billing_invoices',
+      events: invoiceCodec,
       columns: (d) => ({
         organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency, number: d.number,
         issue_date: d.issue_date, due_date: d.due_date, total: d.total, amount_remaining: d.amount_remaining, created_at: d.created_at,

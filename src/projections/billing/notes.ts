@@ -1,6 +1,6 @@
 // billing_notes: one document per live note (removed notes leave the read model, not the log).
 import type { Actor } from '../../eventstore/port.ts';
-import type { NoteEvent, NoteSubject } from '../../domain/billing/note.ts';
+import { type NoteEvent, type NoteSubject, noteCodec } from '../../domain/billing/note.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The stored note: exactly the billing.Note body plus its organization. */
@@ -15,12 +15,14 @@ export interface NoteDoc {
   history: { body: string; replaced_at: string; editor: Actor }[];
 }
 
+/** Builds billing_notes from note events. */
 export const billingNotesProjection = documentProjection({
   name: 'billing.notes',
   version: 1,
   tables: [
     documentTable<NoteDoc, NoteEvent>({
       table: 'billing_notes',
+      events: noteCodec,
       columns: (d) => ({ subject_type: d.subject.type, subject_id: d.subject.id, organization_id: d.organization_id, created_at: d.created_at }),
       handlers: {
         NoteAdded: (_doc, d, e) => ({

@@ -1,5 +1,5 @@
 // billing_payments: one document per payment, built from invoice-stream events, read by queries/billing/payments.ts.
-import type { InvoiceEvent, PaymentMethod } from '../../domain/billing/invoice.ts';
+import { type InvoiceEvent, type PaymentMethod, invoiceCodec } from '../../domain/billing/invoice.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
@@ -20,10 +20,8 @@ export interface PaymentDoc {
   updated_at: string;
 }
 
-const PAYMENT_EVENTS = new Set(['PaymentRecorded', 'PaymentUpdated', 'PaymentVoided']);
-
-function paymentKey(e: RecordedEvent): string | null {
-  return PAYMENT_EVENTS.has(e.type) ? (e.data as { payment_id: string }).payment_id : null;
+function paymentKey(_e: RecordedEvent, read: InvoiceEvent): string | null {
+  return read.type === 'PaymentRecorded' || read.type === 'PaymentUpdated' || read.type === 'PaymentVoided' ? read.data.payment_id : null;
 }
 
 /** Builds billing_payments from the payment events of invoice streams. */
@@ -33,6 +31,7 @@ export const billingPaymentsProjection = documentProjection({
   tables: [
     documentTable<PaymentDoc, InvoiceEvent>({
       table: 'billing_payments',
+      events: invoiceCodec,
       keyOf: paymentKey,
       columns: (d) => ({ invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, created_at: d.created_at }),
       handlers: {

@@ -1,9 +1,10 @@
 // billing_ledger_entries and billing_receivables: the customer's account as statements and overdue status read it
 // (queries/billing/statements.ts, queries/billing/overdue.ts). Dates are UTC calendar dates from event data.
 import type { Knex } from 'knex';
-import type { InvoiceEvent, InvoiceStatus } from '../../domain/billing/invoice-events.ts';
+import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
+import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable } from '../projection.ts';
+import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, readRecorded } from '../projection.ts';
 
 /** One dated line of a customer's account. */
 export interface LedgerEntryDoc {
@@ -45,6 +46,7 @@ const day = (timestamp: string) => timestamp.slice(0, 10);
 
 const receivables = documentTable<ReceivableDoc, InvoiceEvent>({
   table: 'billing_receivables',
+  events: invoiceCodec,
   columns: (d) => ({ organization_id: d.organization_id, customer_id: d.customer_id, currency: d.currency, status: d.status, due_date: d.due_date, amount_remaining: d.amount_remaining }),
   handlers: {
     InvoiceFinalized: (_doc, d) => ({
@@ -62,13 +64,13 @@ const receivables = documentTable<ReceivableDoc, InvoiceEvent>({
 });
 
 // A payment is one line, corrected in place by later edits (edits fix data entry); voids and credits are lines of their own.
-function entryKey(e: RecordedEvent): string | null {
-  switch (e.type) {
+function entryKey(e: RecordedEvent, read: InvoiceEvent = readRecorded(invoiceCodec, e)): string {
+  switch (read.type) {
     case 'InvoiceFinalized':
-      return `invoice:${(e.data as { invoice_id: string }).invoice_id}`;
+      return `invoice:${read.data.invoice_id}`;
     case 'PaymentRecorded':
     case 'PaymentUpdated':
-      return `payment:${(e.data as { payment_id: string }).payment_id}`;
+      return `payment:${read.data.payment_id}`;
     default:
       return `event:${e.id}`;
   }
@@ -76,12 +78,13 @@ function entryKey(e: RecordedEvent): string | null {
 
 function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDoc, InvoiceEvent> {
   const base = (d: { invoice_id: string; organization_id: string; customer_id: string; currency: string }, e: RecordedEvent) => ({
-    id: entryKey(e)!, customer_id: d.customer_id, organization_id: d.organization_id, currency: d.currency, invoice_id: d.invoice_id,
+    id: entryKey(e), customer_id: d.customer_id, organization_id: d.organization_id, currency: d.currency, invoice_id: d.invoice_id,
     invoice_number: numbers.get(d.invoice_id) ?? null, seq: e.position, payment_id: null, debit: 0, credit: 0, item_effect: 0, balance_credit: 0,
   });
   const paymentText = (reference: string, method: string, invoiceId: string) => `Payment ${reference} (${method.replace('_', ' ')})${numbers.has(invoiceId) ? ` for ${numbers.get(invoiceId)}` : ''}`;
   return {
     table: 'billing_ledger_entries',
+    events: invoiceCodec,
     keyOf: entryKey,
     columns: (d) => ({
       customer_id: d.customer_id, organization_id: d.organization_id, invoice_id: d.invoice_id, currency: d.currency, entry_date: d.date, seq: d.seq,
@@ -118,9 +121,9 @@ function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDo
 const entryTypes = new Set(Object.keys(entriesTable(new Map()).handlers));
 const entries: TableWriter = {
   table: 'billing_ledger_entries',
-  handles: (type) => entryTypes.has(type),
+  handles: (type) => entryTypes.has(currentType(invoiceCodec, type)),
   async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
-    const ids = [...new Set(events.filter((e) => e.streamId.startsWith('invoice-')).map((e) => (e.data as { invoice_id?: string }).invoice_id).filter((x): x is string => !!x))];
+    const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))];
     const numbers = new Map<string, string>();
     for (let i = 0; i < ids.length; i += 5000) {
       const rows = (await trx('billing_receivables').whereIn('id', ids.slice(i, i + 5000)).select('id', trx.raw("doc->>'number' as number"))) as { id: string; number: string }[];
@@ -130,4 +133,5 @@ const entries: TableWriter = {
   },
 };
 
+/** Builds billing_receivables, then billing_ledger_entries, from invoice-stream events. */
 export const billingStatementsProjection = documentProjection({ name: 'billing.statements', version: 1, tables: [receivables, entries] });

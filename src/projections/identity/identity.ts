@@ -1,6 +1,6 @@
 // Identity read models: users, organizations (with sites) and memberships. Read by queries/identity/identity.ts.
-import type { OrganizationEvent } from '../../domain/identity/organization.ts';
-import type { UserEvent } from '../../domain/identity/user.ts';
+import { type OrganizationEvent, organizationCodec } from '../../domain/identity/organization.ts';
+import { type UserEvent, userCodec } from '../../domain/identity/user.ts';
 import { documentProjection, documentTable, streamKey } from '../projection.ts';
 
 /** identity_users.doc */
@@ -29,12 +29,14 @@ export interface MembershipDoc {
   role: string;
 }
 
+/** Builds identity_users, identity_organizations and identity_memberships. */
 export const identityProjection = documentProjection({
   name: 'identity',
   version: 1,
   tables: [
     documentTable<UserDoc, UserEvent>({
       table: 'identity_users',
+      events: userCodec,
       columns: (d) => ({ email: d.email }),
       handlers: {
         UserRegistered: (_doc, d) => ({ id: d.user_id, email: d.email, name: d.name, password_hash: d.password_hash, platform_roles: [], registered_at: d.registered_at }),
@@ -44,6 +46,7 @@ export const identityProjection = documentProjection({
     }),
     documentTable<OrganizationDoc, OrganizationEvent>({
       table: 'identity_organizations',
+      events: organizationCodec,
       columns: (d) => ({ name: d.name, kind: d.kind }),
       handlers: {
         OrganizationCreated: (_doc, d) => ({ id: d.organization_id, name: d.name, kind: d.kind, created_at: d.created_at, sites: [] }),
@@ -52,7 +55,8 @@ export const identityProjection = documentProjection({
     }),
     documentTable<MembershipDoc, OrganizationEvent>({
       table: 'identity_memberships',
-      keyOf: (e) => (e.type === 'MemberAdded' || e.type === 'MemberRoleChanged' ? `${streamKey(e)}:${(e.data as { user_id: string }).user_id}` : null),
+      events: organizationCodec,
+      keyOf: (e, read) => (read.type === 'MemberAdded' || read.type === 'MemberRoleChanged' ? `${streamKey(e)}:${read.data.user_id}` : null),
       columns: (d) => ({ organization_id: d.organization_id, user_id: d.user_id, role: d.role }),
       handlers: {
         MemberAdded: (_doc, d, e) => ({ organization_id: streamKey(e), user_id: d.user_id, role: d.role }),

@@ -1,6 +1,6 @@
 // Read models of integration clients and installed integrations. Read by queries/integrations/integrations.ts.
-import type { ClientEvent } from '../../domain/integrations/client.ts';
-import type { IntegrationEvent } from '../../domain/integrations/integration.ts';
+import { type ClientEvent, clientCodec } from '../../domain/integrations/client.ts';
+import { type IntegrationEvent, integrationCodec } from '../../domain/integrations/integration.ts';
 import type { Scope } from '../../domain/integrations/scopes.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
@@ -35,6 +35,7 @@ export const integrationsProjection = documentProjection({
   tables: [
     documentTable<ClientDoc, ClientEvent>({
       table: 'integration_clients',
+      events: clientCodec,
       columns: (d) => ({ name: d.name }),
       handlers: {
         IntegrationClientRegistered: (_doc, d) => ({
@@ -51,6 +52,7 @@ export const integrationsProjection = documentProjection({
     }),
     documentTable<InstallDoc, IntegrationEvent>({
       table: 'integration_installs',
+      events: integrationCodec,
       columns: (d) => ({ client_id: d.client_id, organization_id: d.organization_id, status: d.status, api_key_hash: d.api_key_hash }),
       handlers: {
         IntegrationInstalled: (_doc, d) => ({

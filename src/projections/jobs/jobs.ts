@@ -1,5 +1,5 @@
 // jobs: one document per repair job, read by queries/jobs/jobs.ts.
-import type { JobData, JobEvent, JobStatus, OptionalIdentifier } from '../../domain/jobs/job.ts';
+import { type JobData, type JobEvent, type JobStatus, type OptionalIdentifier, jobCodec } from '../../domain/jobs/job.ts';
 import { documentProjection, documentTable } from '../projection.ts';
 
 /** The stored job: the Job body plus who owns it. */
@@ -24,6 +24,7 @@ export const jobsProjection = documentProjection({
   tables: [
     documentTable<JobDoc, JobEvent>({
       table: 'jobs',
+      events: jobCodec,
       columns: (d) => ({ organization_id: d.organization_id, client_id: d.client_id, external_id: d.external_id.value ?? null, created_at: d.created_at }),
       handlers: {
         JobCreated: (_doc, d) => {

@@ -1,6 +1,7 @@
 // What a billing event looks like in the public feed, and how an internal event type is mapped to it.
-import type { DomainEvent } from '../../../domain/decider.ts';
+import { type DomainEvent, type EventCodec, currentType } from '../../../domain/decider.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
+import { readRecorded } from '../../projection.ts';
 
 /** What a feed event is about. */
 export type FeedSubjectType = 'customer' | 'invoice' | 'payment' | 'credit_note_request';
@@ -36,6 +37,25 @@ export type AnyFeedMapper = (data: unknown, event: RecordedEvent, known: FeedKno
 /** Erases the per-type data of a mapper table (sound: the projection only calls a mapper with its own type's data). */
 export function erase<E extends DomainEvent>(m: FeedMappers<E>): Record<string, AnyFeedMapper> {
   return m as Record<string, AnyFeedMapper>;
+}
+
+/** The feed's part of one stream category: its mappers, and how its events are read (upcast and parsed) before mapping. */
+export interface CategoryFeed {
+  types: string[];
+  map(e: RecordedEvent, known: FeedKnowledge): FeedEntry | null;
+}
+
+/** A category's feed from its aggregate's codec and mappers; events without a mapper map to null unread. */
+export function categoryFeed<E extends DomainEvent>(codec: EventCodec<E>, mappers: FeedMappers<E>): CategoryFeed {
+  const byType = erase(mappers);
+  return {
+    types: [...Object.keys(byType), ...Object.keys(codec.renames).filter((old) => Object.hasOwn(byType, currentType(codec, old)))],
+    map(e, known) {
+      if (!Object.hasOwn(byType, currentType(codec, e.type))) return null;
+      const read = readRecorded(codec, e);
+      return byType[read.type]?.(read.data, e, known) ?? null;
+    },
+  };
 }
 
 /** Copies only the named keys that are present: the feed exposes fields by allow-list, never by default. */
