@@ -2,7 +2,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logging.ts';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import { type Config, ConfigError } from './config.ts';
@@ -59,7 +60,7 @@ export async function openDatabase(config: Config): Promise<Db> {
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   if (config.eventStore !== 'postgres') throw new ConfigError('EVENT_STORE=esdb:// is not available in this build: the EventStoreDB adapter is not implemented yet. Use EVENT_STORE=postgres.');
   const clock = opts.clock ?? systemClock;
-  const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'core-server' } });
+  const logger = opts.logger ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase(config));
   const ownsDb = !opts.db;
   try {
@@ -105,9 +106,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
     },
     async close() {
-      if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      const s = server;
+      if (s) {
+        // Stop accepting first, then drop open connections: a connection accepted in between cannot hold close() open.
+        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeAllConnections();
+        await closed;
       }
       await workers.stop();
       await runner.stop();

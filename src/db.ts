@@ -6,6 +6,8 @@ import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 
+// Errors carry the statement with $n placeholders, not the values (compileSqlOnError: false): values are customer data.
+
 // Return bigint columns (int8) as strings and let callers convert; never lose precision.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
 
@@ -28,7 +30,7 @@ export class DatabaseLockedError extends Error {}
 
 /** Opens Postgres at `url`. */
 export function openPostgres(url: string, poolMax = 20): Db {
-  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, compileSqlOnError: false });
   return { kind: 'postgres', knex, url, close: () => knex.destroy() };
 }
 
@@ -44,7 +46,7 @@ export async function openPglite(dir?: string): Promise<Db> {
     await pglite.waitReady;
     // knex-pglite takes the instance through a connection function (knex would deep-clone a plain object).
     const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite }) as Knex.StaticConnectionConfig;
-    const knex = knexFactory({ client: ClientPgLite, connection });
+    const knex = knexFactory({ client: ClientPgLite, connection, compileSqlOnError: false });
     return {
       kind: 'pglite',
       knex,

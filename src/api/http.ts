@@ -13,6 +13,7 @@ import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
 import { writeSse } from '../streams/sse.ts';
+import { textProblem } from './text.ts';
 
 /** Resolves the caller of a surface from the request. */
 export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
@@ -238,19 +239,21 @@ function parseInput(op: Operation, body: unknown): unknown {
 const MAX_DEPTH = 32;
 
 // Walks the body without recursion (a 1 MiB body can nest 500,000 levels): refuses nesting deeper than
-// MAX_DEPTH, which would overflow the stack in validation, and U+0000 in text, which Postgres text and jsonb cannot hold.
+// MAX_DEPTH, which would overflow the stack in validation, and text (values and keys) that Postgres cannot hold.
 function bodyProblem(body: unknown): { path: string[]; message: string } | null {
   const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
   while (stack.length) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { path, message: 'Text may not contain NUL (\\u0000) characters.' };
+      const problem = textProblem(value);
+      if (problem) return { path, message: problem };
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (path.length >= MAX_DEPTH) return { path, message: `The request nests deeper than ${MAX_DEPTH} levels.` };
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return { path: [...path, k], message: 'Text may not contain NUL (\\u0000) characters.' };
+      const problem = textProblem(k);
+      if (problem) return { path: [...path, k], message: problem };
       stack.push({ value: v, path: [...path, k] });
     }
   }
