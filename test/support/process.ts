@@ -23,9 +23,9 @@ export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   return { ...rest, LOG_LEVEL: 'warn', ...extra };
 }
 
-/** Spawns `core-server <args>` (through tsx) with `env`. */
+/** Spawns `core-server <args>` with `env`: one node process (bin/core-server.js loads tsx in-process), so signals reach the service itself. */
 export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ['node_modules/.bin/tsx', 'src/main.ts', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/core-server.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout?.on('data', (d) => (out += d));
