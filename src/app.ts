@@ -23,6 +23,8 @@ import { integrationAuthenticator } from './api/integration-auth.ts';
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
+import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
+import { mountLoginAttemptLimits } from './pages/login-limits.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -76,10 +78,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
   const registry = new Registry(operations);
+  const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const app = createHttpApp(services, registry, {
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,
+    },
+    before: (express) => {
+      mountApiAttemptLimits(express, limits);
+      mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
       mountPages(express, services);

@@ -33,12 +33,18 @@ export const sessionAuthenticator: Authenticator = async (req, services) => {
 export function createHttpApp(
   services: Services,
   registry: Registry,
-  opts: { authenticators: Record<'core' | 'integrations', Authenticator>; mount?: (app: express.Express) => void },
+  opts: {
+    authenticators: Record<'core' | 'integrations', Authenticator>;
+    mount?: (app: express.Express) => void;
+    /** Middleware that runs before every route (rate limits). */
+    before?: (app: express.Express) => void;
+  },
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLogging(services));
+  opts.before?.(app);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -91,7 +97,7 @@ export function createHttpApp(
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = res.locals.requestId as string;
-    const status = bodyErrorStatus(err);
+    const status = err instanceof ApiError ? null : bodyErrorStatus(err);
     if (status) {
       const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_json';
       const message = status === 413 ? 'The request body is larger than 1 MiB.' : status === 415 ? 'The request body must be application/json.' : 'The request body is not valid JSON.';

@@ -17,7 +17,7 @@ export const sessionsInsert = operation({
   request: SessionCreateRequest,
   response: SessionCreateResponse,
   error: 'auth.SessionInsertError',
-  errors: ['invalid_credentials', 'not_a_member', 'no_organization'],
+  errors: ['invalid_credentials', 'not_a_member', 'no_organization', 'rate_limited'],
   access: 'public',
   headers: { 'Cache-Control': 'no-store' },
   async handle(ctx, req) {
