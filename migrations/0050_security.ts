@@ -19,6 +19,9 @@ create table user_credentials (
   password_hash text not null,
   updated_at timestamptz not null
 );
+--;
+insert into user_credentials (user_id, password_hash, updated_at)
+select id::uuid, doc->>'password_hash', now() from identity_users where jsonb_exists(doc, 'password_hash')
 `,
   );
 }

@@ -25,6 +25,8 @@ import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
 import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './pages/login-limits.ts';
+import { securityHeaders } from './api/security-headers.ts';
+import { opsGuard } from './api/ops-guard.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -85,6 +87,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       integrations: integrationAuthenticator,
     },
     before: (express) => {
+      express.use(securityHeaders);
+      express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
       mountApiAttemptLimits(express, limits);
       mountLoginAttemptLimits(express, limits);
     },

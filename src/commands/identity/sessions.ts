@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
-import { verifyPassword } from '../../secrets.ts';
+import { passwordMatches } from './credentials.ts';
 import { createSession, revokeSession } from './identity.ts';
 
 const badCredentials = () => new ApiError(401, 'invalid_credentials', 'The email or password is wrong.');
@@ -24,7 +24,7 @@ export const sessionsInsert = operation({
     const { knex, config } = ctx.services;
     const user = await findUserByEmail(knex, req.email);
     // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
-    const ok = await verifyPassword(req.password, user?.password_hash ?? DUMMY_HASH);
+    const ok = await passwordMatches(knex, user?.id ?? null, req.password);
     if (!user || !ok) throw badCredentials();
     let organizationId = req.organization_id;
     if (organizationId) {
@@ -54,5 +54,3 @@ export const sessionsRemove = operation({
     return {};
   },
 });
-
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
