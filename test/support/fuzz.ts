@@ -95,13 +95,17 @@ function plausibleFor(schema: Schema, root: Schema, uuid: fc.Arbitrary<string>, 
       return fc.array(fromSchema((schema.items ?? {}) as Schema, root, uuid, depth + 1, hostile), { minLength: Number(schema.minItems ?? 0), maxLength: Math.max(3, Number(schema.minItems ?? 0)) });
     case 'string':
       if (schema.format === 'uuid') return uuid;
-      if (schema.format === 'date' || String(schema.pattern ?? '').includes('\\d{4}-')) return fc.constantFrom('2026-03-10', '2026-01-01', '2025-12-31', '1900-01-01');
       if (schema.format === 'date-time') return fc.constantFrom('2026-03-10T09:00:00Z', '2026-01-01T00:00:00.000Z');
+      if (schema.format === 'date' || String(schema.pattern ?? '').includes('\\d{4}-')) return fc.constantFrom('2026-03-10', '2026-01-01', '2025-12-31', '1900-01-01');
       if (schema.format === 'email') return fc.constantFrom('a@example.com', 'ap@acme.example');
       if (typeof schema.pattern === 'string' && /A-Z/.test(schema.pattern)) return fc.constantFrom('GBP', 'EUR', 'GB', 'USD');
       return fc.string({ minLength: Math.min(Number(schema.minLength ?? 1), 16), maxLength: Math.max(Math.min(Number(schema.maxLength ?? 16), 16), Math.min(Number(schema.minLength ?? 1), 16)) });
     case 'integer':
-      return fc.oneof(fc.integer({ min: 0, max: 5000 }), fc.integer({ min: Number(schema.minimum ?? -100), max: Math.min(Number(schema.maximum ?? 10_000_000), Number.MAX_SAFE_INTEGER) }));
+    {
+      const min = Math.max(Number(schema.minimum ?? -100), Number.MIN_SAFE_INTEGER);
+      const max = Math.min(Number(schema.maximum ?? 10_000_000), Number.MAX_SAFE_INTEGER);
+      return fc.oneof(fc.integer({ min: Math.max(min, 0), max: Math.max(Math.min(max, 5000), Math.max(min, 0)) }), fc.integer({ min, max }));
+    }
     case 'number':
       return fc.double({ noNaN: true, noDefaultInfinity: true });
     case 'boolean':
