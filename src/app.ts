@@ -2,7 +2,8 @@
 import http from 'node:http';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pino, { type Logger } from 'pino';
+import type { Logger } from 'pino';
+import { createLogger } from './logging.ts';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
@@ -22,6 +23,10 @@ import { integrationAuthenticator } from './queries/integrations/authenticate.ts
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
+import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
+import { mountLoginAttemptLimits } from './pages/login-limits.ts';
+import { securityHeaders } from './api/security-headers.ts';
+import { opsGuard } from './api/ops-guard.ts';
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -61,7 +66,7 @@ export async function openDatabase(config: Config): Promise<Db> {
 /** Builds the service. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
-  const logger = opts.logger ?? pino({ level: config.logLevel, base: { service: 'core-server' } });
+  const logger = opts.logger ?? createLogger(config.logLevel);
   const db = opts.db ?? (await openDatabase(config));
   const ownsDb = !opts.db;
   try {
@@ -77,11 +82,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
   const registry = new Registry(areas.flatMap((a) => a.operations));
+  const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const app = createHttpApp(services, registry, {
     checkContracts: opts.checkContracts,
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,
+    },
+    before: (express) => {
+      express.use(securityHeaders);
+      express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
+      mountApiAttemptLimits(express, limits);
+      mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
       mountPages(express, services);
@@ -109,9 +121,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
     },
     async close() {
-      if (server) {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server!.close(() => resolve()));
+      const s = server;
+      if (s) {
+        // Stop accepting first, then drop open connections: a connection accepted in between cannot hold close() open.
+        const closed = new Promise<void>((resolve) => s.close(() => resolve()));
+        s.closeAllConnections();
+        await closed;
       }
       await workers.stop();
       await runner.stop();

@@ -13,7 +13,13 @@ const EnvSchema = z.object({
   OBJECT_STORE: z.string().optional(),
   DATA_DIR: z.string().default('./data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
-  HOST: z.string().default('0.0.0.0'),
+  HOST: z.string().default('127.0.0.1'),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
+  RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
+  RATE_LIMIT_LOGIN_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
+  RATE_LIMIT_CLIENT_SECRET: z.coerce.number().int().min(1).max(100_000).default(10),
+  RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   BASE_URL: optionalUrl,
   INTEGRATIONS_URL: optionalUrl,
   APP_URL: optionalUrl,
@@ -34,6 +40,11 @@ export interface Config {
   dataDir: string;
   port: number;
   host: string;
+  /** Bearer token that /metrics and /readyz require; unset: they answer only callers on this machine (loopback). */
+  metricsToken?: string;
+  shutdownTimeoutMs: number;
+  /** Failed attempts allowed per window before 429: per account and per source address (sign-in), per client (secret). */
+  rateLimits: { loginPerAccount: number; loginPerAddress: number; clientSecret: number; windowSeconds: number };
   baseUrl: string;
   integrationsUrl: string;
   appUrl: string;
@@ -66,6 +77,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir,
     port: e.PORT,
     host: e.HOST,
+    metricsToken: e.METRICS_TOKEN,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    rateLimits: {
+      loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
+      loginPerAddress: e.RATE_LIMIT_LOGIN_PER_ADDRESS,
+      clientSecret: e.RATE_LIMIT_CLIENT_SECRET,
+      windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+    },
     baseUrl,
     integrationsUrl: stripSlash(e.INTEGRATIONS_URL ?? baseUrl),
     appUrl: stripSlash(e.APP_URL ?? baseUrl),

@@ -1,10 +1,12 @@
 // Database connection: embedded PGlite (one process) or PostgreSQL (pooled), both through knex.
 import fs from 'node:fs';
-import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import { type Release, lockDirectory } from './db-lock.ts';
+
+// Errors carry the statement with $n placeholders, not the values (compileSqlOnError: false): values are customer data.
 
 // Return bigint columns (int8) as strings and let callers convert; never lose precision.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => v);
@@ -23,28 +25,27 @@ export interface Db {
   close(): Promise<void>;
 }
 
-/** Thrown when the embedded database directory is already open in another process. */
-export class DatabaseLockedError extends Error {}
+export { DatabaseLockedError } from './db-lock.ts';
 
 /** Opens Postgres at `url`. */
 export function openPostgres(url: string, poolMax = 20): Db {
-  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax } });
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, compileSqlOnError: false });
   return { kind: 'postgres', knex, url, close: () => knex.destroy() };
 }
 
 /** Opens embedded PGlite: in memory when `dir` is undefined, else on disk under `dir` (locked to this process). */
 export async function openPglite(dir?: string): Promise<Db> {
-  let release = () => {};
+  let release: Release = async () => {};
   if (dir) {
     fs.mkdirSync(dir, { recursive: true });
-    release = lockDirectory(dir);
+    release = await lockDirectory(dir);
   }
   try {
     const pglite = new PGlite(dir ?? 'memory://');
     await pglite.waitReady;
     // knex-pglite takes the instance through a connection function (knex would deep-clone a plain object).
     const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite }) as Knex.StaticConnectionConfig;
-    const knex = knexFactory({ client: ClientPgLite, connection });
+    const knex = knexFactory({ client: ClientPgLite, connection, compileSqlOnError: false });
     return {
       kind: 'pglite',
       knex,
@@ -52,42 +53,11 @@ export async function openPglite(dir?: string): Promise<Db> {
       close: async () => {
         await knex.destroy();
         if (!pglite.closed) await pglite.close();
-        release();
+        await release();
       },
     };
   } catch (err) {
-    release();
+    await release();
     throw err;
-  }
-}
-
-// PGlite is one process's database; a pid file stops a second process from corrupting it.
-function lockDirectory(dir: string): () => void {
-  const lockFile = path.join(dir, 'core-server.pid');
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lockFile, String(process.pid), { flag: 'wx' });
-      return () => fs.rmSync(lockFile, { force: true });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      const pid = Number(fs.readFileSync(lockFile, 'utf8'));
-      if (pid && pid !== process.pid && isAlive(pid)) {
-        throw new DatabaseLockedError(
-          `The embedded database in ${dir} is in use by another core-server process (pid ${pid}).\n` +
-            `Only one process can open it. Stop that process, or run several processes against PostgreSQL (set DATABASE_URL).`,
-        );
-      }
-      fs.rmSync(lockFile, { force: true }); // stale: its process is gone
-    }
-  }
-  throw new DatabaseLockedError(`could not lock the embedded database in ${dir}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,6 +1,9 @@
 // The core-server CLI: start, serve, project, migrate, rebuild, history, admin.
 import { Command, Option } from 'commander';
-import { ConfigError, loadConfig } from './config.ts';
+import type { Logger } from 'pino';
+import { type Config, ConfigError, loadConfig } from './config.ts';
+import { createLogger, stdoutLogOutput } from './logging.ts';
+import { stopOnSignals } from './shutdown.ts';
 import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
 import { DatabaseLockedError } from './db.ts';
 import { describeEventLog } from './eventstore/index.ts';
@@ -26,17 +29,11 @@ async function withApp<T>(opts: AppOptions, fn: (app: App) => Promise<T>): Promi
   }
 }
 
-function stopOnSignals(app: App): void {
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    app.logger.info({ signal }, 'shutting down');
-    await app.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void stop('SIGINT'));
-  process.on('SIGTERM', () => void stop('SIGTERM'));
+// The logger of a long-running command, and how it stops: within SHUTDOWN_TIMEOUT_MS, logs never holding it up.
+function longRunning(config: Config): { logger: Logger; stop: (app: App) => void } {
+  const output = stdoutLogOutput();
+  const logger = createLogger(config.logLevel, output);
+  return { logger, stop: (app) => stopOnSignals(app, { timeoutMs: config.shutdownTimeoutMs, output }) };
 }
 
 program
@@ -44,8 +41,9 @@ program
   .description('Everything in one process: migrations, projections, HTTP; seeds a demo on an empty database.')
   .action(async () => {
     const config = loadConfig();
-    const app = await createApp(config, { workers: true });
-    stopOnSignals(app);
+    const run = longRunning(config);
+    const app = await createApp(config, { workers: true, logger: run.logger });
+    run.stop(app);
     let url: string;
     try {
       // Listen before seeding: if the port is taken, the demo tokens are not created unseen.
@@ -55,7 +53,7 @@ program
       throw err;
     }
     const seed = await seedDemo(app);
-    const base = config.baseUrl.startsWith('http://localhost:') ? url : config.baseUrl;
+    const base = config.baseUrl.startsWith('http://localhost:') ? url.replace('//127.0.0.1:', '//localhost:') : config.baseUrl;
     console.log(`core-server listening on ${base}`);
     console.log(describeEventLog(config));
     console.log(`API reference: ${base}/docs`);
@@ -74,8 +72,9 @@ program
   .description('HTTP only (stateless; run several behind a load balancer). Needs DATABASE_URL and a running `project`.')
   .action(async () => {
     const config = loadConfig();
-    const app = await createApp(config, { projections: false });
-    stopOnSignals(app);
+    const run = longRunning(config);
+    const app = await createApp(config, { projections: false, logger: run.logger });
+    run.stop(app);
     console.log(`core-server (serve) listening on ${await app.listen()}`);
     console.log(describeEventLog(config));
   });
@@ -85,8 +84,9 @@ program
   .description('Projector workers: keep the read models up to date (one active runner per projection across processes).')
   .action(async () => {
     const config = loadConfig();
-    const app = await createApp(config, { http: false });
-    stopOnSignals(app);
+    const run = longRunning(config);
+    const app = await createApp(config, { http: false, logger: run.logger });
+    run.stop(app);
     console.log(`core-server (project) running ${app.runner.projections.map((p) => p.name).join(', ')}`);
     console.log(describeEventLog(config));
   });
@@ -107,8 +107,9 @@ program
       return;
     }
     const config = loadConfig();
-    const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000 });
-    stopOnSignals(app);
+    const run = longRunning(config);
+    const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000, logger: run.logger });
+    run.stop(app);
     console.log(`core-server (work) running workers every ${interval} s`);
     console.log(describeEventLog(config));
   });

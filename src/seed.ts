@@ -1,4 +1,5 @@
 // The demo seed `start` writes into an empty database, so a new user can call the API at once.
+import type { Knex } from 'knex';
 import type { App } from './app.ts';
 import { IdSource } from './ids.ts';
 import type { CommandContext } from './context.ts';
@@ -7,9 +8,10 @@ import { findUserByEmail } from './queries/identity/identity.ts';
 import { identityProjection } from './projections/identity/identity.ts';
 
 /** A command context for operator actions (CLI, seed): the actor is the system. */
-export function systemContext(app: Pick<App, 'store' | 'clock'>, reason?: string): CommandContext {
+export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason?: string): CommandContext & { knex: Knex } {
   const now = app.clock.now();
   return {
+    knex: app.knex,
     store: app.store,
     ids: IdSource.random(now),
     now,

@@ -13,6 +13,7 @@ import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
 import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
+import { textProblem } from './text.ts';
 
 /** Resolves the caller of a surface from the request. */
 export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
@@ -28,12 +29,15 @@ export function createHttpApp(
     mount?: (app: express.Express) => void;
     /** Check every answer against its operation's declaration (tests): a mismatch answers 500 contract_violation. */
     checkContracts?: boolean;
+    /** Middleware that runs before every route (rate limits). */
+    before?: (app: express.Express) => void;
   },
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(requestLogging(services));
+  opts.before?.(app);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -86,7 +90,7 @@ export function createHttpApp(
   });
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
     const requestId = res.locals.requestId as string;
-    const status = bodyErrorStatus(err);
+    const status = err instanceof ApiError ? null : bodyErrorStatus(err);
     if (status) {
       const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_json';
       const message = status === 413 ? 'The request body is larger than 1 MiB.' : status === 415 ? 'The request body must be application/json.' : 'The request body is not valid JSON.';
@@ -225,19 +229,21 @@ function parseInput(op: Operation, body: unknown): unknown {
 const MAX_DEPTH = 32;
 
 // Walks the body without recursion (a 1 MiB body can nest 500,000 levels): refuses nesting deeper than
-// MAX_DEPTH, which would overflow the stack in validation, and U+0000 in text, which Postgres text and jsonb cannot hold.
+// MAX_DEPTH, which would overflow the stack in validation, and text (values and keys) that Postgres cannot hold.
 function bodyProblem(body: unknown): { path: string[]; message: string } | null {
   const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
   while (stack.length) {
     const { value, path } = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return { path, message: 'Text may not contain NUL (\\u0000) characters.' };
+      const problem = textProblem(value);
+      if (problem) return { path, message: problem };
       continue;
     }
     if (typeof value !== 'object' || value === null) continue;
     if (path.length >= MAX_DEPTH) return { path, message: `The request nests deeper than ${MAX_DEPTH} levels.` };
     for (const [k, v] of Object.entries(value)) {
-      if (k.includes('\u0000')) return { path: [...path, k], message: 'Text may not contain NUL (\\u0000) characters.' };
+      const problem = textProblem(k);
+      if (problem) return { path: [...path, k], message: problem };
       stack.push({ value: v, path: [...path, k] });
     }
   }

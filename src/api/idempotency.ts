@@ -3,6 +3,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { IdSource } from '../ids.ts';
 import { ApiError } from './errors.ts';
+import { canonicalJson } from './canonical-json.ts';
 
 const KEY_TTL_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
@@ -23,9 +24,9 @@ interface Row {
   created_at: Date;
 }
 
-/** Hash of what makes two requests "the same". */
+/** Hash of what makes two requests "the same": the operation and the body as canonical JSON (key order does not count). */
 export function requestHash(operation: string, body: unknown): string {
-  return crypto.createHash('sha256').update(operation).update('\n').update(JSON.stringify(body ?? null)).digest('hex');
+  return crypto.createHash('sha256').update(operation).update('\n').update(canonicalJson(body)).digest('hex');
 }
 
 /**

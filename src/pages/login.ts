@@ -4,7 +4,7 @@ import express, { type Request, type Response } from 'express';
 import type { Services } from '../context.ts';
 import { createSession, revokeSession } from '../commands/identity/identity.ts';
 import { findUserByEmail, getOrganization, membership, membershipsOf } from '../queries/identity/identity.ts';
-import { verifyPassword } from '../secrets.ts';
+import { passwordMatches } from '../commands/identity/credentials.ts';
 import { escapeHtml } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import {
@@ -21,8 +21,6 @@ import {
   validCsrf,
 } from './web-session.ts';
 
-// Verified when the email is unknown, so response time does not reveal which emails exist.
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /** An organization the user can act in, with its name and the user's role. */
 export interface OrgChoice {
@@ -119,7 +117,7 @@ ${orgSwitcher(session, orgs, '/')}`);
     const email = typeof body.email === 'string' ? body.email : '';
     const password = typeof body.password === 'string' ? body.password : '';
     const user = email ? await findUserByEmail(services.knex, email) : null;
-    const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
+    const ok = await passwordMatches(services.knex, user?.id ?? null, password);
     if (!user || !ok) {
       loginForm(res, services, { returnTo, status: 401, error: 'The email or password is wrong.', email });
       return;

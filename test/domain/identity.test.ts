@@ -7,7 +7,8 @@ const ORG = '0190c6a2-0000-7000-8000-0000000000a1';
 const USER = '0190c6a2-0000-7000-8000-0000000000b1';
 const NOW = '2026-01-15T09:00:00.000Z';
 const created: OrganizationEvent = { type: 'OrganizationCreated', data: { organization_id: ORG, name: 'Acme', kind: 'repairer', created_at: NOW } };
-const registered: UserEvent = { type: 'UserRegistered', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', registered_at: NOW } };
+const registered: UserEvent = { type: 'UserRegistered', data: { user_id: USER, email: 'a@example.com', name: 'A', registered_at: NOW } };
+const passwordSet: UserEvent = { type: 'PasswordSet', data: { set_at: NOW } };
 
 describe('organization decider', () => {
   it('creates an organization once', () => {
@@ -30,9 +31,9 @@ describe('organization decider', () => {
 });
 
 describe('user decider', () => {
-  it('registers a user once', () => {
-    given(userDecider, []).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', now: NOW } }).then([registered]);
-    given(userDecider, [registered]).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', password_hash: 'h', now: NOW } }).thenError('user_exists');
+  it('registers a user once; the events say a password was set, never what it is', () => {
+    given(userDecider, []).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', now: NOW } }).then([registered, passwordSet]);
+    given(userDecider, [registered]).when({ type: 'RegisterUser', data: { user_id: USER, email: 'a@example.com', name: 'A', now: NOW } }).thenError('user_exists');
   });
 
   it('grants a platform role once; a missing user is not found', () => {

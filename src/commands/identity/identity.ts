@@ -3,7 +3,8 @@ import type { Knex } from 'knex';
 import { organizationDecider, type OrganizationState } from '../../domain/identity/organization.ts';
 import { emailClaimDecider, userDecider } from '../../domain/identity/user.ts';
 import { nameId } from '../../ids.ts';
-import { hashPassword, hashSecret, newSecret } from '../../secrets.ts';
+import { hashSecret, newSecret } from '../../secrets.ts';
+import { setPassword } from './credentials.ts';
 import type { CommandContext } from '../../context.ts';
 import { loadAggregate, runCommand } from '../run.ts';
 import { normalizeEmail } from '../../queries/identity/identity.ts';
@@ -24,7 +25,7 @@ export async function createOrganization(ctx: CommandContext, input: { name: str
 
 /** Registers a user with a unique email, optionally as a member of an organization and with a platform role. */
 export async function createUser(
-  ctx: CommandContext,
+  ctx: CommandContext & { knex: Knex },
   input: { email: string; password: string; name?: string; organizationId?: string; role?: Role; staff?: ('billing_staff' | 'platform_staff')[] },
 ): Promise<{ id: string; position: LogPosition | null }> {
   const email = normalizeEmail(input.email);
@@ -33,8 +34,9 @@ export async function createUser(
   if (input.organizationId) await requireOrganization(ctx, input.organizationId);
   const id = ctx.ids.next();
   await runCommand(ctx, emailClaimDecider, `useremail-${nameId('email', email)}`, { type: 'ClaimEmail', data: { email, user_id: id } }, { orgId: null });
-  const passwordHash = await hashPassword(input.password);
-  let res = await runCommand(ctx, userDecider, `user-${id}`, { type: 'RegisterUser', data: { user_id: id, email, name: input.name?.trim() || email, password_hash: passwordHash, now: ctx.now.toISOString() } }, { orgId: null });
+  // The credential first: a user whose registration is in the log can always sign in (a retry rewrites it).
+  await setPassword(ctx.knex, id, input.password, ctx.now);
+  let res = await runCommand(ctx, userDecider, `user-${id}`, { type: 'RegisterUser', data: { user_id: id, email, name: input.name?.trim() || email, now: ctx.now.toISOString() } }, { orgId: null });
   for (const role of input.staff ?? []) res = await runCommand(ctx, userDecider, `user-${id}`, { type: 'GrantPlatformRole', data: { role } }, { orgId: null });
   let position = res.position;
   if (input.organizationId) {

@@ -4,7 +4,7 @@ import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
-import { verifyPassword } from '../../secrets.ts';
+import { passwordMatches } from './credentials.ts';
 import { createSession, revokeSession } from './identity.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 
@@ -18,14 +18,14 @@ export const sessionsInsert = operation({
   request: SessionCreateRequest,
   response: SessionCreateResponse,
   error: 'auth.SessionInsertError',
-  errors: identityErrors.list('invalid_credentials', 'not_a_member', 'no_organization'),
+  errors: identityErrors.list('invalid_credentials', 'not_a_member', 'no_organization', 'rate_limited'),
   access: 'public',
   headers: { 'Cache-Control': 'no-store' },
   async handle(ctx, req) {
     const { knex, config } = ctx.services;
     const user = await findUserByEmail(knex, req.email);
     // Verify against a dummy hash when the user is unknown, so timing does not reveal which emails exist.
-    const ok = await verifyPassword(req.password, user?.password_hash ?? DUMMY_HASH);
+    const ok = await passwordMatches(knex, user?.id ?? null, req.password);
     if (!user || !ok) throw badCredentials();
     let organizationId = req.organization_id;
     if (organizationId) {
@@ -55,5 +55,3 @@ export const sessionsRemove = operation({
     return {};
   },
 });
-
-const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

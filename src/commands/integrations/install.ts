@@ -38,7 +38,7 @@ export const integrationsInsert = operation({
   request: IntegrationInsertRequest,
   response: IntegrationInsertResponse,
   error: 'integrations.IntegrationInsertError',
-  errors: integrationsErrors.list('invalid_client', 'invalid_grant'),
+  errors: integrationsErrors.list('invalid_client', 'invalid_grant', 'rate_limited'),
   access: 'public',
   headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
   async handle(ctx, req) {

@@ -1,4 +1,5 @@
-// User aggregate (credentials and platform roles) and the email claim that keeps emails unique.
+// User aggregate (profile, platform roles, that a password was set) and the email claim that keeps emails unique.
+// Password hashes are not events: they live in user_credentials (commands/identity/credentials.ts).
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { identityErrors } from './errors.ts';
@@ -8,9 +9,12 @@ export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
 
 /** Events of a user stream (`user-<id>`). */
 export const UserEvents = eventSchemas({
-  UserRegistered: z.object({ user_id: z.uuid(), email: z.string(), name: z.string(), password_hash: z.string(), registered_at: z.string() }),
+  UserRegistered: z.object({ user_id: z.uuid(), email: z.string(), name: z.string(), registered_at: z.string() }),
   PlatformRoleGranted: z.object({ role: PlatformRole }),
-  PasswordChanged: z.object({ password_hash: z.string() }),
+  /** A password was set; the hash is in user_credentials. */
+  PasswordSet: z.object({ set_at: z.string() }),
+  /** Old logs only (these carried a hash); no longer written. */
+  PasswordChanged: z.object({}),
 });
 
 /** A user event (derived from `UserEvents`). */
@@ -40,6 +44,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
         return { ...state, exists: true };
       case 'PlatformRoleGranted':
         return { ...state, roles: [...state.roles, event.data.role] };
+      case 'PasswordSet':
       case 'PasswordChanged':
         return state;
       default:
@@ -51,7 +56,10 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       case 'RegisterUser': {
         if (state.exists) throw identityErrors.error('user_exists', 'The user already exists.');
         const { now, ...rest } = command.data;
-        return [{ type: 'UserRegistered', data: { ...rest, registered_at: now } }];
+        return [
+          { type: 'UserRegistered', data: { ...rest, registered_at: now } },
+          { type: 'PasswordSet', data: { set_at: now } },
+        ];
       }
       case 'GrantPlatformRole':
         if (!state.exists) throw identityErrors.error('user_not_found', 'No such user.');

@@ -8,7 +8,6 @@ export interface UserDoc {
   id: string;
   email: string;
   name: string;
-  password_hash: string;
   platform_roles: string[];
   registered_at: string;
 }
@@ -32,16 +31,16 @@ export interface MembershipDoc {
 /** Builds identity_users, identity_organizations and identity_memberships. */
 export const identityProjection = documentProjection({
   name: 'identity',
-  version: 1,
+  // 2: password hashes left the read model (and the events); rebuilding drops them from old docs.
+  version: 2,
   tables: [
     documentTable<UserDoc, UserEvent>({
       table: 'identity_users',
       events: userCodec,
       columns: (d) => ({ email: d.email }),
       handlers: {
-        UserRegistered: (_doc, d) => ({ id: d.user_id, email: d.email, name: d.name, password_hash: d.password_hash, platform_roles: [], registered_at: d.registered_at }),
+        UserRegistered: (_doc, d) => ({ id: d.user_id, email: d.email, name: d.name, platform_roles: [], registered_at: d.registered_at }),
         PlatformRoleGranted: (doc, d) => doc && { ...doc, platform_roles: [...doc.platform_roles, d.role] },
-        PasswordChanged: (doc, d) => doc && { ...doc, password_hash: d.password_hash },
       },
     }),
     documentTable<OrganizationDoc, OrganizationEvent>({

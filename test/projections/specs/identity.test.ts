@@ -15,12 +15,12 @@ for (const backend of backends()) {
     this.timeout(60_000);
     const spec = projectionSpec(backend);
 
-    it('a registered user with a role and a new password, an organization with a site and the user promoted to owner', async () => {
+    it('a registered user with a role and a password set, an organization with a site and the user promoted to owner', async () => {
       await spec.given(identityProjection, [
         ...on<UserEvent>(`user-${USER}`, [
-          { type: 'UserRegistered', data: { user_id: USER, email: 'ann@example.com', name: 'Ann', password_hash: 'h1', registered_at: AT } },
+          { type: 'UserRegistered', data: { user_id: USER, email: 'ann@example.com', name: 'Ann', registered_at: AT } },
           { type: 'PlatformRoleGranted', data: { role: 'billing_staff' } },
-          { type: 'PasswordChanged', data: { password_hash: 'h2' } },
+          { type: 'PasswordSet', data: { set_at: AT } },
         ]),
         ...on<OrganizationEvent>(`organization-${ORG}`, [
           { type: 'OrganizationCreated', data: { organization_id: ORG, name: 'Acme', kind: 'repairer', created_at: AT } },
@@ -29,7 +29,7 @@ for (const backend of backends()) {
           { type: 'SiteAdded', data: { site_id: SITE, name: 'Leeds' } },
         ]),
       ]).then({
-        identity_users: [{ id: USER, email: 'ann@example.com', name: 'Ann', password_hash: 'h2', platform_roles: ['billing_staff'], registered_at: AT }],
+        identity_users: [{ id: USER, email: 'ann@example.com', name: 'Ann', platform_roles: ['billing_staff'], registered_at: AT }],
         identity_organizations: [{ id: ORG, name: 'Acme', kind: 'repairer', created_at: AT, sites: [{ id: SITE, name: 'Leeds' }] }],
         identity_memberships: [{ organization_id: ORG, user_id: USER, role: 'owner' }],
       });

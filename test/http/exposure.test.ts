@@ -1,0 +1,77 @@
+// Finding 6: /metrics and /readyz need METRICS_TOKEN (or a direct local caller), the default bind is
+// loopback, API and /docs answers carry nosniff and a CSP, and password hashes never enter the event log.
+import { expect } from 'chai';
+import { backends } from '../support/db.ts';
+import { startService, type TestService } from '../support/app.ts';
+import { loadConfig } from '../../src/config.ts';
+
+const TOKEN = 'metrics-token-0123456789abcdef';
+
+for (const backend of backends()) {
+  describe(`smaller exposures (${backend})`, () => {
+    let svc: TestService;
+    let guarded: TestService;
+    before(async () => {
+      svc = await startService(backend);
+      guarded = await startService(backend, { env: { METRICS_TOKEN: TOKEN } });
+    });
+    after(async () => {
+      await svc?.close();
+      await guarded?.close();
+    });
+
+    it('answers /metrics and /readyz only with METRICS_TOKEN when one is set', async () => {
+      for (const path of ['/metrics', '/readyz']) {
+        expect((await fetch(`${guarded.url}${path}`)).status, `${path} without token`).to.equal(401);
+        expect((await fetch(`${guarded.url}${path}`, { headers: { authorization: 'Bearer wrong-token-0123456789' } })).status, `${path} wrong token`).to.equal(401);
+        expect((await fetch(`${guarded.url}${path}`, { headers: { authorization: `Bearer ${TOKEN}` } })).status, `${path} right token`).to.equal(200);
+      }
+      // /healthz says only "up" and stays open for load balancers.
+      expect((await fetch(`${guarded.url}/healthz`)).status).to.equal(200);
+    });
+
+    it('without METRICS_TOKEN answers them only to a direct local caller, not through a proxy', async () => {
+      expect((await fetch(`${svc.url}/metrics`)).status).to.equal(200);
+      const proxied = await fetch(`${svc.url}/metrics`, { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      expect(proxied.status).to.equal(401);
+      expect(((await proxied.json()) as { code: string }).code).to.equal('unauthenticated');
+      expect((await fetch(`${svc.url}/readyz`, { headers: { forwarded: 'for=203.0.113.9' } })).status).to.equal(401);
+    });
+
+    it('listens on 127.0.0.1 unless HOST says otherwise', () => {
+      expect(loadConfig({}).host).to.equal('127.0.0.1');
+      expect(loadConfig({ HOST: '0.0.0.0' }).host).to.equal('0.0.0.0');
+    });
+
+    it('sends X-Content-Type-Options: nosniff and a Content-Security-Policy on API answers (also errors) and /docs', async () => {
+      const user = await svc.signUp();
+      const answers = [
+        await fetch(`${svc.url}/api/v1/auth.sessions.get`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }),
+        await fetch(`${svc.url}/api/v1/billing.customers.get`, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' }, body: '{' }),
+        await fetch(`${svc.url}/api/v1/no.such.operation`, { method: 'POST' }),
+        await fetch(`${svc.url}/api/v1/openapi.json`),
+        await fetch(`${svc.url}/docs`),
+      ];
+      for (const r of answers) {
+        expect(r.headers.get('x-content-type-options'), r.url).to.equal('nosniff');
+        const csp = r.headers.get('content-security-policy') ?? '';
+        expect(csp, r.url).to.contain("default-src 'none'");
+        expect(csp, r.url).to.contain("frame-ancestors 'none'");
+        expect(csp, r.url).to.not.contain('script-src');
+      }
+    });
+
+    it('keeps password hashes out of the event log: the user stream says a password was set; sign-in still works', async () => {
+      const user = await svc.signUp({ password: 'a very secret password' });
+      const rows = (await svc.app.knex('es_events').where('stream_id', `user-${user.userId}`).orderBy('revision').select('type', 'data')) as { type: string; data: unknown }[];
+      expect(rows.map((r) => r.type)).to.deep.equal(['UserRegistered', 'PasswordSet']);
+      const all = (await svc.app.knex('es_events').select(svc.app.knex.raw('data::text as text'))) as { text: string }[];
+      expect(all.filter((r) => r.text.includes('scrypt') || r.text.includes('password_hash'))).to.deep.equal([]);
+      const doc = (await svc.app.knex('identity_users').where('id', user.userId).first('doc')) as { doc: Record<string, unknown> };
+      expect(doc.doc).to.not.have.property('password_hash');
+      const ok = await svc.call('auth.sessions.insert', { email: user.email, password: 'a very secret password' });
+      expect(ok.status).to.equal(200);
+      expect((await svc.call('auth.sessions.insert', { email: user.email, password: 'not the password' })).status).to.equal(401);
+    });
+  });
+}

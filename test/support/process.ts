@@ -1,0 +1,66 @@
+// Real core-server processes for tests that need signals, crashes and restarts.
+import { type ChildProcess, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+
+/** The repository root (where package.json is). */
+export const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** A spawned core-server process. */
+export interface Proc {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the exit code (null when killed by a signal) and the signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Resolves once stdout matches `re`; rejects if the process exits first or `timeoutMs` passes. */
+  waitFor(re: RegExp, timeoutMs?: number): Promise<RegExpExecArray>;
+}
+
+/** The environment of a child: this one's, without the variables tests must set themselves. */
+export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _d, PORT: _p, DATA_DIR: _dd, ...rest } = process.env;
+  return { ...rest, LOG_LEVEL: 'warn', ...extra };
+}
+
+/** Spawns `core-server <args>` with `env`: one node process (bin/core-server.js loads tsx in-process), so signals reach the service itself. */
+export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, ['bin/core-server.js', ...args], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (d) => (out += d));
+  child.stderr?.on('data', (d) => (err += d));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  let done = false;
+  void exited.then(() => (done = true));
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    waitFor(re, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const started = Date.now();
+        const tick = () => {
+          const m = re.exec(out);
+          if (m) return resolve(m);
+          if (done) return reject(new Error(`process exited before printing ${re}: ${out}\n${err}`));
+          if (Date.now() - started > timeoutMs) return reject(new Error(`timed out waiting for ${re}: ${out}\n${err}`));
+          setTimeout(tick, 20);
+        };
+        tick();
+      });
+    },
+  };
+}
+
+/** A TCP port nobody listens on right now. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
