@@ -12,7 +12,7 @@ import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
-import { createMetrics, type Metrics } from './metrics.ts';
+import { createMetrics } from './metrics.ts';
 import { ProjectionRunner } from './projections/runner.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';

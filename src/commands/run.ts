@@ -84,24 +84,27 @@ export interface RunOptions {
 }
 
 /** A decider bound to its stream (Emmett's CommandHandler): load, decide, append, with the clock injected here only. */
-export interface CommandHandler<C, E extends DomainEvent, S> {
+export interface CommandHandler<C, E extends DomainEvent, S, I = string> {
   /** The stream id of the aggregate `id`. */
-  stream(id: string): string;
+  stream(id: I): string;
   /** The aggregate's state as its stream says now. */
-  load(ctx: Pick<CommandContext, 'store'>, id: string): Promise<S>;
+  load(ctx: Pick<CommandContext, 'store'>, id: I): Promise<S>;
+  /** Tries a decision on `state` without appending (a refusal throws): for checks before a side effect. */
+  decide(ctx: Pick<CommandContext, 'now'>, command: Unstamped<C>, state: S): E[];
   /** Decides `command` on aggregate `id` (stamped with `ctx.now`) and appends the events. */
-  run(ctx: CommandContext, id: string, command: Unstamped<C>, opts?: RunOptions): Promise<CommandResult<E, S>>;
+  run(ctx: CommandContext, id: I, command: Unstamped<C>, opts?: RunOptions): Promise<CommandResult<E, S>>;
 }
 
 /** Binds `decider` to the streams named by `stream`; lost races are re-decided up to `maxAttempts` times. */
-export function commandHandler<C extends { type: string; data: object }, E extends DomainEvent, S>(
+export function commandHandler<C extends { type: string; data: object }, E extends DomainEvent, S, I = string>(
   decider: Decider<C, E, S>,
-  stream: (id: string) => string,
+  stream: (id: I) => string,
   opts: { maxAttempts?: number } = {},
-): CommandHandler<C, E, S> {
+): CommandHandler<C, E, S, I> {
   return {
     stream,
     load: async (ctx, id) => (await loadAggregate(ctx.store, decider, stream(id))).state,
+    decide: (ctx, command, state) => decider.decide(stamp<C>(command, ctx.now), state),
     run: (ctx, id, command, run = {}) => runCommand(ctx, decider, stream(id), stamp<C>(command, ctx.now), { ...run, maxAttempts: opts.maxAttempts }),
   };
 }

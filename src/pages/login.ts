@@ -1,6 +1,6 @@
 // Sign-in, sign-out, organization switching and the start page of the app.
 import crypto from 'node:crypto';
-import express, { type Request, type Response } from 'express';
+import express, { type Response } from 'express';
 import type { Services } from '../context.ts';
 import { createSession, revokeSession } from '../commands/identity/identity.ts';
 import { findUserByEmail, getOrganization, membership, membershipsOf } from '../queries/identity/identity.ts';

@@ -4,7 +4,7 @@ import { forbidden } from '../../api/errors.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequestUpdateRequest } from '../../api/schemas/billing-credit-notes.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { type CreditNoteRequestAction, type InvoiceFacts, assertIssuable, creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
+import { type CreditNoteRequestAction, type InvoiceFacts, assertIssuable } from '../../domain/billing/credit-note-request.ts';
 import { creditable } from '../../domain/billing/invoice.ts';
 import { type LogPosition, laterPosition } from '../../eventstore/port.ts';
 import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
@@ -102,7 +102,7 @@ export const creditNoteRequestsUpdate = operation({
     if (req.action === 'issue') {
       // Edits need a pending request and issuing an approved one: try the edits first, so a refusal writes nothing.
       if (Object.values(changes).some((v) => v !== undefined))
-        creditNoteRequestDecider.decide({ type: 'UpdateCreditNoteRequest', data: { changes, invoice, now: ctx.now.toISOString() } }, await creditNoteRequests.load(ctx, req.id));
+        creditNoteRequests.decide(ctx, { type: 'UpdateCreditNoteRequest', data: { changes, invoice } }, await creditNoteRequests.load(ctx, req.id));
       position = await issue(ctx, req.id, doc.organization_id, req.comment);
     } else {
       const action = req.action ? DECISIONS[req.action] : undefined;

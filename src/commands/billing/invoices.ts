@@ -4,7 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { type InvoiceAction, type InvoiceCommand, type InvoiceLine, invoiceDecider } from '../../domain/billing/invoice.ts';
+import type { InvoiceAction, InvoiceCommand, InvoiceLine } from '../../domain/billing/invoice.ts';
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
@@ -48,8 +48,7 @@ async function finalizeAction(ctx: RequestContext, id: string, edits: Omit<Invoi
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
   const issueDate = isoDate(ctx.now);
   const terms = { issue_date: issueDate, due_date: addDays(issueDate, customer.payment_terms_days), payment_terms_days: customer.payment_terms_days };
-  const now = ctx.now.toISOString();
-  invoiceDecider.decide({ type: 'UpdateInvoice', data: { ...edits, action: { type: 'FinalizeInvoice', data: { number: 'provisional', ...terms } }, now } }, state);
+  invoices.decide(ctx, { type: 'UpdateInvoice', data: { ...edits, action: { type: 'FinalizeInvoice', data: { number: 'provisional', ...terms } } } }, state);
   const number = await allocateInvoiceNumber(ctx, id, ctx.now.getUTCFullYear());
   return { type: 'FinalizeInvoice', data: { number, ...terms } };
 }

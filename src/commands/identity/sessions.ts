@@ -1,6 +1,5 @@
 // auth.sessions.insert and auth.sessions.remove: sign in and out.
 import { operation } from '../../api/operation.ts';
-import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';

@@ -1,10 +1,9 @@
 // Operator commands on integration clients: register, rotate a secret, revoke a secret (used by `admin client ...`).
-import { clientDecider } from '../../domain/integrations/client.ts';
 import type { Scope } from '../../domain/integrations/scopes.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
 import type { CommandContext } from '../../context.ts';
-import { runCommand } from '../run.ts';
+import { integrationClients } from './handlers.ts';
 
 /** A secret as shown once to the operator. */
 export interface IssuedSecret {
@@ -20,9 +19,9 @@ export async function createClient(
   const clientId = ctx.ids.next();
   const secretId = ctx.ids.next();
   const clientSecret = newSecret('svc_secret_');
-  const res = await runCommand(ctx, clientDecider, `integrationclient-${clientId}`, {
+  const res = await integrationClients.run(ctx, clientId, {
     type: 'RegisterClient',
-    data: { client_id: clientId, name: input.name, redirect_urls: input.redirectUrls, scopes: input.scopes, secret_id: secretId, secret_hash: hashSecret(clientSecret), now: ctx.now.toISOString() },
+    data: { client_id: clientId, name: input.name, redirect_urls: input.redirectUrls, scopes: input.scopes, secret_id: secretId, secret_hash: hashSecret(clientSecret) },
   }, { orgId: null });
   return { clientId, secretId, clientSecret, position: res.position };
 }
@@ -31,12 +30,12 @@ export async function createClient(
 export async function rotateClientSecret(ctx: CommandContext, clientId: string): Promise<IssuedSecret & { position: LogPosition | null }> {
   const secretId = ctx.ids.next();
   const clientSecret = newSecret('svc_secret_');
-  const res = await runCommand(ctx, clientDecider, `integrationclient-${clientId}`, { type: 'AddClientSecret', data: { secret_id: secretId, secret_hash: hashSecret(clientSecret), now: ctx.now.toISOString() } }, { orgId: null });
+  const res = await integrationClients.run(ctx, clientId, { type: 'AddClientSecret', data: { secret_id: secretId, secret_hash: hashSecret(clientSecret) } }, { orgId: null });
   return { secretId, clientSecret, position: res.position };
 }
 
 /** Revokes one secret at once. */
 export async function revokeClientSecret(ctx: CommandContext, clientId: string, secretId: string): Promise<LogPosition | null> {
-  const res = await runCommand(ctx, clientDecider, `integrationclient-${clientId}`, { type: 'RevokeClientSecret', data: { secret_id: secretId, now: ctx.now.toISOString() } }, { orgId: null });
+  const res = await integrationClients.run(ctx, clientId, { type: 'RevokeClientSecret', data: { secret_id: secretId } }, { orgId: null });
   return res.position;
 }

@@ -3,12 +3,11 @@ import { operation } from '../../api/operation.ts';
 import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
-import { integrationDecider } from '../../domain/integrations/integration.ts';
 import { clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
 import { membership } from '../../queries/identity/identity.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
 import type { RequestContext } from '../../context.ts';
-import { runCommand } from '../run.ts';
+import { installations } from './handlers.ts';
 import { type AccessCodeRow, claimAccessCode, findAccessCode, pkceSatisfied } from './access-codes.ts';
 import { integrationsProjection } from '../../projections/integrations/integrations.ts';
 import { integrationsErrors } from '../../domain/integrations/errors.ts';
@@ -18,9 +17,9 @@ const invalidGrant = (why: string) => integrationsErrors.error('invalid_grant', 
 // A used code presented again means it leaked: revoke whatever was made from it (RFC 6749 4.1.2, RFC 9700 4.2.4 spirit).
 async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<void> {
   if (!row.integration_id) return;
-  const res = await runCommand(ctx, integrationDecider, `integration-${row.integration_id}`, {
+  const res = await installations.run(ctx, row.integration_id, {
     type: 'RemoveIntegration',
-    data: { integration_id: row.integration_id, reason: 'access_code_replayed', now: ctx.now.toISOString() },
+    data: { integration_id: row.integration_id, reason: 'access_code_replayed' },
   }, { orgId: row.organization_id, reason: 'access code presented a second time' });
   await ctx.waitFor(res.position, [integrationsProjection]);
 }
@@ -62,9 +61,9 @@ export const integrationsInsert = operation({
       throw invalidGrant('it was already used');
     }
     const apiKey = newSecret('svc_key_');
-    const res = await runCommand(ctx, integrationDecider, `integration-${integrationId}`, {
+    const res = await installations.run(ctx, integrationId, {
       type: 'InstallIntegration',
-      data: { integration_id: integrationId, client_id: client.id, organization_id: row.organization_id, installed_by: row.user_id, scopes: row.scopes, api_key_hash: hashSecret(apiKey), now: ctx.now.toISOString() },
+      data: { integration_id: integrationId, client_id: client.id, organization_id: row.organization_id, installed_by: row.user_id, scopes: row.scopes, api_key_hash: hashSecret(apiKey) },
     }, { orgId: row.organization_id });
     await ctx.waitFor(res.position, [integrationsProjection]);
     return { api_key: apiKey, integration_id: integrationId };
@@ -86,7 +85,7 @@ export const integrationsRemove = operation({
   async handle(ctx) {
     if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');
     const id = ctx.auth.integrationId;
-    const res = await runCommand(ctx, integrationDecider, `integration-${id}`, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled', now: ctx.now.toISOString() } }, { orgId: ctx.auth.organizationId });
+    const res = await installations.run(ctx, id, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled' } }, { orgId: ctx.auth.organizationId });
     await ctx.waitFor(res.position, [integrationsProjection]);
     return {};
   },

@@ -4,12 +4,12 @@ import { operation } from '../../api/operation.ts';
 import type { RequestContext } from '../../context.ts';
 import { type ExternalInsertV1, Job, JobsInsertRequest } from '../../api/schemas/jobs.ts';
 import { type JobCommand, type JobData, jobDecider } from '../../domain/jobs/job.ts';
-import { jobExternalIdDecider, jobExternalIdStream } from '../../domain/jobs/external-id.ts';
-import { organizationDecider } from '../../domain/identity/organization.ts';
 import { normaliseVehicleIdentifier } from '../../domain/vehicles/identifier.ts';
 
 import { integrationCaller, toJob, visibleJob } from '../../queries/jobs/jobs.ts';
-import { loadAggregate, runCommand } from '../run.ts';
+import type { Unstamped } from '../run.ts';
+import { organizations } from '../identity/handlers.ts';
+import { jobExternalIds, jobs } from './handlers.ts';
 import { jobsProjection } from '../../projections/jobs/jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';
 
@@ -26,8 +26,7 @@ export function jobFields(data: z.output<typeof ExternalInsertV1>): Partial<JobD
 
 // Sites are read from the organization's stream, not its read model, so a site added a moment ago counts.
 async function organizationSites(ctx: RequestContext, organizationId: string): Promise<string[]> {
-  const { state } = await loadAggregate(ctx.store, organizationDecider, `organization-${organizationId}`);
-  return Object.keys(state.sites);
+  return Object.keys((await organizations.load(ctx, organizationId)).sites);
 }
 
 /** jobs.insert: create, update or replace a job. */
@@ -52,7 +51,7 @@ export const jobsInsert = operation({
     const caller = integrationCaller(ctx);
     const fields = jobFields(req.data);
     const newJobId = ctx.ids.next();
-    const command = (jobId: string, externalId: string | null, siteIds: string[]): JobCommand => ({
+    const command = (jobId: string, externalId: string | null, siteIds: string[]): Unstamped<JobCommand> => ({
       type: 'InsertJob',
       data: {
         job_id: jobId,
@@ -64,7 +63,6 @@ export const jobsInsert = operation({
         if_exists: req.if_.exists,
         create_if_missing: externalId !== null,
         site_ids: siteIds,
-        now: ctx.now.toISOString(),
       },
     });
     const siteIds = fields.site_id === undefined ? [] : await organizationSites(ctx, caller.organizationId);
@@ -74,22 +72,22 @@ export const jobsInsert = operation({
       jobId = req.identity.id;
     } else {
       externalId = req.identity.external.value;
-      const stream = jobExternalIdStream(caller.organizationId, caller.clientId, externalId);
-      const held = await loadAggregate(ctx.store, jobExternalIdDecider, stream);
-      if (held.state.jobId) {
-        jobId = held.state.jobId;
+      const key = { organizationId: caller.organizationId, clientId: caller.clientId, externalId };
+      const held = await jobExternalIds.load(ctx, key);
+      if (held.jobId) {
+        jobId = held.jobId;
       } else {
         // A request that could not create the job must not reserve its external id: check it first (pure).
-        jobDecider.decide(command(newJobId, externalId, siteIds), jobDecider.initialState());
+        jobs.decide(ctx, command(newJobId, externalId, siteIds), jobDecider.initialState());
         // Appended with expected revision no_stream: of two racing requests one reserves, the other re-decides and gets its job id.
-        const reserved = await runCommand(ctx, jobExternalIdDecider, stream, {
+        const reserved = await jobExternalIds.run(ctx, key, {
           type: 'ReserveJobExternalId',
-          data: { organization_id: caller.organizationId, client_id: caller.clientId, integration_id: caller.integrationId, external_id: externalId, job_id: newJobId, now: ctx.now.toISOString() },
+          data: { organization_id: caller.organizationId, client_id: caller.clientId, integration_id: caller.integrationId, external_id: externalId, job_id: newJobId },
         }, { orgId: caller.organizationId });
         jobId = reserved.state.jobId ?? newJobId;
       }
     }
-    const res = await runCommand(ctx, jobDecider, `job-${jobId}`, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
+    const res = await jobs.run(ctx, jobId, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
     await ctx.waitFor(res.position, [jobsProjection]);
     return toJob(await visibleJob(ctx, { id: jobId }));
   },

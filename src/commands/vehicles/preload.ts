@@ -2,9 +2,9 @@
 import { operation } from '../../api/operation.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { VehiclesPreloadRequest } from '../../api/schemas/jobs.ts';
-import { MAX_PRELOAD_IDENTIFIERS, vehiclePreloadDecider } from '../../domain/vehicles/preload.ts';
+import { MAX_PRELOAD_IDENTIFIERS } from '../../domain/vehicles/preload.ts';
 import { integrationCaller } from '../../queries/jobs/jobs.ts';
-import { runCommand } from '../run.ts';
+import { vehiclePreloads } from '../jobs/handlers.ts';
 import { vehiclesErrors } from '../../domain/vehicles/errors.ts';
 
 /** vehicles.preload: record identifiers for the assembly lookups. */
@@ -23,9 +23,9 @@ export const vehiclesPreload = operation({
   async handle(ctx, req) {
     const caller = integrationCaller(ctx);
     const preloadId = ctx.ids.next();
-    await runCommand(ctx, vehiclePreloadDecider, `vehiclepreload-${preloadId}`, {
+    await vehiclePreloads.run(ctx, preloadId, {
       type: 'RequestVehiclePreload',
-      data: { preload_id: preloadId, identifiers: req.identifiers, organization_id: caller.organizationId, integration_id: caller.integrationId, now: ctx.now.toISOString() },
+      data: { preload_id: preloadId, identifiers: req.identifiers, organization_id: caller.organizationId, integration_id: caller.integrationId },
     }, { orgId: caller.organizationId });
     return {};
   },

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { CreditNoteReasonSchema } from './invoice-events.ts';
-import type { CreditNoteReason } from './invoice-events.ts';
 import { billingErrors } from './errors.ts';
 
 /** Where a credit note request stands. */

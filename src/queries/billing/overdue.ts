@@ -1,5 +1,4 @@
 // billing.invoices.overdue-status.get: past-due receivables (statements read model) and access (access read model), through their query modules.
-import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { forbidden } from '../../api/errors.ts';
 import { callerOrg, hasRole } from '../../context.ts';

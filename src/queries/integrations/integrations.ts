@@ -2,7 +2,6 @@
 import type { Knex } from 'knex';
 import type { ClientDoc, InstallDoc } from '../../projections/integrations/integrations.ts';
 import { hashSecret, sameHash } from '../../secrets.ts';
-import { integrationsProjection } from '../../projections/integrations/integrations.ts';
 
 /** The projection these queries read, for read-your-writes waits. */
 export { integrationsProjection } from '../../projections/integrations/integrations.ts';
