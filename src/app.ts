@@ -110,14 +110,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     express: app,
     workers,
     async listen(port = config.port, host = config.host) {
-      server = http.createServer(app);
-      server.keepAliveTimeout = 65_000;
+      const listening = http.createServer(app);
+      listening.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => {
-        server!.once('error', reject);
-        server!.listen(port, host, () => resolve());
+        listening.once('error', reject);
+        listening.listen(port, host, () => resolve());
       });
-      built.server = server;
-      const addr = server.address() as AddressInfo;
+      server = listening;
+      built.server = listening;
+      const addr = listening.address() as AddressInfo;
       return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
     },
     async close() {

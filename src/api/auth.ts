@@ -6,9 +6,9 @@ import type { Access } from './operation.ts';
 /** Extracts the bearer token, or null when there is no Authorization header. */
 export function bearerToken(header: string | undefined): string | null {
   if (header === undefined || header === '') return null;
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!m) throw new ApiError(401, 'unauthenticated', 'The authorization header must be "Bearer <token>".');
-  return m[1]!;
+  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
+  if (token === undefined) throw new ApiError(401, 'unauthenticated', 'The authorization header must be "Bearer <token>".');
+  return token;
 }
 
 /** Throws 401/403 unless `auth` satisfies `access`. */

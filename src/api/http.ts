@@ -109,9 +109,9 @@ function unknownOperation(name: string, requestId: string) {
 }
 
 function errorTypeFor(registry: Registry, req: Request): string {
-  const m = /^\/api\/(v1|2026-01)\/([^/?]+)/.exec(req.originalUrl);
-  if (!m) return 'Error';
-  return registry.get(m[1] === 'v1' ? 'core' : 'integrations', m[2]!)?.error ?? 'UnknownOperation';
+  const [, version, id] = /^\/api\/(v1|2026-01)\/([^/?]+)/.exec(req.originalUrl) ?? [];
+  if (id === undefined) return 'Error';
+  return registry.get(version === 'v1' ? 'core' : 'integrations', id)?.error ?? 'UnknownOperation';
 }
 
 function bodyErrorStatus(err: unknown): number | null {
@@ -232,8 +232,8 @@ const MAX_DEPTH = 32;
 // MAX_DEPTH, which would overflow the stack in validation, and text (values and keys) that Postgres cannot hold.
 function bodyProblem(body: unknown): { path: string[]; message: string } | null {
   const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
-  while (stack.length) {
-    const { value, path } = stack.pop()!;
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const { value, path } = next;
     if (typeof value === 'string') {
       const problem = textProblem(value);
       if (problem) return { path, message: problem };

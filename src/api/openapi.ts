@@ -41,7 +41,8 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
   for (const op of ops) {
     const requestId = op.request ? name(op.request, `${op.id}.Request`) : null;
     const responseId = name(op.response, `${op.id}.Response`);
-    const errorId = name(errorSchemas.get(op.error)!, op.error);
+    const errorSchema = errorSchemas.get(op.error);
+    const errorId = errorSchema ? name(errorSchema, op.error) : op.error;
     const ref = (id: string) => ({ $ref: `#/components/schemas/${id}` });
     paths[`/${op.id}`] = {
       post: {

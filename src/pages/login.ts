@@ -122,13 +122,13 @@ ${orgSwitcher(session, orgs, '/')}`);
       loginForm(res, services, { returnTo, status: 401, error: 'The email or password is wrong.', email });
       return;
     }
-    const orgs = await organizationsOf(services, user.id);
-    if (orgs.length === 0) {
+    const [first] = await organizationsOf(services, user.id);
+    if (!first) {
       loginForm(res, services, { returnTo, status: 403, error: 'Your account belongs to no organization yet. Ask an owner to add you.', email });
       return;
     }
     clearCookie(res, services, loginCsrfCookieName(services));
-    await signIn(res, services, user.id, orgs[0]!.id, await currentSession(req, services));
+    await signIn(res, services, user.id, first.id, await currentSession(req, services));
     res.redirect(303, returnTo);
   });
 

@@ -43,7 +43,7 @@ export async function keysetPage<R extends Record<string, unknown>>(
     if (opts.cursor && /^22/.test(String((err as { code?: unknown }).code))) throw invalidCursor();
     throw err;
   }
-  const more = rows.length > opts.limit;
-  const pageRows = more ? rows.slice(0, opts.limit) : rows;
-  return { rows: pageRows, pagination: more ? { cursor: encodeCursor(opts.key(pageRows[pageRows.length - 1]!)) } : null };
+  const pageRows = rows.slice(0, opts.limit);
+  const last = pageRows.at(-1);
+  return { rows: pageRows, pagination: rows.length > opts.limit && last ? { cursor: encodeCursor(opts.key(last)) } : null };
 }

@@ -10,6 +10,7 @@ import { systemContext } from '../../src/seed.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import type { Access, Operation } from '../../src/api/operation.ts';
+import { ops } from '../support/ops.ts';
 
 const MISSING = '0190c6a2-0000-7000-8000-00000000dead';
 
@@ -47,16 +48,16 @@ for (const backend of backends()) {
       const staff = (await createSession(svc.app.knex, { userId: staffUser.userId, organizationId: staffUser.orgId, now: svc.clock.now(), ttlHours: 24 })).token;
       const acme = await billedOrg(svc);
       const inv = await openInvoice(svc, staff, acme.customerId, [5000]);
-      const pay = await svc.call('billing.payments.insert', paymentBody(inv.id, 100), staff);
-      const note = await svc.call('billing.notes.insert', { subject: { type: 'customer', id: acme.customerId }, body: 'n' }, acme.token);
-      const cnr = await svc.call('billing.credit-note-requests.insert', { invoice_id: inv.id, amount: 10, currency: 'GBP', reason: 'other', description: 'x' }, acme.token);
-      const events = await svc.call('billing.events.list', { limit: 1 }, acme.token);
-      const paymentId = String(pay.body.payment?.id ?? pay.body.id);
+      const pay = await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 100), staff);
+      const note = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: acme.customerId }, body: 'n' }, acme.token);
+      const cnr = await svc.call(ops['billing.credit-note-requests.insert'], { invoice_id: inv.id, amount: 10, currency: 'GBP', reason: 'other', description: 'x' }, acme.token);
+      const events = await svc.call(ops['billing.events.list'], { limit: 1 }, acme.token);
+      const paymentId = pay.body.payment.id;
       const eventId = String(events.body.items[0]?.id);
       const member = await createUser(systemContext(svc.app), { email: `member-${Date.now()}@acme.example`, password: 'member password', organizationId: acme.orgId, role: 'member' });
       await svc.app.runner.waitFor(member.position, [identityProjection], 10_000);
       const other = await svc.signUp();
-      await svc.call('billing.customers.insert', { name: 'Other Ltd', email: 'o@example.com', currency: 'GBP' }, other.token);
+      await svc.call(ops['billing.customers.insert'], { name: 'Other Ltd', email: 'o@example.com', currency: 'GBP' }, other.token);
 
       /** Bodies that address acme's resources (`id`), for the cross-organization check; the rest get a harmless body. */
       const bodies: Record<string, (id: (real: string) => string) => unknown> = {
@@ -83,14 +84,14 @@ for (const backend of backends()) {
         billing_staff: () => fresh(staffUser.userId, staffUser.orgId),
       };
 
-      const ops: Operation[] = svc.app.registry.list('core');
+      const registered: Operation[] = svc.app.registry.list('core');
       let checked = 0;
       // Cross-organization first (before any caller changes or removes acme's resources).
-      for (const op of ops) {
+      for (const op of registered) {
         const body = bodies[op.id];
         if (!body) continue;
-        const foreign = await svc.call(op.id, body(real), await tokenOf.other_org_owner());
-        const absent = await svc.call(op.id, body(missing), await tokenOf.other_org_owner());
+        const foreign = await svc.send(op.id, body(real), await tokenOf.other_org_owner());
+        const absent = await svc.send(op.id, body(missing), await tokenOf.other_org_owner());
         const what = `${op.id}: foreign ${foreign.status} ${JSON.stringify(foreign.body)} / missing ${absent.status} ${JSON.stringify(absent.body)}`;
         if (expected(op.access, 'other_org_owner') !== 'through') {
           expect(foreign.status, what).to.equal(absent.status);
@@ -100,16 +101,16 @@ for (const backend of backends()) {
         expect(absent.status, what).to.equal(404);
         expect(foreign.body.code, what).to.equal(absent.body.code);
         const strip = (m: string) => m.replaceAll(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
-        expect(strip(foreign.body.message), what).to.equal(strip(absent.body.message));
+        expect(strip(foreign.body.message ?? ''), what).to.equal(strip(absent.body.message ?? ''));
         checked++;
       }
       expect(checked, 'cross-organization checks').to.be.greaterThan(8);
 
-      for (const op of ops) {
+      for (const op of registered) {
         for (const caller of ['none', 'bad', 'other_org_owner', 'member', 'billing_staff'] as const) {
           const token = caller === 'none' ? null : caller === 'bad' ? 'svc_sess_notarealtoken' : await tokenOf[caller]();
           const body = bodies[op.id]?.(real) ?? (op.request === null ? undefined : {});
-          const res = await svc.call(op.id, body, token);
+          const res = await svc.send(op.id, body, token);
           const want = expected(op.access, caller);
           const what = `${op.id} (${JSON.stringify(op.access)}) as ${caller}: ${res.status} ${JSON.stringify(res.body)}`;
           if (want === 'through') expect(res.status, what).to.not.be.oneOf([401, 403]);
@@ -128,13 +129,13 @@ for (const backend of backends()) {
       const keyA = await installIntegration(svc, { token: ownerA.token, scopes: ['repairer', 'supplier'] });
       const keyB = await installIntegration(svc, { token: ownerB.token, scopes: ['repairer'] });
       const supplierOnly = await installIntegration(svc, { token: ownerA.token, scopes: ['supplier'] });
-      const job = await svc.callIntegration('jobs.insert', { identity: { external: { value: 'MATRIX-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: { identifier: { chassis_number: 'WVWZZZ1JZXW000001' } } } }, integrationHeaders(keyA));
+      const job = await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: 'MATRIX-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: { identifier: { chassis_number: 'WVWZZZ1JZXW000001' } } } }, integrationHeaders(keyA));
       expect(job.status).to.equal(200);
-      const foreign = await svc.callIntegration('jobs.get', { identity: { id: job.body.id } }, integrationHeaders(keyB));
-      const absent = await svc.callIntegration('jobs.get', { identity: { id: MISSING } }, integrationHeaders(keyB));
+      const foreign = await svc.callIntegration(ops['jobs.get'], { identity: { id: job.body.id } }, integrationHeaders(keyB));
+      const absent = await svc.callIntegration(ops['jobs.get'], { identity: { id: MISSING } }, integrationHeaders(keyB));
       expect(foreign.status).to.equal(404);
       expect([foreign.body.code, absent.status]).to.deep.equal([absent.body.code, 404]);
-      const foreignExternal = await svc.callIntegration('jobs.get', { identity: { external: { value: 'MATRIX-1' } } }, integrationHeaders(keyB));
+      const foreignExternal = await svc.callIntegration(ops['jobs.get'], { identity: { external: { value: 'MATRIX-1' } } }, integrationHeaders(keyB));
       expect(foreignExternal.status).to.equal(404);
 
       const staffUser = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
@@ -149,7 +150,7 @@ for (const backend of backends()) {
       for (const op of svc.app.registry.list('integrations')) {
         if (op.id === 'integrations.remove') continue; // would uninstall; covered below with its own key
         for (const [caller, headers] of Object.entries(callers)) {
-          const res = await svc.callIntegration(op.id, op.request === null ? undefined : {}, headers);
+          const res = await svc.send(op.id, op.request === null ? undefined : {}, null, headers, 'integrations');
           const what = `${op.id} as ${caller}: ${res.status} ${JSON.stringify(res.body)}`;
           if (op.access === 'public') {
             expect(res.status, what).to.not.equal(403);
@@ -162,9 +163,9 @@ for (const backend of backends()) {
           else expect(res.status, what).to.equal(want);
         }
       }
-      const removed = await svc.callIntegration('integrations.remove', undefined, integrationHeaders(supplierOnly));
+      const removed = await svc.callIntegration(ops['integrations.remove'], undefined, integrationHeaders(supplierOnly));
       expect(removed.status).to.equal(200);
-      expect((await svc.callIntegration('integrations.get', undefined, integrationHeaders(supplierOnly))).status).to.equal(401);
+      expect((await svc.callIntegration(ops['integrations.get'], undefined, integrationHeaders(supplierOnly))).status).to.equal(401);
     });
   });
 }

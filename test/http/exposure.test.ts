@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ops } from '../support/ops.ts';
 
 const TOKEN = 'metrics-token-0123456789abcdef';
 
@@ -69,9 +70,9 @@ for (const backend of backends()) {
       expect(all.filter((r) => r.text.includes('scrypt') || r.text.includes('password_hash'))).to.deep.equal([]);
       const doc = (await svc.app.knex('identity_users').where('id', user.userId).first('doc')) as { doc: Record<string, unknown> };
       expect(doc.doc).to.not.have.property('password_hash');
-      const ok = await svc.call('auth.sessions.insert', { email: user.email, password: 'a very secret password' });
+      const ok = await svc.call(ops['auth.sessions.insert'], { email: user.email, password: 'a very secret password' });
       expect(ok.status).to.equal(200);
-      expect((await svc.call('auth.sessions.insert', { email: user.email, password: 'not the password' })).status).to.equal(401);
+      expect((await svc.call(ops['auth.sessions.insert'], { email: user.email, password: 'not the password' })).status).to.equal(401);
     });
   });
 }

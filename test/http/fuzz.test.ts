@@ -9,6 +9,7 @@ import { installIntegration, integrationHeaders } from '../support/integrations.
 import { requestBodies } from '../support/fuzz.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
 import type { Operation } from '../../src/api/operation.ts';
+import { ops } from '../support/ops.ts';
 
 /** Cases per operation; the seed makes a failure reproducible. */
 const CASES = Number(process.env.FUZZ_CASES ?? 30);
@@ -28,18 +29,18 @@ for (const backend of backends()) {
       const staff = await billingStaff(svc);
       const acme = await billedOrg(svc);
       const inv = await openInvoice(svc, staff, acme.customerId, [5000]);
-      const pay = await svc.call('billing.payments.insert', paymentBody(inv.id, 100), staff);
-      const note = await svc.call('billing.notes.insert', { subject: { type: 'customer', id: acme.customerId }, body: 'n' }, acme.token);
+      const pay = await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 100), staff);
+      const note = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: acme.customerId }, body: 'n' }, acme.token);
       const owner = await svc.signUp();
       let integration = await installIntegration(svc, { token: owner.token, scopes: ['repairer', 'supplier'] });
-      const ids = [acme.customerId, inv.id, String(pay.body.payment?.id ?? pay.body.id), String(note.body.id), acme.orgId, owner.siteId, integration.integrationId];
+      const ids = [acme.customerId, inv.id, pay.body.payment.id, String(note.body.id), acme.orgId, owner.siteId, integration.integrationId];
       const events = async () => Number((await svc.app.knex('es_events').count({ n: '*' }))[0]?.n ?? 0);
 
-      const ops: Operation[] = [...svc.app.registry.list('core'), ...svc.app.registry.list('integrations')];
-      expect(ops.length).to.be.greaterThan(30);
+      const registered: Operation[] = [...svc.app.registry.list('core'), ...svc.app.registry.list('integrations')];
+      expect(registered.length).to.be.greaterThan(30);
       const table: Record<string, Record<number, number>> = {};
       const failures: string[] = [];
-      for (const [i, op] of ops.entries()) {
+      for (const [i, op] of registered.entries()) {
         const bodies = fc.sample(requestBodies(op.request, ids), { seed: SEED + i, numRuns: CASES });
         const counts: Record<number, number> = {};
         for (const body of bodies) {
@@ -48,9 +49,9 @@ for (const backend of backends()) {
           if (op.surface === 'core') {
             // A fresh session each time: auth.sessions.remove may end it.
             const s = await createSession(svc.app.knex, { userId: staffUser.userId, organizationId: staffUser.orgId, now: svc.clock.now(), ttlHours: 1 });
-            res = await svc.call(op.id, body, s.token);
+            res = await svc.send(op.id, body, s.token);
           } else {
-            res = await svc.callIntegration(op.id, body, integrationHeaders(integration));
+            res = await svc.send(op.id, body, null, integrationHeaders(integration), 'integrations');
           }
           counts[res.status] = (counts[res.status] ?? 0) + 1;
           const what = `${op.id} <- ${JSON.stringify(body)?.slice(0, 200)} -> ${res.status} ${JSON.stringify(res.body)?.slice(0, 200)}`;

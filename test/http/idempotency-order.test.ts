@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { ops } from '../support/ops.ts';
 
 for (const backend of backends()) {
   describe(`idempotency keys compare canonical JSON (${backend})`, () => {
@@ -24,7 +25,7 @@ for (const backend of backends()) {
       expect(again.status).to.equal(200);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
       expect(((await again.json()) as { id: string }).id).to.equal(created.id);
-      const list = await svc.call('billing.customers.list', {}, token);
+      const list = await svc.call(ops['billing.customers.list'], {}, token);
       expect(list.body.items.map((c: { id: string }) => c.id)).to.deep.equal([created.id]);
     });
 

@@ -4,6 +4,7 @@ import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
+import { ops } from '../support/ops.ts';
 
 for (const backend of backends()) {
   describe(`billing.invoices.list (${backend})`, () => {
@@ -14,7 +15,7 @@ for (const backend of backends()) {
     const clock = new TestClock('2026-01-05T09:00:00.000Z');
     const inv: Record<string, any> = {};
     const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((i) => i.id);
-    const list = (body: Record<string, unknown>, token = staff) => svc.call('billing.invoices.list', body, token);
+    const list = (body: Record<string, unknown>, token = staff) => svc.call(ops['billing.invoices.list'], body, token);
 
     before(async () => {
       svc = await startService(backend, { clock });
@@ -24,7 +25,7 @@ for (const backend of backends()) {
       inv.janOpen = await openInvoice(svc, staff, gbp.customerId, [1000]); // issued 01-05, due 02-04
       clock.set('2026-02-10T09:00:00.000Z');
       inv.febPaid = await openInvoice(svc, staff, gbp.customerId, [500]); // due 03-12
-      await svc.call('billing.payments.insert', paymentBody(inv.febPaid.id, 500, { received_on: '2026-02-10' }), staff);
+      await svc.call(ops['billing.payments.insert'], paymentBody(inv.febPaid.id, 500, { received_on: '2026-02-10' }), staff);
       clock.advance(60_000);
       inv.febEur = await openInvoice(svc, staff, eur.customerId, [700]); // due 02-24
       clock.advance(60_000);

@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { ops } from '../support/ops.ts';
 
 for (const backend of backends()) {
   describe(`repair-job operations: documentation and authentication (${backend})`, () => {
@@ -21,7 +22,7 @@ for (const backend of backends()) {
     });
 
     it('answers 401 with the error body when no API key is sent', async () => {
-      const res = await svc.callIntegration('jobs.get', { identity: { external: { value: 'X' } } });
+      const res = await svc.callIntegration(ops['jobs.get'], { identity: { external: { value: 'X' } } });
       expect(res.status).to.equal(401);
       expect(res.body).to.include({ type: 'JobsGetError', code: 'unauthenticated' });
     });

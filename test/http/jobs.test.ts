@@ -6,6 +6,7 @@ import { approve, authorizeUrl, installIntegration, integrationHeaders, register
 import { systemContext } from '../../src/seed.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
+import { ops } from '../support/ops.ts';
 
 
 type Installed = Awaited<ReturnType<typeof installIntegration>>;
@@ -25,7 +26,7 @@ for (const backend of backends()) {
     let repairerB: Installed;
     let supplierA: Installed;
     let secondSiteA: string;
-    const jobs = (op: 'jobs.get' | 'jobs.insert' | 'vehicles.preload', body: unknown, as: Installed) => svc.callIntegration(op, body, integrationHeaders(as));
+    const jobs = (op: 'jobs.get' | 'jobs.insert' | 'vehicles.preload', body: unknown, as: Installed) => svc.send(op, body, null, integrationHeaders(as), 'integrations');
     const create = (external: string, as: Installed, data: Record<string, unknown> = {}) =>
       jobs('jobs.insert', { identity: { external: { value: external } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: car, ...data } }, as);
 
@@ -84,11 +85,11 @@ for (const backend of backends()) {
     });
 
     it('sites.list shows the key\'s organization\'s sites only, to repairer keys', async () => {
-      const res = await svc.callIntegration('sites.list', undefined, integrationHeaders(repairerA));
+      const res = await svc.callIntegration(ops['sites.list'], undefined, integrationHeaders(repairerA));
       expect(res.status).to.equal(200);
       expect(res.body.items.map((s: { id: string }) => s.id)).to.deep.equal([ownerA.siteId, secondSiteA]);
-      expect((await svc.callIntegration('sites.list', undefined, integrationHeaders(repairerB))).body.items.map((s: { id: string }) => s.id)).to.deep.equal([ownerB.siteId]);
-      expect((await svc.callIntegration('sites.list', undefined, integrationHeaders(supplierA))).status).to.equal(403);
+      expect((await svc.callIntegration(ops['sites.list'], undefined, integrationHeaders(repairerB))).body.items.map((s: { id: string }) => s.id)).to.deep.equal([ownerB.siteId]);
+      expect((await svc.callIntegration(ops['sites.list'], undefined, integrationHeaders(supplierA))).status).to.equal(403);
     });
 
     it('cannot create a job by our id: an unknown id is 404 job_not_found', async () => {
@@ -140,13 +141,13 @@ for (const backend of backends()) {
       const install = async (): Promise<Installed> => {
         const state = `s-${Math.random().toString(36).slice(2)}`;
         const back = await approve(svc, authorizeUrl(svc, { clientId: client.clientId, redirectUrl: client.redirectUrl, state, scopes: '["repairer"]' }), ownerA.token);
-        const res = await svc.callIntegration('integrations.insert', { access_code: back.searchParams.get('code'), client_id: client.clientId, client_secret: client.clientSecret });
+        const res = await svc.callIntegration(ops['integrations.insert'], { access_code: back.searchParams.get('code') ?? '', client_id: client.clientId, client_secret: client.clientSecret });
         expect(res.status).to.equal(200);
         return { apiKey: res.body.api_key, integrationId: res.body.integration_id, clientId: client.clientId, clientSecret: client.clientSecret };
       };
       const first = await install();
       const job = await create('EXT-REINSTALL', first);
-      expect((await svc.callIntegration('integrations.remove', {}, integrationHeaders(first))).status).to.equal(200);
+      expect((await svc.callIntegration(ops['integrations.remove'], {}, integrationHeaders(first))).status).to.equal(200);
       const second = await install();
       expect(second.integrationId).to.not.equal(first.integrationId);
       expect((await jobs('jobs.get', { identity: { external: { value: 'EXT-REINSTALL' } } }, second)).body).to.deep.equal(job.body);
@@ -177,8 +178,8 @@ for (const backend of backends()) {
         const res = await jobs('vehicles.preload', { identifiers: many(n) }, supplierA);
         expect(res.status, `${n} identifiers`).to.equal(400);
         expect(res.body.code).to.equal('invalid_request');
-        expect(res.body.issues[0].path).to.equal('identifiers');
-        expect(res.body.issues[0].message).to.contain(n === 0 ? '1' : '100');
+        expect(res.body.issues?.[0].path).to.equal('identifiers');
+        expect(res.body.issues?.[0].message).to.contain(n === 0 ? '1' : '100');
       }
       const ok = await jobs('vehicles.preload', { identifiers: many(100) }, supplierA);
       expect(ok.status).to.equal(200);
@@ -238,7 +239,7 @@ for (const backend of backends()) {
         ['jobs.insert', { identity: { external: { value: 'E' } }, if_: { exists: 'update' }, data: null }],
       ];
       for (const [op, body] of bad) {
-        const res = await svc.callIntegration(op, body, integrationHeaders(repairerA));
+        const res = await svc.send(op, body, null, integrationHeaders(repairerA), 'integrations');
         expect(res.status, `${op} ${JSON.stringify(body)}`).to.equal(400);
         expect(res.body.code, `${op} ${JSON.stringify(body)}`).to.equal('invalid_request');
       }
@@ -251,14 +252,14 @@ for (const backend of backends()) {
     });
 
     it('replays a jobs.insert retried with the same Idempotency-Key, and refuses the key with another body (422)', async () => {
-      const body = { identity: { external: { value: 'EXT-IDEM' } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: car } };
+      const body = { identity: { external: { value: 'EXT-IDEM' } }, if_: { exists: 'update' as const }, data: { repairer_site_id: ownerA.siteId, vehicle: car } };
       const headers = { ...integrationHeaders(repairerA), 'idempotency-key': 'idem-jobs-1' };
-      const first = await svc.callIntegration('jobs.insert', body, headers);
-      const again = await svc.callIntegration('jobs.insert', body, headers);
+      const first = await svc.callIntegration(ops['jobs.insert'], body, headers);
+      const again = await svc.callIntegration(ops['jobs.insert'], body, headers);
       expect(first.status).to.equal(200);
       expect(again.body).to.deep.equal(first.body);
       expect(again.headers.get('idempotent-replayed')).to.equal('true');
-      const other = await svc.callIntegration('jobs.insert', { ...body, data: { ...body.data, job_number: { value: 'J' } } }, headers);
+      const other = await svc.callIntegration(ops['jobs.insert'], { ...body, data: { ...body.data, job_number: { value: 'J' } } }, headers);
       expect(other.status).to.equal(422);
     });
 

@@ -3,10 +3,11 @@ import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { type BilledOrg, openInvoice, paymentBody } from '../support/billing.ts';
+import { type BilledOrg, type Invoice, openInvoice, paymentBody } from '../support/billing.ts';
 import { billedOrgLong, signUpLong } from '../support/long-session.ts';
 import { settle } from '../support/settle.ts';
 import { overdueWorker } from '../../src/workers/billing/overdue.ts';
+import { ops } from '../support/ops.ts';
 
 for (const backend of backends()) {
   describe(`overdue status and suspension over HTTP (${backend})`, () => {
@@ -14,10 +15,10 @@ for (const backend of backends()) {
     let staff: string;
     let acme: BilledOrg;
     let other: BilledOrg;
-    let a: any;
-    let b: any;
+    let a: Invoice;
+    let b: Invoice;
     const clock = new TestClock('2026-01-05T09:00:00.000Z');
-    const status = async (token = acme.token, body: Record<string, unknown> = {}) => svc.call('billing.invoices.overdue-status.get', body, token);
+    const status = async (token = acme.token, body: Record<string, unknown> = {}) => svc.call(ops['billing.invoices.overdue-status.get'], body, token);
     // The worker reads read models, so a pass sees what has been projected: let them catch up first.
     const pass = async () => {
       await settle(svc);
@@ -62,7 +63,7 @@ for (const backend of backends()) {
     });
 
     it('keeps the suspension date anchored to the due date when a partial payment arrives', async () => {
-      await svc.call('billing.payments.insert', paymentBody(a.id, 3000, { received_on: '2026-02-05' }), staff);
+      await svc.call(ops['billing.payments.insert'], paymentBody(a.id, 3000, { received_on: '2026-02-05' }), staff);
       const s = await status();
       expect(s.body.amount_past_due).to.deep.equal([{ amount: 7000, currency: 'GBP' }]);
       expect(s.body.suspension_date).to.equal('2026-02-18');
@@ -76,30 +77,30 @@ for (const backend of backends()) {
       expect((await pass()).overdue.suspended).to.deep.equal([]);
       const s = await status();
       expect(s.body).to.deep.include({ suspended: true, suspension_date: '2026-02-18', suspended_at: '2026-02-18T00:01:00.000Z' });
-      const feed = await svc.call('billing.events.list', { types: ['customer.access_suspended', 'customer.access_restored'] }, acme.token);
-      expect(feed.body.items.map((e: any) => e.type)).to.deep.equal(['customer.access_suspended']);
+      const feed = await svc.call(ops['billing.events.list'], { types: ['customer.access_suspended', 'customer.access_restored'] }, acme.token);
+      expect(feed.body.items.map((e) => e.type)).to.deep.equal(['customer.access_suspended']);
       expect(feed.body.items[0].data).to.deep.include({ suspension_date: '2026-02-18', oldest_due_date: '2026-02-04', invoice_ids: [a.id] });
       // Another organization is untouched and cannot see it.
       expect((await status(other.token)).body).to.include({ suspended: false, past_due: false });
-      expect((await svc.call('billing.events.list', { types: ['customer.access_suspended'] }, other.token)).body.items).to.deep.equal([]);
+      expect((await svc.call(ops['billing.events.list'], { types: ['customer.access_suspended'] }, other.token)).body.items).to.deep.equal([]);
     });
 
     it('restores access on the next pass once the debt is paid, while a newer invoice is still in its grace period', async () => {
       clock.set('2026-02-20T10:00:00.000Z');
-      const paid = await svc.call('billing.payments.insert', paymentBody(a.id, 7000, { received_on: '2026-02-20' }), staff);
+      const paid = await svc.call(ops['billing.payments.insert'], paymentBody(a.id, 7000, { received_on: '2026-02-20' }), staff);
       expect(paid.body.invoice.status).to.equal('paid');
       const res = await pass();
       expect(res.overdue.restored).to.deep.equal([acme.customerId]);
       const s = await status();
       // B (due Feb 19) is now past due: its own suspension date is Mar 5.
       expect(s.body).to.deep.include({ suspended: false, suspended_at: null, past_due: true, suspension_date: '2026-03-05', amount_past_due: [{ amount: 2000, currency: 'GBP' }] });
-      expect(s.body.invoices.map((i: any) => i.id)).to.deep.equal([b.id]);
-      const feed = await svc.call('billing.events.list', { types: ['customer.access_suspended', 'customer.access_restored'] }, acme.token);
-      expect(feed.body.items.map((e: any) => e.type)).to.deep.equal(['customer.access_suspended', 'customer.access_restored']);
+      expect(s.body.invoices.map((i) => i.id)).to.deep.equal([b.id]);
+      const feed = await svc.call(ops['billing.events.list'], { types: ['customer.access_suspended', 'customer.access_restored'] }, acme.token);
+      expect(feed.body.items.map((e) => e.type)).to.deep.equal(['customer.access_suspended', 'customer.access_restored']);
     });
 
     it('rebuilding the read models reproduces the overdue status and the suspension history in the feed', async () => {
-      const snapshot = async () => ({ status: (await status()).body, feed: (await svc.call('billing.events.list', { limit: 200 }, acme.token)).body });
+      const snapshot = async () => ({ status: (await status()).body, feed: (await svc.call(ops['billing.events.list'], { limit: 200 }, acme.token)).body });
       const before = await snapshot();
       await svc.app.runner.stop();
       await svc.app.runner.rebuild();

@@ -8,6 +8,7 @@ import { WebClient, logIn } from '../support/web.ts';
 import { approve, authorizeUrl, registerClient } from '../support/integrations.ts';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
+import { ops } from '../support/ops.ts';
 
 const LIMITS = { RATE_LIMIT_LOGIN_PER_ACCOUNT: '3', RATE_LIMIT_LOGIN_PER_ADDRESS: '8', RATE_LIMIT_CLIENT_SECRET: '3', RATE_LIMIT_WINDOW_SECONDS: '600' };
 
@@ -86,7 +87,7 @@ for (const backend of backends()) {
       const client = await registerClient(svc, { scopes: ['repairer'] });
       const back = await approve(svc, authorizeUrl(svc, { clientId: client.clientId, redirectUrl: client.redirectUrl, state: 's', scopes: 'repairer' }), owner.token);
       const code = back.searchParams.get('code') ?? '';
-      const exchange = (secret: string) => svc.callIntegration('integrations.insert', { access_code: code, client_id: client.clientId, client_secret: secret });
+      const exchange = (secret: string) => svc.callIntegration(ops['integrations.insert'], { access_code: code, client_id: client.clientId, client_secret: secret });
       for (let i = 0; i < 3; i++) expect((await exchange('svc_secret_wrong')).status).to.equal(401);
       const limited = await exchange(client.clientSecret);
       expect(limited.status).to.equal(429);

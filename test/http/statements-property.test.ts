@@ -9,6 +9,7 @@ import { type BilledOrg, draft, openInvoice, paymentBody } from '../support/bill
 import { billedOrgLong, signUpLong } from '../support/long-session.ts';
 import { settle } from '../support/settle.ts';
 import { Rng } from '../support/rng.ts';
+import { ops } from '../support/ops.ts';
 
 const HISTORIES = Number(process.env.PROPERTY_HISTORIES ?? 4);
 const STEPS = Number(process.env.PROPERTY_STEPS ?? 25);
@@ -31,15 +32,15 @@ async function apiFacts(svc: TestService, staff: string, customerId: string) {
     const items: any[] = [];
     let cursor: string | undefined;
     do {
-      const r = await svc.call(op, { ...body, limit: 200, ...(cursor ? { cursor } : {}) }, staff);
+      const r = await svc.send(op, { ...body, limit: 200, ...(cursor ? { cursor } : {}) }, staff);
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      items.push(...r.body.items);
-      cursor = r.body.pagination?.cursor;
+      items.push(...(r.body.items as any[]));
+      cursor = (r.body.pagination as { cursor: string } | null)?.cursor;
     } while (cursor);
     return items;
   };
   const listed = await all('billing.invoices.list', { customer_id: customerId });
-  const invoices = await Promise.all(listed.filter((i) => i.status !== 'draft').map(async (i) => (await svc.call('billing.invoices.get', i.id, staff)).body));
+  const invoices = await Promise.all(listed.filter((i) => i.status !== 'draft').map(async (i) => (await svc.call(ops['billing.invoices.get'], i.id, staff)).body));
   const payments = await all('billing.payments.list', { customer_id: customerId });
   const credits = (await all('billing.credit-note-requests.list', { customer_id: customerId })).filter((c) => c.status === 'issued');
   return { invoices, payments, credits };
@@ -51,8 +52,8 @@ function balanceFromFacts(f: Awaited<ReturnType<typeof apiFacts>>, d: string): {
   let balance = 0;
   let unapplied = 0;
   for (const i of f.invoices) {
-    if (i.issue_date <= d) balance += i.total;
-    if (i.status === 'void' && day(i.voided_at) <= d) {
+    if (i.issue_date !== null && i.issue_date <= d) balance += i.total;
+    if (i.status === 'void' && i.voided_at !== null && day(i.voided_at) <= d) {
       const applied = f.credits.filter((c) => c.invoice_id === i.id).reduce((s, c) => s + c.applied_to_invoice, 0);
       balance -= i.total - applied;
     }
@@ -74,7 +75,7 @@ function balanceFromFacts(f: Awaited<ReturnType<typeof apiFacts>>, d: string): {
 async function playHistory(svc: TestService, staff: string, org: BilledOrg, rng: Rng, clock: TestClock): Promise<void> {
   const invoices: ModelInvoice[] = [];
   const refresh = async (id: string) => {
-    const r = await svc.call('billing.invoices.get', id, staff);
+    const r = await svc.call(ops['billing.invoices.get'], id, staff);
     const m = invoices.find((i) => i.id === id);
     if (!m) throw new Error(`invoice ${id} is not in the model`);
     Object.assign(m, { status: r.body.status, total: r.body.total, amount_remaining: r.body.amount_remaining, amount_paid: r.body.amount_paid, amount_credited: r.body.amount_credited });
@@ -94,12 +95,12 @@ async function playHistory(svc: TestService, staff: string, org: BilledOrg, rng:
     if (roll < 0.3 || invoices.length === 0) {
       const amounts = Array.from({ length: rng.int(1, 3) }, () => rng.int(1, 200) * 100 + rng.int(0, 99));
       const inv = await openInvoice(svc, staff, org.customerId, amounts);
-      invoices.push({ id: inv.id, status: inv.status, issue_date: inv.issue_date, total: inv.total, amount_remaining: inv.amount_remaining, amount_paid: 0, amount_credited: 0, payments: [] });
+      invoices.push({ id: inv.id, status: inv.status, issue_date: inv.issue_date ?? '', total: inv.total, amount_remaining: inv.amount_remaining, amount_paid: 0, amount_credited: 0, payments: [] });
     } else if (roll < 0.6 && payable.length) {
       const inv = rng.pick(payable);
       touched = inv.id;
       const amount = rng.chance(0.4) ? inv.amount_remaining : rng.int(1, inv.amount_remaining);
-      const r = await svc.call('billing.payments.insert', paymentBody(inv.id, amount, { received_on: receivedOn(inv), reference: `P${step}` }), staff);
+      const r = await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, amount, { received_on: receivedOn(inv), reference: `P${step}` }), staff);
       ok(r, 'payment');
       inv.payments.push({ id: r.body.payment.id, amount, status: 'recorded' });
     } else if (roll < 0.68 && withPayments.length) {
@@ -107,14 +108,14 @@ async function playHistory(svc: TestService, staff: string, org: BilledOrg, rng:
       touched = inv.id;
       const p = rng.pick(inv.payments.filter((x) => x.status === 'recorded'));
       const change = rng.chance(0.5) ? { amount: rng.int(1, p.amount + inv.amount_remaining) } : { received_on: receivedOn(inv) };
-      const r = await svc.call('billing.payments.update', { id: p.id, ...change, reason: 'correction' }, staff);
+      const r = await svc.call(ops['billing.payments.update'], { id: p.id, ...change, reason: 'correction' }, staff);
       ok(r, 'payment update');
       if (change.amount) p.amount = change.amount;
     } else if (roll < 0.73 && withPayments.length) {
       const inv = rng.pick(withPayments);
       touched = inv.id;
       const p = rng.pick(inv.payments.filter((x) => x.status === 'recorded'));
-      ok(await svc.call('billing.payments.update', { id: p.id, void: true, reason: 'bounced' }, staff), 'payment void');
+      ok(await svc.call(ops['billing.payments.update'], { id: p.id, void: true, reason: 'bounced' }, staff), 'payment void');
       p.status = 'voided';
     } else if (roll < 0.85) {
       const creditable = invoices.filter((i) => (payable.includes(i) || (i.status === 'paid' && i.total - i.amount_credited > 0)));
@@ -122,20 +123,20 @@ async function playHistory(svc: TestService, staff: string, org: BilledOrg, rng:
       const inv = rng.pick(creditable);
       touched = inv.id;
       const max = inv.status === 'paid' ? inv.total - inv.amount_credited : inv.amount_remaining;
-      const req = await svc.call('billing.credit-note-requests.insert', { invoice_id: inv.id, amount: rng.int(1, max), currency: 'GBP', reason: 'order_change', description: 'adjust' }, org.token);
+      const req = await svc.call(ops['billing.credit-note-requests.insert'], { invoice_id: inv.id, amount: rng.int(1, max), currency: 'GBP', reason: 'order_change', description: 'adjust' }, org.token);
       ok(req, 'credit request');
-      ok(await svc.call('billing.credit-note-requests.update', { id: req.body.id, action: 'approve' }, staff), 'approve');
-      ok(await svc.call('billing.credit-note-requests.update', { id: req.body.id, action: 'issue' }, staff), 'issue');
+      ok(await svc.call(ops['billing.credit-note-requests.update'], { id: req.body.id, action: 'approve' }, staff), 'approve');
+      ok(await svc.call(ops['billing.credit-note-requests.update'], { id: req.body.id, action: 'issue' }, staff), 'issue');
     } else if (roll < 0.92) {
       const voidable = payable.filter((i) => i.amount_paid === 0);
       if (voidable.length === 0) continue;
       touched = rng.pick(voidable).id;
-      ok(await svc.call('billing.invoices.update', { id: touched, action: 'void', reason: 'mistake' }, staff), 'void');
+      ok(await svc.call(ops['billing.invoices.update'], { id: touched, action: 'void', reason: 'mistake' }, staff), 'void');
     } else if (roll < 0.96) {
       const open = payable.filter((i) => i.status === 'open');
       if (open.length === 0) continue;
       touched = rng.pick(open).id;
-      ok(await svc.call('billing.invoices.update', { id: touched, action: 'mark_uncollectible' }, staff), 'uncollectible');
+      ok(await svc.call(ops['billing.invoices.update'], { id: touched, action: 'mark_uncollectible' }, staff), 'uncollectible');
     } else {
       await draft(svc, staff, org.customerId, [rng.int(1, 100_000)]);
     }
@@ -167,7 +168,7 @@ for (const backend of backends()) {
         const today = isoDate(clock.now());
         const at = (s: string) => `seed ${seed}, ${s}`;
         const statement = async (from: string, to: string) => {
-          const r = await svc.call('billing.customers.statement.get', { customer_id: org.customerId, from, to }, org.token);
+          const r = await svc.call(ops['billing.customers.statement.get'], { customer_id: org.customerId, from, to }, org.token);
           expect(r.status, at(JSON.stringify(r.body))).to.equal(200);
           return r.body;
         };

@@ -7,6 +7,7 @@ import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { systemContext } from '../../src/seed.ts';
 import { addMember, createOrganization } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
+import { ops } from '../support/ops.ts';
 
 
 const PASSWORD = 'correct horse battery';
@@ -217,11 +218,11 @@ for (const backend of backends()) {
       const web = new WebClient(svc.url);
       await logIn(web, owner.email, PASSWORD);
       const token = decodeURIComponent(web.cookies.get('svc_session')!);
-      expect((await svc.call('auth.sessions.get', undefined, token)).status).to.equal(200);
+      expect((await svc.call(ops['auth.sessions.get'], undefined, token)).status).to.equal(200);
       const home = await web.get('/');
       const out = await web.post('/auth/logout', hiddenFields(home.html, '/auth/logout'));
       expect(out.status).to.equal(303);
-      expect((await svc.call('auth.sessions.get', undefined, token)).status).to.equal(401);
+      expect((await svc.call(ops['auth.sessions.get'], undefined, token)).status).to.equal(401);
       expect((await web.get(url())).status).to.equal(303);
     });
 
@@ -236,13 +237,13 @@ for (const backend of backends()) {
       const switched = await web.post('/auth/organization', { ...hiddenFields(consent.html, '/auth/organization'), organization_id: second.id });
       expect(switched.status).to.equal(303);
       expect(new URL(switched.location!, svc.url).toString()).to.equal(new URL(url()).toString());
-      expect((await svc.call('auth.sessions.get', undefined, oldToken)).status).to.equal(401);
+      expect((await svc.call(ops['auth.sessions.get'], undefined, oldToken)).status).to.equal(401);
       const newToken = decodeURIComponent(web.cookies.get('svc_session')!);
       const page = await web.get(switched.location!);
       expect(page.html).to.contain('asks to connect to <strong>Second Garage</strong>');
       const back = await approve(svc, url({ state: 's2' }), newToken);
-      const res = await svc.callIntegration('integrations.insert', { access_code: back.searchParams.get('code'), client_id: client.clientId, client_secret: client.clientSecret });
-      const me = await svc.callIntegration('integrations.get', undefined, { authorization: `Bearer ${res.body.api_key}`, 'svc-integration-id': res.body.integration_id });
+      const res = await svc.callIntegration(ops['integrations.insert'], { access_code: back.searchParams.get('code') ?? '', client_id: client.clientId, client_secret: client.clientSecret });
+      const me = await svc.callIntegration(ops['integrations.get'], undefined, { authorization: `Bearer ${res.body.api_key}`, 'svc-integration-id': res.body.integration_id });
       expect(me.body.organization).to.deep.equal({ id: second.id, name: 'Second Garage' });
       const foreign = await web.post('/auth/organization', { ...hiddenFields(page.html, '/auth/organization'), organization_id: (await svc.signUp()).orgId });
       expect(foreign.status).to.equal(403);

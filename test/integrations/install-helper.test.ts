@@ -4,6 +4,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
+import { ops } from '../support/ops.ts';
 
 
 for (const backend of backends()) {
@@ -19,11 +20,11 @@ for (const backend of backends()) {
       const installed = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
       expect(installed.apiKey).to.match(/^svc_key_/);
       expect(installed.clientSecret).to.match(/^svc_secret_/);
-      const me = await svc.callIntegration('integrations.get', undefined, integrationHeaders(installed));
+      const me = await svc.callIntegration(ops['integrations.get'], undefined, integrationHeaders(installed));
       expect(me.body).to.deep.include({ integration_id: installed.integrationId, client_id: installed.clientId, scopes: ['repairer'] });
-      const removed = await svc.callIntegration('integrations.remove', {}, integrationHeaders(installed));
+      const removed = await svc.callIntegration(ops['integrations.remove'], {}, integrationHeaders(installed));
       expect(removed.status).to.equal(200);
-      const again = await svc.callIntegration('integrations.remove', {}, integrationHeaders(installed));
+      const again = await svc.callIntegration(ops['integrations.remove'], {}, integrationHeaders(installed));
       expect(again.status).to.equal(401);
       expect(again.body.code).to.equal('unauthenticated');
     });

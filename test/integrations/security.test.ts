@@ -10,6 +10,7 @@ import { revokeClientSecret, rotateClientSecret } from '../../src/commands/integ
 
 import { s256 } from '../../src/commands/integrations/access-codes.ts';
 import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
+import { ops } from '../support/ops.ts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -37,11 +38,11 @@ for (const backend of backends()) {
       return code;
     }
     async function exchange(code: string, client: { clientId: string; clientSecret: string }) {
-      const res = await svc.callIntegration('integrations.insert', { access_code: code, client_id: client.clientId, client_secret: client.clientSecret });
+      const res = await svc.callIntegration(ops['integrations.insert'], { access_code: code, client_id: client.clientId, client_secret: client.clientSecret });
       if (res.status === 200) secrets.push(res.body.api_key);
       return res;
     }
-    const me = (key: { api_key: string; integration_id: string }) => svc.callIntegration('integrations.get', undefined, integrationHeaders({ apiKey: key.api_key, integrationId: key.integration_id }));
+    const me = (key: { api_key: string; integration_id: string }) => svc.callIntegration(ops['integrations.get'], undefined, integrationHeaders({ apiKey: key.api_key, integrationId: key.integration_id }));
 
     it('exchanges a code once for a working key, with Cache-Control: no-store', async () => {
       const res = await exchange(await codeFor(clientA), clientA);
@@ -104,7 +105,7 @@ for (const backend of backends()) {
 
     it('an unknown or malformed code is invalid_grant; a malformed body is invalid_request', async () => {
       for (const code of ['svc_code_doesnotexist', 'x', clientA.clientSecret]) expect((await exchange(code, clientA)).body.code).to.equal('invalid_grant');
-      const bad = await svc.callIntegration('integrations.insert', { access_code: 'x', client_id: clientA.clientId });
+      const bad = await svc.send('integrations.insert', { access_code: 'x', client_id: clientA.clientId }, null, {}, 'integrations');
       expect(bad.status).to.equal(400);
       expect(bad.body.code).to.equal('invalid_request');
     });
@@ -130,7 +131,7 @@ for (const backend of backends()) {
       };
       const code = await withChallenge();
       const send = (c: string, code_verifier?: string) =>
-        svc.callIntegration('integrations.insert', { access_code: c, client_id: clientA.clientId, client_secret: clientA.clientSecret, ...(code_verifier ? { code_verifier } : {}) });
+        svc.callIntegration(ops['integrations.insert'], { access_code: c, client_id: clientA.clientId, client_secret: clientA.clientSecret, ...(code_verifier ? { code_verifier } : {}) });
       expect((await send(code)).body.code).to.equal('invalid_grant');
       expect((await send(code, 'w'.repeat(43))).body.code).to.equal('invalid_grant');
       const ok = await send(code, verifier);
@@ -173,26 +174,26 @@ for (const backend of backends()) {
         { authorization: `Bearer ${one.apiKey}`, 'svc-integration-id': 'not-a-uuid' },
       ];
       for (const headers of cases) {
-        const res = await svc.callIntegration('integrations.get', undefined, headers);
+        const res = await svc.callIntegration(ops['integrations.get'], undefined, headers);
         expect(res.status, JSON.stringify(Object.keys(headers))).to.equal(401);
         expect(res.body).to.include({ type: 'integrations.IntegrationGetError', code: 'unauthenticated' });
       }
-      expect((await svc.callIntegration('integrations.get', undefined, integrationHeaders(one))).status).to.equal(200);
+      expect((await svc.callIntegration(ops['integrations.get'], undefined, integrationHeaders(one))).status).to.equal(200);
     });
 
     it('after integrations.remove the key gets 401 at once; other installations keep working', async () => {
       const one = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
       const two = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
       secrets.push(one.apiKey, two.apiKey, one.clientSecret, two.clientSecret);
-      const removed = await svc.callIntegration('integrations.remove', undefined, integrationHeaders(one));
+      const removed = await svc.callIntegration(ops['integrations.remove'], undefined, integrationHeaders(one));
       expect(removed.status).to.equal(200);
       expect(removed.body).to.deep.equal({});
       for (const op of ['integrations.get', 'integrations.remove']) {
-        const res = await svc.callIntegration(op, undefined, integrationHeaders(one));
+        const res = await svc.send(op, undefined, null, integrationHeaders(one), 'integrations');
         expect(res.status).to.equal(401);
         expect(res.body.code).to.equal('unauthenticated');
       }
-      expect((await svc.callIntegration('integrations.get', undefined, integrationHeaders(two))).status).to.equal(200);
+      expect((await svc.callIntegration(ops['integrations.get'], undefined, integrationHeaders(two))).status).to.equal(200);
     });
 
     it('a dump of every table contains no plaintext secret, key, code, session token or password', async () => {

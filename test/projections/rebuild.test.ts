@@ -6,6 +6,7 @@ import { ProjectionRunner } from '../../src/projections/runner.ts';
 import { projections } from '../../src/areas/index.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
 import { dumpReadModels, readModelTables, writeSampleData } from './support.ts';
+import { ops } from '../support/ops.ts';
 
 for (const backend of backends()) {
   describe(`projection rebuild (${backend})`, () => {
@@ -26,7 +27,7 @@ for (const backend of backends()) {
       expect(await dumpReadModels(svc.app.knex)).to.deep.equal(live);
       // And the service still answers (the live loop follows the rebuilt checkpoints).
       const me = await svc.signUp();
-      expect((await svc.call('auth.sessions.get', undefined, me.token)).status).to.equal(200);
+      expect((await svc.call(ops['auth.sessions.get'], undefined, me.token)).status).to.equal(200);
     });
 
     it('rebuilds only the named projection and refuses unknown names', async () => {

@@ -13,6 +13,7 @@ import { ProjectionRunner } from '../../src/projections/runner.ts';
 import { projections } from '../../src/areas/index.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
+import { ops } from '../support/ops.ts';
 
 
 const logger = pino({ level: 'silent' });
@@ -49,11 +50,11 @@ for (const backend of backends()) {
         const owner = await svc.signUp();
         // The projector "crashes": the events are appended, but no runner applies them.
         await svc.app.runner.stop();
-        const res = await svc.call('billing.customers.insert', { name: 'Late Ltd', email: 'late@example.com', currency: 'GBP' }, owner.token);
+        const res = await svc.call(ops['billing.customers.insert'], { name: 'Late Ltd', email: 'late@example.com', currency: 'GBP' }, owner.token);
         expect(res.status).to.equal(503);
         expect(res.body.code).to.equal('projection_lag');
         expect(res.headers.get('retry-after')).to.equal('1');
-        expect((await svc.call('billing.customers.list', {}, owner.token)).body.items).to.have.length(0);
+        expect((await svc.call(ops['billing.customers.list'], {}, owner.token)).body.items).to.have.length(0);
         // Readiness reports the stalled read models once their oldest unapplied event is old.
         svc.clock.advance(60_000);
         const notReady = await fetch(`${svc.url}/readyz`);
@@ -65,7 +66,7 @@ for (const backend of backends()) {
         restarted.start();
         try {
           await restarted.waitFor(await svc.app.store.headPosition(), [billingCustomersProjection], 10_000);
-          const list = await svc.call('billing.customers.list', {}, owner.token);
+          const list = await svc.call(ops['billing.customers.list'], {}, owner.token);
           expect(list.body.items.map((c: { name: string }) => c.name)).to.deep.equal(['Late Ltd']);
         } finally {
           // A projector stores its checkpoints when it stops (projections that only skipped events store them lazily).

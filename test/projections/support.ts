@@ -5,6 +5,7 @@ import type { Reply, TestService } from '../support/app.ts';
 import { billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { settle } from '../support/settle.ts';
+import { ops } from '../support/ops.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -27,7 +28,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
 }
 
-function ok(res: Reply, what: string): Reply {
+function ok<T extends Reply<unknown>>(res: T, what: string): T {
   if (res.status !== 200) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res;
 }
@@ -37,19 +38,19 @@ async function writeAccounts(svc: TestService): Promise<void> {
   const staff = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
   for (let i = 0; i < 4; i++) {
     const o = await svc.signUp({ role: i % 2 ? 'admin' : 'owner' });
-    const c = await svc.call('billing.customers.insert', {
+    const c = await svc.call(ops['billing.customers.insert'], {
       name: `Customer ${i}`, email: `c${i}@example.com`, currency: i % 2 ? 'EUR' : 'GBP', tax_id: 'GB123', metadata: { n: String(i) },
       billing_address: { line1: '1 High St', city: 'Leeds', country: 'GB' },
     }, o.token);
     if (c.status !== 200) throw new Error(`customers.insert: ${JSON.stringify(c.body)}`);
     svc.clock.advance(1000);
-    await svc.call('billing.customers.update', { id: c.body.id, name: `Customer ${i} Ltd`, tax_id: null, billing_address: null }, o.token);
-    const n = await svc.call('billing.notes.insert', { subject: { type: 'customer', id: c.body.id }, body: `first note ${i}` }, o.token);
-    await svc.call('billing.notes.update', { id: n.body.id, body: `edited note ${i}` }, staff.token);
-    const n2 = await svc.call('billing.notes.insert', { subject: { type: 'customer', id: c.body.id }, body: `second note ${i}` }, staff.token);
+    await svc.call(ops['billing.customers.update'], { id: c.body.id, name: `Customer ${i} Ltd`, tax_id: null, billing_address: null }, o.token);
+    const n = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `first note ${i}` }, o.token);
+    await svc.call(ops['billing.notes.update'], { id: n.body.id, body: `edited note ${i}` }, staff.token);
+    const n2 = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `second note ${i}` }, staff.token);
     if (i === 3) {
-      await svc.call('billing.notes.remove', { id: n2.body.id }, o.token);
-      await svc.call('billing.customers.remove', { id: c.body.id }, o.token);
+      await svc.call(ops['billing.notes.remove'], { id: n2.body.id }, o.token);
+      await svc.call(ops['billing.customers.remove'], { id: c.body.id }, o.token);
     }
   }
 }
@@ -59,9 +60,9 @@ async function writeIntegrationAndJobs(svc: TestService): Promise<void> {
   const owner = await svc.signUp();
   const app = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
   const car = { identifier: { vrm: { plate: 'ab12 cde', location: { country: 'gb' } } } };
-  const job = ok(await svc.callIntegration('jobs.insert', { identity: { external: { value: 'EXT-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: owner.siteId, vehicle: car } }, integrationHeaders(app)), 'jobs.insert');
-  ok(await svc.callIntegration('jobs.insert', { identity: { id: job.body.id }, if_: { exists: 'update' }, data: { job_number: { value: 'J-1' } } }, integrationHeaders(app)), 'jobs.insert update');
-  ok(await svc.callIntegration('jobs.insert', { identity: { external: { value: 'EXT-2' } }, if_: { exists: 'replace' }, data: { repairer_site_id: owner.siteId, vehicle: car, claim_number: { value: 'C-2' } } }, integrationHeaders(app)), 'jobs.insert replace');
+  const job = ok(await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: 'EXT-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: owner.siteId, vehicle: car } }, integrationHeaders(app)), 'jobs.insert');
+  ok(await svc.callIntegration(ops['jobs.insert'], { identity: { id: job.body.id }, if_: { exists: 'update' }, data: { job_number: { value: 'J-1' } } }, integrationHeaders(app)), 'jobs.insert update');
+  ok(await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: 'EXT-2' } }, if_: { exists: 'replace' }, data: { repairer_site_id: owner.siteId, vehicle: car, claim_number: { value: 'C-2' } } }, integrationHeaders(app)), 'jobs.insert replace');
 }
 
 /**
@@ -73,17 +74,17 @@ async function writeInvoices(svc: TestService): Promise<void> {
   const acme = await billedOrg(svc, { payment_terms_days: 30 });
   await draft(svc, staff, acme.customerId, [700], { memo: 'Not yet sent' });
   const inv = await openInvoice(svc, staff, acme.customerId, [3000, 2000]);
-  const p1 = ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 2000), staff), 'payments.insert');
-  ok(await svc.call('billing.payments.update', { id: p1.body.payment.id, amount: 2500, reason: 'Typo' }, staff), 'payments.update');
-  const p2 = ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 1000, { method: 'cheque', reference: 'CHQ 7' }), staff), 'payments.insert');
-  ok(await svc.call('billing.payments.update', { id: p2.body.payment.id, void: true, reason: 'Bounced' }, staff), 'payments.update void');
-  const request = { invoice_id: inv.id, currency: 'GBP', reason: 'order_change', description: 'One panel not painted' };
-  const cnr = ok(await svc.call('billing.credit-note-requests.insert', { ...request, amount: 500 }, acme.token), 'credit-note-requests.insert');
-  ok(await svc.call('billing.credit-note-requests.update', { id: cnr.body.id, action: 'approve' }, staff), 'approve');
-  ok(await svc.call('billing.credit-note-requests.update', { id: cnr.body.id, action: 'issue' }, staff), 'issue');
-  const rejected = ok(await svc.call('billing.credit-note-requests.insert', { ...request, amount: 100 }, acme.token), 'credit-note-requests.insert');
-  ok(await svc.call('billing.credit-note-requests.update', { id: rejected.body.id, action: 'reject' }, staff), 'reject');
-  ok(await svc.call('billing.payments.insert', paymentBody(inv.id, 2000, { method: 'card', reference: 'CARD 9' }), staff), 'payments.insert');
+  const p1 = ok(await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 2000), staff), 'payments.insert');
+  ok(await svc.call(ops['billing.payments.update'], { id: p1.body.payment.id, amount: 2500, reason: 'Typo' }, staff), 'payments.update');
+  const p2 = ok(await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 1000, { method: 'cheque', reference: 'CHQ 7' }), staff), 'payments.insert');
+  ok(await svc.call(ops['billing.payments.update'], { id: p2.body.payment.id, void: true, reason: 'Bounced' }, staff), 'payments.update void');
+  const request = { invoice_id: inv.id, currency: 'GBP', reason: 'order_change' as const, description: 'One panel not painted' };
+  const cnr = ok(await svc.call(ops['billing.credit-note-requests.insert'], { ...request, amount: 500 }, acme.token), 'credit-note-requests.insert');
+  ok(await svc.call(ops['billing.credit-note-requests.update'], { id: cnr.body.id, action: 'approve' }, staff), 'approve');
+  ok(await svc.call(ops['billing.credit-note-requests.update'], { id: cnr.body.id, action: 'issue' }, staff), 'issue');
+  const rejected = ok(await svc.call(ops['billing.credit-note-requests.insert'], { ...request, amount: 100 }, acme.token), 'credit-note-requests.insert');
+  ok(await svc.call(ops['billing.credit-note-requests.update'], { id: rejected.body.id, action: 'reject' }, staff), 'reject');
+  ok(await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 2000, { method: 'card', reference: 'CARD 9' }), staff), 'payments.insert');
   await openInvoice(svc, staff, acme.customerId, [10000]);
   // Past the unpaid invoice's due date and the grace period: the overdue worker suspends the organization's access.
   svc.clock.advance(50 * 86_400_000);

@@ -1,5 +1,8 @@
 // Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
 import pino from 'pino';
+import type { ZodType, z } from 'zod';
+import type { JsonOperation } from '../../src/api/operation.ts';
+import type { ErrorBody } from '../../src/api/errors.ts';
 import { TestClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type App, createApp } from '../../src/app.ts';
@@ -11,11 +14,18 @@ import { type Backend, openTestDb } from './db.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 
 /** A response as tests see it. */
-export interface Reply<T = any> {
+export interface Reply<T> {
   status: number;
   headers: Headers;
   body: T;
 }
+
+/** The body an operation takes (a body-less one takes none, or `{}`). */
+export type RequestOf<Op extends JsonOperation> = Op['request'] extends ZodType ? z.input<Op['request']> : undefined | Record<string, never>;
+/** What an operation answers: its response, or (on a 4xx) the error body, so tests read `code` and fields alike. */
+export type ReplyOf<Op extends JsonOperation> = Reply<z.output<Op['response']> & Partial<ErrorBody>>;
+/** A reply to a request outside any operation's types (bad input, unknown operations, raw bodies). */
+export type RawReply = Reply<Partial<ErrorBody> & Record<string, unknown>>;
 
 /** A running service for one suite. */
 export interface TestService {
@@ -23,16 +33,23 @@ export interface TestService {
   db: Db;
   url: string;
   clock: TestClock;
-  /** POST /api/v1/<op> with a JSON body (undefined = no body). */
-  call<T = any>(op: string, body: unknown, token?: string | null, headers?: Record<string, string>): Promise<Reply<T>>;
-  /** POST /api/2026-01/<op>. */
-  callIntegration<T = any>(op: string, body: unknown, headers?: Record<string, string>): Promise<Reply<T>>;
+  /** POST /api/v1/<op.id> with a body of the operation's request type (undefined = no body). */
+  call<Op extends JsonOperation>(op: Op, body: RequestOf<Op>, token?: string | null, headers?: Record<string, string>): Promise<ReplyOf<Op>>;
+  /** POST /api/2026-01/<op.id>. */
+  callIntegration<Op extends JsonOperation>(op: Op, body: RequestOf<Op>, headers?: Record<string, string>): Promise<ReplyOf<Op>>;
+  /** POST any body to /api/v1/<id> (or /api/2026-01/ with `surface`): for bad input and unknown operations. */
+  send(id: string, body: unknown, token?: string | null, headers?: Record<string, string>, surface?: 'core' | 'integrations'): Promise<RawReply>;
   /** Creates an organization with a user signed in; returns ids and the session token. */
   signUp(opts?: { kind?: OrganizationKind; role?: Role; staff?: ('billing_staff' | 'platform_staff')[]; name?: string; email?: string; password?: string }): Promise<{ orgId: string; userId: string; token: string; email: string; siteId: string }>;
   close(): Promise<void>;
 }
 
 let counter = 0;
+
+// The Authorization header for a session token, added to the given headers.
+function bearer(token: string | null | undefined, headers: Record<string, string>): Record<string, string> {
+  return { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers };
+}
 
 /** Starts the service on `backend`. */
 export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestService> {
@@ -41,7 +58,7 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
   const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...opts.env });
   const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const url = await app.listen(0, '127.0.0.1');
-  const post = async (path: string, body: unknown, headers: Record<string, string>): Promise<Reply> => {
+  const post = async <T>(path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> => {
     const res = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
@@ -54,15 +71,16 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
     } catch {
       // not JSON: keep the text
     }
-    return { status: res.status, headers: res.headers, body: parsed };
+    return { status: res.status, headers: res.headers, body: parsed as T };
   };
   return {
     app,
     db,
     url,
     clock,
-    call: (op, body, token, headers = {}) => post(`/api/v1/${op}`, body, { ...(token ? { authorization: `Bearer ${token}` } : {}), ...headers }),
-    callIntegration: (op, body, headers = {}) => post(`/api/2026-01/${op}`, body, headers),
+    call: (op, body, token, headers = {}) => post(`/api/v1/${op.id}`, body, bearer(token, headers)),
+    callIntegration: (op, body, headers = {}) => post(`/api/2026-01/${op.id}`, body, headers),
+    send: (id, body, token, headers = {}, surface = 'core') => post(`${surface === 'core' ? '/api/v1/' : '/api/2026-01/'}${id}`, body, bearer(token, headers)),
     async signUp(o = {}) {
       const n = ++counter;
       const ctx = systemContext(app, 'test sign-up');

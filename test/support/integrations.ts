@@ -8,6 +8,7 @@ import { sessionCookieName } from '../../src/pages/web-session.ts';
 import type { TestService } from './app.ts';
 import { hiddenFields } from './web.ts';
 import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
+import { ops } from './ops.ts';
 
 /** An installed integration as a test uses it. */
 export interface InstalledIntegration {
@@ -63,7 +64,7 @@ export async function installIntegration(
   const back = await approve(svc, authorizeUrl(svc, { clientId: client.clientId, redirectUrl: client.redirectUrl, state, scopes: JSON.stringify(opts.scopes) }), opts.token);
   const code = back.searchParams.get('code');
   if (!code || back.searchParams.get('state') !== state) throw new Error(`no code in redirect ${back.toString()}`);
-  const res = await svc.callIntegration('integrations.insert', { access_code: code, client_id: client.clientId, client_secret: client.clientSecret });
+  const res = await svc.callIntegration(ops['integrations.insert'], { access_code: code, client_id: client.clientId, client_secret: client.clientSecret });
   if (res.status !== 200) throw new Error(`integrations.insert answered ${res.status}: ${JSON.stringify(res.body)}`);
   return { apiKey: res.body.api_key, integrationId: res.body.integration_id, clientId: client.clientId, clientSecret: client.clientSecret };
 }

@@ -2,6 +2,7 @@
 import { createSession } from '../../src/commands/identity/identity.ts';
 import type { TestService } from './app.ts';
 import type { BilledOrg } from './billing.ts';
+import { ops } from './ops.ts';
 
 type SignUpOpts = Parameters<TestService['signUp']>[0];
 
@@ -15,7 +16,7 @@ export async function signUpLong(svc: TestService, opts: SignUpOpts = {}): Promi
 /** An organization (owner signed in for 400 days) with its billing customer. */
 export async function billedOrgLong(svc: TestService, opts: { currency?: string; payment_terms_days?: number } = {}): Promise<BilledOrg> {
   const u = await signUpLong(svc);
-  const c = await svc.call('billing.customers.insert', { name: `Customer of ${u.orgId.slice(0, 8)}`, email: 'ap@example.com', currency: opts.currency ?? 'GBP', payment_terms_days: opts.payment_terms_days ?? 30 }, u.token);
+  const c = await svc.call(ops['billing.customers.insert'], { name: `Customer of ${u.orgId.slice(0, 8)}`, email: 'ap@example.com', currency: opts.currency ?? 'GBP', payment_terms_days: opts.payment_terms_days ?? 30 }, u.token);
   if (c.status !== 200) throw new Error(`customer insert failed: ${JSON.stringify(c.body)}`);
   return { orgId: u.orgId, token: u.token, customerId: c.body.id };
 }

@@ -57,9 +57,9 @@ export function pastDue(unpaid: UnpaidInvoice[], today: string): UnpaidInvoice[]
 
 /** The date access is (or will be) suspended: oldest past-due invoice's due date + grace days; null when nothing is past due. */
 export function suspensionDate(unpaid: UnpaidInvoice[], today: string, graceDays: number): { date: string; oldestDueDate: string } | null {
-  const due = pastDue(unpaid, today);
-  if (due.length === 0) return null;
-  const oldest = due.reduce((min, i) => (i.due_date < min ? i.due_date : min), due[0]!.due_date);
+  const dates = pastDue(unpaid, today).map((i) => i.due_date);
+  if (dates.length === 0) return null;
+  const oldest = dates.reduce((min, d) => (d < min ? d : min));
   return { date: addDays(oldest, graceDays), oldestDueDate: oldest };
 }
 

@@ -45,11 +45,13 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         return { ...s, amount_paid: s.amount_paid + amount, payments: { ...s.payments, [event.data.payment_id]: { amount, method, reference, received_on, status: 'recorded' } } };
       }
       case 'PaymentUpdated': {
-        const p = s.payments[event.data.payment_id]!;
+        const p = s.payments[event.data.payment_id];
+        if (!p) return s; // never recorded on this stream: nothing to change
         return { ...s, amount_paid: s.amount_paid + event.data.amount_delta, payments: { ...s.payments, [event.data.payment_id]: { ...p, ...event.data.changes } } };
       }
       case 'PaymentVoided': {
-        const p = s.payments[event.data.payment_id]!;
+        const p = s.payments[event.data.payment_id];
+        if (!p) return s;
         return { ...s, amount_paid: s.amount_paid - p.amount, payments: { ...s.payments, [event.data.payment_id]: { ...p, status: 'voided' } } };
       }
       case 'CreditNoteIssued':
@@ -95,12 +97,12 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         if (s.status !== 'open' && s.status !== 'uncollectible') throw transition('void', s.status);
         if (s.amount_paid > 0)
           throw billingErrors.error('invoice_has_payments', `The invoice has ${s.amount_paid} in recorded payments; void those payments or issue a credit note instead.`);
-        return [{ type: 'InvoiceVoided', data: { ...ref, number: s.number!, total: s.total, amount_remaining: amountRemaining(s), voided_at: command.data.now } }];
+        return [{ type: 'InvoiceVoided', data: { ...ref, number: numberOf(s), total: s.total, amount_remaining: amountRemaining(s), voided_at: command.data.now } }];
       }
       case 'MarkInvoiceUncollectible': {
         const ref = requireInvoice(s);
         if (s.status !== 'open') throw transition('mark_uncollectible', s.status);
-        return [{ type: 'InvoiceMarkedUncollectible', data: { ...ref, number: s.number!, amount_remaining: amountRemaining(s), marked_at: command.data.now } }];
+        return [{ type: 'InvoiceMarkedUncollectible', data: { ...ref, number: numberOf(s), amount_remaining: amountRemaining(s), marked_at: command.data.now } }];
       }
       case 'RecordPayment': {
         const ref = requireInvoice(s);
@@ -226,11 +228,17 @@ function updatePayment(c: Extract<InvoiceCommand, { type: 'UpdatePayment' }>['da
 function settle(s: InvoiceState, events: InvoiceEvent[], now: string): InvoiceEvent[] {
   const after = events.reduce(invoiceDecider.evolve, s);
   if (amountRemaining(after) !== 0 || (after.status !== 'open' && after.status !== 'uncollectible')) return events;
-  return [...events, paid(after, after.ref!, now)];
+  return after.ref ? [...events, paid(after, after.ref, now)] : events;
 }
 
 function paid(s: InvoiceState, ref: InvoiceRef, now: string): InvoiceEvent {
-  return { type: 'InvoicePaid', data: { ...ref, number: s.number!, total: s.total, amount_paid: s.amount_paid, amount_credited: s.amount_credited, paid_at: now } };
+  return { type: 'InvoicePaid', data: { ...ref, number: numberOf(s), total: s.total, amount_paid: s.amount_paid, amount_credited: s.amount_credited, paid_at: now } };
+}
+
+// Every invoice past draft has the number InvoiceFinalized gave it.
+function numberOf(s: InvoiceState): string {
+  if (s.number === null) throw new Error('invariant broken: a finalized invoice without a number');
+  return s.number;
 }
 
 function requireInvoice(s: InvoiceState): InvoiceRef {

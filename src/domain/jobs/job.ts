@@ -124,7 +124,8 @@ function insertJob(c: JobCommand['data'], state: JobState): JobEvent[] {
       },
     ];
   }
-  const current = state.data!;
+  const current = state.data;
+  if (!current) throw jobsErrors.error('job_not_found', 'No such job.');
   if (c.if_exists === 'replace') {
     const data = complete(c.fields);
     if (same(data, current)) return [];
@@ -139,15 +140,17 @@ function insertJob(c: JobCommand['data'], state: JobState): JobEvent[] {
 
 // A new or replaced job needs a site and a vehicle; absent identifiers are `{}`.
 function complete(fields: Partial<JobData>): JobData {
-  const missing = (['site_id', 'vehicle'] as const).filter((k) => fields[k] === undefined);
-  if (missing.length)
-    throw jobsErrors.error('job_data_incomplete', `Creating or replacing a job needs ${missing.map((k) => (k === 'site_id' ? 'data.repairer_site_id' : `data.${k}`)).join(' and ')}.`);
+  const { site_id, vehicle } = fields;
+  if (site_id === undefined || vehicle === undefined) {
+    const missing = [...(site_id === undefined ? ['data.repairer_site_id'] : []), ...(vehicle === undefined ? ['data.vehicle'] : [])];
+    throw jobsErrors.error('job_data_incomplete', `Creating or replacing a job needs ${missing.join(' and ')}.`);
+  }
   return {
     claim_number: fields.claim_number ?? NO_IDENTIFIER,
     job_number: fields.job_number ?? NO_IDENTIFIER,
     work_provider_id: fields.work_provider_id ?? NO_IDENTIFIER,
-    site_id: fields.site_id!,
-    vehicle: fields.vehicle!,
+    site_id,
+    vehicle,
   };
 }
 

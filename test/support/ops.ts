@@ -1,0 +1,16 @@
+// Every operation with its types, by spec id: tests call `svc.call(ops['billing.invoices.get'], id, token)`,
+// so a request body that breaks the schema, or a read of a field the response lacks, fails the type-check.
+import { billingOperations } from '../../src/areas/billing.ts';
+import { identityOperations } from '../../src/areas/identity.ts';
+import { integrationsOperations } from '../../src/areas/integrations.ts';
+import { jobsOperations } from '../../src/areas/jobs.ts';
+
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations];
+
+/** Any typed operation of the service. */
+export type AnyOperation = (typeof all)[number];
+/** A spec operation id. */
+export type OperationId = AnyOperation['id'];
+
+/** The typed operations by id. */
+export const ops = Object.fromEntries(all.map((op) => [op.id, op])) as { [K in OperationId]: Extract<AnyOperation, { id: K }> };
