@@ -97,8 +97,9 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
 
 /** Every code an operation may answer with: its own list plus what the HTTP binding answers for any operation of its kind. */
 export function declaredCodes(op: Operation): string[] {
-  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error'];
-  if (op.access !== 'public') codes.push('unauthenticated', 'forbidden');
+  // Any operation may be sent a bad credential (401), even a public one.
+  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unauthenticated'];
+  if (op.access !== 'public') codes.push('forbidden');
   if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'projection_lag');
   return codes;
 }
