@@ -1,12 +1,10 @@
 // Identity writes used by the admin CLI, the demo seed and the pages: organizations, users, sites, sessions.
 import type { Knex } from 'knex';
-import { organizationDecider, type OrganizationState } from '../../domain/identity/organization.ts';
-import { emailClaimDecider, userDecider } from '../../domain/identity/user.ts';
-import { nameId } from '../../ids.ts';
+import type { OrganizationState } from '../../domain/identity/organization.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
 import { setPassword } from './credentials.ts';
 import type { CommandContext } from '../../context.ts';
-import { loadAggregate, runCommand } from '../run.ts';
+import { emailClaims, organizations, users } from './handlers.ts';
 import { normalizeEmail } from '../../queries/identity/identity.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
@@ -19,7 +17,7 @@ export async function createOrganization(ctx: CommandContext, input: { name: str
   const name = input.name.trim();
   if (!name) throw identityErrors.error('invalid_name', 'An organization needs a name.');
   const id = ctx.ids.next();
-  const res = await runCommand(ctx, organizationDecider, `organization-${id}`, { type: 'CreateOrganization', data: { organization_id: id, name, kind: input.kind, now: ctx.now.toISOString() } }, { orgId: id });
+  const res = await organizations.run(ctx, id, { type: 'CreateOrganization', data: { organization_id: id, name, kind: input.kind } }, { orgId: id });
   return { id, position: res.position };
 }
 
@@ -33,14 +31,14 @@ export async function createUser(
   if (input.password.length < 8) throw identityErrors.error('weak_password', 'A password needs at least 8 characters.');
   if (input.organizationId) await requireOrganization(ctx, input.organizationId);
   const id = ctx.ids.next();
-  await runCommand(ctx, emailClaimDecider, `useremail-${nameId('email', email)}`, { type: 'ClaimEmail', data: { email, user_id: id } }, { orgId: null });
+  await emailClaims.run(ctx, email, { type: 'ClaimEmail', data: { email, user_id: id } }, { orgId: null });
   // The credential first: a user whose registration is in the log can always sign in (a retry rewrites it).
   await setPassword(ctx.knex, id, input.password, ctx.now);
-  let res = await runCommand(ctx, userDecider, `user-${id}`, { type: 'RegisterUser', data: { user_id: id, email, name: input.name?.trim() || email, now: ctx.now.toISOString() } }, { orgId: null });
-  for (const role of input.staff ?? []) res = await runCommand(ctx, userDecider, `user-${id}`, { type: 'GrantPlatformRole', data: { role } }, { orgId: null });
+  let res = await users.run(ctx, id, { type: 'RegisterUser', data: { user_id: id, email, name: input.name?.trim() || email } }, { orgId: null });
+  for (const role of input.staff ?? []) res = await users.run(ctx, id, { type: 'GrantPlatformRole', data: { role } }, { orgId: null });
   let position = res.position;
   if (input.organizationId) {
-    const m = await runCommand(ctx, organizationDecider, `organization-${input.organizationId}`, { type: 'AddMember', data: { user_id: id, role: input.role ?? 'member' } }, { orgId: input.organizationId });
+    const m = await organizations.run(ctx, input.organizationId, { type: 'AddMember', data: { user_id: id, role: input.role ?? 'member' } }, { orgId: input.organizationId });
     position = m.position ?? position;
   }
   return { id, position };
@@ -48,19 +46,19 @@ export async function createUser(
 
 /** Adds a user to an organization (or changes the role). */
 export async function addMember(ctx: CommandContext, organizationId: string, userId: string, role: Role): Promise<LogPosition | null> {
-  const res = await runCommand(ctx, organizationDecider, `organization-${organizationId}`, { type: 'AddMember', data: { user_id: userId, role } }, { orgId: organizationId });
+  const res = await organizations.run(ctx, organizationId, { type: 'AddMember', data: { user_id: userId, role } }, { orgId: organizationId });
   return res.position;
 }
 
 /** Adds a repairer site to an organization. */
 export async function addSite(ctx: CommandContext, organizationId: string, name: string): Promise<{ id: string; position: LogPosition | null }> {
   const id = ctx.ids.next();
-  const res = await runCommand(ctx, organizationDecider, `organization-${organizationId}`, { type: 'AddSite', data: { site_id: id, name: name.trim() } }, { orgId: organizationId });
+  const res = await organizations.run(ctx, organizationId, { type: 'AddSite', data: { site_id: id, name: name.trim() } }, { orgId: organizationId });
   return { id, position: res.position };
 }
 
 async function requireOrganization(ctx: CommandContext, id: string): Promise<OrganizationState> {
-  const { state } = await loadAggregate(ctx.store, organizationDecider, `organization-${id}`);
+  const state = await organizations.load(ctx, id);
   if (!state.exists) throw identityErrors.error('organization_not_found', `No organization ${id}.`);
   return state;
 }

@@ -61,11 +61,11 @@ export const organizationDecider: Decider<OrganizationCommand, OrganizationEvent
         if (!state.exists) throw identityErrors.error('organization_not_found', 'No such organization.');
         const current = state.members[command.data.user_id];
         if (current === command.data.role) return [];
-        return [{ type: current ? 'MemberRoleChanged' : 'MemberAdded', data: command.data }];
+        return [{ type: current ? 'MemberRoleChanged' : 'MemberAdded', data: { user_id: command.data.user_id, role: command.data.role } }];
       }
       case 'AddSite':
         if (!state.exists) throw identityErrors.error('organization_not_found', 'No such organization.');
-        return [{ type: 'SiteAdded', data: command.data }];
+        return [{ type: 'SiteAdded', data: { site_id: command.data.site_id, name: command.data.name } }];
       default:
         return assertNever(command);
     }

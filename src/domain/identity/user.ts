@@ -63,7 +63,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       }
       case 'GrantPlatformRole':
         if (!state.exists) throw identityErrors.error('user_not_found', 'No such user.');
-        return state.roles.includes(command.data.role) ? [] : [{ type: 'PlatformRoleGranted', data: command.data }];
+        return state.roles.includes(command.data.role) ? [] : [{ type: 'PlatformRoleGranted', data: { role: command.data.role } }];
       default:
         return assertNever(command);
     }
@@ -90,6 +90,6 @@ export const emailClaimDecider: Decider<EmailClaimCommand, EmailClaimEvent, { us
   decide(command, state) {
     if (state.userId && state.userId !== command.data.user_id) throw identityErrors.error('email_taken', `A user with email ${command.data.email} already exists.`);
     if (state.userId) return [];
-    return [{ type: 'EmailClaimed', data: command.data }];
+    return [{ type: 'EmailClaimed', data: { email: command.data.email, user_id: command.data.user_id } }];
   },
 };
