@@ -44,9 +44,9 @@ export function formatPosition(xid: string, globalPosition: string | number): Lo
 
 /** Parses a position token; throws InvalidPositionError on anything else. */
 export function parsePosition(token: LogPosition): { xid: string; globalPosition: string } {
-  const m = /^pg1:(\d{20}):(\d{20})$/.exec(token);
-  if (!m) throw new InvalidPositionError(token);
-  return { xid: String(BigInt(m[1]!)), globalPosition: String(BigInt(m[2]!)) };
+  const [, xid, globalPosition] = /^pg1:(\d{20}):(\d{20})$/.exec(token) ?? [];
+  if (xid === undefined || globalPosition === undefined) throw new InvalidPositionError(token);
+  return { xid: String(BigInt(xid)), globalPosition: String(BigInt(globalPosition)) };
 }
 
 function toRecorded(r: Row): RecordedEvent {
@@ -97,7 +97,8 @@ export class PostgresEventStore implements EventStore {
       }
       throw err;
     }
-    const row = rows[0]!;
+    const [row] = rows;
+    if (!row) throw new Error('es_append returned no row');
     const position = formatPosition(row.out_xid, row.out_position);
     this.announce(position);
     return { nextExpectedRevision: BigInt(row.out_revision), position, duplicate: row.out_duplicate };
@@ -116,7 +117,9 @@ export class PostgresEventStore implements EventStore {
       for (const r of rows) yield toRecorded(r);
       remaining -= rows.length;
       if (rows.length < page) return;
-      const last = BigInt(rows[rows.length - 1]!.revision);
+      const tail = rows.at(-1);
+      if (!tail) return;
+      const last = BigInt(tail.revision);
       cursor = backwards ? last - 1n : last + 1n;
       if (cursor < 0n) return;
     }
@@ -264,7 +267,7 @@ export class PostgresEventStore implements EventStore {
       await client.connect();
       await client.query(`listen ${CHANNEL}`);
       await client.query('set synchronous_commit = off');
-      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
+      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? null;
       this.listenReady = this.listenClient === client;
     } catch {
       this.listenClient = undefined;

@@ -221,7 +221,8 @@ export class ProjectionRunner implements ReadModelProgress {
       this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
-    const last = events[events.length - 1]!;
+    const last = events.at(-1);
+    if (!last) return 0;
     // A batch with nothing this projection handles changes no row: move the checkpoint in memory
     // only and store it with the next write, or once it is a second old. With ten projections, this
     // spares nine transactions per append. The compare-and-set always compares with the stored
