@@ -1,14 +1,12 @@
 // runCommand: load, decide, append with the expected revision; lost races are re-decided (bounded); retries are no-ops.
 import { expect } from 'chai';
 import crypto from 'node:crypto';
-import type { Db } from '../../src/db.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { WrongExpectedVersionError, type EventMetadata } from '../../src/eventstore/port.ts';
 import { IdSource } from '../../src/ids.ts';
 import type { CommandContext } from '../../src/context.ts';
 import { runCommand } from '../../src/commands/run.ts';
 import { customerDecider, type CustomerCommand } from '../../src/domain/billing/customer.ts';
-import { backends, openTestDb } from '../support/db.ts';
+import { backends, suiteStore } from '../support/db.ts';
 
 const metadata: EventMetadata = { org_id: null, actor: { type: 'user', id: 'u1' }, request_id: 'r1', correlation_id: 'r1', causation_id: null };
 const NOW = new Date('2026-01-15T09:00:00.000Z');
@@ -16,23 +14,14 @@ const NOW = new Date('2026-01-15T09:00:00.000Z');
 for (const backend of backends()) {
   describe(`runCommand (${backend})`, function () {
     this.timeout(60_000);
-    let db: Db;
-    let store: PostgresEventStore;
-    const ctx = (ids = IdSource.random(NOW)): CommandContext => ({ store, ids, now: NOW, metadata });
+    const opened = suiteStore(backend);
+    const ctx = (ids = IdSource.random(NOW)): CommandContext => ({ store: opened.store, ids, now: NOW, metadata });
     const create = (orgId: string): CustomerCommand => ({
       type: 'CreateCustomer',
       data: { customer_id: crypto.randomUUID(), organization_id: orgId, name: 'A', email: 'a@example.com', billing_address: null, currency: 'GBP', payment_terms_days: 30, tax_id: null, metadata: {}, now: NOW.toISOString() },
     });
     const rename = (name: string): CustomerCommand => ({ type: 'UpdateCustomer', data: { changes: { name }, now: NOW.toISOString() } });
-    const typesOf = async (stream: string) => (await db.knex('es_events').where({ stream_id: stream }).orderBy('revision').pluck('type')) as string[];
-    before(async () => {
-      db = await openTestDb(backend);
-      store = new PostgresEventStore(db);
-    });
-    after(async () => {
-      await store?.close();
-      await db?.close();
-    });
+    const typesOf = async (stream: string) => (await opened.db.knex('es_events').where({ stream_id: stream }).orderBy('revision').pluck('type')) as string[];
 
     it('appends the decided events with the org and actor metadata', async () => {
       const stream = `customer-${crypto.randomUUID()}`;
@@ -40,7 +29,7 @@ for (const backend of backends()) {
       const res = await runCommand(ctx(), customerDecider, stream, create(orgId), { orgId, reason: 'test' });
       expect(res.duplicate).to.equal(false);
       expect(res.state.status).to.equal('active');
-      const [row] = await db.knex('es_events').where({ stream_id: stream }).select('metadata');
+      const [row] = await opened.db.knex('es_events').where({ stream_id: stream }).select('metadata');
       expect(row.metadata).to.deep.equal({ ...metadata, org_id: orgId, reason: 'test' });
       // A command that decides nothing appends nothing.
       const none = await runCommand(ctx(), customerDecider, stream, rename('A'));

@@ -3,9 +3,6 @@ import { expect } from 'chai';
 import type { Decider, DomainEvent } from '../../src/domain/decider.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 
-/** HTTP status of each kind of refusal, as the areas' error catalogues assign them. */
-const KIND_STATUS = { conflict: 409, not_found: 404, invalid: 400, forbidden: 403 } as const;
-
 /** What a decider said to a command: the events it decided, or the code it refused with. */
 type Outcome<E> = { events: E[] } | { error: string; details: Record<string, unknown> | undefined };
 

@@ -3,13 +3,11 @@
 import { expect } from 'chai';
 import pino from 'pino';
 import { TestClock } from '../../src/clock.ts';
-import type { Db } from '../../src/db.ts';
 import type { DomainEvent } from '../../src/domain/decider.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { Actor } from '../../src/eventstore/port.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
-import { type Backend, openTestDb } from '../support/db.ts';
+import { type Backend, suiteStore } from '../support/db.ts';
 
 /** One event to store: its stream, the event (old shapes welcome: it is stored as given), and who did it. */
 export interface GivenEvent {
@@ -42,36 +40,27 @@ export const SPEC_START = '2026-01-15T09:00:00.000Z';
  * and answers `then({ table: docs })`, comparing each table's `doc` column in id order.
  */
 export function projectionSpec(backend: Backend) {
-  let db: Db;
-  let store: PostgresEventStore;
-  before(async () => {
-    db = await openTestDb(backend);
-    store = new PostgresEventStore(db);
-  });
-  after(async () => {
-    await store?.close();
-    await db?.close();
-  });
+  const opened = suiteStore(backend);
 
   async function run(projection: Projection, given: GivenEvent[], opts: ThenOptions): Promise<Record<string, unknown[]>> {
-    await db.knex.raw('truncate es_events, es_streams');
-    await db.knex('projection_checkpoints').where({ name: projection.name }).delete();
+    await opened.db.knex.raw('truncate es_events, es_streams');
+    await opened.db.knex('projection_checkpoints').where({ name: projection.name }).delete();
     const clock = new TestClock(SPEC_START);
     let n = 0;
     for (const g of given) {
       n++;
       const id = `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`;
       const metadata = { org_id: g.orgId ?? null, actor: g.actor ?? SPEC_ACTOR, request_id: null, correlation_id: null, causation_id: null };
-      await store.appendToStream(g.stream, [{ id, type: g.event.type, data: g.event.data, metadata }], { expectedRevision: 'any', now: clock.now() });
+      await opened.store.appendToStream(g.stream, [{ id, type: g.event.type, data: g.event.data, metadata }], { expectedRevision: 'any', now: clock.now() });
       clock.advance(1000);
     }
-    const runner = new ProjectionRunner(db.knex, store, [projection], { logger: pino({ level: 'silent' }), clock });
+    const runner = new ProjectionRunner(opened.db.knex, opened.store, [projection], { logger: pino({ level: 'silent' }), clock });
     await runner.prepare();
     await runner.catchUp();
     const out: Record<string, unknown[]> = {};
     const columns = opts.columns ?? [];
     for (const t of projection.tables) {
-      const rows = (await db.knex(t).select('doc', ...columns).orderBy('id')) as { doc: Record<string, unknown> }[];
+      const rows = (await opened.db.knex(t).select('doc', ...columns).orderBy('id')) as { doc: Record<string, unknown> }[];
       out[t] = rows.map(({ doc, ...cols }) => {
         const shown = Object.fromEntries(Object.entries(doc).filter(([k]) => !opts.without?.includes(k)));
         return columns.length ? { ...cols, doc: shown } : shown;

@@ -2,6 +2,7 @@
 import crypto from 'node:crypto';
 import knexFactory from 'knex';
 import { type Db, openPglite, openPostgres } from '../../src/db.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { migrateLatest } from '../../migrations/index.ts';
 
 /** The storage backends every storage and HTTP suite runs on. */
@@ -33,6 +34,37 @@ async function createPostgresDatabase(): Promise<Db> {
       await db.close();
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
+    },
+  };
+}
+
+/** A suite's database and event store, opened in its `before` hook and closed in its `after` hook. */
+export interface SuiteStore {
+  readonly db: Db;
+  readonly store: PostgresEventStore;
+}
+
+/** Registers hooks that open a fresh database and event store for the calling suite, and close them. */
+export function suiteStore(backend: Backend): SuiteStore {
+  let opened: { db: Db; store: PostgresEventStore } | null = null;
+  before(async () => {
+    const db = await openTestDb(backend);
+    opened = { db, store: new PostgresEventStore(db) };
+  });
+  after(async () => {
+    await opened?.store.close();
+    await opened?.db.close();
+  });
+  const current = () => {
+    if (!opened) throw new Error('the suite store is open only inside its suite\'s tests');
+    return opened;
+  };
+  return {
+    get db() {
+      return current().db;
+    },
+    get store() {
+      return current().store;
     },
   };
 }

@@ -3,6 +3,7 @@ import { backends } from '../../support/db.ts';
 import type { InvoiceEvent } from '../../../src/domain/billing/invoice.ts';
 import type { CreditNoteRequestEvent } from '../../../src/domain/billing/credit-note-request.ts';
 import { billingInvoicesProjection } from '../../../src/projections/billing/invoices.ts';
+import { billingPaymentsProjection } from '../../../src/projections/billing/payments.ts';
 import { billingStatementsProjection } from '../../../src/projections/billing/statements.ts';
 import { billingCreditNoteRequestsProjection } from '../../../src/projections/billing/credit-note-requests.ts';
 import { SPEC_ACTOR, on, projectionSpec } from '../spec.ts';
@@ -17,7 +18,7 @@ for (const backend of backends()) {
     this.timeout(60_000);
     const spec = projectionSpec(backend);
 
-    it('billing.invoices: a settled invoice with its amounts and dates; each payment as last corrected or voided', async () => {
+    it('billing.invoices and billing.payments: a settled invoice with its amounts and dates; each payment as last corrected or voided', async () => {
       await spec.given(billingInvoicesProjection, on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...settled])).then({
         billing_invoices: [
           {
@@ -26,6 +27,8 @@ for (const backend of backends()) {
             updated_at: '2026-01-27T09:00:00.000Z', finalized_at: '2026-01-16T09:00:00.000Z', paid_at: '2026-01-27T09:00:00.000Z', voided_at: null, marked_uncollectible_at: null,
           },
         ],
+      });
+      await spec.given(billingPaymentsProjection, on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...settled])).then({
         billing_payments: [
           {
             id: P1, ...payment, amount: 2500, method: 'bank_transfer', reference: 'BACS 1', received_on: '2026-01-20', status: 'recorded', void_reason: null,
@@ -43,7 +46,7 @@ for (const backend of backends()) {
       });
     });
 
-    it('billing.invoices: an open invoice owes what is left after payments', async () => {
+    it('billing.invoices and billing.payments: an open invoice owes what is left after payments', async () => {
       await spec.given(billingInvoicesProjection, on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...settled.slice(0, 2)])).then({
         billing_invoices: [
           {
@@ -52,6 +55,8 @@ for (const backend of backends()) {
             updated_at: '2026-01-21T09:00:00.000Z', finalized_at: '2026-01-16T09:00:00.000Z', paid_at: null, voided_at: null, marked_uncollectible_at: null,
           },
         ],
+      });
+      await spec.given(billingPaymentsProjection, on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...settled.slice(0, 2)])).then({
         billing_payments: [
           {
             id: P1, ...payment, amount: 2500, method: 'bank_transfer', reference: 'BACS 1', received_on: '2026-01-20', status: 'recorded', void_reason: null,
