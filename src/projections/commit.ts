@@ -24,6 +24,8 @@ export interface CommitPart {
   /** The stored checkpoint the compare-and-set expects. */
   from: LogPosition | null;
   to: LogPosition | null;
+  /** Bulk replay: writes rows folded in memory instead of applying `events`. */
+  write?: (trx: Knex.Transaction) => Promise<void>;
 }
 
 /**
@@ -46,9 +48,10 @@ export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): P
     const refused = (locks.rows as { name: string; ok: boolean }[]).filter((r) => !r.ok).map((r) => r.name);
     if (refused.length) throw new CheckpointMoved(refused);
     for (const part of parts) {
-      if (part.events.length === 0) continue;
+      if (part.events.length === 0 && !part.write) continue;
       try {
-        await part.projection.apply(trx, part.events);
+        if (part.write) await part.write(trx);
+        else await part.projection.apply(trx, part.events);
       } catch (err) {
         throw new ProjectionFailed(part.projection.name, err);
       }

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Projection } from './projection.ts';
+import type { BulkApplier, Projection } from './projection.ts';
 import { CheckpointMoved, type CommitPart, ProjectionFailed, commitParts } from './commit.ts';
 
 /** A read-your-writes wait ran out. */
@@ -38,6 +38,10 @@ type Mode = 'joined' | 'solo' | 'ready' | 'held';
 
 /** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
 const FLUSH_MS = 1000;
+/** Bulk replay writes once this many rows changed in memory... */
+const MAX_PENDING_ROWS = 200_000;
+/** ...or once its last write is this old, so a long replay still shows progress and restarts near where it stopped. */
+const BULK_COMMIT_MS = 30_000;
 
 /** Drives every projection of the service. One runner may be active per projection across processes. */
 export class ProjectionRunner {
@@ -401,31 +405,52 @@ export class ProjectionRunner {
    */
   private async drain(p: Projection, opts: { eager: boolean; stop: () => boolean; onProgress?: (events: number) => void }): Promise<void> {
     const read = (from: LogPosition | null) => this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.bulkBatchSize });
-    let next: Promise<RecordedEvent[]> | null = read(this.checkpoints.get(p.name) ?? null);
+    const start = this.checkpoints.get(p.name) ?? null;
+    // Bulk replay: batches are folded in memory and written together every MAX_PENDING_ROWS changed rows.
+    const bulk = p.bulk?.(this.knex, start === null);
+    let next: Promise<RecordedEvent[]> | null = read(start);
+    let folded: LogPosition | null = null; // end of what the bulk applier holds unwritten
     while (next) {
       const events: RecordedEvent[] = await next;
       next = null;
-      if (events.length === 0) break;
-      const last = events[events.length - 1]!;
-      if (events.length >= this.bulkBatchSize && !opts.stop()) {
+      const last = events.at(-1);
+      if (!last) break;
+      // A full batch may be the last one: the empty read after it then writes what is folded.
+      const more = events.length >= this.bulkBatchSize && !opts.stop();
+      if (more) {
         next = read(last.position);
         next.catch(() => {}); // awaited below unless this batch fails
       }
       const relevant = relevantEvents(p, events);
-      if (relevant.length || this.storedAgo(p) >= FLUSH_MS) {
-        const to = last.position;
+      const to = last.position;
+      if (bulk) {
+        await bulk.fold(relevant);
+        folded = to;
+        if (bulk.pending() >= MAX_PENDING_ROWS || !more || this.storedAgo(p) >= BULK_COMMIT_MS) {
+          await this.writeBulk(p, bulk, to);
+          folded = null;
+        }
+      } else if (relevant.length || this.storedAgo(p) >= FLUSH_MS) {
         await commitParts(this.knex, [{ projection: p, events: relevant, from: this.storedPosition(p), to }], this.opts.clock.now());
         this.setCheckpoint(p.name, to, true);
       } else {
-        this.checkpoints.set(p.name, last.position);
+        this.checkpoints.set(p.name, to);
       }
       this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
+      // A bulk replay's rows are visible only once written: its in-memory checkpoint moves with the write.
       this.advanced.emit('advanced');
       opts.onProgress?.(events.length);
     }
+    if (bulk && folded !== null) await this.writeBulk(p, bulk, folded);
     // At the head: the CLI exits after catchUp, so it stores the checkpoint at once; the daemon within a second.
     if (opts.eager || this.storedAgo(p) >= FLUSH_MS) await this.flush(p);
     this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
+  }
+
+  /** Writes a bulk applier's folded rows and moves the checkpoint to `to`, in one transaction. */
+  private async writeBulk(p: Projection, bulk: BulkApplier, to: LogPosition): Promise<void> {
+    await commitParts(this.knex, [{ projection: p, events: [], from: this.storedPosition(p), to, write: (trx) => bulk.write(trx) }], this.opts.clock.now());
+    this.setCheckpoint(p.name, to, true);
   }
 
   // ---- checkpoints ----
