@@ -12,7 +12,7 @@ import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
-import { ProjectionRunner } from './projections/runner.ts';
+import { type CommitMode, ProjectionRunner } from './projections/runner.ts';
 import { projections } from './projections/index.ts';
 import { operations } from './api/operations.ts';
 import { Registry } from './api/registry.ts';
@@ -36,6 +36,8 @@ export interface AppOptions {
   workers?: boolean;
   /** Interval between worker passes (default 60 s). */
   workerIntervalMs?: number;
+  /** How caught-up projections commit a batch (default together; see docs/decisions.md). */
+  projectionCommitMode?: CommitMode;
 }
 
 /** A built service. */
@@ -70,7 +72,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const metrics = createMetrics();
   const store: EventStore = measuredStore(new PostgresEventStore(db), metrics.appendDuration);
-  const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock });
+  const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock, commitMode: opts.projectionCommitMode });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };

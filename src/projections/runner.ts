@@ -56,6 +56,8 @@ export class ProjectionRunner {
   /** The tail's current step: rebuild waits for it before taking a projection out. */
   private tailBusy: Promise<void> = Promise.resolve();
   private tailLoop: Promise<void> = Promise.resolve();
+  /** The tail's next batch, read while the current one commits. */
+  private prefetch: { from: LogPosition | null; events: Promise<RecordedEvent[]> } | null = null;
   private woken = false;
   private wake?: () => void;
   private abort = new AbortController();
@@ -271,7 +273,12 @@ export class ProjectionRunner {
     this.admit();
     if (!this.projections.some((p) => this.mode.get(p.name) === 'joined')) return 0;
     const from = this.tail;
-    const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
+    const ahead = this.prefetch;
+    this.prefetch = null;
+    // A batch read during the previous commit is as good as a new read (a cursor read never skips),
+    // unless it came back empty: then read again, appends may have become readable since.
+    let events = ahead && ahead.from === from ? await ahead.events : [];
+    if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
     if (events.length === 0) {
       // Caught up: store checkpoints that moved only in memory once they are a second old (readiness reads the table).
@@ -280,6 +287,10 @@ export class ProjectionRunner {
       return 0;
     }
     const last = events[events.length - 1]!;
+    // Read the next batch while this one commits: the commit's round trips and the read overlap.
+    const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
+    next.catch(() => {}); // a failed prefetch is read again by the next step
+    this.prefetch = { from: last.position, events: next.catch(() => []) };
     const parts: CommitPart[] = [];
     const quiet: Projection[] = [];
     for (const p of members) {
