@@ -1,7 +1,7 @@
 // One projection transaction: read-model writes of one or more projections and their checkpoints, all or nothing.
 import type { Knex } from 'knex';
 import type { LogPosition, RecordedEvent } from '../eventstore/port.ts';
-import type { Projection } from './projection.ts';
+import { type Projection, committed } from './projection.ts';
 
 /** Another runner moved (or holds) the checkpoints of `names`: they must reload and catch up alone. */
 export class CheckpointMoved extends Error {
@@ -35,7 +35,9 @@ export interface CommitPart {
  */
 export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): Promise<void> {
   if (parts.length === 0) return;
+  let done: Knex.Transaction | undefined;
   await knex.transaction(async (trx) => {
+    done = trx;
     // Asynchronous commit: read models are derived from the durable log and the checkpoint commits
     // with their rows, so a crash can only lose both together, and the runner replays from the
     // older checkpoint. Waiting for a WAL flush per batch would only add latency.
@@ -66,8 +68,11 @@ export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): P
        returning c.name`,
       [now, JSON.stringify(moves.map((m) => ({ name: m.name, version: m.version, from_position: m.from, to_position: m.to })))],
     );
-    const done = new Set((updated.rows as { name: string }[]).map((r) => r.name));
-    const moved = names.filter((n) => !done.has(n));
+    const updatedNames = new Set((updated.rows as { name: string }[]).map((r) => r.name));
+    const moved = names.filter((n) => !updatedNames.has(n));
     if (moved.length) throw new CheckpointMoved(moved);
   });
+  // Rows written by this transaction are now visible: tell the writers (recentDocument), at the lowest position it covers.
+  const at = parts.map((p) => p.to).reduce<LogPosition | null>((a, b) => (a === null || (b !== null && b < a) ? b : a), null);
+  if (done && at !== null) committed(done, at);
 }

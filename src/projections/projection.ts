@@ -1,6 +1,6 @@
 // What a projection is, and a helper for the common kind: one JSON document per aggregate.
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../eventstore/port.ts';
+import { type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { DomainEvent } from '../domain/decider.ts';
 
 /** A read-model builder. It owns `tables`; nothing else writes them. */
@@ -151,7 +151,13 @@ function foldDocuments<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs:
 }
 
 /** Writes the `touched` documents: deletes and upserts, a few thousand rows per statement. */
-async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>): Promise<void> {
+async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false): Promise<void> {
+  if (remember) {
+    const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
+    afterCommit(trx, (at) => {
+      for (const w of written) rememberDocument(trx.client, def.table, w.key, w.doc, at);
+    });
+  }
   const upserts: Record<string, unknown>[] = [];
   const deletes: string[] = [];
   for (const key of touched) {
@@ -175,7 +181,50 @@ export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transac
   for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
   const touched = new Set<string>();
   foldDocuments(def, docs, touched, events);
-  await writeDocuments(trx, def, docs, touched);
+  await writeDocuments(trx, def, docs, touched, true);
+}
+
+const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition) => void)[]>();
+
+/** Runs `fn` once the runner's transaction `trx` has committed, with the position its checkpoints moved to. */
+export function afterCommit(trx: Knex.Transaction, fn: (position: LogPosition) => void): void {
+  const hooks = commitHooks.get(trx) ?? [];
+  hooks.push(fn);
+  commitHooks.set(trx, hooks);
+}
+
+/** Called by the runner after `trx` committed. */
+export function committed(trx: Knex.Transaction, position: LogPosition): void {
+  for (const fn of commitHooks.get(trx) ?? []) fn(position);
+  commitHooks.delete(trx);
+}
+
+/** Documents the live projection of this process committed last, per database client and table. */
+const recent = new WeakMap<object, Map<string, { doc: unknown; at: LogPosition }>>();
+const MAX_RECENT = 10_000;
+
+function rememberDocument(client: object, table: string, key: string, doc: unknown, at: LogPosition): void {
+  let docs = recent.get(client);
+  if (!docs) recent.set(client, (docs = new Map()));
+  const id = `${table}:${key}`;
+  docs.delete(id); // re-insert: the map's order is the eviction order
+  docs.set(id, { doc, at });
+  if (docs.size > MAX_RECENT) {
+    const oldest = docs.keys().next();
+    if (!oldest.done) docs.delete(oldest.value);
+  }
+}
+
+/**
+ * The document row `table`/`key` as a projection commit of this process wrote it at or after
+ * `position`, or undefined (then read the table). A command that waited for its own position can
+ * answer with it instead of reading the row back: it is a state at or after the command's write, as
+ * a read would be. Null: the commit deleted the row.
+ */
+export function recentDocument<D>(knex: Knex, table: string, key: string, position: LogPosition | null): D | null | undefined {
+  const hit = position === null ? undefined : recent.get(knex.client)?.get(`${table}:${key}`);
+  if (!hit || comparePositions(hit.at, position) < 0) return undefined;
+  return hit.doc as D | null;
 }
 
 /**

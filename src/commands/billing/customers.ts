@@ -6,7 +6,8 @@ import { Empty } from '../../api/schemas/common.ts';
 import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { nameId } from '../../ids.ts';
-import { BILLING_CUSTOMERS } from '../../projections/billing/customers.ts';
+import { BILLING_CUSTOMERS, BILLING_CUSTOMERS_TABLE, type CustomerDoc } from '../../projections/billing/customers.ts';
+import { recentDocument } from '../../projections/projection.ts';
 import { visibleCustomer } from '../../queries/billing/customers.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';
 import { runCommand } from '../run.ts';
@@ -42,7 +43,8 @@ export const customersInsert = operation({
       data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata, now: ctx.now.toISOString() },
     }, { orgId: organizationId });
     await ctx.waitFor(res.position, [BILLING_CUSTOMERS]);
-    return visibleCustomer(ctx, id);
+    // The row the projection committed for this write is the answer: no read back (the caller may see it: checked above).
+    return recentDocument<CustomerDoc>(ctx.services.knex, BILLING_CUSTOMERS_TABLE, id, res.position) ?? visibleCustomer(ctx, id);
   },
 });
 

@@ -14,12 +14,15 @@ export interface CustomerDoc extends CustomerFields {
 /** Name used for read-your-writes waits. */
 export const BILLING_CUSTOMERS = 'billing.customers';
 
+/** The table of customer documents. */
+export const BILLING_CUSTOMERS_TABLE = 'billing_customers';
+
 export const billingCustomersProjection = documentProjection({
   name: BILLING_CUSTOMERS,
   version: 1,
   tables: [
     documentTable<CustomerDoc, CustomerEvent>({
-      table: 'billing_customers',
+      table: BILLING_CUSTOMERS_TABLE,
       columns: (d) => ({ organization_id: d.organization_id, status: d.status, name: d.name, email: d.email, created_at: d.created_at }),
       handlers: {
         CustomerCreated: (_doc, d) => {
