@@ -10,6 +10,7 @@ import * as m0020 from './0020_jobs.ts';
 import * as m0030 from './0030_billing_invoices.ts';
 import * as m0040 from './0040_billing_events.ts';
 import * as m0041 from './0041_billing_statements.ts';
+import * as m0050 from './0050_es_append_claim.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const migrations: Record<string, Migration> = {
   '0030_billing_invoices': m0030,
   '0040_billing_events': m0040,
   '0041_billing_statements': m0041,
+  '0050_es_append_claim': m0050,
 };
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
