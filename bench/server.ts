@@ -29,8 +29,9 @@ async function main(): Promise<void> {
   // The service's own logger at its configured level (info by default), written to a file as in production.
   const logFile = process.env.BENCH_LOG_FILE ?? '/dev/null';
   const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
-  // BENCH_COMMIT_MODE=separate: caught-up projections commit one transaction each (docs/decisions.md).
-  const app = await createApp(config, { db, logger, projectionCommitMode: process.env.BENCH_COMMIT_MODE === 'separate' ? 'separate' : 'together' });
+  // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
+  const mode = process.env.BENCH_COMMIT_MODE;
+  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });

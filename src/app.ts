@@ -57,6 +57,15 @@ export async function openDatabase(config: Config): Promise<Db> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
 }
 
+/**
+ * How caught-up projections commit a tail batch (docs/decisions.md): on Postgres separately, in
+ * parallel on the pool, each releasing its own read-your-writes waiters; on PGlite, with one
+ * connection, together (one BEGIN/COMMIT pair instead of one per projection).
+ */
+function defaultCommitMode(db: Db): CommitMode {
+  return db.kind === 'pglite' ? 'together' : 'separate';
+}
+
 /** Builds the service. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   if (config.eventStore !== 'postgres') throw new ConfigError('EVENT_STORE=esdb:// is not available in this build: the EventStoreDB adapter is not implemented yet. Use EVENT_STORE=postgres.');
@@ -72,7 +81,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const metrics = createMetrics();
   const store: EventStore = measuredStore(new PostgresEventStore(db), metrics.appendDuration);
-  const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock, commitMode: opts.projectionCommitMode });
+  const runner = new ProjectionRunner(db.knex, store, projections, { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db) });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };

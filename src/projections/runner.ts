@@ -28,7 +28,7 @@ export interface RunnerOptions {
   batchSize?: number;
   /** Events per read of a projection catching up alone (rebuild, new version, fallen behind). */
   bulkBatchSize?: number;
-  /** See docs/decisions.md: together (default) spares commits; separate isolates projections. */
+  /** See docs/decisions.md: together spares commits (default); separate commits in parallel, each projection on its own. */
   commitMode?: CommitMode;
 }
 
@@ -322,14 +322,19 @@ export class ProjectionRunner {
     const done: Projection[] = [];
     const now = this.opts.clock.now();
     if (this.opts.commitMode === 'separate') {
-      const results = await Promise.allSettled(left.map((part) => commitParts(this.knex, [part], now)));
-      results.forEach((r, i) => {
-        const part = left[i]!;
-        if (r.status === 'fulfilled') {
-          this.setCheckpoint(part.projection.name, part.to, true);
-          done.push(part.projection);
-        } else this.leaveTail(r.reason, [part.projection.name]);
-      });
+      // In parallel on the pool; each projection's waiters are released as soon as its own commit is done.
+      await Promise.all(
+        left.map((part) =>
+          commitParts(this.knex, [part], now).then(
+            () => {
+              this.setCheckpoint(part.projection.name, part.to, true);
+              done.push(part.projection);
+              this.advanced.emit('advanced');
+            },
+            (err: unknown) => this.leaveTail(err, [part.projection.name]),
+          ),
+        ),
+      );
       return done;
     }
     while (left.length) {
