@@ -74,5 +74,5 @@ export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): P
   });
   // Rows written by this transaction are now visible: tell the writers (recentDocument), at the lowest position it covers.
   const at = parts.map((p) => p.to).reduce<LogPosition | null>((a, b) => (a === null || (b !== null && b < a) ? b : a), null);
-  if (done && at !== null) committed(done, at);
+  if (done && at !== null) committed(done, at, knex);
 }

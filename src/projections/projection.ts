@@ -154,8 +154,8 @@ function foldDocuments<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs:
 async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false): Promise<void> {
   if (remember) {
     const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
-    afterCommit(trx, (at) => {
-      for (const w of written) rememberDocument(trx.client, def.table, w.key, w.doc, at);
+    afterCommit(trx, (at, root) => {
+      for (const w of written) rememberDocument(root, def.table, w.key, w.doc, at);
     });
   }
   const upserts: Record<string, unknown>[] = [];
@@ -184,22 +184,22 @@ export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transac
   await writeDocuments(trx, def, docs, touched, true);
 }
 
-const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition) => void)[]>();
+const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition, root: Knex) => void)[]>();
 
-/** Runs `fn` once the runner's transaction `trx` has committed, with the position its checkpoints moved to. */
-export function afterCommit(trx: Knex.Transaction, fn: (position: LogPosition) => void): void {
+/** Runs `fn` once the runner's transaction `trx` has committed, with the position its checkpoints moved to and the runner's knex. */
+export function afterCommit(trx: Knex.Transaction, fn: (position: LogPosition, root: Knex) => void): void {
   const hooks = commitHooks.get(trx) ?? [];
   hooks.push(fn);
   commitHooks.set(trx, hooks);
 }
 
 /** Called by the runner after `trx` committed. */
-export function committed(trx: Knex.Transaction, position: LogPosition): void {
-  for (const fn of commitHooks.get(trx) ?? []) fn(position);
+export function committed(trx: Knex.Transaction, position: LogPosition, root: Knex): void {
+  for (const fn of commitHooks.get(trx) ?? []) fn(position, root);
   commitHooks.delete(trx);
 }
 
-/** Documents the live projection of this process committed last, per database client and table. */
+/** Documents the live projection of this process committed last, per database (the runner's knex) and table. */
 const recent = new WeakMap<object, Map<string, { doc: unknown; at: LogPosition }>>();
 const MAX_RECENT = 10_000;
 
@@ -222,7 +222,7 @@ function rememberDocument(client: object, table: string, key: string, doc: unkno
  * a read would be. Null: the commit deleted the row.
  */
 export function recentDocument<D>(knex: Knex, table: string, key: string, position: LogPosition | null): D | null | undefined {
-  const hit = position === null ? undefined : recent.get(knex.client)?.get(`${table}:${key}`);
+  const hit = position === null ? undefined : recent.get(knex)?.get(`${table}:${key}`);
   if (!hit || comparePositions(hit.at, position) < 0) return undefined;
   return hit.doc as D | null;
 }

@@ -280,13 +280,13 @@ export class ProjectionRunner {
     let events = ahead && ahead.from === from ? await ahead.events : [];
     if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
-    if (events.length === 0) {
+    const last = events.at(-1);
+    if (!last) {
       // Caught up: store checkpoints that moved only in memory once they are a second old (readiness reads the table).
       await this.commitShared(members.filter((p) => this.needsFlush(p)).map((p) => this.flushPart(p)));
       for (const p of members) this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
-    const last = events[events.length - 1]!;
     // Read the next batch while this one commits: the commit's round trips and the read overlap.
     const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
     next.catch(() => {}); // a failed prefetch is read again by the next step
