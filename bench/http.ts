@@ -21,9 +21,9 @@ export interface BenchServer extends ServerReady {
 }
 
 /** Starts the service in a child process over a fresh database of `backend`. */
-export async function startBenchServer(backend: BenchBackend, orgs: number, env: Record<string, string> = {}): Promise<BenchServer> {
+export async function startBenchServer(backend: BenchBackend, orgs: number, env: Record<string, string> = {}, script = 'server.ts'): Promise<BenchServer> {
   const pgdb = backend === 'postgres' ? await createPostgresDatabase() : null;
-  const child: ChildProcess = fork(path.join(import.meta.dirname, 'server.ts'), [], {
+  const child: ChildProcess = fork(path.join(import.meta.dirname, script), [], {
     execArgv: ['--import', 'tsx', ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [])],
     env: { ...process.env, BENCH_BACKEND: backend, BENCH_ORGS: String(orgs), BENCH_LOG_FILE: path.join(os.tmpdir(), `core-bench-${process.pid}.log`), ...(pgdb ? { BENCH_SERVER_DB: pgdb.url } : {}), ...env },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -70,11 +70,14 @@ export function expectOk(reply: { status: number; body: string }, what: string):
   if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
 }
 
-/** Customers inserted by billing staff, one per pre-created organization; each answer waited for its read model. */
-export async function benchCustomersInsert(backend: BenchBackend, durationMs: number, maxOps: number): Promise<HttpFigures> {
+/**
+ * Customers inserted by billing staff, one per pre-created organization; each answer waited for its read
+ * model. With `crud`, the same requests against the plain CRUD baseline (bench/crud-server.ts) instead.
+ */
+export async function benchCustomersInsert(backend: BenchBackend, durationMs: number, maxOps: number, crud = false): Promise<HttpFigures> {
   const warmup = 300;
   const serial = 200;
-  const server = await startBenchServer(backend, maxOps + warmup + serial);
+  const server = await startBenchServer(backend, maxOps + warmup + serial, {}, crud ? 'crud-server.ts' : 'server.ts');
   try {
     let o = 0;
     const insert = async () => {

@@ -17,6 +17,8 @@ export interface MixFigures {
   errors: number;
   firstError?: string;
   byOperation: Record<string, OpFigures>;
+  /** Slowest request of any operation. */
+  maxMs: number;
   /** What the mix names but the service does not have yet. */
   skipped: string[];
 }
@@ -73,7 +75,8 @@ export async function benchLedgerMix(backend: BenchBackend, durationMs: number):
       byOperation[op] = { ops: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) };
       ops += xs.length;
     }
-    return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, skipped };
+    const maxMs = Math.max(...[...lat.values()].flat());
+    return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped };
   } finally {
     await server.stop();
   }

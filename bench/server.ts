@@ -30,7 +30,9 @@ async function main(): Promise<void> {
   // The service's own logger at its configured level (info by default), written to a file as in production.
   const logFile = process.env.BENCH_LOG_FILE ?? '/dev/null';
   const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
-  const app = await createApp(config, { db, logger });
+  // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
+  const mode = process.env.BENCH_COMMIT_MODE;
+  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
@@ -61,13 +63,18 @@ async function main(): Promise<void> {
 }
 
 const traced = new Map<string, { n: number; ms: number }>();
+/** Calls slower than 300 ms: when they started (ms since the first traced call) and how long they took. */
+const slowCalls: string[] = [];
+let traceStart = 0;
 
 function timed<A extends unknown[], R>(name: string, fn: (...a: A) => Promise<R>): (...a: A) => Promise<R> {
   return async (...a) => {
     const t0 = performance.now();
+    traceStart ||= t0;
     try {
       return await fn(...a);
     } finally {
+      if (performance.now() - t0 > 300 && slowCalls.length < 40) slowCalls.push(`${name}@${(t0 - traceStart).toFixed(0)}+${(performance.now() - t0).toFixed(0)}`);
       const t = traced.get(name) ?? { n: 0, ms: 0 };
       t.n++;
       t.ms += performance.now() - t0;
@@ -86,6 +93,7 @@ function trace(app: Awaited<ReturnType<typeof createApp>>): void {
     const s = started.get(q.__knexQueryUid);
     if (!s) return;
     started.delete(q.__knexQueryUid);
+    if (performance.now() - s.t0 > 300 && slowCalls.length < 40) slowCalls.push(`sql ${s.sql.slice(0, 40)}@${(s.t0 - traceStart).toFixed(0)}+${(performance.now() - s.t0).toFixed(0)}`);
     const name = `sql ${s.sql.replace(/\s+/g, ' ').slice(0, 90)}`;
     const t = traced.get(name) ?? { n: 0, ms: 0 };
     t.n++;
@@ -96,6 +104,7 @@ function trace(app: Awaited<ReturnType<typeof createApp>>): void {
 
 function printTrace(): void {
   const rows = [...traced.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
+  if (slowCalls.length) console.error(`slow calls (name@start+ms): ${slowCalls.join(' ')}`);
   for (const [k, v] of rows) console.error(`${String(v.n).padStart(7)} ${(v.ms / v.n).toFixed(2).padStart(8)} ms avg ${v.ms.toFixed(0).padStart(8)} ms  ${k}`);
 }
 

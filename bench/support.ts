@@ -50,6 +50,8 @@ export interface LoadResult {
   opsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** Slowest call. */
+  maxMs?: number;
   firstError?: string;
 }
 
@@ -80,7 +82,7 @@ export async function closedLoop(opts: { concurrency: number; durationMs: number
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
-  return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), firstError };
+  return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.length ? Math.max(...latencies) : Number.NaN, firstError };
 }
 
 /** The p-th percentile (nearest rank) of `values`, in the same unit. */

@@ -13,7 +13,7 @@ import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
-import { ProjectionRunner } from './projections/runner.ts';
+import { type CommitMode, ProjectionRunner } from './projections/runner.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';
 import { createHttpApp } from './api/http.ts';
@@ -43,6 +43,8 @@ export interface AppOptions {
   workerIntervalMs?: number;
   /** Check every answer against its operation's declared response and errors (tests). */
   checkContracts?: boolean;
+  /** How caught-up projections commit a batch (default together; see docs/decisions.md). */
+  projectionCommitMode?: CommitMode;
 }
 
 /** A built service. */
@@ -63,6 +65,15 @@ export async function openDatabase(config: Config): Promise<Db> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
 }
 
+/**
+ * How caught-up projections commit a tail batch (docs/decisions.md): on Postgres separately, in
+ * parallel on the pool, each releasing its own read-your-writes waiters; on PGlite, with one
+ * connection, together (one BEGIN/COMMIT pair instead of one per projection).
+ */
+function defaultCommitMode(db: Db): CommitMode {
+  return db.kind === 'pglite' ? 'together' : 'separate';
+}
+
 /** Builds the service. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
@@ -77,7 +88,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const metrics = createMetrics();
   const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
-  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock });
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db) });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };

@@ -44,7 +44,7 @@ export async function openPglite(dir?: string): Promise<Db> {
     const pglite = new PGlite(dir ?? 'memory://');
     await pglite.waitReady;
     // knex-pglite takes the instance through a connection function (knex would deep-clone a plain object).
-    const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite }) as Knex.StaticConnectionConfig;
+    const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite: fairPglite(pglite) }) as Knex.StaticConnectionConfig;
     const knex = knexFactory({ client: ClientPgLite, connection, compileSqlOnError: false });
     return {
       kind: 'pglite',
@@ -61,3 +61,26 @@ export async function openPglite(dir?: string): Promise<Db> {
     throw err;
   }
 }
+
+/**
+ * PGlite runs every query synchronously on the event loop's thread, and knex chains them through
+ * promises: under load, query after query ran in one long stretch of microtasks while sockets waited,
+ * so a request that arrived during a burst waited seconds for the HTTP server to even read it. Each
+ * query first yields to the event loop (setImmediate), so I/O is served between queries and requests
+ * queue for the one connection in arrival order.
+ */
+function fairPglite(pglite: PGlite): PGlite {
+  return new Proxy(pglite, {
+    get(target, prop) {
+      if (prop === 'query') {
+        return async (...args: Parameters<PGlite['query']>) => {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          return target.query(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+}
+

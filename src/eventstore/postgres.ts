@@ -90,7 +90,13 @@ export class PostgresEventStore implements EventStore {
       ]);
       rows = res.rows;
     } catch (err) {
-      const e = err as { code?: string; detail?: string };
+      const e = err as { code?: string; detail?: string; constraint?: string };
+      // A retry with 'any' or 'stream_exists' runs into its own stored event ids (es_append checks for
+      // retries only when the expected revision fails): answer as the stored append did.
+      if (e.code === '23505' && e.constraint === 'es_events_event_id_key') {
+        const stored = await this.storedAppend(stream, events);
+        if (stored) return stored;
+      }
       if (e.code === 'ES409') {
         const actual = e.detail === 'no_stream' || e.detail === undefined ? 'no_stream' : BigInt(e.detail);
         throw new WrongExpectedVersionError(stream, opts.expectedRevision, actual);
@@ -102,6 +108,20 @@ export class PostgresEventStore implements EventStore {
     const position = formatPosition(row.out_xid, row.out_position);
     this.announce(position);
     return { nextExpectedRevision: BigInt(row.out_revision), position, duplicate: row.out_duplicate };
+  }
+
+  /** The result of an earlier append of exactly these events to `stream`, or null. */
+  private async storedAppend(stream: string, events: EventData[]): Promise<AppendResult | null> {
+    const first = events[0];
+    const last = events.at(-1);
+    if (!first || !last) return null;
+    const res = await this.knex.raw(
+      `select transaction_id::text as xid, global_position, revision from es_events e
+       where stream_id = ? and event_id = ? and exists (select 1 from es_events f where f.stream_id = ? and f.event_id = ?)`,
+      [stream, last.id, stream, first.id],
+    );
+    const row = res.rows[0] as { xid: string; global_position: string; revision: string } | undefined;
+    return row ? { nextExpectedRevision: BigInt(row.revision), position: formatPosition(row.xid, row.global_position), duplicate: true } : null;
   }
 
   async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {

@@ -1,6 +1,6 @@
 // What a projection is, and a helper for the common kind: one JSON document per aggregate.
 import type { Knex } from 'knex';
-import type { RecordedEvent } from '../eventstore/port.ts';
+import { type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import { type DomainEvent, type EventCodec, currentType, readEvent } from '../domain/decider.ts';
 
 /** A read-model builder. It owns `tables`; nothing else writes them. */
@@ -13,6 +13,21 @@ export interface Projection {
   apply(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void>;
   /** Whether `apply` could change anything for an event of this type; when absent, every type counts. */
   handles?(type: string): boolean;
+  /**
+   * Optional bulk replay: folds many batches in memory and writes the result at once (catch-up and
+   * rebuild). `fresh` says the tables are empty (the checkpoint is at the start of the log).
+   */
+  bulk?(knex: Knex, fresh: boolean): BulkApplier;
+}
+
+/** Folds batches in memory between writes; the runner writes it with the checkpoint in one transaction. */
+export interface BulkApplier {
+  /** Folds a batch into memory, reading stored rows it does not hold yet. */
+  fold(events: RecordedEvent[]): Promise<void>;
+  /** Rows changed in memory and not written yet. */
+  pending(): number;
+  /** Writes what changed since the last write, in the runner's transaction. */
+  write(trx: Knex.Transaction): Promise<void>;
 }
 
 /** Handler of one event type in a document table: returns the new document, null to delete, undefined for no change. */
@@ -37,6 +52,7 @@ export interface DocumentTable<D, E extends DomainEvent> {
  * memory and writes all changes in a few statements, which is what makes a 200k-event replay fast.
  */
 export function documentProjection(def: { name: string; version: number; tables: TableWriter[] }): Projection {
+  const bulkTables = def.tables.flatMap((t) => (t.bulk ? [{ bulk: t.bulk }] : []));
   return {
     name: def.name,
     version: def.version,
@@ -45,6 +61,20 @@ export function documentProjection(def: { name: string; version: number; tables:
       for (const t of def.tables) await t.apply(trx, events);
     },
     handles: (type) => def.tables.some((t) => t.handles(type)),
+    // Bulk replay only when every table can (a table that reads another in the same batch cannot).
+    ...(bulkTables.length === def.tables.length ? { bulk: (knex: Knex, fresh: boolean) => combineBulk(bulkTables.map((t) => t.bulk(knex, fresh))) } : {}),
+  };
+}
+
+function combineBulk(parts: BulkApplier[]): BulkApplier {
+  return {
+    async fold(events) {
+      for (const p of parts) await p.fold(events);
+    },
+    pending: () => parts.reduce((n, p) => n + p.pending(), 0),
+    async write(trx) {
+      for (const p of parts) await p.write(trx);
+    },
   };
 }
 
@@ -54,33 +84,87 @@ export interface TableWriter {
   apply(trx: Knex.Transaction, events: RecordedEvent[]): Promise<void>;
   /** Whether the table has a handler for this event type. */
   handles(type: string): boolean;
+  /** Bulk replay of this table (see Projection.bulk). */
+  bulk?(knex: Knex, fresh: boolean): BulkApplier;
 }
 
 /** A document table as a TableWriter. */
 export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>): TableWriter {
-  return { table: def.table, apply: (trx, events) => applyDocuments(trx, def, events), handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)) };
+  return {
+    table: def.table,
+    apply: (trx, events) => applyDocuments(trx, def, events),
+    handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)),
+    bulk: (knex, fresh) => documentBulk(def, knex, fresh),
+  };
 }
 
-/** Applies the events a document table handles. */
-export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
-  const keyOf = def.keyOf ?? streamKey;
-  const handlerOf = (type: string) => (def.handlers as Record<string, DocumentHandler<D> | undefined>)[type];
-  const events = all.filter((e) => handlerOf(currentType(def.events, e.type)) !== undefined).map((e) => ({ e, read: readRecorded(def.events, e) }));
-  if (events.length === 0) return;
-  const keys = [...new Set(events.map(({ e, read }) => keyOf(e, read)).filter((k): k is string => k !== null))];
+/** Documents kept in memory across batches; beyond this many the cache is dropped after a write. */
+const MAX_CACHED_DOCS = 250_000;
+
+/** Bulk replay of a document table: every touched document is loaded once, folded, and written once per write. */
+function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: Knex, fresh: boolean): BulkApplier {
   const docs = new Map<string, D | null>();
-  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
-  const found = await trx.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [keys]);
-  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
-  const touched = new Set<string>();
-  for (const { e, read } of events) {
+  const dirty = new Set<string>();
+  // An empty table at the start: a document not in memory does not exist, no need to ask.
+  let complete = fresh;
+  return {
+    async fold(all) {
+      const events = handledEvents(def, all);
+      if (events.length === 0) return;
+      if (!complete) {
+        const keyOf = def.keyOf ?? streamKey;
+        const missing = [...new Set(events.map((e) => keyOf(e, readRecorded(def.events, e))).filter((k): k is string => k !== null && !docs.has(k)))];
+        for (const k of missing) docs.set(k, null);
+        for (let i = 0; i < missing.length; i += 10_000) {
+          const found = await knex.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [missing.slice(i, i + 10_000)]);
+          for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+        }
+      }
+      foldDocuments(def, docs, dirty, events);
+    },
+    pending: () => dirty.size,
+    async write(trx) {
+      await writeDocuments(trx, def, docs, dirty);
+      dirty.clear();
+      if (docs.size > MAX_CACHED_DOCS) {
+        docs.clear();
+        complete = false;
+      }
+    },
+  };
+}
+
+function handlerOf<D, E extends DomainEvent>(def: DocumentTable<D, E>, type: string): DocumentHandler<D> | undefined {
+  return (def.handlers as Record<string, DocumentHandler<D> | undefined>)[type];
+}
+
+// The events of a batch the table has a handler for (by their current type name).
+function handledEvents<D, E extends DomainEvent>(def: DocumentTable<D, E>, all: RecordedEvent[]): RecordedEvent[] {
+  return all.filter((e) => handlerOf(def, currentType(def.events, e.type)) !== undefined);
+}
+
+/** Folds `events` into `docs` (null: absent), marking what changed in `touched`. */
+function foldDocuments<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, events: RecordedEvent[]): void {
+  const keyOf = def.keyOf ?? streamKey;
+  for (const e of events) {
+    const read = readRecorded(def.events, e);
     const key = keyOf(e, read);
-    const handler = handlerOf(read.type);
-    if (key === null || handler === undefined) continue;
+    const handler = handlerOf(def, read.type);
+    if (key === null || !handler) continue;
     const next = handler(docs.get(key) ?? null, read.data, e);
     if (next === undefined) continue;
     docs.set(key, next);
     touched.add(key);
+  }
+}
+
+/** Writes the `touched` documents: deletes and upserts, a few thousand rows per statement. */
+async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false): Promise<void> {
+  if (remember) {
+    const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
+    afterCommit(trx, (at, root) => {
+      for (const w of written) rememberDocument(root, def.table, w.key, w.doc, at);
+    });
   }
   const upserts: Record<string, unknown>[] = [];
   const deletes: string[] = [];
@@ -89,8 +173,66 @@ export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transac
     if (doc === null) deletes.push(key);
     else upserts.push({ id: key, ...def.columns(doc, key), doc });
   }
-  if (deletes.length) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes]);
-  if (upserts.length) await upsertRows(trx, def.table, upserts);
+  for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
+  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000));
+}
+
+/** Applies the events a document table handles. */
+export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
+  const keyOf = def.keyOf ?? streamKey;
+  const events = handledEvents(def, all);
+  if (events.length === 0) return;
+  const keys = [...new Set(events.map((e) => keyOf(e, readRecorded(def.events, e))).filter((k): k is string => k !== null))];
+  const docs = new Map<string, D | null>();
+  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
+  const found = await trx.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [keys]);
+  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+  const touched = new Set<string>();
+  foldDocuments(def, docs, touched, events);
+  await writeDocuments(trx, def, docs, touched, true);
+}
+
+const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition, root: Knex) => void)[]>();
+
+/** Runs `fn` once the runner's transaction `trx` has committed, with the position its checkpoints moved to and the runner's knex. */
+export function afterCommit(trx: Knex.Transaction, fn: (position: LogPosition, root: Knex) => void): void {
+  const hooks = commitHooks.get(trx) ?? [];
+  hooks.push(fn);
+  commitHooks.set(trx, hooks);
+}
+
+/** Called by the runner after `trx` committed. */
+export function committed(trx: Knex.Transaction, position: LogPosition, root: Knex): void {
+  for (const fn of commitHooks.get(trx) ?? []) fn(position, root);
+  commitHooks.delete(trx);
+}
+
+/** Documents the live projection of this process committed last, per database (the runner's knex) and table. */
+const recent = new WeakMap<object, Map<string, { doc: unknown; at: LogPosition }>>();
+const MAX_RECENT = 10_000;
+
+function rememberDocument(client: object, table: string, key: string, doc: unknown, at: LogPosition): void {
+  let docs = recent.get(client);
+  if (!docs) recent.set(client, (docs = new Map()));
+  const id = `${table}:${key}`;
+  docs.delete(id); // re-insert: the map's order is the eviction order
+  docs.set(id, { doc, at });
+  if (docs.size > MAX_RECENT) {
+    const oldest = docs.keys().next();
+    if (!oldest.done) docs.delete(oldest.value);
+  }
+}
+
+/**
+ * The document row `table`/`key` as a projection commit of this process wrote it at or after
+ * `position`, or undefined (then read the table). A command that waited for its own position can
+ * answer with it instead of reading the row back: it is a state at or after the command's write, as
+ * a read would be. Null: the commit deleted the row.
+ */
+export function recentDocument<D>(knex: Knex, table: string, key: string, position: LogPosition | null): D | null | undefined {
+  const hit = position === null ? undefined : recent.get(knex)?.get(`${table}:${key}`);
+  if (!hit || comparePositions(hit.at, position) < 0) return undefined;
+  return hit.doc as D | null;
 }
 
 /**

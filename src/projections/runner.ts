@@ -1,4 +1,4 @@
-// Runs projections: batched catch-up from a checkpoint, checkpoint committed with the read-model writes.
+// The projection daemon: one tail reader per process feeds every caught-up projection; the others catch up alone.
 import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
@@ -6,11 +6,37 @@ import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { Projection } from './projection.ts';
+import type { BulkApplier, Projection } from './projection.ts';
+import { CheckpointMoved, type CommitPart, ProjectionFailed, commitParts } from './commit.ts';
 import { laggingProjections } from './readiness.ts';
 import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 
-class CheckpointMoved extends Error {}
+/** How caught-up projections commit a tail batch: all in one transaction, or one transaction each. */
+export type CommitMode = 'together' | 'separate';
+
+/** Options of a runner. */
+export interface RunnerOptions {
+  logger: Logger;
+  metrics?: Metrics;
+  clock: Clock;
+  /** Events per read of the shared tail (live). */
+  batchSize?: number;
+  /** Events per read of a projection catching up alone (rebuild, new version, fallen behind). */
+  bulkBatchSize?: number;
+  /** See docs/decisions.md: together spares commits (default); separate commits in parallel, each projection on its own. */
+  commitMode?: CommitMode;
+}
+
+// joined: fed by the tail. solo: catching up on its own. ready: caught up, joins at the tail's next batch.
+// held: rebuild or catchUp drives it.
+type Mode = 'joined' | 'solo' | 'ready' | 'held';
+
+/** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
+const FLUSH_MS = 1000;
+/** Bulk replay writes once this many rows changed in memory... */
+const MAX_PENDING_ROWS = 200_000;
+/** ...or once its last write is this old, so a long replay still shows progress and restarts near where it stopped. */
+const BULK_COMMIT_MS = 30_000;
 
 /** Drives every projection of the service. One runner may be active per projection across processes. */
 export class ProjectionRunner implements ReadModelProgress {
@@ -18,19 +44,31 @@ export class ProjectionRunner implements ReadModelProgress {
   /** The checkpoint as stored in projection_checkpoints; behind `checkpoints` after batches with nothing to apply. */
   private readonly persisted = new Map<string, { position: LogPosition | null; at: number }>();
   private readonly advanced = new EventEmitter();
-  /** Reads of $all in flight, by start position: projections woken by one append share one query. */
-  private readonly reads = new Map<string, Promise<RecordedEvent[]>>();
+  private readonly mode = new Map<string, Mode>();
+  private readonly solos = new Map<string, Promise<void>>();
+  /** Position of the shared tail: every joined projection has applied the log up to here. */
+  private tail: LogPosition | null = null;
+  /** The tail's current step: rebuild waits for it before taking a projection out. */
+  private tailBusy: Promise<void> = Promise.resolve();
+  private tailLoop: Promise<void> = Promise.resolve();
+  /** The tail's next batch, read while the current one commits. */
+  private prefetch: { from: LogPosition | null; events: Promise<RecordedEvent[]> } | null = null;
+  private woken = false;
+  private wake?: () => void;
   private abort = new AbortController();
-  private loops: Promise<void>[] = [];
   private running = false;
+  private readonly batchSize: number;
+  private readonly bulkBatchSize: number;
 
   constructor(
     private readonly knex: Knex,
     private readonly store: EventStore,
     readonly projections: Projection[],
-    private readonly opts: { logger: Logger; metrics?: Metrics; clock: Clock; batchSize?: number },
+    private readonly opts: RunnerOptions,
   ) {
     this.advanced.setMaxListeners(0);
+    this.batchSize = opts.batchSize ?? 1000;
+    this.bulkBatchSize = opts.bulkBatchSize ?? Math.max(this.batchSize, 5000);
     const names = new Set<string>();
     for (const p of projections) {
       if (names.has(p.name)) throw new Error(`duplicate projection name ${p.name}`);
@@ -60,45 +98,37 @@ export class ProjectionRunner implements ReadModelProgress {
     }
   }
 
-  /** Starts one loop per projection that follows the log live. */
+  /** Starts the daemon: the projections at the newest checkpoint share the tail, the others catch up first. */
   start(): void {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
-    this.loops = this.projections.map((p) => this.loop(p, this.abort.signal));
+    for (const p of this.projections) this.mode.set(p.name, 'ready');
+    this.tailLoop = this.runTail(this.abort.signal);
   }
 
-  /** Stops the loops after their current batch. */
+  /** Stops the daemon after its current batch. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
     this.abort.abort();
-    await Promise.allSettled(this.loops);
-    this.loops = [];
+    this.wake?.();
+    await Promise.allSettled([this.tailLoop, ...this.solos.values()]);
+    this.solos.clear();
+    this.mode.clear();
     // Best effort: store checkpoints that only moved in memory, so a restart re-reads less.
     for (const p of this.projections) await this.flush(p).catch(() => {});
   }
 
-  /** Processes everything committed so far, for `rebuild` and tests. */
+  /** Processes everything committed so far, for the CLI and tests. */
   async catchUp(onProgress?: (name: string, events: number) => void, only: Projection[] = this.projections): Promise<void> {
-    for (const p of only) {
-      let total = 0;
-      for (;;) {
-        let n: number;
-        try {
-          n = await this.runBatch(p, true);
-        } catch (err) {
-          // Another runner (a `project` process, or this process's live loop) moved the checkpoint: follow it.
-          if (!(err instanceof CheckpointMoved)) throw err;
-          await this.reloadCheckpoint(p);
-          await delay(10);
-          continue;
-        }
-        if (n === 0) break;
-        total += n;
-        onProgress?.(p.name, total);
-      }
+    if (this.running) {
+      // The daemon is at work: wait for it rather than race it, then store what moved only in memory.
+      await this.waitFor(await this.store.headPosition(), only, 600_000);
+      for (const p of only) await this.flush(p);
+      return;
     }
+    for (const p of only) await this.drainAlone(p, onProgress);
   }
 
   /** Drops the named read models (all when none named) and replays them from the log. */
@@ -106,18 +136,31 @@ export class ProjectionRunner implements ReadModelProgress {
     const chosen = names.length ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
     const unknown = names.filter((n) => !this.projections.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}; known: ${this.projections.map((p) => p.name).join(', ')}`);
-    for (const p of chosen) {
-      await this.knex.transaction(async (trx) => {
-        await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
-        await truncate(trx, p.tables);
-        await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
-      });
-      this.setCheckpoint(p.name, null, true);
+    // Take them away from the daemon: after the tail's current step, nothing else writes their tables here.
+    for (const p of chosen) this.mode.set(p.name, 'held');
+    await this.tailBusy;
+    await Promise.allSettled(chosen.map((p) => this.solos.get(p.name)));
+    try {
+      for (const p of chosen) {
+        await this.knex.transaction(async (trx) => {
+          await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
+          await truncate(trx, p.tables);
+          await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
+        });
+        this.setCheckpoint(p.name, null, true);
+      }
+      for (const p of chosen) await this.drainAlone(p, onProgress);
+    } finally {
+      if (this.running) {
+        for (const p of chosen) this.mode.set(p.name, 'ready');
+        this.poke();
+      } else {
+        for (const p of chosen) this.mode.delete(p.name);
+      }
     }
-    await this.catchUp(onProgress, chosen);
   }
 
-  /** Waits until every named projection has processed `position` (read-your-writes). */
+  /** Waits until every given read model has processed `position` (read-your-writes). */
   async waitFor(position: LogPosition | null, readModels: ReadModelRef[], timeoutMs: number): Promise<void> {
     const names = readModels.map((m) => m.name);
     if (position === null) return;
@@ -142,11 +185,6 @@ export class ProjectionRunner implements ReadModelProgress {
     });
   }
 
-  /** Projections whose oldest unapplied event is older than the readiness bound. */
-  lagging(): Promise<string[]> {
-    return laggingProjections(this.knex, this.store, this.projections, this.positions(), this.opts.clock.now());
-  }
-
   /** Another process runs the projections: read their checkpoints from the table. */
   private async pollCheckpoints(position: LogPosition, names: string[], timeoutMs: number): Promise<void> {
     const deadline = Date.now() + timeoutMs;
@@ -164,30 +202,275 @@ export class ProjectionRunner implements ReadModelProgress {
     return Object.fromEntries(this.checkpoints);
   }
 
-  private async loop(p: Projection, signal: AbortSignal): Promise<void> {
+  /** Projections whose oldest unapplied event is older than the readiness bound. */
+  lagging(): Promise<string[]> {
+    return laggingProjections(this.knex, this.store, this.projections, this.positions(), this.opts.clock.now());
+  }
+
+  // ---- the shared tail ----
+
+  private async runTail(signal: AbortSignal): Promise<void> {
     let backoff = 0;
     while (!signal.aborted) {
       const token = this.store.changeToken();
+      let full = false;
+      const step = this.tailStep();
+      this.tailBusy = step.then(() => {}, () => {});
       try {
-        const n = await this.runBatch(p);
+        full = (await step) >= this.batchSize;
         backoff = 0;
-        // A full batch means more is waiting. After a partial one, read again only when something was
-        // appended since `token` or a known commit is not yet readable (waitForChange decides).
-        if (n >= (this.opts.batchSize ?? 1000)) continue;
       } catch (err) {
         if (signal.aborted) return;
-        if (err instanceof CheckpointMoved) {
-          await this.reloadCheckpoint(p);
-        } else {
-          this.opts.logger.error({ err, projection: p.name }, 'projection batch failed; retrying');
-        }
+        this.opts.logger.error({ err }, 'projection tail batch failed; retrying');
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
         await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
         continue;
       }
-      await this.store.waitForChange(this.checkpoints.get(p.name) ?? null, token, signal);
+      // A full batch means more is waiting. After a partial one, read again only when something was
+      // appended since `token`, a known commit is not yet readable, or a projection asks to join.
+      if (!full) await this.idle(token, signal);
     }
   }
+
+  private async idle(token: number, signal: AbortSignal): Promise<void> {
+    if (this.woken) {
+      this.woken = false;
+      return;
+    }
+    const waiting = new AbortController();
+    const stop = () => waiting.abort();
+    signal.addEventListener('abort', stop, { once: true });
+    this.wake = stop;
+    try {
+      await this.store.waitForChange(this.tail, token, waiting.signal);
+    } finally {
+      this.wake = undefined;
+      this.woken = false;
+      signal.removeEventListener('abort', stop);
+    }
+  }
+
+  /** Wakes the tail (a projection is ready to join). */
+  private poke(): void {
+    this.woken = true;
+    this.wake?.();
+  }
+
+  /** Lets ready projections join: those at or past the tail; the others catch up alone again. */
+  private admit(): void {
+    const ready = this.projections.filter((p) => this.mode.get(p.name) === 'ready');
+    if (ready.length === 0) return;
+    if (!this.projections.some((p) => this.mode.get(p.name) === 'joined')) {
+      this.tail = ready.map((p) => this.checkpoints.get(p.name) ?? null).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
+    }
+    for (const p of ready) {
+      if (comparePositions(this.checkpoints.get(p.name) ?? null, this.tail) >= 0) this.mode.set(p.name, 'joined');
+      else this.goSolo(p, { reload: false, delayMs: 0 });
+    }
+  }
+
+  /** One batch of the tail, read once and handed to every joined projection. Returns the events read. */
+  private async tailStep(): Promise<number> {
+    this.admit();
+    if (!this.projections.some((p) => this.mode.get(p.name) === 'joined')) return 0;
+    const from = this.tail;
+    const ahead = this.prefetch;
+    this.prefetch = null;
+    // A batch read during the previous commit is as good as a new read (a cursor read never skips),
+    // unless it came back empty: then read again, appends may have become readable since.
+    let events = ahead && ahead.from === from ? await ahead.events : [];
+    if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
+    const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
+    const last = events.at(-1);
+    if (!last) {
+      // Caught up: store checkpoints that moved only in memory once they are a second old (readiness reads the table).
+      await this.commitShared(members.filter((p) => this.needsFlush(p)).map((p) => this.flushPart(p)));
+      for (const p of members) this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
+      return 0;
+    }
+    // Read the next batch while this one commits: the commit's round trips and the read overlap.
+    const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
+    next.catch(() => {}); // a failed prefetch is read again by the next step
+    this.prefetch = { from: last.position, events: next.catch(() => []) };
+    const parts: CommitPart[] = [];
+    const quiet: Projection[] = [];
+    for (const p of members) {
+      const cp = this.checkpoints.get(p.name) ?? null;
+      if (comparePositions(cp, last.position) >= 0) continue; // joined ahead of the tail (it caught up past it alone)
+      const mine = comparePositions(cp, from) > 0 ? events.filter((e) => comparePositions(e.position, cp) > 0) : events;
+      const relevant = relevantEvents(p, mine);
+      // A batch with nothing this projection handles changes no row: its checkpoint moves in memory and
+      // is stored with its next write, or once it is a second old.
+      if (relevant.length || this.storedAgo(p) >= FLUSH_MS) parts.push({ projection: p, events: relevant, from: this.storedPosition(p), to: last.position });
+      else quiet.push(p);
+    }
+    const committed = await this.commitShared(parts);
+    for (const p of quiet) if (this.mode.get(p.name) === 'joined') this.checkpoints.set(p.name, last.position);
+    this.tail = last.position;
+    const lag = Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000);
+    for (const p of [...committed, ...quiet]) this.opts.metrics?.projectionLag.set({ projection: p.name }, lag);
+    this.advanced.emit('advanced');
+    return events.length;
+  }
+
+  /**
+   * Commits the tail's parts, together or one transaction each (commitMode). A projection whose
+   * checkpoint moved or whose apply failed leaves the tail to catch up alone; the others are retried
+   * without it, so one broken projection never holds the rest back. Returns those that committed.
+   */
+  private async commitShared(parts: CommitPart[]): Promise<Projection[]> {
+    let left = parts;
+    const done: Projection[] = [];
+    const now = this.opts.clock.now();
+    if (this.opts.commitMode === 'separate') {
+      // In parallel on the pool; each projection's waiters are released as soon as its own commit is done.
+      await Promise.all(
+        left.map((part) =>
+          commitParts(this.knex, [part], now).then(
+            () => {
+              this.setCheckpoint(part.projection.name, part.to, true);
+              done.push(part.projection);
+              this.advanced.emit('advanced');
+            },
+            (err: unknown) => this.leaveTail(err, [part.projection.name]),
+          ),
+        ),
+      );
+      return done;
+    }
+    while (left.length) {
+      try {
+        await commitParts(this.knex, left, now);
+      } catch (err) {
+        const out = err instanceof CheckpointMoved ? err.names : err instanceof ProjectionFailed ? [err.projection] : null;
+        if (!out) throw err;
+        this.leaveTail(err, out);
+        left = left.filter((part) => !out.includes(part.projection.name));
+        continue;
+      }
+      for (const part of left) {
+        this.setCheckpoint(part.projection.name, part.to, true);
+        done.push(part.projection);
+      }
+      break;
+    }
+    return done;
+  }
+
+  private leaveTail(err: unknown, names: string[]): void {
+    const moved = err instanceof CheckpointMoved;
+    if (!moved) this.opts.logger.error({ err, projections: names }, 'projection batch failed; it catches up alone');
+    for (const p of this.projections.filter((x) => names.includes(x.name))) this.goSolo(p, { reload: moved, delayMs: moved ? 10 : 100 });
+  }
+
+  // ---- catching up alone ----
+
+  /** Catches a projection up on its own (large batches), then asks the tail to take it. */
+  private goSolo(p: Projection, start: { reload: boolean; delayMs: number }): void {
+    if (!this.running) return;
+    this.mode.set(p.name, 'solo');
+    const signal = this.abort.signal;
+    const run = (async () => {
+      let backoff = start.delayMs;
+      let reload = start.reload;
+      while (!signal.aborted && this.mode.get(p.name) === 'solo') {
+        if (backoff) await delay(backoff, undefined, { signal }).catch(() => {});
+        if (signal.aborted || this.mode.get(p.name) !== 'solo') return;
+        try {
+          if (reload) await this.reloadCheckpoint(p);
+          reload = false;
+          await this.drain(p, { eager: false, stop: () => signal.aborted || this.mode.get(p.name) !== 'solo' });
+          if (this.mode.get(p.name) === 'solo') {
+            this.mode.set(p.name, 'ready');
+            this.poke();
+          }
+          return;
+        } catch (err) {
+          if (signal.aborted) return;
+          if (err instanceof CheckpointMoved) {
+            reload = true;
+            backoff = 10;
+          } else {
+            this.opts.logger.error({ err, projection: p.name }, 'projection batch failed; retrying');
+            backoff = Math.min(5000, backoff ? backoff * 2 : 100);
+          }
+        }
+      }
+    })();
+    this.solos.set(p.name, run);
+  }
+
+  /** Catches up alone until the log is exhausted, following another runner that moves the checkpoint. */
+  private async drainAlone(p: Projection, onProgress?: (name: string, events: number) => void): Promise<void> {
+    let total = 0;
+    for (;;) {
+      try {
+        await this.drain(p, { eager: true, stop: () => false, onProgress: (n) => onProgress?.(p.name, (total += n)) });
+        return;
+      } catch (err) {
+        // Another runner (a `project` process, say) moved the checkpoint: follow it.
+        if (!(err instanceof CheckpointMoved)) throw err;
+        await this.reloadCheckpoint(p);
+        await delay(10);
+      }
+    }
+  }
+
+  /**
+   * Applies the log after the projection's checkpoint in large batches until a read comes back short.
+   * The next batch is read while the current one is applied (a read needs only the previous batch's end).
+   */
+  private async drain(p: Projection, opts: { eager: boolean; stop: () => boolean; onProgress?: (events: number) => void }): Promise<void> {
+    const read = (from: LogPosition | null) => this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.bulkBatchSize });
+    const start = this.checkpoints.get(p.name) ?? null;
+    // Bulk replay: batches are folded in memory and written together every MAX_PENDING_ROWS changed rows.
+    const bulk = p.bulk?.(this.knex, start === null);
+    let next: Promise<RecordedEvent[]> | null = read(start);
+    let folded: LogPosition | null = null; // end of what the bulk applier holds unwritten
+    while (next) {
+      const events: RecordedEvent[] = await next;
+      next = null;
+      const last = events.at(-1);
+      if (!last) break;
+      // A full batch may be the last one: the empty read after it then writes what is folded.
+      const more = events.length >= this.bulkBatchSize && !opts.stop();
+      if (more) {
+        next = read(last.position);
+        next.catch(() => {}); // awaited below unless this batch fails
+      }
+      const relevant = relevantEvents(p, events);
+      const to = last.position;
+      if (bulk) {
+        await bulk.fold(relevant);
+        folded = to;
+        if (bulk.pending() >= MAX_PENDING_ROWS || !more || this.storedAgo(p) >= BULK_COMMIT_MS) {
+          await this.writeBulk(p, bulk, to);
+          folded = null;
+        }
+      } else if (relevant.length || this.storedAgo(p) >= FLUSH_MS) {
+        await commitParts(this.knex, [{ projection: p, events: relevant, from: this.storedPosition(p), to }], this.opts.clock.now());
+        this.setCheckpoint(p.name, to, true);
+      } else {
+        this.checkpoints.set(p.name, to);
+      }
+      this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
+      // A bulk replay's rows are visible only once written: its in-memory checkpoint moves with the write.
+      this.advanced.emit('advanced');
+      opts.onProgress?.(events.length);
+    }
+    if (bulk && folded !== null) await this.writeBulk(p, bulk, folded);
+    // At the head: the CLI exits after catchUp, so it stores the checkpoint at once; the daemon within a second.
+    if (opts.eager || this.storedAgo(p) >= FLUSH_MS) await this.flush(p);
+    this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
+  }
+
+  /** Writes a bulk applier's folded rows and moves the checkpoint to `to`, in one transaction. */
+  private async writeBulk(p: Projection, bulk: BulkApplier, to: LogPosition): Promise<void> {
+    await commitParts(this.knex, [{ projection: p, events: [], from: this.storedPosition(p), to, write: (trx) => bulk.write(trx) }], this.opts.clock.now());
+    this.setCheckpoint(p.name, to, true);
+  }
+
+  // ---- checkpoints ----
 
   private async reloadCheckpoint(p: Projection): Promise<void> {
     const row = (await this.knex('projection_checkpoints').where({ name: p.name }).first()) as { position: string | null } | undefined;
@@ -199,84 +482,38 @@ export class ProjectionRunner implements ReadModelProgress {
     if (stored) this.persisted.set(name, { position, at: Date.now() });
   }
 
+  private storedPosition(p: Projection): LogPosition | null {
+    return this.persisted.get(p.name)?.position ?? null;
+  }
+
   /** Milliseconds since the checkpoint row was last written or read. */
   private storedAgo(p: Projection): number {
     return Date.now() - (this.persisted.get(p.name)?.at ?? 0);
   }
 
-  /** Stores a checkpoint that moved only in memory (see runBatch); a no-op when the row is current. */
+  private needsFlush(p: Projection): boolean {
+    return (this.checkpoints.get(p.name) ?? null) !== this.storedPosition(p) && this.storedAgo(p) >= FLUSH_MS;
+  }
+
+  private flushPart(p: Projection): CommitPart {
+    return { projection: p, events: [], from: this.storedPosition(p), to: this.checkpoints.get(p.name) ?? null };
+  }
+
+  /** Stores a checkpoint that moved only in memory; a no-op when the row is current. */
   private async flush(p: Projection): Promise<void> {
-    const position = this.checkpoints.get(p.name) ?? null;
-    if (position !== (this.persisted.get(p.name)?.position ?? null)) await this.commit(p, [], position);
+    const part = this.flushPart(p);
+    if (part.to === part.from) return;
+    await commitParts(this.knex, [part], this.opts.clock.now());
+    this.setCheckpoint(p.name, part.to, true);
   }
+}
 
-  /** Reads one batch after the checkpoint and applies it with a compare-and-set on the checkpoint. */
-  private async runBatch(p: Projection, eagerFlush = false): Promise<number> {
-    const from = this.checkpoints.get(p.name) ?? null;
-    const events = await this.read(from);
-    if (events.length === 0) {
-      // Caught up: store a checkpoint that moved only in memory, at once for catchUp (the CLI exits
-      // after it), else once it is a second old (readiness reads the table; its bound is 30 s).
-      if (eagerFlush || this.storedAgo(p) >= 1000) await this.flush(p);
-      this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
-      return 0;
-    }
-    const last = events.at(-1);
-    if (!last) return 0;
-    // A batch with nothing this projection handles changes no row: move the checkpoint in memory
-    // only and store it with the next write, or once it is a second old. With ten projections, this
-    // spares nine transactions per append. The compare-and-set always compares with the stored
-    // value, so another runner's progress is still detected; in-process read-your-writes waits read
-    // the in-memory checkpoint.
-    const handles = p.handles;
-    if (handles && !events.some((e) => handles(e.type)) && this.storedAgo(p) < 1000) {
-      this.checkpoints.set(p.name, last.position);
-    } else {
-      await this.commit(p, events, last.position);
-    }
-    this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
-    this.advanced.emit('advanced');
-    return events.length;
-  }
-
-  /**
-   * One batch of $all after `from`, shared with any projection reading from the same position at the
-   * same time (the array is shared: projections must not modify it). Only in-flight reads are shared,
-   * so a later read still sees commits that became readable since.
-   */
-  private read(from: LogPosition | null): Promise<RecordedEvent[]> {
-    const key = from ?? 'start';
-    let pending = this.reads.get(key);
-    if (!pending) {
-      pending = this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.opts.batchSize ?? 1000 }).finally(() => this.reads.delete(key));
-      this.reads.set(key, pending);
-    }
-    return pending;
-  }
-
-  /** Applies `events` and moves the stored checkpoint to `position` in one transaction (compare-and-set). */
-  private async commit(p: Projection, events: RecordedEvent[], position: LogPosition | null): Promise<void> {
-    const from = this.persisted.get(p.name)?.position ?? null;
-    await this.knex.transaction(async (trx) => {
-      // Asynchronous commit: read models are derived from the durable log and the checkpoint commits
-      // with their rows, so a crash can only lose both together, and the runner replays from the
-      // older checkpoint. Waiting for a WAL flush per batch would only add latency.
-      const lock = await trx.raw(`select pg_try_advisory_xact_lock(hashtextextended(?, 1)) as ok, set_config('synchronous_commit', 'off', true)`, [`projection:${p.name}`]);
-      if (!lock.rows[0].ok) throw new CheckpointMoved();
-      if (events.length) await p.apply(trx, events);
-      // The compare-and-set comes last: the first write gives the transaction an xid, and while it is
-      // open no reader of $all sees a later commit (the xid8 rule), so writes are kept short.
-      const q = trx('projection_checkpoints').where({ name: p.name, version: p.version });
-      if (from === null) q.whereNull('position');
-      else q.where('position', from);
-      const updated = await q.update({ position, updated_at: this.opts.clock.now() });
-      if (updated !== 1) throw new CheckpointMoved();
-    });
-    this.setCheckpoint(p.name, position, true);
-  }
+/** The events of a batch that `p` handles (all of them when it does not say). */
+function relevantEvents(p: Projection, events: RecordedEvent[]): RecordedEvent[] {
+  const handles = p.handles;
+  return handles ? events.filter((e) => handles(e.type)) : events;
 }
 
 async function truncate(trx: Knex.Transaction, tables: string[]): Promise<void> {
   if (tables.length) await trx.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')}`);
 }
-

@@ -5,8 +5,7 @@ import { hasRole } from '../../context.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
 import { nameId } from '../../ids.ts';
-
-import { visibleCustomer } from '../../queries/billing/customers.ts';
+import { recentCustomer, visibleCustomer } from '../../queries/billing/customers.ts';
 import { openInvoiceCount } from '../../queries/billing/invoices.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';
 import { customers } from './handlers.ts';
@@ -43,7 +42,8 @@ export const customersInsert = operation({
       data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
     }, { orgId: organizationId });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
-    return visibleCustomer(ctx, id);
+    // The document the projection committed for this write is the answer: no read back (the caller may see it: checked above).
+    return recentCustomer(ctx.services.knex, id, res.position) ?? visibleCustomer(ctx, id);
   },
 });
 

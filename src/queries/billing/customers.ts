@@ -5,6 +5,8 @@ import { operation } from '../../api/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../api/schemas/billing-customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
+import { recentDocument } from '../../projections/projection.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
 import { keysetPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -79,3 +81,8 @@ export const customersList = operation({
 
 /** Read operations of billing customers. */
 export const billingCustomerQueries = [customersGet, customersList];
+
+/** The customer document this process's projection committed at or after `position` (a write's own answer), or undefined to read the table. */
+export function recentCustomer(knex: Knex, id: string, position: LogPosition | null): CustomerDoc | undefined {
+  return recentDocument<CustomerDoc>(knex, 'billing_customers', id, position) ?? undefined;
+}
