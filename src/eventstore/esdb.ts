@@ -11,6 +11,7 @@ import {
   fromEsdbRecord, isDuplicateAppend, isStreamNotFound, mapAppendError, pageAfter, parseEsdbPosition,
   toEsdbEvent, toEsdbExpectedRevision, userEventFilter,
 } from './esdb-mapping.ts';
+import { wakeOrTimeout } from './wake.ts';
 
 const POLL_MS = 1000;
 const PAGE = 512;
@@ -169,17 +170,7 @@ export class EsdbEventStore implements EventStore {
   async waitForChange(_cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted || this.closed || token !== this.appendCount) return;
     this.startNotifier();
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.emitter.off('append', done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, POLL_MS);
-      this.emitter.on('append', done);
-      signal.addEventListener('abort', done);
-    });
+    await wakeOrTimeout(this.emitter, 'append', signal, POLL_MS);
   }
 
   private announce(): void {

@@ -7,6 +7,7 @@ import {
   type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
   type ReadAllFrom, type RecordedEvent, InvalidPositionError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
+import { wakeOrTimeout } from './wake.ts';
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
@@ -214,17 +215,7 @@ export class PostgresEventStore implements EventStore {
     const behind = comparePositions(cursor, this.knownHead) < 0;
     const ms = token !== this.appendCount ? 0 : behind ? 2 : POLL_MS;
     if (ms === 0) return;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        this.emitter.off('append', done);
-        signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      this.emitter.on('append', done);
-      signal.addEventListener('abort', done);
-    });
+    await wakeOrTimeout(this.emitter, 'append', signal, ms);
   }
 
   private appendCount = 0;
