@@ -276,10 +276,11 @@ export class ProjectionRunner implements ReadModelProgress {
     const from = this.tail;
     const ahead = this.prefetch;
     this.prefetch = null;
-    // A batch read during the previous commit is as good as a new read (a cursor read never skips),
-    // unless it came back empty: then read again, appends may have become readable since.
+    // A full batch read during the previous commit is as good as a new read (a cursor read never skips).
+    // A partial one is read again: appends that committed during the commit were invisible to it (the
+    // commit's own xid held the horizon), and waiting a whole cycle for them would cost their writers.
     let events = ahead && ahead.from === from ? await ahead.events : [];
-    if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
+    if (events.length < this.batchSize) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
     const last = events.at(-1);
     if (!last) {
@@ -288,7 +289,7 @@ export class ProjectionRunner implements ReadModelProgress {
       for (const p of members) this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
-    // Read the next batch while this one commits: the commit's round trips and the read overlap.
+    // Read the next batch while this one commits: when catching up, the commit's round trips and the read overlap.
     const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
     next.catch(() => {}); // a failed prefetch is read again by the next step
     this.prefetch = { from: last.position, events: next.catch(() => []) };
