@@ -5,6 +5,7 @@ import type { Reply, TestService } from '../support/app.ts';
 import { billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { settle } from '../support/settle.ts';
+import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
@@ -26,6 +27,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeAccounts(svc);
   await writeIntegrationAndJobs(svc);
   await writeInvoices(svc);
+  await writeCatalogue(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -53,6 +55,19 @@ async function writeAccounts(svc: TestService): Promise<void> {
       await svc.call(ops['billing.customers.remove'], { id: c.body.id }, o.token);
     }
   }
+}
+
+/** Currencies switched on and off, products (one archived) and prices (created, updated, archived). */
+async function writeCatalogue(svc: TestService): Promise<void> {
+  const staff = await platformStaff(svc);
+  for (const [code, enabled] of [['GBP', true], ['EUR', true], ['EUR', false]] as const) ok(await svc.call(ops['billing.currencies.update'], { code, enabled_for_billing: enabled }, staff), 'currencies.update');
+  const pro = ok(await svc.call(ops['billing.products.insert'], { name: 'Pro', description: 'Everything', metadata: { tier: 'pro' } }, staff), 'products.insert');
+  const old = ok(await svc.call(ops['billing.products.insert'], { name: 'Old' }, staff), 'products.insert');
+  ok(await svc.call(ops['billing.products.update'], { id: old.body.id, active: false }, staff), 'products.update');
+  const monthly = ok(await svc.call(ops['billing.prices.insert'], { product_id: pro.body.id, currency: 'GBP', unit_amount: 4999, type: 'recurring', recurring: { interval: 'month' }, lookup_key: 'pro' }, staff), 'prices.insert');
+  ok(await svc.call(ops['billing.prices.update'], { id: monthly.body.id, nickname: 'Pro monthly' }, staff), 'prices.update');
+  const once = ok(await svc.call(ops['billing.prices.insert'], { product_id: pro.body.id, currency: 'GBP', unit_amount: 2500, type: 'one_time' }, staff), 'prices.insert');
+  ok(await svc.call(ops['billing.prices.remove'], once.body.id, staff), 'prices.remove');
 }
 
 /** An app installed by an organization's owner, and the repair jobs it writes (created, updated, replaced). */

@@ -4,6 +4,9 @@ import { creditNoteRequestDecider } from '../../domain/billing/credit-note-reque
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
+import { priceDecider } from '../../domain/billing/price.ts';
+import { productDecider } from '../../domain/billing/product.ts';
+import { currencyDecider } from '../../domain/billing/currency.ts';
 import { commandHandler } from '../run.ts';
 
 /** Writers racing on one invoice stream (payments, credits) re-decide on fresh state this many times before giving up with 409. */
@@ -19,3 +22,9 @@ export const invoices = commandHandler(invoiceDecider, (id) => `invoice-${id}`, 
 export const creditNoteRequests = commandHandler(creditNoteRequestDecider, (id) => `creditnoterequest-${id}`);
 /** `access-<customer id>`: suspension for non-payment. */
 export const customerAccess = commandHandler(accessDecider, (customerId) => `access-${customerId}`);
+/** `product-<id>`. */
+export const products = commandHandler(productDecider, (id) => `product-${id}`);
+/** `price-<id>`. */
+export const prices = commandHandler(priceDecider, (id) => `price-${id}`);
+/** `currency-<ISO 4217 code>`: whether billing in it is on. */
+export const currencySettings = commandHandler(currencyDecider, (code) => `currency-${code}`);

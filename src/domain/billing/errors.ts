@@ -5,6 +5,8 @@ import { COMMON_ERRORS, errorCatalogue } from '../errors.ts';
 export const billingErrors = errorCatalogue({
   ...COMMON_ERRORS,
   amount_too_large: 400,
+  currency_not_enabled: 400,
+  invalid_price: 400,
   currency_mismatch: 400,
   invalid_amount: 400,
   invalid_line: 400,
@@ -18,6 +20,8 @@ export const billingErrors = errorCatalogue({
   note_not_found: 404,
   organization_not_found: 404,
   payment_not_found: 404,
+  price_not_found: 404,
+  product_not_found: 404,
   amount_exceeds_creditable: 409,
   amount_exceeds_remaining: 409,
   credit_note_request_exists: 409,
@@ -34,4 +38,8 @@ export const billingErrors = errorCatalogue({
   note_exists: 409,
   payment_exists: 409,
   payment_voided: 409,
+  price_exists: 409,
+  price_in_use: 409,
+  product_archived: 409,
+  product_exists: 409,
 });

@@ -7,9 +7,13 @@ import { billingInvoicesProjection } from './invoices.ts';
 import { billingNotesProjection } from './notes.ts';
 import { billingPaymentsProjection } from './payments.ts';
 import { billingStatementsProjection } from './statements.ts';
+import { billingProductsProjection } from './products.ts';
+import { billingPricesProjection } from './prices.ts';
+import { billingCurrenciesProjection } from './currencies.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
   billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
+  billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
 ];

@@ -7,9 +7,13 @@ import { billingNoteQueries } from './notes.ts';
 import { billingOverdueQueries } from './overdue.ts';
 import { billingPaymentQueries } from './payments.ts';
 import { billingStatementQueries } from './statements.ts';
+import { billingProductQueries } from './products.ts';
+import { billingPriceQueries } from './prices.ts';
+import { billingCurrencyQueries } from './currencies.ts';
 
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
+  ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
 ];
