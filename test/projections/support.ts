@@ -68,6 +68,21 @@ async function writeCatalogue(svc: TestService): Promise<void> {
   ok(await svc.call(ops['billing.prices.update'], { id: monthly.body.id, nickname: 'Pro monthly' }, staff), 'prices.update');
   const once = ok(await svc.call(ops['billing.prices.insert'], { product_id: pro.body.id, currency: 'GBP', unit_amount: 2500, type: 'one_time' }, staff), 'prices.insert');
   ok(await svc.call(ops['billing.prices.remove'], once.body.id, staff), 'prices.remove');
+  for (const key of ['parts.search', 'api']) ok(await svc.call(ops['billing.entitlements.insert'], { key, name: key }, staff), 'entitlements.insert');
+  ok(await svc.call(ops['billing.entitlements.insert'], { key: 'api', name: 'API access', description: 'Programmatic access' }, staff), 'entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.insert'], { product_id: pro.body.id, entitlement_key: 'parts.search' }, staff), 'products.entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.insert'], { product_id: pro.body.id, entitlement_key: 'api' }, staff), 'products.entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.remove'], { product_id: pro.body.id, entitlement_key: 'api' }, staff), 'products.entitlements.remove');
+  const orgs = [await svc.signUp(), await svc.signUp()];
+  for (const o of orgs) {
+    ok(await svc.call(ops['billing.entitlement-overrides.insert'], { organization_id: o.orgId, entitlement_key: 'api', mode: 'grant', reason: 'Pilot' }, staff), 'entitlement-overrides.insert');
+    ok(await svc.call(ops['billing.entitlement-overrides.insert'], { organization_id: o.orgId, entitlement_key: 'api', mode: 'revoke', reason: 'Ended' }, staff), 'entitlement-overrides.insert');
+    const sub = ok(await svc.call(ops['billing.subscriptions.insert'], {
+      organization_id: o.orgId, items: [{ price_id: monthly.body.id, quantity: 2 }], current_period_start: '2026-01-01T00:00:00Z', current_period_end: '2026-02-01T00:00:00Z',
+    }, staff), 'subscriptions.insert');
+    ok(await svc.call(ops['billing.subscriptions.update'], { id: sub.body.id, items: [{ price_id: monthly.body.id, quantity: 5 }] }, staff), 'subscriptions.update');
+  }
+  ok(await svc.call(ops['billing.entitlement-overrides.remove'], { organization_id: orgs[0]?.orgId ?? '', entitlement_key: 'api' }, staff), 'entitlement-overrides.remove');
 }
 
 /** An app installed by an organization's owner, and the repair jobs it writes (created, updated, replaced). */

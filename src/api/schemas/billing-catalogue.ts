@@ -31,6 +31,7 @@ export const ProductDetailItem = z
     description: z.string().nullable(),
     active: z.boolean().describe('false once archived.'),
     metadata: z.record(z.string(), z.string()),
+    entitlements: z.array(z.string()).describe('Keys of the entitlements the product grants its subscribers.'),
     created_at: Timestamp,
     updated_at: Timestamp,
   })

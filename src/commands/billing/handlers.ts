@@ -7,6 +7,10 @@ import { noteDecider } from '../../domain/billing/note.ts';
 import { priceDecider } from '../../domain/billing/price.ts';
 import { productDecider } from '../../domain/billing/product.ts';
 import { currencyDecider } from '../../domain/billing/currency.ts';
+import { entitlementDecider } from '../../domain/billing/entitlement.ts';
+import { overrideDecider } from '../../domain/billing/entitlement-override.ts';
+import { subscriptionDecider } from '../../domain/billing/subscription.ts';
+import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
 /** Writers racing on one invoice stream (payments, credits) re-decide on fresh state this many times before giving up with 409. */
@@ -28,3 +32,13 @@ export const products = commandHandler(productDecider, (id) => `product-${id}`);
 export const prices = commandHandler(priceDecider, (id) => `price-${id}`);
 /** `currency-<ISO 4217 code>`: whether billing in it is on. */
 export const currencySettings = commandHandler(currencyDecider, (code) => `currency-${code}`);
+/** `entitlement-<key>`. */
+export const entitlements = commandHandler(entitlementDecider, (key) => `entitlement-${key}`);
+/** The id of the override of one entitlement for one organization: one per pair, so insert is an upsert. */
+export function overrideIdOf(organizationId: string, entitlementKey: string): string {
+  return nameId('billing-entitlement-override', `${organizationId}/${entitlementKey}`);
+}
+/** `entitlementoverride-<id>` (see overrideIdOf). */
+export const entitlementOverrides = commandHandler(overrideDecider, (id) => `entitlementoverride-${id}`);
+/** `subscription-<id>`. */
+export const subscriptions = commandHandler(subscriptionDecider, (id) => `subscription-${id}`);

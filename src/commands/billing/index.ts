@@ -7,7 +7,11 @@ import { billingPaymentCommands } from './payments.ts';
 import { billingProductCommands } from './products.ts';
 import { billingPriceCommands } from './prices.ts';
 import { billingCurrencyCommands } from './currencies.ts';
+import { billingEntitlementCommands } from './entitlements.ts';
+import { billingEntitlementOverrideCommands } from './entitlement-overrides.ts';
+import { billingSubscriptionCommands } from './subscriptions.ts';
 
 /** Every billing write operation. */
 export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
-  ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands];
+  ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
+  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands];

@@ -17,6 +17,8 @@ export type ProductFields = z.infer<typeof ProductFieldsSchema>;
 export const productEvents = eventSchemas({
   ProductCreated: ProductFieldsSchema.extend({ product_id: z.string(), created_at: z.string() }),
   ProductUpdated: z.object({ changes: ProductFieldsSchema.partial(), updated_at: z.string() }),
+  ProductEntitlementAdded: z.object({ entitlement_key: z.string(), added_at: z.string() }),
+  ProductEntitlementRemoved: z.object({ entitlement_key: z.string(), removed_at: z.string() }),
 });
 
 /** A product event (derived from `productEvents`). */
@@ -28,12 +30,16 @@ export const productCodec = eventCodec(productEvents);
 /** What may be asked of a product. */
 export type ProductCommand =
   | { type: 'CreateProduct'; data: ProductFields & { product_id: string; now: string } }
-  | { type: 'UpdateProduct'; data: { changes: Partial<ProductFields>; now: string } };
+  | { type: 'UpdateProduct'; data: { changes: Partial<ProductFields>; now: string } }
+  | { type: 'AddProductEntitlement'; data: { entitlement_key: string; entitlement_exists: boolean; now: string } }
+  | { type: 'RemoveProductEntitlement'; data: { entitlement_key: string; now: string } };
 
 /** What the product decider needs; `status` is what prices check. */
 export interface ProductState {
   status: 'none' | 'active' | 'archived';
   fields: ProductFields | null;
+  /** Keys of the entitlements the product grants. */
+  entitlements: string[];
 }
 
 /** A product's status from its fields. */
@@ -44,18 +50,22 @@ function statusOf(fields: ProductFields): ProductState['status'] {
 /** Pure product decider. */
 export const productDecider: Decider<ProductCommand, ProductEvent, ProductState> = {
   events: productCodec,
-  initialState: () => ({ status: 'none', fields: null }),
+  initialState: () => ({ status: 'none', fields: null, entitlements: [] }),
   evolve(state, event) {
     switch (event.type) {
       case 'ProductCreated': {
         const { product_id: _p, created_at: _t, ...fields } = event.data;
-        return { status: statusOf(fields), fields };
+        return { status: statusOf(fields), fields, entitlements: [] };
       }
       case 'ProductUpdated': {
         if (!state.fields) return state;
         const fields = { ...state.fields, ...event.data.changes };
-        return { status: statusOf(fields), fields };
+        return { ...state, status: statusOf(fields), fields };
       }
+      case 'ProductEntitlementAdded':
+        return { ...state, entitlements: [...state.entitlements, event.data.entitlement_key] };
+      case 'ProductEntitlementRemoved':
+        return { ...state, entitlements: state.entitlements.filter((k) => k !== event.data.entitlement_key) };
       default:
         return assertNever(event);
     }
@@ -75,6 +85,19 @@ export const productDecider: Decider<ProductCommand, ProductEvent, ProductState>
         );
         if (Object.keys(changes).length === 0) return [];
         return [{ type: 'ProductUpdated', data: { changes: ProductFieldsSchema.partial().parse(changes), updated_at: command.data.now } }];
+      }
+      case 'AddProductEntitlement': {
+        const { entitlement_key, entitlement_exists, now } = command.data;
+        if (!state.fields) throw billingErrors.error('product_not_found', 'No such product.');
+        if (!entitlement_exists) throw billingErrors.error('entitlement_not_found', `No entitlement ${entitlement_key}.`);
+        if (state.entitlements.includes(entitlement_key)) return [];
+        return [{ type: 'ProductEntitlementAdded', data: { entitlement_key, added_at: now } }];
+      }
+      case 'RemoveProductEntitlement': {
+        const { entitlement_key, now } = command.data;
+        if (!state.fields) throw billingErrors.error('product_not_found', 'No such product.');
+        if (!state.entitlements.includes(entitlement_key)) throw billingErrors.error('product_entitlement_not_found', `The product does not grant ${entitlement_key}.`);
+        return [{ type: 'ProductEntitlementRemoved', data: { entitlement_key, removed_at: now } }];
       }
       default:
         return assertNever(command);

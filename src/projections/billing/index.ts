@@ -10,10 +10,14 @@ import { billingStatementsProjection } from './statements.ts';
 import { billingProductsProjection } from './products.ts';
 import { billingPricesProjection } from './prices.ts';
 import { billingCurrenciesProjection } from './currencies.ts';
+import { billingEntitlementsProjection } from './entitlements.ts';
+import { billingEntitlementOverridesProjection } from './entitlement-overrides.ts';
+import { billingSubscriptionsProjection } from './subscriptions.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
   billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
+  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection,
 ];

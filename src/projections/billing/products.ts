@@ -5,6 +5,8 @@ import { documentProjection, documentTable } from '../projection.ts';
 /** The stored product: exactly the billing.ProductDetailItem body. */
 export interface ProductDoc extends ProductFields {
   id: string;
+  /** Keys of the entitlements the product grants, in the order they were added. */
+  entitlements: string[];
   created_at: string;
   updated_at: string;
 }
@@ -21,9 +23,11 @@ export const billingProductsProjection = documentProjection({
       handlers: {
         ProductCreated: (_doc, d) => {
           const { product_id, created_at, ...fields } = d;
-          return { id: product_id, ...fields, created_at, updated_at: created_at };
+          return { id: product_id, ...fields, entitlements: [], created_at, updated_at: created_at };
         },
         ProductUpdated: (doc, d) => doc && { ...doc, ...d.changes, updated_at: d.updated_at },
+        ProductEntitlementAdded: (doc, d) => doc && { ...doc, entitlements: [...doc.entitlements, d.entitlement_key], updated_at: d.added_at },
+        ProductEntitlementRemoved: (doc, d) => doc && { ...doc, entitlements: doc.entitlements.filter((k) => k !== d.entitlement_key), updated_at: d.removed_at },
       },
     }),
   ],

@@ -26,12 +26,15 @@ for (const backend of backends()) {
         ...on<ProductEvent>(`product-${PRODUCT}`, [
           { type: 'ProductCreated', data: { product_id: PRODUCT, name: 'Pro', description: 'All features', active: true, metadata: { a: '1' }, created_at: T0 } },
           { type: 'ProductUpdated', data: { changes: { active: false, description: null }, updated_at: T1 } },
+          { type: 'ProductEntitlementAdded', data: { entitlement_key: 'parts.search', added_at: T1 } },
+          { type: 'ProductEntitlementAdded', data: { entitlement_key: 'parts.order', added_at: T1 } },
+          { type: 'ProductEntitlementRemoved', data: { entitlement_key: 'parts.search', removed_at: T2 } },
         ]),
         ...on<ProductEvent>(`product-${PRODUCT2}`, [{ type: 'ProductCreated', data: { product_id: PRODUCT2, name: 'Basic', description: null, active: true, metadata: {}, created_at: T1 } }]),
       ]).then({
         billing_products: [
-          { id: PRODUCT, name: 'Pro', description: null, active: false, metadata: { a: '1' }, created_at: T0, updated_at: T1 },
-          { id: PRODUCT2, name: 'Basic', description: null, active: true, metadata: {}, created_at: T1, updated_at: T1 },
+          { id: PRODUCT, name: 'Pro', description: null, active: false, metadata: { a: '1' }, entitlements: ['parts.order'], created_at: T0, updated_at: T2 },
+          { id: PRODUCT2, name: 'Basic', description: null, active: true, metadata: {}, entitlements: [], created_at: T1, updated_at: T1 },
         ],
       });
     });
