@@ -13,6 +13,7 @@ import * as m0041 from './0041_billing_statements.ts';
 import * as m0050 from './0050_security.ts';
 import * as m0051 from './0051_billing_catalogue.ts';
 import * as m0052 from './0052_billing_entitlements.ts';
+import * as m0053 from './0053_billing_exchange_rates.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const migrations: Record<string, Migration> = {
   '0050_security': m0050,
   '0051_billing_catalogue': m0051,
   '0052_billing_entitlements': m0052,
+  '0053_billing_exchange_rates': m0053,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

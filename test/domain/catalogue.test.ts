@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { productDecider, type ProductEvent } from '../../src/domain/billing/product.ts';
 import { priceDecider, type PriceCommand, type PriceEvent } from '../../src/domain/billing/price.ts';
 import { currencyDecider, runtimeCurrencies, type CurrencyEvent } from '../../src/domain/billing/currency.ts';
+import { exchangeRateDecider, type ExchangeRateEvent } from '../../src/domain/billing/exchange-rate.ts';
 import { given } from './given.ts';
 
 const PRODUCT = '0190c6a2-0000-7000-8000-0000000000e1';
@@ -98,5 +99,28 @@ describe('currency decider', () => {
     expect(byCode.get('JPY')?.minor_units).to.equal(0);
     expect(byCode.get('KWD')?.minor_units).to.equal(3);
     expect(byCode.size).to.be.greaterThan(100);
+  });
+});
+
+describe('exchange-rate decider', () => {
+  const record = (rate: string, as_of = T0, source = 'ECB') => ({ type: 'RecordExchangeRate' as const, data: { base: 'EUR', target: 'GBP', rate, as_of, source, now: T1 } });
+  const recorded = (rate: string, as_of = T0, source = 'ECB'): ExchangeRateEvent => ({ type: 'ExchangeRateRecorded', data: { base: 'EUR', target: 'GBP', rate, as_of, source, recorded_at: T1 } });
+
+  it('records decimal strings exactly, trailing fractional zeros dropped', () => {
+    given(exchangeRateDecider, []).when(record('1.23456789')).then([recorded('1.23456789')]);
+    given(exchangeRateDecider, []).when(record('123456789012.123456789012345678')).then([recorded('123456789012.123456789012345678')]);
+    given(exchangeRateDecider, []).when(record('1.50')).then([recorded('1.5')]);
+    given(exchangeRateDecider, []).when(record('2.000')).then([recorded('2')]);
+  });
+
+  it('the same rate, source and as_of twice is nothing; another rate for that as_of corrects it', () => {
+    given(exchangeRateDecider, [recorded('1.5')]).when(record('1.50')).thenNothing();
+    given(exchangeRateDecider, [recorded('1.5')]).when(record('1.6')).then([recorded('1.6')]);
+    given(exchangeRateDecider, [recorded('1.5')]).when(record('1.5', T1)).then([recorded('1.5', T1)]);
+  });
+
+  it('refuses zero, negatives, exponents, numbers too long and a pair of one currency', () => {
+    for (const bad of ['0', '0.000', '-1', '1e3', '1.', '.5', '01.5', '1.1234567890123456789', '1234567890123']) given(exchangeRateDecider, []).when(record(bad)).thenError('invalid_rate');
+    given(exchangeRateDecider, []).when({ type: 'RecordExchangeRate', data: { base: 'GBP', target: 'GBP', rate: '1', as_of: T0, source: 'x', now: T1 } }).thenError('invalid_rate');
   });
 });

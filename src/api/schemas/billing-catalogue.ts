@@ -123,3 +123,29 @@ export const CurrencyListItem = z
 export const CurrencyUpdateRequest = z
   .strictObject({ code: CurrencyCode, enabled_for_billing: z.boolean().describe('Turn billing in this currency on or off.') })
   .meta({ id: 'billing.CurrencyUpdateRequest' });
+
+const DecimalRate = z
+  .string()
+  .regex(/^(0|[1-9]\d{0,11})(\.\d{1,18})?$/, 'must be a decimal string such as "1.23456789" (up to 12 integer digits and 18 decimals)')
+  .describe('How many units of `target` one unit of `base` buys, as a decimal string (never a JSON number, so no precision is lost).');
+
+export const CurrencyExchangeRateInsertRequest = z
+  .strictObject({
+    base: CurrencyCode.describe('The currency priced.'),
+    target: CurrencyCode.describe('The currency it is priced in.'),
+    rate: DecimalRate,
+    as_of: Timestamp.describe('When the rate applies from.'),
+    source: z.string().trim().min(1).max(200).describe('Where the rate comes from (e.g. `ECB`).'),
+  })
+  .meta({ id: 'billing.CurrencyExchangeRateInsertRequest' });
+
+export const CurrencyExchangeRateListItem = z
+  .object({ base: z.string(), target: z.string(), rate: z.string().describe('Decimal string.'), as_of: Timestamp, source: z.string() })
+  .meta({ id: 'billing.CurrencyExchangeRateListItem' });
+
+export const CurrencyExchangeRateListRequest = z
+  .strictObject({
+    target: CurrencyCode.describe('The currency rates are priced in.'),
+    as_of: Timestamp.optional().describe('The latest rate of each pair at this time (default now).'),
+  })
+  .meta({ id: 'billing.CurrencyExchangeRateListRequest' });

@@ -10,6 +10,7 @@ import { currencyDecider } from '../../domain/billing/currency.ts';
 import { entitlementDecider } from '../../domain/billing/entitlement.ts';
 import { overrideDecider } from '../../domain/billing/entitlement-override.ts';
 import { subscriptionDecider } from '../../domain/billing/subscription.ts';
+import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -42,3 +43,5 @@ export function overrideIdOf(organizationId: string, entitlementKey: string): st
 export const entitlementOverrides = commandHandler(overrideDecider, (id) => `entitlementoverride-${id}`);
 /** `subscription-<id>`. */
 export const subscriptions = commandHandler(subscriptionDecider, (id) => `subscription-${id}`);
+/** `exchangerate-<BASE>_<TARGET>`: every rate recorded for the pair. */
+export const exchangeRates = commandHandler(exchangeRateDecider, (pair: { base: string; target: string }) => `exchangerate-${pair.base}_${pair.target}`);

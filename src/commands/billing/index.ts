@@ -10,8 +10,9 @@ import { billingCurrencyCommands } from './currencies.ts';
 import { billingEntitlementCommands } from './entitlements.ts';
 import { billingEntitlementOverrideCommands } from './entitlement-overrides.ts';
 import { billingSubscriptionCommands } from './subscriptions.ts';
+import { billingExchangeRateCommands } from './exchange-rates.ts';
 
 /** Every billing write operation. */
 export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
   ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
-  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands];
+  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands];

@@ -9,6 +9,7 @@ export const billingErrors = errorCatalogue({
   invalid_price: 400,
   invalid_override: 400,
   invalid_quantity: 400,
+  invalid_rate: 400,
   invalid_subscription: 400,
   currency_mismatch: 400,
   invalid_amount: 400,

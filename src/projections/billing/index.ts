@@ -13,11 +13,12 @@ import { billingCurrenciesProjection } from './currencies.ts';
 import { billingEntitlementsProjection } from './entitlements.ts';
 import { billingEntitlementOverridesProjection } from './entitlement-overrides.ts';
 import { billingSubscriptionsProjection } from './subscriptions.ts';
+import { billingExchangeRatesProjection } from './exchange-rates.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
   billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
-  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection,
+  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection,
 ];

@@ -14,11 +14,12 @@ import { billingEntitlementQueries } from './entitlements.ts';
 import { billingEntitlementOverrideQueries } from './entitlement-overrides.ts';
 import { billingSubscriptionQueries } from './subscriptions.ts';
 import { billingEffectiveEntitlementQueries } from './effective-entitlements.ts';
+import { billingExchangeRateQueries } from './exchange-rates.ts';
 
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
-  ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries,
+  ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
 ];

@@ -6,6 +6,8 @@ import type { CurrencyEvent } from '../../../src/domain/billing/currency.ts';
 import { billingProductsProjection } from '../../../src/projections/billing/products.ts';
 import { billingPricesProjection } from '../../../src/projections/billing/prices.ts';
 import { billingCurrenciesProjection } from '../../../src/projections/billing/currencies.ts';
+import type { ExchangeRateEvent } from '../../../src/domain/billing/exchange-rate.ts';
+import { billingExchangeRatesProjection } from '../../../src/projections/billing/exchange-rates.ts';
 import { on, projectionSpec } from '../spec.ts';
 
 const PRODUCT = '0190c6a2-0000-7000-8000-000000000e01';
@@ -63,6 +65,20 @@ for (const backend of backends()) {
           },
         ],
       }, { columns: ['product_id', 'currency', 'active', 'type', 'lookup_key'] });
+    });
+
+    it('billing.exchange-rates: one row per pair and as_of; a correction replaces its row; rates stay strings', async () => {
+      const rate = (base: string, value: string, as_of: string, recorded_at = T1): ExchangeRateEvent => ({ type: 'ExchangeRateRecorded', data: { base, target: 'GBP', rate: value, as_of, source: 'ECB', recorded_at } });
+      await spec.given(billingExchangeRatesProjection, [
+        ...on<ExchangeRateEvent>('exchangerate-EUR_GBP', [rate('EUR', '0.85', T0), rate('EUR', '0.86', T1), rate('EUR', '0.851234567890123456', T0, T2)]),
+        ...on<ExchangeRateEvent>('exchangerate-USD_GBP', [rate('USD', '0.79', T0)]),
+      ]).then({
+        billing_exchange_rates: [
+          { base: 'EUR', target: 'GBP', as_of: new Date(T0), doc: { base: 'EUR', target: 'GBP', rate: '0.851234567890123456', as_of: T0, source: 'ECB', recorded_at: T2 } },
+          { base: 'EUR', target: 'GBP', as_of: new Date(T1), doc: { base: 'EUR', target: 'GBP', rate: '0.86', as_of: T1, source: 'ECB', recorded_at: T1 } },
+          { base: 'USD', target: 'GBP', as_of: new Date(T0), doc: { base: 'USD', target: 'GBP', rate: '0.79', as_of: T0, source: 'ECB', recorded_at: T1 } },
+        ],
+      }, { columns: ['base', 'target', 'as_of'] });
     });
 
     it('billing.currencies: the last switch of each currency wins', async () => {
