@@ -30,11 +30,12 @@ describe('product decider', () => {
 });
 
 describe('price decider', () => {
-  const base = {
-    price_id: PRICE, product_id: PRODUCT, currency: 'GBP', unit_amount: 1500, type: 'one_time' as const, recurring: null,
-    active: true, nickname: null, lookup_key: 'pro', metadata: {}, product: 'active' as const, currency_enabled: true, now: T0,
+  type CreateData = Extract<PriceCommand, { type: 'CreatePrice' }>['data'];
+  const base: CreateData = {
+    price_id: PRICE, product_id: PRODUCT, currency: 'GBP', unit_amount: 1500, type: 'one_time', recurring: null,
+    active: true, nickname: null, lookup_key: 'pro', metadata: {}, product: 'active', currency_enabled: true, now: T0,
   };
-  const create = (over: Partial<typeof base> | Record<string, unknown> = {}): PriceCommand => ({ type: 'CreatePrice', data: { ...base, ...over } });
+  const create = (over: Partial<CreateData> = {}): PriceCommand => ({ type: 'CreatePrice', data: { ...base, ...over } });
   const created: PriceEvent = {
     type: 'PriceCreated',
     data: { price_id: PRICE, product_id: PRODUCT, currency: 'GBP', unit_amount: 1500, type: 'one_time', recurring: null, active: true, nickname: null, lookup_key: 'pro', metadata: {}, created_at: T0 },

@@ -71,11 +71,12 @@ describe('entitlement override decider', () => {
 });
 
 describe('subscription decider', () => {
-  const base = {
-    subscription_id: SUB, organization_id: ORG, items: [{ price_id: PRICE, quantity: 2 }], status: 'active' as const,
-    current_period_start: T0, current_period_end: LATER, organization_exists: true, prices: { [PRICE]: 'active' as const }, now: T0,
+  type CreateData = Extract<SubscriptionCommand, { type: 'CreateSubscription' }>['data'];
+  const base: CreateData = {
+    subscription_id: SUB, organization_id: ORG, items: [{ price_id: PRICE, quantity: 2 }], status: 'active',
+    current_period_start: T0, current_period_end: LATER, organization_exists: true, prices: { [PRICE]: 'active' }, now: T0,
   };
-  const create = (over: Record<string, unknown> = {}): SubscriptionCommand => ({ type: 'CreateSubscription', data: { ...base, ...over } });
+  const create = (over: Partial<CreateData> = {}): SubscriptionCommand => ({ type: 'CreateSubscription', data: { ...base, ...over } });
   const created: SubscriptionEvent = {
     type: 'SubscriptionCreated',
     data: { subscription_id: SUB, organization_id: ORG, items: [{ price_id: PRICE, quantity: 2 }], status: 'active', current_period_start: T0, current_period_end: LATER, created_at: T0 },
