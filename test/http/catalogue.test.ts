@@ -128,6 +128,16 @@ for (const backend of backends()) {
         expect((await price(svc, staff, p, { unit_amount: 0, type: 'recurring', recurring: { interval: 'year' } })).unit_amount).to.equal(0);
       });
 
+      it('a retried insert with the same Idempotency-Key answers the same price and writes it once', async () => {
+        const p = await product(svc, staff);
+        const body = { product_id: p, currency: 'GBP', unit_amount: 700, type: 'one_time' as const };
+        const first = await svc.call(ops['billing.prices.insert'], body, staff, { 'idempotency-key': 'price-retry-1' });
+        const again = await svc.call(ops['billing.prices.insert'], body, staff, { 'idempotency-key': 'price-retry-1' });
+        expect(again.status).to.equal(200);
+        expect(again.body).to.deep.equal(first.body);
+        expect((await svc.call(ops['billing.prices.list'], { product: p }, user)).body.items.map((i) => i.id)).to.deep.equal([first.body.id]);
+      });
+
       it('only platform staff write prices (403, nothing written)', async () => {
         const p = await product(svc, staff);
         const pr = await price(svc, staff, p);
