@@ -12,6 +12,9 @@ import * as m0040 from './0040_billing_events.ts';
 import * as m0041 from './0041_billing_statements.ts';
 import * as m0050 from './0050_security.ts';
 import * as m0051 from './0051_es_append_claim.ts';
+import * as m0052 from './0052_billing_catalogue.ts';
+import * as m0053 from './0053_billing_entitlements.ts';
+import * as m0054 from './0054_billing_exchange_rates.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -31,6 +34,9 @@ const migrations: Record<string, Migration> = {
   '0041_billing_statements': m0041,
   '0050_security': m0050,
   '0051_es_append_claim': m0051,
+  '0052_billing_catalogue': m0052,
+  '0053_billing_entitlements': m0053,
+  '0054_billing_exchange_rates': m0054,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -14,6 +14,7 @@ import { findOrganizationByName, findUserByEmail, getOrganization, membership } 
 import { DomainError } from './domain/errors.ts';
 import { identityErrors } from './domain/identity/errors.ts';
 import { addClientCommands } from './cli/clients.ts';
+import { addRatesCommands } from './cli/rates.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -264,6 +265,7 @@ admin
     });
   });
 addClientCommands(admin, (fn) => withApp({}, fn));
+addRatesCommands(program, (fn) => withApp({}, fn));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };

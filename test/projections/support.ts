@@ -5,6 +5,7 @@ import type { Reply, TestService } from '../support/app.ts';
 import { billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { settle } from '../support/settle.ts';
+import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
@@ -26,6 +27,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeAccounts(svc);
   await writeIntegrationAndJobs(svc);
   await writeInvoices(svc);
+  await writeCatalogue(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -53,6 +55,37 @@ async function writeAccounts(svc: TestService): Promise<void> {
       await svc.call(ops['billing.customers.remove'], { id: c.body.id }, o.token);
     }
   }
+}
+
+/** Currencies switched on and off, products (one archived) and prices (created, updated, archived). */
+async function writeCatalogue(svc: TestService): Promise<void> {
+  const staff = await platformStaff(svc);
+  for (const [code, enabled] of [['GBP', true], ['EUR', true], ['EUR', false]] as const) ok(await svc.call(ops['billing.currencies.update'], { code, enabled_for_billing: enabled }, staff), 'currencies.update');
+  const pro = ok(await svc.call(ops['billing.products.insert'], { name: 'Pro', description: 'Everything', metadata: { tier: 'pro' } }, staff), 'products.insert');
+  const old = ok(await svc.call(ops['billing.products.insert'], { name: 'Old' }, staff), 'products.insert');
+  ok(await svc.call(ops['billing.products.update'], { id: old.body.id, active: false }, staff), 'products.update');
+  const monthly = ok(await svc.call(ops['billing.prices.insert'], { product_id: pro.body.id, currency: 'GBP', unit_amount: 4999, type: 'recurring', recurring: { interval: 'month' }, lookup_key: 'pro' }, staff), 'prices.insert');
+  ok(await svc.call(ops['billing.prices.update'], { id: monthly.body.id, nickname: 'Pro monthly' }, staff), 'prices.update');
+  const once = ok(await svc.call(ops['billing.prices.insert'], { product_id: pro.body.id, currency: 'GBP', unit_amount: 2500, type: 'one_time' }, staff), 'prices.insert');
+  ok(await svc.call(ops['billing.prices.remove'], once.body.id, staff), 'prices.remove');
+  for (const key of ['parts.search', 'api']) ok(await svc.call(ops['billing.entitlements.insert'], { key, name: key }, staff), 'entitlements.insert');
+  ok(await svc.call(ops['billing.entitlements.insert'], { key: 'api', name: 'API access', description: 'Programmatic access' }, staff), 'entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.insert'], { product_id: pro.body.id, entitlement_key: 'parts.search' }, staff), 'products.entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.insert'], { product_id: pro.body.id, entitlement_key: 'api' }, staff), 'products.entitlements.insert');
+  ok(await svc.call(ops['billing.products.entitlements.remove'], { product_id: pro.body.id, entitlement_key: 'api' }, staff), 'products.entitlements.remove');
+  const orgs = [await svc.signUp(), await svc.signUp()];
+  for (const o of orgs) {
+    ok(await svc.call(ops['billing.entitlement-overrides.insert'], { organization_id: o.orgId, entitlement_key: 'api', mode: 'grant', reason: 'Pilot' }, staff), 'entitlement-overrides.insert');
+    ok(await svc.call(ops['billing.entitlement-overrides.insert'], { organization_id: o.orgId, entitlement_key: 'api', mode: 'revoke', reason: 'Ended' }, staff), 'entitlement-overrides.insert');
+    const sub = ok(await svc.call(ops['billing.subscriptions.insert'], {
+      organization_id: o.orgId, items: [{ price_id: monthly.body.id, quantity: 2 }], current_period_start: '2026-01-01T00:00:00Z', current_period_end: '2026-02-01T00:00:00Z',
+    }, staff), 'subscriptions.insert');
+    ok(await svc.call(ops['billing.subscriptions.update'], { id: sub.body.id, items: [{ price_id: monthly.body.id, quantity: 5 }] }, staff), 'subscriptions.update');
+  }
+  for (const [rate, as_of] of [['0.85', '2026-01-01T00:00:00Z'], ['0.86', '2026-01-02T00:00:00Z'], ['0.8612345678', '2026-01-02T00:00:00Z']]) {
+    ok(await svc.call(ops['billing.currency-exchange-rates.insert'], { base: 'EUR', target: 'GBP', rate, as_of, source: 'ECB' }, staff), 'currency-exchange-rates.insert');
+  }
+  ok(await svc.call(ops['billing.entitlement-overrides.remove'], { organization_id: orgs[0]?.orgId ?? '', entitlement_key: 'api' }, staff), 'entitlement-overrides.remove');
 }
 
 /** An app installed by an organization's owner, and the repair jobs it writes (created, updated, replaced). */

@@ -4,6 +4,14 @@ import { creditNoteRequestDecider } from '../../domain/billing/credit-note-reque
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
+import { priceDecider } from '../../domain/billing/price.ts';
+import { productDecider } from '../../domain/billing/product.ts';
+import { currencyDecider } from '../../domain/billing/currency.ts';
+import { entitlementDecider } from '../../domain/billing/entitlement.ts';
+import { overrideDecider } from '../../domain/billing/entitlement-override.ts';
+import { subscriptionDecider } from '../../domain/billing/subscription.ts';
+import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
+import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
 /** Writers racing on one invoice stream (payments, credits) re-decide on fresh state this many times before giving up with 409. */
@@ -19,3 +27,21 @@ export const invoices = commandHandler(invoiceDecider, (id) => `invoice-${id}`, 
 export const creditNoteRequests = commandHandler(creditNoteRequestDecider, (id) => `creditnoterequest-${id}`);
 /** `access-<customer id>`: suspension for non-payment. */
 export const customerAccess = commandHandler(accessDecider, (customerId) => `access-${customerId}`);
+/** `product-<id>`. */
+export const products = commandHandler(productDecider, (id) => `product-${id}`);
+/** `price-<id>`. */
+export const prices = commandHandler(priceDecider, (id) => `price-${id}`);
+/** `currency-<ISO 4217 code>`: whether billing in it is on. */
+export const currencySettings = commandHandler(currencyDecider, (code) => `currency-${code}`);
+/** `entitlement-<key>`. */
+export const entitlements = commandHandler(entitlementDecider, (key) => `entitlement-${key}`);
+/** The id of the override of one entitlement for one organization: one per pair, so insert is an upsert. */
+export function overrideIdOf(organizationId: string, entitlementKey: string): string {
+  return nameId('billing-entitlement-override', `${organizationId}/${entitlementKey}`);
+}
+/** `entitlementoverride-<id>` (see overrideIdOf). */
+export const entitlementOverrides = commandHandler(overrideDecider, (id) => `entitlementoverride-${id}`);
+/** `subscription-<id>`. */
+export const subscriptions = commandHandler(subscriptionDecider, (id) => `subscription-${id}`);
+/** `exchangerate-<BASE>_<TARGET>`: every rate recorded for the pair. */
+export const exchangeRates = commandHandler(exchangeRateDecider, (pair: { base: string; target: string }) => `exchangerate-${pair.base}_${pair.target}`);

@@ -4,6 +4,15 @@ import { billingCustomerCommands } from './customers.ts';
 import { billingInvoiceCommands } from './invoices.ts';
 import { billingNoteCommands } from './notes.ts';
 import { billingPaymentCommands } from './payments.ts';
+import { billingProductCommands } from './products.ts';
+import { billingPriceCommands } from './prices.ts';
+import { billingCurrencyCommands } from './currencies.ts';
+import { billingEntitlementCommands } from './entitlements.ts';
+import { billingEntitlementOverrideCommands } from './entitlement-overrides.ts';
+import { billingSubscriptionCommands } from './subscriptions.ts';
+import { billingExchangeRateCommands } from './exchange-rates.ts';
 
 /** Every billing write operation. */
-export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands];
+export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
+  ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
+  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands];

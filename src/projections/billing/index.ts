@@ -7,9 +7,18 @@ import { billingInvoicesProjection } from './invoices.ts';
 import { billingNotesProjection } from './notes.ts';
 import { billingPaymentsProjection } from './payments.ts';
 import { billingStatementsProjection } from './statements.ts';
+import { billingProductsProjection } from './products.ts';
+import { billingPricesProjection } from './prices.ts';
+import { billingCurrenciesProjection } from './currencies.ts';
+import { billingEntitlementsProjection } from './entitlements.ts';
+import { billingEntitlementOverridesProjection } from './entitlement-overrides.ts';
+import { billingSubscriptionsProjection } from './subscriptions.ts';
+import { billingExchangeRatesProjection } from './exchange-rates.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
   billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
+  billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
+  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection,
 ];

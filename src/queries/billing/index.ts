@@ -7,9 +7,19 @@ import { billingNoteQueries } from './notes.ts';
 import { billingOverdueQueries } from './overdue.ts';
 import { billingPaymentQueries } from './payments.ts';
 import { billingStatementQueries } from './statements.ts';
+import { billingProductQueries } from './products.ts';
+import { billingPriceQueries } from './prices.ts';
+import { billingCurrencyQueries } from './currencies.ts';
+import { billingEntitlementQueries } from './entitlements.ts';
+import { billingEntitlementOverrideQueries } from './entitlement-overrides.ts';
+import { billingSubscriptionQueries } from './subscriptions.ts';
+import { billingEffectiveEntitlementQueries } from './effective-entitlements.ts';
+import { billingExchangeRateQueries } from './exchange-rates.ts';
 
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
+  ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
+  ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
 ];

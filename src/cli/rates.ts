@@ -1,0 +1,67 @@
+// `core-server rates import FILE`: records exchange rates from a CSV file (base,target,rate,as_of,source); a bad or refused row stops it before anything is written.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import type { z } from 'zod';
+import { systemContext } from '../seed.ts';
+import type { CommandContext } from '../context.ts';
+import { CurrencyExchangeRateInsertRequest } from '../api/schemas/billing-catalogue.ts';
+import { exchangeRates } from '../commands/billing/handlers.ts';
+import { billingErrors } from '../domain/billing/errors.ts';
+import { DomainError } from '../domain/errors.ts';
+import type { WithApp } from './clients.ts';
+
+/** One rate row of an import file. */
+export type RateRow = z.output<typeof CurrencyExchangeRateInsertRequest>;
+
+const HEADER = ['base', 'target', 'rate', 'as_of', 'source'];
+
+/**
+ * Parses `base,target,rate,as_of,source` CSV (header first, no quoting, blank lines skipped). Every row is
+ * checked like the API checks a request; the first bad row stops the import with its line number.
+ * Rates stay the strings they are in the file.
+ */
+export function parseRatesCsv(text: string): RateRow[] {
+  const lines = text.split(/\r?\n/).map((l, i) => ({ n: i + 1, cells: l.split(',').map((c) => c.trim()) })).filter((l) => l.cells.some((c) => c !== ''));
+  const [head, ...rows] = lines;
+  if (!head || head.cells.join(',') !== HEADER.join(',')) throw billingErrors.error('invalid_request', `The first line must be ${HEADER.join(',')}.`);
+  return rows.map(({ n, cells }) => {
+    if (cells.length !== HEADER.length) throw billingErrors.error('invalid_request', `Line ${n}: expected ${HEADER.length} fields, got ${cells.length}.`);
+    const parsed = CurrencyExchangeRateInsertRequest.safeParse(Object.fromEntries(HEADER.map((h, i) => [h, cells[i]])));
+    if (!parsed.success) throw billingErrors.error('invalid_request', `Line ${n}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    return parsed.data;
+  });
+}
+
+/** Records every row (each is first decided without appending, so a refused row writes nothing); returns how many changed something. */
+export async function importRates(ctx: CommandContext, rows: RateRow[]): Promise<{ recorded: number; unchanged: number }> {
+  const commands = rows.map((r) => ({ pair: { base: r.base, target: r.target }, command: { type: 'RecordExchangeRate' as const, data: { base: r.base, target: r.target, rate: r.rate, as_of: new Date(r.as_of).toISOString(), source: r.source } } }));
+  for (const [i, c] of commands.entries()) {
+    try {
+      exchangeRates.decide(ctx, c.command, await exchangeRates.load(ctx, c.pair));
+    } catch (err) {
+      if (err instanceof DomainError) throw billingErrors.error('invalid_rate', `Row ${i + 1}: ${err.message}`);
+      throw err;
+    }
+  }
+  let recorded = 0;
+  for (const c of commands) if ((await exchangeRates.run(ctx, c.pair, c.command, { orgId: null })).events.length > 0) recorded++;
+  return { recorded, unchanged: commands.length - recorded };
+}
+
+/** Adds `rates import FILE` to the program. */
+export function addRatesCommands(program: Command, withApp: WithApp): void {
+  program
+    .command('rates')
+    .description('Exchange rates')
+    .command('import')
+    .description('Records exchange rates from a CSV file with the header base,target,rate,as_of,source; a bad row stops the import before anything is written.')
+    .argument('<file>', 'the CSV file')
+    .action(async (file: string) => {
+      const rows = parseRatesCsv(fs.readFileSync(file, 'utf8'));
+      await withApp(async (app) => {
+        const res = await importRates(systemContext(app, `rates import ${file}`), rows);
+        await app.runner.catchUp();
+        console.log(`recorded ${res.recorded} rate(s), ${res.unchanged} unchanged`);
+      });
+    });
+}

@@ -1,0 +1,31 @@
+// billing.currencies.update (extension): platform staff turn billing in a currency on or off.
+import { operation } from '../../api/operation.ts';
+import { CurrencyListItem, CurrencyUpdateRequest } from '../../api/schemas/billing-catalogue.ts';
+import { currencyItem } from '../../queries/billing/currencies.ts';
+import { currencySettings } from './handlers.ts';
+import { billingCurrenciesProjection } from '../../projections/billing/currencies.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { ApiError } from '../../api/errors.ts';
+
+export const currenciesUpdate = operation({
+  id: 'billing.currencies.update',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Enables or disables a currency for billing (extension). Setting the current value again records nothing.',
+  request: CurrencyUpdateRequest,
+  response: CurrencyListItem,
+  error: 'billing.CurrencyUpdateError',
+  errors: billingErrors.list(),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const res = await currencySettings.run(ctx, req.code, { type: 'SetCurrencyBilling', data: { code: req.code, enabled_for_billing: req.enabled_for_billing } }, { orgId: null });
+    await ctx.waitFor(res.position, [billingCurrenciesProjection]);
+    const item = await currencyItem(ctx.services.knex, req.code);
+    if (!item) throw new ApiError(400, 'invalid_request', `${req.code} is not an ISO 4217 currency.`);
+    return item;
+  },
+});
+
+/** Write operations of currencies. */
+export const billingCurrencyCommands = [currenciesUpdate];

@@ -1,0 +1,60 @@
+// billing.entitlement-overrides.insert (upsert by organization and entitlement) and .remove: platform staff only.
+import { operation } from '../../api/operation.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { EntitlementOverride, EntitlementOverridesInsertRequest, EntitlementOverridesRemoveRequest } from '../../api/schemas/billing-entitlements.ts';
+import { overrideOrNotFound } from '../../queries/billing/entitlement-overrides.ts';
+import { getOrganization } from '../../queries/identity/identity.ts';
+import { entitlementOverrides, entitlements, overrideIdOf } from './handlers.ts';
+import { billingEntitlementOverridesProjection } from '../../projections/billing/entitlement-overrides.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+export const entitlementOverridesInsert = operation({
+  id: 'billing.entitlement-overrides.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Upserts a manual override for an organization. Platform staff only.',
+  description: 'One override per (organization, entitlement): grant turns it on, revoke turns it off, until `expires_at` if given. The same override again records nothing.',
+  request: EntitlementOverridesInsertRequest,
+  response: EntitlementOverride,
+  error: 'billing.EntitlementOverridesUpsertError',
+  errors: billingErrors.list('organization_not_found', 'entitlement_not_found', 'invalid_override'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const id = overrideIdOf(req.organization_id, req.entitlement_key);
+    const organization = await getOrganization(ctx.services.knex, req.organization_id);
+    const entitlement = await entitlements.load(ctx, req.entitlement_key);
+    const res = await entitlementOverrides.run(ctx, id, {
+      type: 'SetOverride',
+      data: {
+        override_id: id, organization_id: req.organization_id, entitlement_key: req.entitlement_key, mode: req.mode, reason: req.reason,
+        expires_at: req.expires_at ? new Date(req.expires_at).toISOString() : null,
+        organization_exists: organization !== null, entitlement_exists: entitlement.fields !== null,
+      },
+    }, { orgId: req.organization_id, reason: req.reason });
+    await ctx.waitFor(res.position, [billingEntitlementOverridesProjection]);
+    return overrideOrNotFound(ctx.services.knex, id);
+  },
+});
+
+export const entitlementOverridesRemove = operation({
+  id: 'billing.entitlement-overrides.remove',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: "Removes an organization's override of an entitlement. Platform staff only.",
+  request: EntitlementOverridesRemoveRequest,
+  response: Empty,
+  error: 'billing.EntitlementOverridesRemoveError',
+  errors: billingErrors.list('entitlement_override_not_found'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const id = overrideIdOf(req.organization_id, req.entitlement_key);
+    const res = await entitlementOverrides.run(ctx, id, { type: 'RemoveOverride', data: {} }, { orgId: req.organization_id });
+    await ctx.waitFor(res.position, [billingEntitlementOverridesProjection]);
+    return {};
+  },
+});
+
+/** Write operations of entitlement overrides. */
+export const billingEntitlementOverrideCommands = [entitlementOverridesInsert, entitlementOverridesRemove];

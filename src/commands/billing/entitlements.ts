@@ -1,0 +1,71 @@
+// billing.entitlements.insert (upsert by key) and billing.products.entitlements.insert/.remove: platform staff only.
+import { operation } from '../../api/operation.ts';
+import { Empty } from '../../api/schemas/common.ts';
+import { Entitlement, EntitlementsInsertRequest, ProductEntitlementsAddRequest, ProductEntitlementsRemoveRequest } from '../../api/schemas/billing-entitlements.ts';
+import { entitlementOrNotFound } from '../../queries/billing/entitlements.ts';
+import { entitlements, products } from './handlers.ts';
+import { billingEntitlementsProjection } from '../../projections/billing/entitlements.ts';
+import { billingProductsProjection } from '../../projections/billing/products.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+export const entitlementsInsert = operation({
+  id: 'billing.entitlements.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Defines an entitlement or changes its name and description (upsert by key). Platform staff only.',
+  description: 'Sending the same values again records nothing and answers the same body.',
+  request: EntitlementsInsertRequest,
+  response: Entitlement,
+  error: 'billing.EntitlementsUpsertError',
+  errors: billingErrors.list(),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const res = await entitlements.run(ctx, req.key, { type: 'UpsertEntitlement', data: { key: req.key, name: req.name, description: req.description ?? null } }, { orgId: null });
+    await ctx.waitFor(res.position, [billingEntitlementsProjection]);
+    return entitlementOrNotFound(ctx.services.knex, req.key);
+  },
+});
+
+export const productEntitlementsInsert = operation({
+  id: 'billing.products.entitlements.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Relates a product to an entitlement: its subscribers get it. Relating it again is a no-op.',
+  request: ProductEntitlementsAddRequest,
+  response: Empty,
+  error: 'billing.ProductEntitlementsAddError',
+  errors: billingErrors.list('product_not_found', 'entitlement_not_found'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const entitlement = await entitlements.load(ctx, req.entitlement_key);
+    const res = await products.run(ctx, req.product_id, {
+      type: 'AddProductEntitlement',
+      data: { entitlement_key: req.entitlement_key, entitlement_exists: entitlement.fields !== null },
+    }, { orgId: null });
+    await ctx.waitFor(res.position, [billingProductsProjection]);
+    return {};
+  },
+});
+
+export const productEntitlementsRemove = operation({
+  id: 'billing.products.entitlements.remove',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Stops a product granting an entitlement.',
+  request: ProductEntitlementsRemoveRequest,
+  response: Empty,
+  error: 'billing.ProductEntitlementsRemoveError',
+  errors: billingErrors.list('product_not_found', 'product_entitlement_not_found'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const res = await products.run(ctx, req.product_id, { type: 'RemoveProductEntitlement', data: { entitlement_key: req.entitlement_key } }, { orgId: null });
+    await ctx.waitFor(res.position, [billingProductsProjection]);
+    return {};
+  },
+});
+
+/** Write operations of entitlements. */
+export const billingEntitlementCommands = [entitlementsInsert, productEntitlementsInsert, productEntitlementsRemove];

@@ -1,0 +1,77 @@
+// billing.subscriptions.insert and .update (extension, minimal): platform staff subscribe an organization to prices.
+import { operation } from '../../api/operation.ts';
+import type { CommandContext } from '../../context.ts';
+import { Subscription, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../../api/schemas/billing-entitlements.ts';
+import type { PriceStatuses } from '../../domain/billing/subscription.ts';
+import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
+import { getOrganization } from '../../queries/identity/identity.ts';
+import { prices, subscriptions } from './handlers.ts';
+import { billingSubscriptionsProjection } from '../../projections/billing/subscriptions.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+/** Whether each price exists and is active, from the prices' own streams. */
+async function priceStatuses(ctx: CommandContext, ids: string[]): Promise<PriceStatuses> {
+  const out: PriceStatuses = {};
+  for (const id of new Set(ids)) {
+    const state = await prices.load(ctx, id);
+    out[id] = !state.fields ? 'none' : state.fields.active ? 'active' : 'archived';
+  }
+  return out;
+}
+
+/** An RFC 3339 timestamp in the one form events store. */
+const iso = (t: string) => new Date(t).toISOString();
+
+export const subscriptionsInsert = operation({
+  id: 'billing.subscriptions.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Subscribes an organization to active prices (extension). Platform staff only.',
+  request: SubscriptionCreateRequest,
+  response: Subscription,
+  error: 'billing.SubscriptionInsertError',
+  errors: billingErrors.list('organization_not_found', 'price_not_found', 'price_inactive', 'invalid_quantity', 'invalid_subscription', 'subscription_exists'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const id = ctx.ids.next();
+    const organization = await getOrganization(ctx.services.knex, req.organization_id);
+    const res = await subscriptions.run(ctx, id, {
+      type: 'CreateSubscription',
+      data: {
+        subscription_id: id, organization_id: req.organization_id, items: req.items, status: 'active',
+        current_period_start: iso(req.current_period_start), current_period_end: iso(req.current_period_end),
+        organization_exists: organization !== null, prices: await priceStatuses(ctx, req.items.map((i) => i.price_id)),
+      },
+    }, { orgId: req.organization_id });
+    await ctx.waitFor(res.position, [billingSubscriptionsProjection]);
+    return subscriptionOrNotFound(ctx.services.knex, id);
+  },
+});
+
+export const subscriptionsUpdate = operation({
+  id: 'billing.subscriptions.update',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Changes items, period or status of a subscription (extension); canceled is final. Platform staff only.',
+  request: SubscriptionUpdateRequest,
+  response: Subscription,
+  error: 'billing.SubscriptionUpdateError',
+  errors: billingErrors.list('subscription_not_found', 'subscription_canceled', 'price_not_found', 'price_inactive', 'invalid_quantity', 'invalid_subscription'),
+  access: 'platform_staff',
+  write: true,
+  async handle(ctx, req) {
+    const { id, items, status, current_period_start, current_period_end } = req;
+    const changes = {
+      ...(items ? { items } : {}), ...(status ? { status } : {}),
+      ...(current_period_start ? { current_period_start: iso(current_period_start) } : {}), ...(current_period_end ? { current_period_end: iso(current_period_end) } : {}),
+    };
+    const doc = await subscriptionOrNotFound(ctx.services.knex, id);
+    const res = await subscriptions.run(ctx, id, { type: 'UpdateSubscription', data: { changes, prices: await priceStatuses(ctx, (items ?? []).map((i) => i.price_id)) } }, { orgId: doc.organization_id });
+    await ctx.waitFor(res.position, [billingSubscriptionsProjection]);
+    return subscriptionOrNotFound(ctx.services.knex, id);
+  },
+});
+
+/** Write operations of subscriptions. */
+export const billingSubscriptionCommands = [subscriptionsInsert, subscriptionsUpdate];

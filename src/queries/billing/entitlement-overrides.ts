@@ -1,0 +1,35 @@
+// billing.entitlement-overrides.list, reading billing_entitlement_overrides (written by projections/billing/entitlement-overrides.ts).
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { operation } from '../../api/operation.ts';
+import { EntitlementOverride, EntitlementOverridesListRequest } from '../../api/schemas/billing-entitlements.ts';
+import type { OverrideDoc } from '../../projections/billing/entitlement-overrides.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+/** The overrides in place for an organization (expired ones included), by entitlement key. */
+export async function overridesOf(knex: Knex, organizationId: string): Promise<OverrideDoc[]> {
+  return ((await knex('billing_entitlement_overrides').where({ organization_id: organizationId }).select('doc').orderBy('entitlement_key')) as { doc: OverrideDoc }[]).map((r) => r.doc);
+}
+
+/** One override by id; 404 when there is none. */
+export async function overrideOrNotFound(knex: Knex, id: string): Promise<OverrideDoc> {
+  const row = await knex('billing_entitlement_overrides').where({ id }).first('doc');
+  if (!row) throw billingErrors.error('entitlement_override_not_found', 'This organization has no override of that entitlement.');
+  return row.doc as OverrideDoc;
+}
+
+export const entitlementOverridesList = operation({
+  id: 'billing.entitlement-overrides.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: "Lists an organization's entitlement overrides (expired ones too), by entitlement key. Platform staff only.",
+  request: EntitlementOverridesListRequest,
+  response: z.array(EntitlementOverride),
+  error: 'billing.EntitlementOverridesListError',
+  errors: billingErrors.list(),
+  access: 'platform_staff',
+  handle: (ctx, req) => overridesOf(ctx.services.knex, req.organization_id),
+});
+
+/** Read operations of entitlement overrides. */
+export const billingEntitlementOverrideQueries = [entitlementOverridesList];

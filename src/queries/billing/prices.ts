@@ -1,0 +1,71 @@
+// billing.prices.get and .list, reading billing_prices (written by projections/billing/prices.ts).
+import type { Knex } from 'knex';
+import { operation } from '../../api/operation.ts';
+import { PriceDetailItem, PriceListPage, PriceListRequest } from '../../api/schemas/billing-catalogue.ts';
+import { Uuid } from '../../api/schemas/common.ts';
+import type { PriceDoc } from '../../projections/billing/prices.ts';
+import { keysetPage } from '../pagination.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+/** A price by id; 404 when there is none. Every signed-in user may read prices. */
+export async function priceOrNotFound(knex: Knex, id: string): Promise<PriceDoc> {
+  const row = await knex('billing_prices').where({ id }).first('doc');
+  if (!row) throw billingErrors.error('price_not_found', `No price ${id}.`);
+  return row.doc as PriceDoc;
+}
+
+/** The documents of the given prices that exist, by id. */
+export async function pricesByIds(knex: Knex, ids: string[]): Promise<Map<string, PriceDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('billing_prices').whereIn('id', ids).select('doc')) as { doc: PriceDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
+export const pricesGet = operation({
+  id: 'billing.prices.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Returns one price.',
+  request: Uuid,
+  response: PriceDetailItem,
+  error: 'billing.PriceGetError',
+  errors: billingErrors.list('price_not_found'),
+  access: 'org_user',
+  handle: (ctx, id) => priceOrNotFound(ctx.services.knex, id),
+});
+
+export const pricesList = operation({
+  id: 'billing.prices.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists prices, oldest first, by product, currency, active, type or lookup key, with keyset pagination.',
+  request: PriceListRequest,
+  response: PriceListPage,
+  error: 'billing.PriceListError',
+  errors: billingErrors.list('invalid_cursor'),
+  access: 'org_user',
+  async handle(ctx, req) {
+    const q = ctx.services.knex('billing_prices').select('id', 'created_at', 'doc');
+    if (req.product) q.where('product_id', req.product);
+    if (req.currency) q.where('currency', req.currency);
+    if (req.active !== undefined) q.where('active', req.active);
+    if (req.type) q.where('type', req.type);
+    if (req.lookup_key) q.where('lookup_key', req.lookup_key);
+    const res = await keysetPage<{ id: string; created_at: Date; doc: PriceDoc }>(q, {
+      columns: ['created_at', 'id'],
+      limit: req.limit,
+      cursor: req.cursor,
+      key: (r) => [new Date(r.created_at).toISOString(), r.id],
+    });
+    return {
+      items: res.rows.map(({ doc: d }) => ({
+        id: d.id, product_id: d.product_id, currency: d.currency, unit_amount: d.unit_amount, type: d.type, recurring: d.recurring,
+        active: d.active, nickname: d.nickname, lookup_key: d.lookup_key, created_at: d.created_at,
+      })),
+      pagination: res.pagination,
+    };
+  },
+});
+
+/** Read operations of prices. */
+export const billingPriceQueries = [pricesGet, pricesList];

@@ -1,0 +1,44 @@
+// billing.subscriptions.list, reading billing_subscriptions (written by projections/billing/subscriptions.ts).
+import type { Knex } from 'knex';
+import { z } from 'zod';
+import { operation } from '../../api/operation.ts';
+import { forbidden } from '../../api/errors.ts';
+import { hasRole } from '../../context.ts';
+import { Subscription, SubscriptionListRequest } from '../../api/schemas/billing-entitlements.ts';
+import type { SubscriptionDoc } from '../../projections/billing/subscriptions.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+
+/** One subscription by id; 404 when there is none. */
+export async function subscriptionOrNotFound(knex: Knex, id: string): Promise<SubscriptionDoc> {
+  const row = await knex('billing_subscriptions').where({ id }).first('doc');
+  if (!row) throw billingErrors.error('subscription_not_found', `No subscription ${id}.`);
+  return row.doc as SubscriptionDoc;
+}
+
+/** The active subscriptions of an organization. */
+export async function activeSubscriptionsOf(knex: Knex, organizationId: string): Promise<SubscriptionDoc[]> {
+  return ((await knex('billing_subscriptions').where({ organization_id: organizationId, status: 'active' }).select('doc').orderBy(['created_at', 'id'])) as { doc: SubscriptionDoc }[]).map((r) => r.doc);
+}
+
+export const subscriptionsList = operation({
+  id: 'billing.subscriptions.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Lists subscriptions, oldest first (extension): an organization its own, staff any.',
+  request: SubscriptionListRequest,
+  response: z.array(Subscription),
+  error: 'billing.SubscriptionListError',
+  errors: billingErrors.list(),
+  access: 'org_user',
+  async handle(ctx, req) {
+    const staff = hasRole(ctx.auth, 'platform_staff');
+    if (!staff && req.organization_id && req.organization_id !== ctx.auth.organizationId) throw forbidden("Only platform staff read another organization's subscriptions.");
+    const organizationId = staff ? req.organization_id : ctx.auth.organizationId;
+    const q = ctx.services.knex('billing_subscriptions').select('doc').orderBy(['created_at', 'id']).limit(500);
+    if (organizationId) q.where({ organization_id: organizationId });
+    return ((await q) as { doc: SubscriptionDoc }[]).map((r) => r.doc);
+  },
+});
+
+/** Read operations of subscriptions. */
+export const billingSubscriptionQueries = [subscriptionsList];
