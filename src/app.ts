@@ -20,6 +20,7 @@ import { createHttpApp } from './api/http.ts';
 import type { Services } from './context.ts';
 import { sessionAuthenticator } from './queries/identity/session-auth.ts';
 import { integrationAuthenticator } from './queries/integrations/authenticate.ts';
+import { entitledTo } from './queries/billing/effective-entitlements.ts';
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
@@ -96,6 +97,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const app = createHttpApp(services, registry, {
     checkContracts: opts.checkContracts,
+    entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now),
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,

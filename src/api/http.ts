@@ -6,7 +6,7 @@ import { IdSource } from '../ids.ts';
 import { ApiError, toErrorResponse } from './errors.ts';
 import { checkAccess } from './auth.ts';
 import { withIdempotency } from './idempotency.ts';
-import type { Auth, RequestContext, Services } from '../context.ts';
+import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
 import type { Operation } from './operation.ts';
 import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
@@ -14,6 +14,9 @@ import { docsPage } from './docs.ts';
 import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
 import { textProblem } from './text.ts';
+
+/** Whether `organizationId` has entitlement `key` in effect at `now`. */
+export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
 
 /** Resolves the caller of a surface from the request. */
 export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
@@ -29,6 +32,8 @@ export function createHttpApp(
     mount?: (app: express.Express) => void;
     /** Check every answer against its operation's declaration (tests): a mismatch answers 500 contract_violation. */
     checkContracts?: boolean;
+    /** Whether an organization has an entitlement in effect now (operations that declare one). */
+    entitled?: Entitled;
     /** Middleware that runs before every route (rate limits). */
     before?: (app: express.Express) => void;
   },
@@ -69,7 +74,7 @@ export function createHttpApp(
     });
     app.post(`${prefix}:operation`, jsonBody, async (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
-      await dispatch(services, op, opts.authenticators[surface], req, res, opts.checkContracts ?? false);
+      await dispatch(services, op, opts.authenticators[surface], req, res, { checkContracts: opts.checkContracts ?? false, entitled: opts.entitled });
     });
     app.all(`${prefix}:operation`, (req, res) => {
       const op = registry.get(surface, String(req.params.operation));
@@ -138,7 +143,14 @@ function jsonBody(req: Request, res: Response, next: NextFunction): void {
   parseJson(req, res, next);
 }
 
-async function dispatch(services: Services, op: Operation | undefined, authenticate: Authenticator, req: Request, res: Response, checkContracts: boolean): Promise<void> {
+async function dispatch(
+  services: Services,
+  op: Operation | undefined,
+  authenticate: Authenticator,
+  req: Request,
+  res: Response,
+  { checkContracts, entitled }: { checkContracts: boolean; entitled?: Entitled },
+): Promise<void> {
   const requestId = res.locals.requestId as string;
   const logger = res.locals.logger as Services['logger'];
   if (!op) {
@@ -151,6 +163,7 @@ async function dispatch(services: Services, op: Operation | undefined, authentic
   try {
     const auth = await authenticate(req, services);
     checkAccess(op.access, auth);
+    await checkEntitlement(op, auth, services.clock.now(), entitled);
     const input = parseInput(op, req.body);
     const now = services.clock.now();
     const makeCtx = (ids: IdSource): RequestContext => ({
@@ -205,6 +218,13 @@ async function dispatch(services: Services, op: Operation | undefined, authentic
     if (violation) return contractViolation(res, op, violation, requestId);
     res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);
   }
+}
+
+// A paid feature needs its entitlement in effect for the caller's organization; staff are exempt.
+async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
+  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
+  if (!(await entitled(auth.organizationId, op.entitlement, now)))
+    throw new ApiError(403, 'entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }
 
 // The answer broke the operation's declaration (only checked in test runs): say so loudly instead.

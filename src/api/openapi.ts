@@ -49,7 +49,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         operationId: op.id,
         tags: op.tags,
         summary: op.summary,
-        description: [op.description, `Access: ${describeAccess(op)}.`, op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
+        description: [op.description, `Access: ${describeAccess(op)}.`, op.entitlement ? `Needs the \`${op.entitlement}\` entitlement in effect for the caller's organization (staff are exempt).` : '', op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
         security: op.access === 'public' ? [] : opts.surface === 'core' ? [{ bearerAuth: [] }] : [{ bearerAuth: [], integrationId: [] }],
         ...(requestId ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestId) } } } } : {}),
         responses: {
@@ -100,6 +100,7 @@ export function declaredCodes(op: Operation): string[] {
   // Any operation may be sent a bad credential (401), even a public one.
   const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unauthenticated'];
   if (op.access !== 'public') codes.push('forbidden');
+  if (op.entitlement) codes.push('entitlement_required');
   if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'projection_lag');
   return codes;
 }

@@ -30,6 +30,8 @@ interface Base<Id extends string, Req extends ZodType | null, A extends Access> 
   /** The codes this operation's errors may carry, from the areas' catalogues (documented in OpenAPI, checked in tests). */
   errors: ErrorList;
   access: A;
+  /** The paid feature this operation belongs to: the caller's organization must have this entitlement in effect (403 entitlement_required); staff are exempt. */
+  entitlement?: string;
   /** Writes honour Idempotency-Key. */
   write?: boolean;
 }

@@ -44,6 +44,7 @@ export const COMMON_ERRORS = {
   invalid_resume_point: 400,
   unauthenticated: 401,
   forbidden: 403,
+  entitlement_required: 403,
   concurrency_conflict: 409,
   idempotency_key_in_use: 409,
   payload_too_large: 413,

@@ -11,6 +11,8 @@ import { createSession, createUser } from '../../src/commands/identity/identity.
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import type { Access, Operation } from '../../src/api/operation.ts';
 import { ops } from '../support/ops.ts';
+import { grantEntitlement } from '../support/entitlements.ts';
+import { VEHICLE_DATA_PRELOAD } from '../../src/commands/vehicles/preload.ts';
 
 const MISSING = '0190c6a2-0000-7000-8000-00000000dead';
 
@@ -129,6 +131,7 @@ for (const backend of backends()) {
       const keyA = await installIntegration(svc, { token: ownerA.token, scopes: ['repairer', 'supplier'] });
       const keyB = await installIntegration(svc, { token: ownerB.token, scopes: ['repairer'] });
       const supplierOnly = await installIntegration(svc, { token: ownerA.token, scopes: ['supplier'] });
+      await grantEntitlement(svc, ownerA.orgId, VEHICLE_DATA_PRELOAD);
       const job = await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: 'MATRIX-1' } }, if_: { exists: 'update' }, data: { repairer_site_id: ownerA.siteId, vehicle: { identifier: { chassis_number: 'WVWZZZ1JZXW000001' } } } }, integrationHeaders(keyA));
       expect(job.status).to.equal(200);
       const foreign = await svc.callIntegration(ops['jobs.get'], { identity: { id: job.body.id } }, integrationHeaders(keyB));

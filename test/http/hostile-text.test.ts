@@ -8,6 +8,8 @@ import { billedOrg, billingStaff, draft, openInvoice, paymentBody, type BilledOr
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
 import { createLogger } from '../../src/logging.ts';
 import { ops } from '../support/ops.ts';
+import { grantEntitlement } from '../support/entitlements.ts';
+import { VEHICLE_DATA_PRELOAD } from '../../src/commands/vehicles/preload.ts';
 
 const HOSTILE = ['\ud800', 'tail \udfff', 'a\ud83d', '\udc00\ud800', 'nul \u0000 here'];
 
@@ -62,6 +64,7 @@ for (const backend of backends()) {
       const owner = await svc.signUp();
       const repairer = await installIntegration(svc, { token: owner.token, scopes: ['repairer'] });
       const supplier = await installIntegration(svc, { token: owner.token, scopes: ['supplier'] });
+      await grantEntitlement(svc, owner.orgId, VEHICLE_DATA_PRELOAD);
       const vehicle = { identifier: { vrm: { plate: 'AB12CDE', location: { country: 'GB' } } } };
       for (const s of HOSTILE) {
         const before = await events();

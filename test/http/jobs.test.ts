@@ -7,6 +7,8 @@ import { systemContext } from '../../src/seed.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';
+import { grantEntitlement } from '../support/entitlements.ts';
+import { VEHICLE_DATA_PRELOAD } from '../../src/commands/vehicles/preload.ts';
 
 
 type Installed = Awaited<ReturnType<typeof installIntegration>>;
@@ -38,6 +40,7 @@ for (const backend of backends()) {
       repairerA2 = await installIntegration(svc, { token: ownerA.token, scopes: ['repairer'] });
       repairerB = await installIntegration(svc, { token: ownerB.token, scopes: ['repairer'] });
       supplierA = await installIntegration(svc, { token: ownerA.token, scopes: ['supplier'] });
+      await grantEntitlement(svc, ownerA.orgId, VEHICLE_DATA_PRELOAD);
       const site = await addSite(systemContext(svc.app, 'test site'), ownerA.orgId, 'Second site');
       await svc.app.runner.waitFor(site.position, [identityProjection], 10_000);
       secondSiteA = site.id;

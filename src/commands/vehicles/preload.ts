@@ -7,6 +7,9 @@ import { integrationCaller } from '../../queries/jobs/jobs.ts';
 import { vehiclePreloads } from '../jobs/handlers.ts';
 import { vehiclesErrors } from '../../domain/vehicles/errors.ts';
 
+/** The paid feature of queueing vehicle lookups ahead of demand. */
+export const VEHICLE_DATA_PRELOAD = 'vehicle_data_preload';
+
 /** vehicles.preload: record identifiers for the assembly lookups. */
 export const vehiclesPreload = operation({
   id: 'vehicles.preload',
@@ -19,6 +22,7 @@ export const vehiclesPreload = operation({
   error: 'VehiclesPreloadError',
   errors: vehiclesErrors.list('invalid_identifier_count'),
   access: { integration: ['supplier'] },
+  entitlement: VEHICLE_DATA_PRELOAD,
   write: true,
   async handle(ctx, req) {
     const caller = integrationCaller(ctx);

@@ -41,6 +41,11 @@ export async function effectiveOf(knex: Knex, organizationId: string, now: Date)
   return { organization_id: organizationId, suspended: isSuspended, as_of: now.toISOString(), entitlements: items.map((i) => ({ ...i, name: names.get(i.key) ?? i.key })) };
 }
 
+/** Whether `organizationId` has entitlement `key` in effect at `now` (the HTTP binding's check for operations that declare one). */
+export async function entitledTo(knex: Knex, organizationId: string, key: string, now: Date): Promise<boolean> {
+  return (await effectiveOf(knex, organizationId, now)).entitlements.some((e) => e.key === key && e.enabled);
+}
+
 export const effectiveEntitlementsGet = operation({
   id: 'billing.entitlements.effective.get',
   surface: 'core',
