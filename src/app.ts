@@ -24,6 +24,8 @@ import { entitledTo } from './queries/billing/effective-entitlements.ts';
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
+import { mountSandboxPages } from './pages/sandbox.ts';
+import { mountPaymentWebhooks } from './payments/webhook.ts';
 import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './pages/login-limits.ts';
 import { securityHeaders } from './api/security-headers.ts';
@@ -111,6 +113,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     mount: (express) => {
       mountPages(express, services);
       mountPaymentPage(express);
+      mountSandboxPages(express, services);
+      mountPaymentWebhooks(express, services);
     },
   });
   const workers = new Workers(services, areas.flatMap((a) => a.workers ?? []));

@@ -27,6 +27,7 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 30),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').default('sandbox-webhook-secret-not-for-production'),
 });
 
 /** The service's typed configuration. */
@@ -52,6 +53,8 @@ export interface Config {
   sessionTtlHours: number;
   projectionWaitMs: number;
   overdueGraceDays: number;
+  /** HMAC secret of the sandbox payment provider's notifications. */
+  sandboxWebhookSecret: string;
 }
 
 /** Thrown when an environment variable is invalid; the CLI prints it without a stack trace. */
@@ -92,6 +95,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlHours: e.SESSION_TTL_HOURS,
     projectionWaitMs: e.PROJECTION_WAIT_MS,
     overdueGraceDays: e.OVERDUE_GRACE_DAYS,
+    sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET,
   };
 }
 

@@ -1,4 +1,5 @@
 // Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
+import net from 'node:net';
 import pino from 'pino';
 import type { ZodType, z } from 'zod';
 import type { JsonOperation } from '../../src/api/operation.ts';
@@ -52,12 +53,14 @@ function bearer(token: string | null | undefined, headers: Record<string, string
 }
 
 /** Starts the service on `backend`. */
-export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestService> {
+export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string>; selfUrl?: boolean } = {}): Promise<TestService> {
   const db = await openTestDb(backend);
   const clock = opts.clock ?? new TestClock(new Date());
-  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...opts.env });
+  // selfUrl: listen on a port chosen first so BASE_URL (links the service hands out, the sandbox provider's notifications) reaches this instance.
+  const port = opts.selfUrl ? await freePort() : 0;
+  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...(port ? { BASE_URL: `http://127.0.0.1:${port}` } : {}), ...opts.env });
   const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
-  const url = await app.listen(0, '127.0.0.1');
+  const url = await app.listen(port, '127.0.0.1');
   const post = async <T>(path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> => {
     const res = await fetch(`${url}${path}`, {
       method: 'POST',
@@ -97,4 +100,14 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
       await db.close();
     },
   };
+}
+
+/** A TCP port free right now on 127.0.0.1. */
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === 'string') throw new Error('no port');
+  return address.port;
 }

@@ -11,6 +11,7 @@ import { entitlementDecider } from '../../domain/billing/entitlement.ts';
 import { overrideDecider } from '../../domain/billing/entitlement-override.ts';
 import { subscriptionDecider } from '../../domain/billing/subscription.ts';
 import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
+import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -45,3 +46,5 @@ export const entitlementOverrides = commandHandler(overrideDecider, (id) => `ent
 export const subscriptions = commandHandler(subscriptionDecider, (id) => `subscription-${id}`);
 /** `exchangerate-<BASE>_<TARGET>`: every rate recorded for the pair. */
 export const exchangeRates = commandHandler(exchangeRateDecider, (pair: { base: string; target: string }) => `exchangerate-${pair.base}_${pair.target}`);
+/** `paymentprofile-<customer id>`: method setups, reusable methods and the collection profile. */
+export const paymentProfiles = commandHandler(paymentProfileDecider, (customerId) => `paymentprofile-${customerId}`);

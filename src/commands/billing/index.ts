@@ -11,8 +11,10 @@ import { billingEntitlementCommands } from './entitlements.ts';
 import { billingEntitlementOverrideCommands } from './entitlement-overrides.ts';
 import { billingSubscriptionCommands } from './subscriptions.ts';
 import { billingExchangeRateCommands } from './exchange-rates.ts';
+import { billingPaymentMethodCommands } from './payment-methods.ts';
 
 /** Every billing write operation. */
 export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
   ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
-  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands];
+  ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands,
+  ...billingPaymentMethodCommands];

@@ -26,6 +26,8 @@ export const billingErrors = errorCatalogue({
   note_not_found: 404,
   organization_not_found: 404,
   payment_not_found: 404,
+  payment_method_not_found: 404,
+  setup_not_found: 404,
   price_not_found: 404,
   product_not_found: 404,
   product_entitlement_not_found: 404,

@@ -14,11 +14,12 @@ import { billingEntitlementsProjection } from './entitlements.ts';
 import { billingEntitlementOverridesProjection } from './entitlement-overrides.ts';
 import { billingSubscriptionsProjection } from './subscriptions.ts';
 import { billingExchangeRatesProjection } from './exchange-rates.ts';
+import { billingPaymentMethodsProjection } from './payment-methods.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
   billingCustomersProjection, billingNotesProjection, billingInvoicesProjection, billingPaymentsProjection, billingCreditNoteRequestsProjection,
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
-  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection,
+  billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
 ];

@@ -16,10 +16,12 @@ import { billingSubscriptionQueries } from './subscriptions.ts';
 import { billingEffectiveEntitlementQueries } from './effective-entitlements.ts';
 import { billingExchangeRateQueries } from './exchange-rates.ts';
 
+import { billingPaymentMethodQueries } from './payment-methods.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
+  ...billingPaymentMethodQueries,
 ];

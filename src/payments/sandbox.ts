@@ -1,0 +1,171 @@
+// The sandbox provider: a real provider's behaviour (hosted page, signed asynchronous notifications, idempotent charges) inside this service.
+import crypto from 'node:crypto';
+import { z } from 'zod';
+import type { Services } from '../context.ts';
+import { NotificationRejected, type ChargeResult, type PaymentProvider, type ProviderMethod, type ProviderSetup, type SetupOwner } from './port.ts';
+import { signPayload, signatureProblem } from './signature.ts';
+
+/** The well-known test numbers of the sandbox. */
+export const TEST_CARDS = { succeeds: '4242424242424242', declined: '4000000000000002', requiresAction: '4000002500003155' } as const;
+
+/** Where the sandbox posts its notifications (relative to the service's base URL). */
+export const SANDBOX_WEBHOOK_PATH = '/webhooks/payments/sandbox';
+/** The header carrying the notification signature. */
+export const SANDBOX_SIGNATURE_HEADER = 'sandbox-signature';
+
+/** The sandbox's own record of a setup (its "servers"). */
+interface SandboxSetup {
+  setup: ProviderSetup;
+  type: 'card' | 'bank_debit';
+  stage: 'entry' | 'extra_step' | 'done';
+  return_url: string;
+}
+
+const Method = z.object({
+  type: z.enum(['card', 'bank_debit']), provider_ref: z.string(), brand: z.string().nullable(), last4: z.string(),
+  exp_month: z.number().nullable(), exp_year: z.number().nullable(), bank_name: z.string().nullable(), mandate_reference: z.string().nullable(),
+});
+const NextActionSchema = z.union([
+  z.object({ type: z.literal('redirect'), url: z.string(), return_url: z.string() }),
+  z.object({ type: z.literal('display_details'), details: z.record(z.string(), z.string()) }),
+]);
+const Notification = z.object({
+  id: z.string().min(1),
+  type: z.literal('setup.updated'),
+  setup: z.object({
+    ref: z.string(), status: z.enum(['requires_action', 'processing', 'succeeded', 'failed', 'canceled']), next_action: NextActionSchema.nullable(),
+    method: Method.nullable(), failure: z.object({ code: z.string(), message: z.string() }).nullable(),
+    owner: z.object({ setup_id: z.string(), customer_id: z.string(), organization_id: z.string() }),
+  }),
+});
+
+/** The sandbox adapter over the service's database; also what the hosted page drives. */
+export class SandboxProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+  constructor(private readonly services: Services) {}
+
+  private get secret(): string {
+    return this.services.config.sandboxWebhookSecret;
+  }
+
+  async createSetup(input: { owner: SetupOwner; type: 'card' | 'bank_debit'; return_url: string }): Promise<ProviderSetup> {
+    const ref = `seti_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
+    const setup: ProviderSetup = {
+      ref, status: 'requires_action', method: null, failure: null, owner: input.owner,
+      next_action: { type: 'redirect', url: `${this.services.config.baseUrl}/sandbox/setup/${ref}`, return_url: input.return_url },
+    };
+    await this.save({ setup, type: input.type, stage: 'entry', return_url: input.return_url });
+    return setup;
+  }
+
+  async getSetup(ref: string): Promise<ProviderSetup | null> {
+    return (await this.load(ref))?.setup ?? null;
+  }
+
+  async handleNotification(raw: { body: string; headers: Record<string, string | undefined> }) {
+    const problem = signatureProblem(this.secret, raw.body, raw.headers[SANDBOX_SIGNATURE_HEADER], this.services.clock.now());
+    if (problem) throw new NotificationRejected(problem);
+    let json: unknown;
+    try {
+      json = JSON.parse(raw.body);
+    } catch {
+      throw new NotificationRejected('body is not JSON');
+    }
+    const parsed = Notification.safeParse(json);
+    if (!parsed.success) throw new NotificationRejected('unreadable notification');
+    return { id: parsed.data.id, setup: parsed.data.setup };
+  }
+
+  async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult> {
+    const found = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
+    if (found) return found.doc as ChargeResult;
+    const declined = input.method_ref.endsWith('_0002');
+    const charge_ref = `ch_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
+    const result: ChargeResult = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.' } : { status: 'succeeded', charge_ref };
+    await this.services.knex('sandbox_provider_charges').insert({ idempotency_key: input.idempotency_key, doc: JSON.stringify(result) }).onConflict('idempotency_key').ignore();
+    const stored = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
+    return stored.doc as ChargeResult;
+  }
+
+  /** The setup as the hosted page needs it, or null. */
+  async pageState(ref: string): Promise<{ type: 'card' | 'bank_debit'; stage: SandboxSetup['stage']; status: ProviderSetup['status']; return_url: string } | null> {
+    const s = await this.load(ref);
+    return s && { type: s.type, stage: s.stage, status: s.setup.status, return_url: s.return_url };
+  }
+
+  /** The payer entered a card number: 'invalid' leaves the page as it was. */
+  async submitCard(ref: string, number: string): Promise<'invalid' | 'extra_step' | 'done'> {
+    const s = await this.load(ref);
+    if (!s || s.stage !== 'entry' || s.type !== 'card') return 'invalid';
+    const digits = number.replace(/\s+/g, '');
+    if (digits === TEST_CARDS.requiresAction) {
+      await this.save({ ...s, stage: 'extra_step' });
+      return 'extra_step';
+    }
+    if (digits === TEST_CARDS.succeeds) await this.finish(s, { method: cardMethod(ref, digits) });
+    else if (digits === TEST_CARDS.declined) await this.finish(s, { failure: { code: 'card_declined', message: 'The card was declined.' } });
+    else return 'invalid';
+    return 'done';
+  }
+
+  /** The payer passed (or failed) the extra authentication step. */
+  async completeExtraStep(ref: string, passed: boolean): Promise<boolean> {
+    const s = await this.load(ref);
+    if (!s || s.stage !== 'extra_step') return false;
+    await this.finish(s, passed ? { method: cardMethod(ref, TEST_CARDS.requiresAction) } : { failure: { code: 'authentication_failed', message: 'The payer did not complete authentication.' } });
+    return true;
+  }
+
+  /** The payer confirmed a bank debit mandate (sandbox account ending 6789). */
+  async confirmMandate(ref: string): Promise<boolean> {
+    const s = await this.load(ref);
+    if (!s || s.stage !== 'entry' || s.type !== 'bank_debit') return false;
+    const method: ProviderMethod = { type: 'bank_debit', provider_ref: `pm_sbx_${ref}`, brand: null, last4: '6789', exp_month: null, exp_year: null, bank_name: 'Sandbox Bank', mandate_reference: `MD-${ref.slice(-8).toUpperCase()}` };
+    await this.finish(s, { method });
+    return true;
+  }
+
+  // Moves the setup to processing and then its outcome, notifying the service of each step.
+  private async finish(s: SandboxSetup, outcome: { method?: ProviderMethod; failure?: { code: string; message: string } }): Promise<void> {
+    const processing: ProviderSetup = { ...s.setup, status: 'processing', next_action: null };
+    await this.save({ ...s, stage: 'done', setup: processing });
+    await this.notify(processing);
+    const final: ProviderSetup = outcome.method
+      ? { ...processing, status: 'succeeded', method: outcome.method }
+      : { ...processing, status: 'failed', failure: outcome.failure ?? null };
+    await this.save({ ...s, stage: 'done', setup: final });
+    await this.notify(final);
+  }
+
+  /** Signs and POSTs a notification to the service's webhook; a failed delivery is left to `get`'s resume. */
+  async notify(setup: ProviderSetup): Promise<void> {
+    const body = JSON.stringify({ id: `evt_sbx_${crypto.randomUUID().replace(/-/g, '')}`, type: 'setup.updated', setup });
+    try {
+      await fetch(`${this.services.config.baseUrl}${SANDBOX_WEBHOOK_PATH}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signPayload(this.secret, body, this.services.clock.now()) },
+        body,
+      });
+    } catch (err) {
+      this.services.logger.warn({ err, ref: setup.ref }, 'sandbox notification not delivered');
+    }
+  }
+
+  private async load(ref: string): Promise<SandboxSetup | null> {
+    const row = await this.services.knex('sandbox_provider_setups').where({ id: ref }).first('doc');
+    return row ? (row.doc as SandboxSetup) : null;
+  }
+
+  private async save(s: SandboxSetup): Promise<void> {
+    await this.services.knex('sandbox_provider_setups').insert({ id: s.setup.ref, doc: JSON.stringify(s) }).onConflict('id').merge();
+  }
+}
+
+function cardMethod(ref: string, digits: string): ProviderMethod {
+  return { type: 'card', provider_ref: `pm_sbx_${ref}_${digits.slice(-4)}`, brand: 'visa', last4: digits.slice(-4), exp_month: 12, exp_year: 2030, bank_name: null, mandate_reference: null };
+}
+
+/** The provider billing uses: the sandbox. */
+export function paymentProvider(services: Services): SandboxProvider {
+  return new SandboxProvider(services);
+}
