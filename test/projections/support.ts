@@ -7,6 +7,8 @@ import { installIntegration, integrationHeaders } from '../support/integrations.
 import { settle } from '../support/settle.ts';
 import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
+import { WebClient } from '../support/web.ts';
+import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -28,6 +30,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeIntegrationAndJobs(svc);
   await writeInvoices(svc);
   await writeCatalogue(svc);
+  await writePaymentMethods(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -124,4 +127,21 @@ async function writeInvoices(svc: TestService): Promise<void> {
   await settle(svc);
   await svc.app.workers.runOnce();
   await settle(svc);
+}
+
+/** Card setups through the sandbox page (succeeded, declined, one left pending), resumed by get, and a method removed. */
+async function writePaymentMethods(svc: TestService): Promise<void> {
+  const o = await svc.signUp();
+  const c = ok(await svc.call(ops['billing.customers.insert'], { name: 'Card payer', email: 'cards@example.com', currency: 'GBP' }, o.token), 'customers.insert');
+  const ids: string[] = [];
+  for (const number of [TEST_CARDS.succeeds, TEST_CARDS.declined, TEST_CARDS.succeeds, null]) {
+    const setup = ok(await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: c.body.id, return_url: 'https://app.example/back' }, o.token), 'payment-method-setups.insert');
+    const next = setup.body.next_action;
+    if (next?.type !== 'redirect') throw new Error('expected a redirect');
+    if (number) await new WebClient(svc.url).post(new URL(next.url).pathname, { number });
+    // Resumes in case the sandbox's notification did not reach this instance.
+    const got = ok(await svc.call(ops['billing.payment-method-setups.get'], { id: setup.body.id }, o.token), 'payment-method-setups.get');
+    if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
+  }
+  ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
 }
