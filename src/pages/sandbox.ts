@@ -29,7 +29,7 @@ export function mountSandboxPages(app: express.Express, services: Services): voi
 <form method="post" action="${base}/mandate"><button type="submit" id="confirm-mandate">Confirm the mandate</button></form>${back}`, [origin(s.return_url)]);
     const error = req.query.error === 'invalid' ? '<p role="alert">That is not a sandbox test card number.</p>' : '';
     return sendPage(res, 200, 'Save a card', `<h1>Save a card (sandbox)</h1><p>No money moves here. Test numbers: ${TEST_CARDS.succeeds} succeeds,
-${TEST_CARDS.declined} is declined, ${TEST_CARDS.requiresAction} needs an extra step.</p>${error}
+${TEST_CARDS.declined} is declined, ${TEST_CARDS.requiresAction} needs an extra step, ${TEST_CARDS.chargeDeclined} is saved but its charges are declined.</p>${error}
 <form method="post" action="${base}"><label>Card number <input name="number" id="card-number" autocomplete="off" inputmode="numeric" required></label>
 <label>Expiry <input name="expiry" id="card-expiry" placeholder="MM/YY"></label><label>CVC <input name="cvc" id="card-cvc"></label>
 <button type="submit" id="save-card">Save card</button></form>${back}`, [origin(s.return_url)]);

@@ -6,7 +6,7 @@ import { NotificationRejected, type ChargeResult, type PaymentProvider, type Pro
 import { signPayload, signatureProblem } from './signature.ts';
 
 /** The well-known test numbers of the sandbox. */
-export const TEST_CARDS = { succeeds: '4242424242424242', declined: '4000000000000002', requiresAction: '4000002500003155' } as const;
+export const TEST_CARDS = { succeeds: '4242424242424242', declined: '4000000000000002', requiresAction: '4000002500003155', chargeDeclined: '4000000000000341' } as const;
 
 /** Where the sandbox posts its notifications (relative to the service's base URL). */
 export const SANDBOX_WEBHOOK_PATH = '/webhooks/payments/sandbox';
@@ -79,7 +79,7 @@ export class SandboxProvider implements PaymentProvider {
   async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult> {
     const found = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
     if (found) return found.doc as ChargeResult;
-    const declined = input.method_ref.endsWith('_0002');
+    const declined = input.method_ref.endsWith(`_${TEST_CARDS.chargeDeclined.slice(-4)}`);
     const charge_ref = `ch_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
     const result: ChargeResult = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.' } : { status: 'succeeded', charge_ref };
     await this.services.knex('sandbox_provider_charges').insert({ idempotency_key: input.idempotency_key, doc: JSON.stringify(result) }).onConflict('idempotency_key').ignore();
@@ -102,7 +102,7 @@ export class SandboxProvider implements PaymentProvider {
       await this.save({ ...s, stage: 'extra_step' });
       return 'extra_step';
     }
-    if (digits === TEST_CARDS.succeeds) await this.finish(s, { method: cardMethod(ref, digits) });
+    if (digits === TEST_CARDS.succeeds || digits === TEST_CARDS.chargeDeclined) await this.finish(s, { method: cardMethod(ref, digits) });
     else if (digits === TEST_CARDS.declined) await this.finish(s, { failure: { code: 'card_declined', message: 'The card was declined.' } });
     else return 'invalid';
     return 'done';

@@ -4,7 +4,7 @@ import type { Services } from '../context.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
 import { NotificationRejected } from './port.ts';
 import { SANDBOX_WEBHOOK_PATH, paymentProvider } from './sandbox.ts';
-import { ApiError } from '../api/errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
 
 /** Mounts POST /webhooks/payments/sandbox. */
@@ -21,7 +21,7 @@ export function mountPaymentWebhooks(app: express.Express, services: Services): 
       res.json({ received: true });
     } catch (err) {
       if (err instanceof NotificationRejected) return void res.status(400).json({ code: 'invalid_notification', message: err.message });
-      if (err instanceof ApiError) return void res.status(err.status).json({ code: err.code, message: err.message });
+      if (err instanceof DomainError) return void res.status(err.status).json({ code: err.code, message: err.message });
       services.logger.error({ err }, 'payment notification failed');
       res.status(500).json({ code: 'internal_error', message: 'The notification could not be processed.' });
     }

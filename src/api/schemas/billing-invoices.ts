@@ -8,7 +8,7 @@ const MAX_LINES = 500;
 /** billing.InvoiceDetail.status */
 export const InvoiceStatus = z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']).describe('draft -> open -> paid | void | uncollectible; uncollectible -> paid | void.');
 /** billing.Payment.method */
-export const PaymentMethod = z.enum(['bank_transfer', 'card', 'cash', 'cheque', 'other']).describe('How the money arrived.');
+export const PaymentMethod = z.enum(['bank_transfer', 'bank_debit', 'card', 'cash', 'cheque', 'other']).describe('How the money arrived.');
 
 const Amount = z.int().min(0).max(1e15);
 const PositiveAmount = z.int().min(1).max(1e15).describe('Positive integer amount in minor units of the invoice currency.');

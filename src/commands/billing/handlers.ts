@@ -12,6 +12,7 @@ import { overrideDecider } from '../../domain/billing/entitlement-override.ts';
 import { subscriptionDecider } from '../../domain/billing/subscription.ts';
 import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
 import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
+import { collectionDecider } from '../../domain/billing/collection.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -48,3 +49,5 @@ export const subscriptions = commandHandler(subscriptionDecider, (id) => `subscr
 export const exchangeRates = commandHandler(exchangeRateDecider, (pair: { base: string; target: string }) => `exchangerate-${pair.base}_${pair.target}`);
 /** `paymentprofile-<customer id>`: method setups, reusable methods and the collection profile. */
 export const paymentProfiles = commandHandler(paymentProfileDecider, (customerId) => `paymentprofile-${customerId}`);
+/** `collection-<invoice id>`: automatic charge attempts of one invoice. */
+export const collections = commandHandler(collectionDecider, (invoiceId) => `collection-${invoiceId}`);

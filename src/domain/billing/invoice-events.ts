@@ -9,7 +9,7 @@ export const InvoiceStatusSchema = z.enum(['draft', 'open', 'paid', 'void', 'unc
 export type InvoiceStatus = z.infer<typeof InvoiceStatusSchema>;
 
 /** How a manual payment arrived. */
-export const PaymentMethodSchema = z.enum(['bank_transfer', 'card', 'cash', 'cheque', 'other']);
+export const PaymentMethodSchema = z.enum(['bank_transfer', 'bank_debit', 'card', 'cash', 'cheque', 'other']);
 /** A payment method. */
 export type PaymentMethod = z.infer<typeof PaymentMethodSchema>;
 

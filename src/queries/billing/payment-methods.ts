@@ -61,3 +61,12 @@ export const paymentMethodsList = operation({
 
 /** Read operations of payment methods. */
 export const billingPaymentMethodQueries = [paymentMethodsList];
+
+/** Customers with automatic collection on and a default method, with that method. */
+export async function autoCollectedCustomers(knex: Knex): Promise<{ customer_id: string; organization_id: string; method: ProfileDoc['methods'][number] }[]> {
+  const rows = (await knex('billing_payment_profiles').where({ auto_collection: true }).orderBy('id').select('doc')) as { doc: ProfileDoc }[];
+  return rows.flatMap(({ doc }) => {
+    const method = doc.methods.find((m) => m.id === doc.default_payment_method_id);
+    return method ? [{ customer_id: doc.customer_id, organization_id: doc.organization_id, method }] : [];
+  });
+}
