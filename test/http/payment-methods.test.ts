@@ -126,6 +126,22 @@ for (const backend of backends()) {
       expect(await streamTypes(customerId)).to.deep.equal(once);
     });
 
+    it('a bank debit mandate: confirmed on the sandbox page, listed with bank, last digits and mandate reference', async () => {
+      const o = await svc.signUp();
+      const c = await svc.call(ops['billing.customers.insert'], { name: 'Mandate Ltd', email: 'ap@mandate.example', currency: 'GBP' }, o.token);
+      const setup = await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: c.body.id, type: 'bank_debit', return_url: returnUrl() }, o.token);
+      expect(setup.body).to.include({ type: 'bank_debit', status: 'requires_action' });
+      const url = pageOf(redirectUrl(setup.body.next_action));
+      const web = new WebClient(svc.url);
+      expect((await web.get(url)).html).to.include('Confirm the mandate');
+      expect((await web.post(`${url}/mandate`, {})).location).to.equal(returnUrl());
+      expect((await svc.call(ops['billing.payment-method-setups.get'], { id: setup.body.id }, o.token)).body.status).to.equal('succeeded');
+      const list = await svc.call(ops['billing.payment-methods.list'], { customer_id: c.body.id }, o.token);
+      expect(list.body.items[0]).to.include({ type: 'bank_debit', bank_name: 'Sandbox Bank', last4: '6789', brand: null });
+      expect(list.body.mandate?.reference).to.match(/^MD-/);
+      expect(list.body.collection.auto_collection).to.equal(true);
+    });
+
     it('access: plain members list but neither add nor remove; another organization gets 404; billing staff may add for any', async () => {
       const other = await svc.signUp();
       expect((await svc.call(ops['billing.payment-methods.list'], { customer_id: customerId }, member)).status).to.equal(200);
