@@ -4,6 +4,7 @@ import { Timestamp, Uuid } from './common.ts';
 
 const MethodType = z.enum(['card', 'bank_debit']).describe('card, or a bank debit mandate.');
 
+/** NextAction (spec type of the same name). */
 export const NextAction = z
   .union([
     z.object({ type: z.literal('redirect'), url: z.string().describe('Send the payer here.'), return_url: z.string().describe('Where the provider sends the payer back.') }),
@@ -12,8 +13,10 @@ export const NextAction = z
   .describe('What the payer must do next; null when nothing.')
   .meta({ id: 'billing.PaymentMethodSetupNextAction' });
 
+/** PaymentMethodSetupStatus (spec type of the same name). */
 export const PaymentMethodSetupStatus = z.enum(['requires_action', 'processing', 'succeeded', 'failed', 'canceled']);
 
+/** PaymentMethodSetupStartRequest (spec type of the same name). */
 export const PaymentMethodSetupStartRequest = z
   .strictObject({
     customer_id: Uuid.describe('The customer the method is for.'),
@@ -22,8 +25,10 @@ export const PaymentMethodSetupStartRequest = z
   })
   .meta({ id: 'billing.PaymentMethodSetupStartRequest' });
 
+/** PaymentMethodSetupGetRequest (spec type of the same name). */
 export const PaymentMethodSetupGetRequest = z.strictObject({ id: Uuid.describe('Setup id.') }).meta({ id: 'billing.PaymentMethodSetupGetRequest' });
 
+/** PaymentMethodSetupItem (spec type of the same name). */
 export const PaymentMethodSetupItem = z
   .object({
     id: Uuid,
@@ -38,6 +43,7 @@ export const PaymentMethodSetupItem = z
   })
   .meta({ id: 'billing.PaymentMethodSetupItem' });
 
+/** PaymentMethodItem (spec type of the same name). */
 export const PaymentMethodItem = z
   .object({
     id: z.string(),
@@ -53,8 +59,10 @@ export const PaymentMethodItem = z
   })
   .meta({ id: 'billing.PaymentMethodItem' });
 
+/** PaymentMethodsListRequest (spec type of the same name). */
 export const PaymentMethodsListRequest = z.strictObject({ customer_id: Uuid.describe('Customer id.') }).meta({ id: 'billing.PaymentMethodsListRequest' });
 
+/** PaymentMethodsListResponse (spec type of the same name). */
 export const PaymentMethodsListResponse = z
   .object({
     customer_id: Uuid,
@@ -65,6 +73,7 @@ export const PaymentMethodsListResponse = z
   })
   .meta({ id: 'billing.PaymentMethodsListResponse' });
 
+/** PaymentMethodRemoveRequest (spec type of the same name). */
 export const PaymentMethodRemoveRequest = z
   .strictObject({ customer_id: Uuid.describe('Customer id.'), id: z.string().min(1).max(100).describe('Payment method id.') })
   .meta({ id: 'billing.PaymentMethodRemoveRequest' });

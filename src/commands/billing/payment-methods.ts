@@ -27,6 +27,7 @@ export function providerContext(services: Services, organizationId: string): Com
   return { store: services.store, ids: IdSource.random(now), now, metadata: { org_id: organizationId, actor: { type: 'system', id: 'payment-provider' }, request_id: null, correlation_id: null, causation_id: null } };
 }
 
+/** billing.payment-method-setups.insert */
 export const paymentMethodSetupsInsert = operation({
   id: 'billing.payment-method-setups.insert',
   surface: 'core',
@@ -54,6 +55,7 @@ export const paymentMethodSetupsInsert = operation({
   },
 });
 
+/** billing.payment-method-setups.get (resumes) */
 export const paymentMethodSetupsGet = operation({
   id: 'billing.payment-method-setups.get',
   surface: 'core',
@@ -77,6 +79,7 @@ export const paymentMethodSetupsGet = operation({
   },
 });
 
+/** billing.payment-methods.remove */
 export const paymentMethodsRemove = operation({
   id: 'billing.payment-methods.remove',
   surface: 'core',

@@ -32,6 +32,7 @@ export async function getProfileDoc(knex: Knex, customerId: string): Promise<Pro
   return row ? (row.doc as ProfileDoc) : null;
 }
 
+/** billing.payment-methods.list */
 export const paymentMethodsList = operation({
   id: 'billing.payment-methods.list',
   surface: 'core',
