@@ -12,7 +12,8 @@ for (const backend of backends()) {
   describe(`projection rebuild (${backend})`, () => {
     let svc: TestService;
     before(async () => {
-      svc = await startService(backend);
+      // selfUrl: the sandbox provider's notifications reach this instance (the sample adds cards).
+      svc = await startService(backend, { selfUrl: true });
       await writeSampleData(svc);
     });
     after(async () => svc?.close());
