@@ -1,4 +1,7 @@
 // Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import type { ZodType, z } from 'zod';
 import type { JsonOperation } from '../../src/api/operation.ts';
@@ -55,7 +58,7 @@ function bearer(token: string | null | undefined, headers: Record<string, string
 export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string> } = {}): Promise<TestService> {
   const db = await openTestDb(backend);
   const clock = opts.clock ?? new TestClock(new Date());
-  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...opts.env });
+  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', OBJECT_STORE: `file:${mkdtempSync(path.join(os.tmpdir(), 'core-objects-'))}`, ...opts.env });
   const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const url = await app.listen(0, '127.0.0.1');
   const post = async <T>(path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> => {
