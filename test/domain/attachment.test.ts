@@ -39,6 +39,17 @@ describe('attachment decider', () => {
   });
 });
 
+describe('attachment expiry', () => {
+  const expired: AttachmentEvent = { type: 'AttachmentExpired', data: { expired_at: LATE } };
+  it('expires only a pending upload past its expiry, once; an expired upload cannot be committed', () => {
+    given(attachmentDecider, [prepared]).when({ type: 'ExpireAttachment', data: { now: LATE } }).then([expired]);
+    given(attachmentDecider, [prepared]).when({ type: 'ExpireAttachment', data: { now: T1 } }).thenNothing();
+    given(attachmentDecider, [prepared, committed]).when({ type: 'ExpireAttachment', data: { now: LATE } }).thenNothing();
+    given(attachmentDecider, [prepared, expired]).when({ type: 'ExpireAttachment', data: { now: LATE } }).thenNothing();
+    given(attachmentDecider, [prepared, expired]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, now: T1 } }).thenError('attachment_expired');
+  });
+});
+
 describe('attachment content check', () => {
   const b = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
   it('accepts each allowed type by its leading bytes and refuses the others', () => {

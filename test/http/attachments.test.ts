@@ -7,6 +7,7 @@ import { billingStaff, openInvoice } from '../support/billing.ts';
 import { systemContext } from '../../src/seed.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
+import { attachmentExpiryWorker } from '../../src/workers/billing/attachment-expiry.ts';
 
 type SignUp = Awaited<ReturnType<TestService['signUp']>>;
 type Kind = 'application/pdf' | 'image/png' | 'image/jpeg' | 'text/plain' | 'text/csv';
@@ -153,6 +154,22 @@ for (const backend of backends()) {
       const res = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id }] }, owner.token);
       expect(res.status).to.equal(409);
       expect(res.body.code).to.equal('attachment_expired');
+    });
+
+    it('the expiry worker deletes uploads never committed and records it; committed files stay; a second pass does nothing', async () => {
+      const kept = await attach(owner.token, pdf('kept.pdf'));
+      const [stale = ''] = await upload(owner.token, [pdf('stale.pdf')]);
+      const key = (await svc.app.knex('billing_attachments').where({ id: stale }).first('doc')).doc.object_key as string;
+      expect(await svc.app.objects.head(key)).to.not.equal(null);
+      expect((await attachmentExpiryWorker.runOnce(svc.app)).expired).to.not.include(stale);
+      svc.clock.advance(15 * 60_000 + 1000);
+      expect((await attachmentExpiryWorker.runOnce(svc.app)).expired).to.include(stale);
+      expect(await svc.app.objects.head(key)).to.equal(null);
+      const events = await svc.app.knex('es_events').where({ stream_id: `attachment-${stale}` }).orderBy('revision').select('type', 'metadata');
+      expect(events.map((e) => e.type)).to.deep.equal(['AttachmentPrepared', 'AttachmentExpired']);
+      expect(events[1]?.metadata.actor).to.deep.equal({ type: 'system', id: 'attachment-expiry-worker' });
+      expect((await attachmentExpiryWorker.runOnce(svc.app)).expired).to.not.include(stale);
+      expect(await listed(owner.token)).to.include(kept);
     });
 
     it('another organization gets 404 on get, list, insert and remove, and no URL', async () => {

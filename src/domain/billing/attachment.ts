@@ -23,6 +23,7 @@ export const attachmentEvents = eventSchemas({
   }),
   AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string() }),
   AttachmentRemoved: z.object({ removed_at: z.string() }),
+  AttachmentExpired: z.object({ expired_at: z.string() }),
 });
 
 /** An attachment event (derived from `attachmentEvents`). */
@@ -37,11 +38,12 @@ type Prepared = EventOf<typeof attachmentEvents> & { type: 'AttachmentPrepared' 
 export type AttachmentCommand =
   | { type: 'PrepareAttachment'; data: Omit<Prepared['data'], 'prepared_at'> & { now: string } }
   | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; now: string } }
-  | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } };
+  | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } }
+  | { type: 'ExpireAttachment'; data: { now: string } };
 
 /** What the attachment decider needs. */
 export interface AttachmentState {
-  status: 'none' | 'pending' | 'committed' | 'removed';
+  status: 'none' | 'pending' | 'committed' | 'removed' | 'expired';
   subject: AttachmentSubject | null;
   expiresAt: string;
   isInternal: boolean;
@@ -51,7 +53,7 @@ function sameSubject(a: AttachmentSubject | null, b: AttachmentSubject): boolean
   return a !== null && a.type === b.type && a.id === b.id;
 }
 
-/** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one. */
+/** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one; expire only a stale pending one. */
 export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, AttachmentState> = {
   events: attachmentCodec,
   initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false }),
@@ -63,6 +65,8 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         return { ...state, status: 'committed', isInternal: event.data.is_internal };
       case 'AttachmentRemoved':
         return { ...state, status: 'removed' };
+      case 'AttachmentExpired':
+        return { ...state, status: 'expired' };
       default:
         return assertNever(event);
     }
@@ -81,12 +85,16 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
           if (state.isInternal === is_internal) return [];
           throw billingErrors.error('attachment_committed', 'The attachment is already committed.');
         }
-        if (Date.parse(now) > Date.parse(state.expiresAt)) throw billingErrors.error('attachment_expired', 'The upload expired; prepare it again.');
+        if (state.status === 'expired' || Date.parse(now) > Date.parse(state.expiresAt)) throw billingErrors.error('attachment_expired', 'The upload expired; prepare it again.');
         return [{ type: 'AttachmentCommitted', data: { is_internal, committed_at: now } }];
       }
       case 'RemoveAttachment':
         if (state.status !== 'committed' || !sameSubject(state.subject, command.data.subject)) throw billingErrors.error('attachment_not_found', 'No such attachment.');
         return [{ type: 'AttachmentRemoved', data: { removed_at: command.data.now } }];
+      case 'ExpireAttachment':
+        // Only an upload never committed, once its URL has expired; anything else is left alone (a repeated pass is a no-op).
+        if (state.status !== 'pending' || !(Date.parse(command.data.now) > Date.parse(state.expiresAt))) return [];
+        return [{ type: 'AttachmentExpired', data: { expired_at: command.data.now } }];
       default:
         return assertNever(command);
     }

@@ -1,4 +1,4 @@
-// billing_attachments: one document per pending or committed attachment (removed ones leave the read model, not the log).
+// billing_attachments: one document per pending or committed attachment (removed and expired ones leave the read model, not the log).
 import type { Actor } from '../../eventstore/port.ts';
 import { type AttachmentEvent, type AttachmentSubject, attachmentCodec } from '../../domain/billing/attachment.ts';
 import { documentProjection, documentTable } from '../projection.ts';
@@ -56,6 +56,7 @@ export const billingAttachmentsProjection = documentProjection({
         }),
         AttachmentCommitted: (doc, d, e) => doc && { ...doc, status: 'committed', is_internal: d.is_internal, committed_by: e.metadata.actor, committed_at: d.committed_at },
         AttachmentRemoved: () => null,
+        AttachmentExpired: () => null,
       },
     }),
   ],

@@ -1,4 +1,5 @@
 // Reads billing_attachments (written by projections/billing/attachments.ts): visibility, lists, download URLs.
+import type { Knex } from 'knex';
 import type { RequestContext } from '../../context.ts';
 import { hasRole } from '../../context.ts';
 import type { AttachmentSubject } from '../../domain/billing/attachment.ts';
@@ -66,4 +67,10 @@ export async function attachmentUrl(ctx: RequestContext, subject: AttachmentSubj
   const doc = await visibleAttachment(ctx, subject, id);
   const url = await ctx.services.objects.presignDownload(doc.object_key, { filename: doc.filename, contentType: doc.content_type, expiresInSeconds: DOWNLOAD_URL_SECONDS });
   return { url: url.url, expires_at: url.expires_at.toISOString(), expires_in_seconds: DOWNLOAD_URL_SECONDS };
+}
+
+/** Pending attachments whose upload expired before `now` (the expiry worker's work list), oldest first. */
+export async function expiredUploads(knex: Knex, now: Date, limit = 500): Promise<AttachmentDoc[]> {
+  const rows = await knex('billing_attachments').where({ status: 'pending' }).andWhere('expires_at', '<', now).orderBy('expires_at').limit(limit).pluck('doc');
+  return rows as AttachmentDoc[];
 }

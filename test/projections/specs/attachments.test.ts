@@ -34,6 +34,11 @@ for (const backend of backends()) {
       });
     });
 
+    it('an expired upload leaves the read model', async () => {
+      const expired: AttachmentEvent = { type: 'AttachmentExpired', data: { expired_at: '2026-01-15T09:16:00.000Z' } };
+      await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, expired])).then({ billing_attachments: [] });
+    });
+
     it('a removed attachment leaves the read model', async () => {
       await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, committed, removed])).then({ billing_attachments: [] });
     });
