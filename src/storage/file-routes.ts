@@ -50,6 +50,7 @@ async function download(store: FileObjectStore, req: Request, res: Response): Pr
     'Content-Disposition': attachmentDisposition(grant.f ?? key.split('/').pop() ?? 'download'),
     'Cache-Control': 'private, no-store',
     'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
   });
   body.on('error', () => res.destroy());
   body.pipe(res);
