@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { createLogger } from './logging.ts';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
-import { type Config, ConfigError } from './config.ts';
+import type { Config } from './config.ts';
 import { type Db, openPglite, openPostgres } from './db.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
@@ -30,12 +30,14 @@ import { securityHeaders } from './api/security-headers.ts';
 import { opsGuard } from './api/ops-guard.ts';
 import { openFileObjectStore } from './storage/index.ts';
 import { mountFileObjectRoutes } from './storage/file-routes.ts';
-import type { FileObjectStore } from './storage/file.ts';
+import { FileObjectStore } from './storage/file.ts';
+import { S3ObjectStore } from './storage/s3.ts';
+import type { ObjectStore } from './storage/port.ts';
 
 /** Opens OBJECT_STORE; `publicUrl()` is where the service is reached (the file store's URLs point there). */
-async function openObjects(config: Config, clock: Clock, publicUrl: () => string): Promise<FileObjectStore> {
+async function openObjects(config: Config, clock: Clock, publicUrl: () => string): Promise<ObjectStore> {
   const setting = config.objectStorage;
-  if (setting.kind !== 'file') throw new ConfigError('invalid configuration:\n  OBJECT_STORE: the s3 adapter is not available in this build; use file:<directory>');
+  if (setting.kind === 's3') return new S3ObjectStore(setting, clock);
   return openFileObjectStore(setting, clock, publicUrl, config.objectUrlSecret);
 }
 
@@ -101,7 +103,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Without BASE_URL the file store's URLs point at wherever listen() ends up.
   let publicUrl = config.baseUrl;
   const baseUrlIsDefault = config.baseUrl === `http://localhost:${config.port}`;
-  let objects: FileObjectStore;
+  let objects: ObjectStore;
   try {
     objects = await openObjects(config, clock, () => publicUrl);
   } catch (err) {
@@ -124,7 +126,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     before: (express) => {
       express.use(securityHeaders);
-      mountFileObjectRoutes(express, objects);
+      if (objects instanceof FileObjectStore) mountFileObjectRoutes(express, objects);
       express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
       mountApiAttemptLimits(express, limits);
       mountLoginAttemptLimits(express, limits);

@@ -18,8 +18,12 @@ async function text(body: Readable | null): Promise<string | null> {
   return Buffer.concat(parts).toString('utf8');
 }
 
-/** Registers the contract suite for one adapter. */
-export function objectStoreContract(name: string, open: () => Promise<ContractSubject>): void {
+/**
+ * Registers the contract suite for one adapter. `verifiesSignatures`: the server checks each URL's signature (the file
+ * store, AWS S3, MinIO); an emulator that does not (s3rver accepts any SigV4 signature) runs the rest and says so.
+ */
+export function objectStoreContract(name: string, open: () => Promise<ContractSubject>, opts: { verifiesSignatures: boolean } = { verifiesSignatures: true }): void {
+  if (!opts.verifiesSignatures) console.log(`object storage contract (${name}): the signature checks (other object, tampered URL, size cap) did not run: this server does not verify request signatures.`);
   describe(`object storage contract (${name})`, () => {
     let s: ContractSubject;
     let n = 0;
@@ -59,7 +63,7 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
       expect(disposition).to.not.match(/filename="[^"]*"[^;]*"/);
     });
 
-    it('a URL signed for one object never reaches another, and a tampered URL is refused with 403', async () => {
+    if (opts.verifiesSignatures) it('a URL signed for one object never reaches another, and a tampered URL is refused with 403', async () => {
       const a = key();
       const b = key();
       await s.store.put(b, Buffer.from('secret b'));
@@ -82,6 +86,8 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
     it('an expired URL is refused with 403', async () => {
       const k = key();
       await s.store.put(k, Buffer.from('x'));
+      // Signed 61 s ago for 60 s (a server checks expiry on its own clock, not on ours).
+      s.clock.advance(-61_000);
       const down = await s.store.presignDownload(k, { filename: 'x.txt', contentType: 'text/plain', expiresInSeconds: 60 });
       const up = await s.store.presignUpload(`${k}.new`, { contentType: 'text/plain', size: 1, expiresInSeconds: 60 });
       s.clock.advance(61_000);
@@ -90,7 +96,7 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
       expect(await s.store.head(`${k}.new`)).to.equal(null);
     });
 
-    it('an upload larger than signed is refused and stores nothing', async () => {
+    if (opts.verifiesSignatures) it('an upload larger than signed is refused and stores nothing', async () => {
       const k = key();
       const up = await s.store.presignUpload(k, { contentType: 'text/plain', size: 4, expiresInSeconds: 60 });
       const res = await fetch(up.url, { method: 'PUT', headers: up.headers, body: 'too long' });
