@@ -31,13 +31,13 @@ import { opsGuard } from './api/ops-guard.ts';
 import { openFileObjectStore } from './storage/index.ts';
 import { mountFileObjectRoutes } from './storage/file-routes.ts';
 import { FileObjectStore } from './storage/file.ts';
-import { S3ObjectStore } from './storage/s3.ts';
 import type { ObjectStore } from './storage/port.ts';
 
 /** Opens OBJECT_STORE; `publicUrl()` is where the service is reached (the file store's URLs point there). */
 async function openObjects(config: Config, clock: Clock, publicUrl: () => string): Promise<ObjectStore> {
   const setting = config.objectStorage;
-  if (setting.kind === 's3') return new S3ObjectStore(setting, clock);
+  // Loaded only when configured: the AWS SDK is large and warns about Node versions on load.
+  if (setting.kind === 's3') return new (await import('./storage/s3.ts')).S3ObjectStore(setting, clock, config.s3Credentials);
   return openFileObjectStore(setting, clock, publicUrl, config.objectUrlSecret);
 }
 

@@ -16,6 +16,9 @@ const EnvSchema = z.object({
   }),
   OBJECT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   S3_ENDPOINT: optionalUrl,
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
   DATA_DIR: z.string().default('./data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -44,6 +47,8 @@ export interface Config {
   objectStore: string;
   /** Where objects live, parsed from OBJECT_STORE (+ S3_ENDPOINT). */
   objectStorage: ObjectStoreSetting;
+  /** S3 keys when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set; else the SDK's default chain (profiles, instance roles). */
+  s3Credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Secret of the file store's signed URLs (else a key file in the object directory). */
   objectUrlSecret?: string;
   dataDir: string;
@@ -86,6 +91,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     objectStore,
     objectStorage: parseObjectStore(objectStore, e.S3_ENDPOINT),
     objectUrlSecret: e.OBJECT_URL_SECRET,
+    s3Credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN } : undefined,
     dataDir,
     port: e.PORT,
     host: e.HOST,

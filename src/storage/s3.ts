@@ -13,11 +13,11 @@ export class S3ObjectStore implements ObjectStore {
   private readonly bucket: string;
   private readonly prefix: string;
 
-  constructor(setting: Extract<ObjectStoreSetting, { kind: 's3' }>, private readonly clock: Clock, client?: S3Client) {
+  constructor(setting: Extract<ObjectStoreSetting, { kind: 's3' }>, private readonly clock: Clock, credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }, client?: S3Client) {
     this.bucket = setting.bucket;
     this.prefix = setting.prefix ? `${setting.prefix}/` : '';
     // Credentials and region come from the usual AWS variables and files; an endpoint means path-style addressing (MinIO, Ceph).
-    this.client = client ?? new S3Client({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1', endpoint: setting.endpoint, forcePathStyle: setting.endpoint !== undefined });
+    this.client = client ?? new S3Client({ region: process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1', endpoint: setting.endpoint, forcePathStyle: setting.endpoint !== undefined, credentials });
   }
 
   private keyOf(key: string): string {
