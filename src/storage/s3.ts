@@ -61,10 +61,11 @@ export class S3ObjectStore implements ObjectStore {
 
   async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {
     const signingDate = this.clock.now();
-    // Content-Type and Content-Length are signed: the PUT must carry exactly the declared type and size.
-    const command = new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key), ContentType: opts.contentType, ContentLength: opts.size });
-    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type', 'content-length']) });
-    return { url, method: 'PUT', headers: { 'Content-Type': opts.contentType }, expires_at: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + opts.expiresInSeconds * 1000) };
+    // Content-Type, Content-Length and If-None-Match are signed: the PUT must carry exactly the declared type and size, and
+    // (on stores with conditional writes: AWS S3, recent MinIO) cannot replace an object, so a checked file stays as checked.
+    const command = new PutObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key), ContentType: opts.contentType, ContentLength: opts.size, IfNoneMatch: '*' });
+    const url = await getSignedUrl(this.client, command, { expiresIn: opts.expiresInSeconds, signingDate, signableHeaders: new Set(['content-type', 'content-length', 'if-none-match']) });
+    return { url, method: 'PUT', headers: { 'Content-Type': opts.contentType, 'If-None-Match': '*' }, expires_at: new Date(Math.floor(signingDate.getTime() / 1000) * 1000 + opts.expiresInSeconds * 1000) };
   }
 
   async presignDownload(key: string, opts: { filename: string; contentType: string; expiresInSeconds: number }): Promise<PresignedDownload> {
