@@ -153,6 +153,21 @@ for (const [backend, storage] of backends().flatMap((b) => [[b, 'file'], [b, 's3
       expect((await fetch(url)).status).to.equal(200);
     });
 
+    it('a refused upload is deleted, so the same upload URL can then send the right file', async () => {
+      const prep = await svc.call(ops['billing.customers.attachments.prepare'], { ...customer(), files: [{ filename: 'retry.pdf', content_type: 'application/pdf', size: PDF.length }] }, owner.token);
+      const [item] = prep.body.items;
+      if (!item) throw new Error('no item');
+      const wrong = Buffer.alloc(PDF.length, 0x41);
+      expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: wrong })).status).to.equal(200);
+      const refused = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
+      expect(refused.body.code).to.equal('attachment_content_mismatch');
+      expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF })).status).to.equal(200);
+      const ok = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
+      expect(ok.status).to.equal(200);
+      const url = (await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id: item.id }, owner.token)).body.url;
+      expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(PDF)).to.equal(true);
+    });
+
     it('a download URL expires after its stated lifetime (403)', async () => {
       const a = await attach(owner.token, pdf('soon.pdf'));
       // Issued 301 s ago (stores check expiry on their own clock): its 300 s are over.
