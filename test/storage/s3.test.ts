@@ -26,5 +26,5 @@ if (endpoint) {
     return { store, clock, close: async () => undefined };
   });
 } else {
-  console.log('S3 contract against TEST_S3_ENDPOINT did not run: TEST_S3_ENDPOINT is not set (the s3rver run above covers the S3 adapter).');
+  console.log('S3 contract against TEST_S3_ENDPOINT did not run: TEST_S3_ENDPOINT is not set (s3rver above ran the rest of the suite).');
 }
