@@ -30,6 +30,18 @@ import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './pages/login-limits.ts';
 import { securityHeaders } from './api/security-headers.ts';
 import { opsGuard } from './api/ops-guard.ts';
+import { openFileObjectStore } from './storage/index.ts';
+import { mountFileObjectRoutes } from './storage/file-routes.ts';
+import { FileObjectStore } from './storage/file.ts';
+import type { ObjectStore } from './storage/port.ts';
+
+/** Opens OBJECT_STORE; `publicUrl()` is where the service is reached (the file store's URLs point there). */
+async function openObjects(config: Config, clock: Clock, publicUrl: () => string): Promise<ObjectStore> {
+  const setting = config.objectStorage;
+  // Loaded only when configured: the AWS SDK is large and warns about Node versions on load.
+  if (setting.kind === 's3') return new (await import('./storage/s3.ts')).S3ObjectStore(setting, clock, config.s3Credentials);
+  return openFileObjectStore(setting, clock, publicUrl, config.objectUrlSecret);
+}
 
 /** What to run in this process. */
 export interface AppOptions {
@@ -90,11 +102,21 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     throw err;
   }
   const metrics = createMetrics();
+  // Without BASE_URL the file store's URLs point at wherever listen() ends up.
+  let publicUrl = config.baseUrl;
+  const baseUrlIsDefault = config.baseUrl === `http://localhost:${config.port}`;
+  let objects: ObjectStore;
+  try {
+    objects = await openObjects(config, clock, () => publicUrl);
+  } catch (err) {
+    if (ownsDb) await db.close();
+    throw err;
+  }
   const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db) });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
-  const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics };
+  const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics, objects };
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const app = createHttpApp(services, registry, {
@@ -106,6 +128,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     before: (express) => {
       express.use(securityHeaders);
+      if (objects instanceof FileObjectStore) mountFileObjectRoutes(express, objects);
       express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
       mountApiAttemptLimits(express, limits);
       mountLoginAttemptLimits(express, limits);
@@ -136,7 +159,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       server = listening;
       built.server = listening;
       const addr = listening.address() as AddressInfo;
-      return `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
+      const url = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
+      if (baseUrlIsDefault) publicUrl = url;
+      return url;
     },
     async close() {
       const s = server;

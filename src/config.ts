@@ -10,7 +10,15 @@ const EnvSchema = z.object({
     const problem = eventStoreProblem(v);
     if (problem) ctx.addIssue({ code: 'custom', message: problem });
   }),
-  OBJECT_STORE: z.string().optional(),
+  OBJECT_STORE: z.string().optional().superRefine((v, ctx) => {
+    const problem = v === undefined ? null : objectStoreProblem(v);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  }),
+  OBJECT_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  S3_ENDPOINT: optionalUrl,
+  AWS_ACCESS_KEY_ID: z.string().min(1).optional(),
+  AWS_SECRET_ACCESS_KEY: z.string().min(1).optional(),
+  AWS_SESSION_TOKEN: z.string().min(1).optional(),
   DATA_DIR: z.string().default('./data'),
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
@@ -38,6 +46,12 @@ export interface Config {
   /** Where the event log lives, parsed from EVENT_STORE. */
   eventLog: EventLogSetting;
   objectStore: string;
+  /** Where objects live, parsed from OBJECT_STORE (+ S3_ENDPOINT). */
+  objectStorage: ObjectStoreSetting;
+  /** S3 keys when AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are set; else the SDK's default chain (profiles, instance roles). */
+  s3Credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
+  /** Secret of the file store's signed URLs (else a key file in the object directory). */
+  objectUrlSecret?: string;
   dataDir: string;
   port: number;
   host: string;
@@ -72,11 +86,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const dataDir = path.resolve(e.DATA_DIR);
   const local = `http://localhost:${e.PORT}`;
   const baseUrl = stripSlash(e.BASE_URL ?? local);
+  const objectStore = e.OBJECT_STORE ?? `file:${path.join(dataDir, 'objects')}`;
   return {
     databaseUrl: e.DATABASE_URL,
     eventStore: e.EVENT_STORE,
     eventLog: parseEventStore(e.EVENT_STORE),
-    objectStore: e.OBJECT_STORE ?? `file:${path.join(dataDir, 'objects')}`,
+    objectStore,
+    objectStorage: parseObjectStore(objectStore, e.S3_ENDPOINT),
+    objectUrlSecret: e.OBJECT_URL_SECRET,
+    s3Credentials: e.AWS_ACCESS_KEY_ID && e.AWS_SECRET_ACCESS_KEY ? { accessKeyId: e.AWS_ACCESS_KEY_ID, secretAccessKey: e.AWS_SECRET_ACCESS_KEY, sessionToken: e.AWS_SESSION_TOKEN } : undefined,
     dataDir,
     port: e.PORT,
     host: e.HOST,
@@ -158,4 +176,23 @@ export function parseEventStore(value: string): EventLogSetting {
     connectionString: `${SCHEMES[scheme.toLowerCase()]}${rest}`,
     display: trimmed.replace(/^([a-z+]+:\/\/[^:@/?]+:)[^@/?]+@/i, '$1***@'),
   };
+}
+
+/** Where objects live: a directory served by this service, or an S3 bucket (AWS, MinIO, Ceph, any S3-compatible endpoint). */
+export type ObjectStoreSetting = { kind: 'file'; dir: string } | { kind: 's3'; bucket: string; prefix: string; endpoint?: string };
+
+/** What is wrong with an OBJECT_STORE value, or null when it is usable. */
+export function objectStoreProblem(value: string): string | null {
+  if (value.startsWith('file:')) return value.length > 'file:'.length ? null : 'file: needs a directory (e.g. file:./data/objects)';
+  if (value.startsWith('s3://')) return /^s3:\/\/[a-z0-9][a-z0-9.-]{1,61}[a-z0-9](\/[^\s]*)?$/.test(value) ? null : 'is not s3://bucket[/prefix] with a valid bucket name';
+  return 'must be file:<directory> or s3://bucket[/prefix]';
+}
+
+/** Parses OBJECT_STORE (already checked by objectStoreProblem). */
+export function parseObjectStore(value: string, endpoint?: string): ObjectStoreSetting {
+  const problem = objectStoreProblem(value);
+  if (problem) throw new ConfigError(`invalid configuration:\n  OBJECT_STORE: ${problem}`);
+  if (value.startsWith('file:')) return { kind: 'file', dir: path.resolve(value.slice('file:'.length).replace(/^\/\/(?=\/)/, '')) };
+  const [bucket = '', ...rest] = value.slice('s3://'.length).split('/');
+  return { kind: 's3', bucket, prefix: rest.join('/').replace(/\/+$/, ''), endpoint };
 }

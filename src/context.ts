@@ -8,6 +8,7 @@ import type { Db } from './db.ts';
 import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.ts';
 import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
+import type { ObjectStore } from './storage/port.ts';
 
 /** A platform role of a user. */
 export type PlatformRole = 'billing_staff' | 'platform_staff';
@@ -77,6 +78,8 @@ export interface Services {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /** Private object storage (attachments). */
+  objects: ObjectStore;
 }
 
 /** What a command needs from the request: where to write, who is acting, when, and which ids to use. */

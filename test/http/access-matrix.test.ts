@@ -76,6 +76,10 @@ for (const backend of backends()) {
         'billing.credit-note-requests.insert': (id) => ({ invoice_id: id(inv.id), amount: 1, currency: 'GBP', reason: 'other', description: 'x' }),
         'billing.credit-note-requests.update': (id) => ({ id: id(String(cnr.body.id)), description: 'y' }),
         'billing.events.get': (id) => id(eventId),
+        'billing.customers.attachments.prepare': (id) => ({ customer_id: id(acme.customerId), files: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 10 }] }),
+        'billing.customers.attachments.list': (id) => ({ customer_id: id(acme.customerId) }),
+        'billing.invoices.attachments.prepare': (id) => ({ invoice_id: id(inv.id), files: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 10 }] }),
+        'billing.invoices.attachments.list': (id) => ({ invoice_id: id(inv.id) }),
       };
       const real = (x: string) => x;
       const missing = () => MISSING;

@@ -53,11 +53,27 @@ async function writeAccounts(svc: TestService): Promise<void> {
     const n = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `first note ${i}` }, o.token);
     await svc.call(ops['billing.notes.update'], { id: n.body.id, body: `edited note ${i}` }, staff.token);
     const n2 = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `second note ${i}` }, staff.token);
+    await writeAttachments(svc, o.token, c.body.id, i);
     if (i === 3) {
       await svc.call(ops['billing.notes.remove'], { id: n2.body.id }, o.token);
       await svc.call(ops['billing.customers.remove'], { id: c.body.id }, o.token);
     }
   }
+}
+
+/** Attachments of a customer: one committed (internal on odd `i`), one left pending, one committed and removed on `i` 2. */
+async function writeAttachments(svc: TestService, token: string, customerId: string, i: number): Promise<void> {
+  const pdf = Buffer.from(`%PDF-1.7 sample ${i}\n`);
+  const files = [{ filename: `contract ${i}.pdf`, content_type: 'application/pdf' as const, size: pdf.length }, { filename: 'pending.pdf', content_type: 'application/pdf' as const, size: pdf.length }];
+  const prep = ok(await svc.call(ops['billing.customers.attachments.prepare'], { customer_id: customerId, files }, token), 'attachments.prepare');
+  const [first, pending] = prep.body.items;
+  if (!first || !pending) throw new Error('attachments.prepare: two items expected');
+  for (const item of [first, pending]) {
+    const put = await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: pdf });
+    if (put.status !== 200) throw new Error(`attachment upload: ${put.status}`);
+  }
+  ok(await svc.call(ops['billing.customers.attachments.insert'], { customer_id: customerId, attachments: [{ id: first.id, is_internal: i % 2 === 1 }] }, token), 'attachments.insert');
+  if (i === 2) ok(await svc.call(ops['billing.customers.attachments.remove'], { customer_id: customerId, id: first.id }, token), 'attachments.remove');
 }
 
 /** Currencies switched on and off, products (one archived) and prices (created, updated, archived). */

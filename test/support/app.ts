@@ -1,5 +1,8 @@
 // Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
 import net from 'node:net';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import pino from 'pino';
 import type { ZodType, z } from 'zod';
 import type { JsonOperation } from '../../src/api/operation.ts';
@@ -58,7 +61,7 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
   const clock = opts.clock ?? new TestClock(new Date());
   // selfUrl: listen on a port chosen first so BASE_URL (links the service hands out, the sandbox provider's notifications) reaches this instance.
   const port = opts.selfUrl ? await freePort() : 0;
-  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', ...(port ? { BASE_URL: `http://127.0.0.1:${port}` } : {}), ...opts.env });
+  const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', OBJECT_STORE: `file:${mkdtempSync(path.join(os.tmpdir(), 'core-objects-'))}`, ...(port ? { BASE_URL: `http://127.0.0.1:${port}` } : {}), ...opts.env });
   const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
   const url = await app.listen(port, '127.0.0.1');
   const post = async <T>(path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> => {

@@ -39,6 +39,19 @@ describe('configuration', () => {
     expect(configError({ PORT: '70000' }).message).to.contain('PORT');
   });
 
+  describe('OBJECT_STORE', () => {
+    it('is a file store under DATA_DIR by default, and parses file: and s3:// values', () => {
+      expect(loadConfig({}).objectStorage).to.deep.equal({ kind: 'file', dir: path.resolve('./data/objects') });
+      expect(loadConfig({ OBJECT_STORE: 'file:/srv/objects' }).objectStorage).to.deep.equal({ kind: 'file', dir: '/srv/objects' });
+      expect(loadConfig({ OBJECT_STORE: 's3://my-bucket/core', S3_ENDPOINT: 'http://127.0.0.1:9000' }).objectStorage).to.deep.equal({ kind: 's3', bucket: 'my-bucket', prefix: 'core', endpoint: 'http://127.0.0.1:9000' });
+    });
+
+    it('names OBJECT_STORE and OBJECT_URL_SECRET when they are unusable', () => {
+      for (const bad of ['ftp://x', 'file:', 's3://', 's3://UPPER']) expect(configError({ OBJECT_STORE: bad }).message, bad).to.contain('OBJECT_STORE');
+      expect(configError({ OBJECT_URL_SECRET: 'short' }).message).to.contain('OBJECT_URL_SECRET');
+    });
+  });
+
   describe('EVENT_STORE', () => {
     it('is the Postgres log by default', () => {
       expect(loadConfig({}).eventLog).to.deep.equal({ kind: 'postgres' });

@@ -92,7 +92,7 @@ export const NoteUpdateRequest = z.strictObject({ id: Uuid.describe('Note id.'),
 export const NoteRemoveRequest = z.strictObject({ id: Uuid.describe('Note id.') }).meta({ id: 'billing.NoteRemoveRequest' });
 export const NoteListRequest = z.strictObject({ subject: NoteSubject, ...PageRequest }).meta({ id: 'billing.NoteListRequest' });
 
-const Actor = z.object({ type: z.enum(['user', 'staff', 'integration', 'system']), id: z.string() }).meta({ id: 'Actor' });
+export const Actor = z.object({ type: z.enum(['user', 'staff', 'integration', 'system']), id: z.string() }).meta({ id: 'Actor' });
 
 export const Note = z
   .object({

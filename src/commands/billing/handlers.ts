@@ -1,4 +1,5 @@
 // Billing aggregates bound to their streams once: every billing write goes through one of these.
+import { attachmentDecider } from '../../domain/billing/attachment.ts';
 import { accessDecider } from '../../domain/billing/access.ts';
 import { creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
 import { customerDecider } from '../../domain/billing/customer.ts';
@@ -23,6 +24,8 @@ export const INVOICE_ATTEMPTS = 50;
 export const customers = commandHandler(customerDecider, (id) => `customer-${id}`);
 /** `note-<id>`. */
 export const notes = commandHandler(noteDecider, (id) => `note-${id}`);
+/** `attachment-<id>`: a file on a customer or an invoice. */
+export const attachments = commandHandler(attachmentDecider, (id) => `attachment-${id}`);
 /** `invoice-<id>`: lines, status, payments and credits. */
 export const invoices = commandHandler(invoiceDecider, (id) => `invoice-${id}`, { maxAttempts: INVOICE_ATTEMPTS });
 /** `creditnoterequest-<id>`. */

@@ -1,4 +1,5 @@
 // Billing write operations.
+import { billingAttachmentCommands } from './attachment-operations.ts';
 import { billingCreditNoteRequestCommands } from './credit-note-requests.ts';
 import { billingCustomerCommands } from './customers.ts';
 import { billingInvoiceCommands } from './invoices.ts';
@@ -14,7 +15,7 @@ import { billingExchangeRateCommands } from './exchange-rates.ts';
 import { billingPaymentMethodCommands } from './payment-methods.ts';
 
 /** Every billing write operation. */
-export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
+export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingAttachmentCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
   ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
   ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands,
   ...billingPaymentMethodCommands];

@@ -1,5 +1,6 @@
 // Billing read-model builders.
 import { billingAccessProjection } from './access.ts';
+import { billingAttachmentsProjection } from './attachments.ts';
 import { billingCreditNoteRequestsProjection } from './credit-note-requests.ts';
 import { billingCustomersProjection } from './customers.ts';
 import { billingEventsProjection } from './events.ts';
@@ -22,4 +23,5 @@ export const billingProjections = [
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
   billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
+  billingAttachmentsProjection,
 ];

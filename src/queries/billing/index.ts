@@ -1,4 +1,5 @@
 // Billing read operations.
+import { billingAttachmentQueries } from './attachment-operations.ts';
 import { billingCreditNoteRequestQueries } from './credit-note-requests.ts';
 import { billingCustomerQueries } from './customers.ts';
 import { billingEventQueries } from './events.ts';
@@ -19,7 +20,7 @@ import { billingExchangeRateQueries } from './exchange-rates.ts';
 import { billingPaymentMethodQueries } from './payment-methods.ts';
 /** Every billing read operation. */
 export const billingQueries = [
-  ...billingCustomerQueries, ...billingNoteQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
+  ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,

@@ -1,0 +1,102 @@
+// Attachment aggregate (`attachment-<id>`): a file on a customer or an invoice, prepared, uploaded, committed, removed.
+import { z } from 'zod';
+import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
+import { billingErrors } from './errors.ts';
+
+/** What an attachment belongs to. */
+export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: z.string() });
+/** What an attachment belongs to. */
+export type AttachmentSubject = z.infer<typeof AttachmentSubjectSchema>;
+
+/** Events of an attachment stream. */
+export const attachmentEvents = eventSchemas({
+  AttachmentPrepared: z.object({
+    attachment_id: z.string(),
+    subject: AttachmentSubjectSchema,
+    organization_id: z.string(),
+    object_key: z.string(),
+    filename: z.string(),
+    content_type: z.string(),
+    size: z.number(),
+    prepared_at: z.string(),
+    expires_at: z.string(),
+  }),
+  AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string() }),
+  AttachmentRemoved: z.object({ removed_at: z.string() }),
+  AttachmentExpired: z.object({ expired_at: z.string() }),
+});
+
+/** An attachment event (derived from `attachmentEvents`). */
+export type AttachmentEvent = EventOf<typeof attachmentEvents>;
+
+/** How attachment events are read. */
+export const attachmentCodec = eventCodec(attachmentEvents);
+
+type Prepared = EventOf<typeof attachmentEvents> & { type: 'AttachmentPrepared' };
+
+/** What may be asked of an attachment. */
+export type AttachmentCommand =
+  | { type: 'PrepareAttachment'; data: Omit<Prepared['data'], 'prepared_at'> & { now: string } }
+  | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; now: string } }
+  | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } }
+  | { type: 'ExpireAttachment'; data: { now: string } };
+
+/** What the attachment decider needs. */
+export interface AttachmentState {
+  status: 'none' | 'pending' | 'committed' | 'removed' | 'expired';
+  subject: AttachmentSubject | null;
+  expiresAt: string;
+  isInternal: boolean;
+}
+
+function sameSubject(a: AttachmentSubject | null, b: AttachmentSubject): boolean {
+  return a !== null && a.type === b.type && a.id === b.id;
+}
+
+/** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one; expire only a stale pending one. */
+export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, AttachmentState> = {
+  events: attachmentCodec,
+  initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false }),
+  evolve(state, event) {
+    switch (event.type) {
+      case 'AttachmentPrepared':
+        return { status: 'pending', subject: event.data.subject, expiresAt: event.data.expires_at, isInternal: false };
+      case 'AttachmentCommitted':
+        return { ...state, status: 'committed', isInternal: event.data.is_internal };
+      case 'AttachmentRemoved':
+        return { ...state, status: 'removed' };
+      case 'AttachmentExpired':
+        return { ...state, status: 'expired' };
+      default:
+        return assertNever(event);
+    }
+  },
+  decide(command, state) {
+    switch (command.type) {
+      case 'PrepareAttachment': {
+        if (state.status !== 'none') throw billingErrors.error('attachment_exists', 'The attachment already exists.');
+        const { now, ...data } = command.data;
+        return [{ type: 'AttachmentPrepared', data: { ...data, prepared_at: now } }];
+      }
+      case 'CommitAttachment': {
+        const { subject, is_internal, now } = command.data;
+        if (!sameSubject(state.subject, subject) || state.status === 'none' || state.status === 'removed') throw billingErrors.error('attachment_not_found', 'No such attachment.');
+        if (state.status === 'committed') {
+          if (state.isInternal === is_internal) return [];
+          throw billingErrors.error('attachment_committed', 'The attachment is already committed.');
+        }
+        if (state.status === 'expired' || Date.parse(now) > Date.parse(state.expiresAt)) throw billingErrors.error('attachment_expired', 'The upload expired; prepare it again.');
+        return [{ type: 'AttachmentCommitted', data: { is_internal, committed_at: now } }];
+      }
+      case 'RemoveAttachment':
+        if (state.status !== 'committed' || !sameSubject(state.subject, command.data.subject)) throw billingErrors.error('attachment_not_found', 'No such attachment.');
+        return [{ type: 'AttachmentRemoved', data: { removed_at: command.data.now } }];
+      case 'ExpireAttachment':
+        // Only an upload never committed, once its URL has expired; anything else is left alone (a repeated pass is a no-op).
+        if (state.status !== 'pending' || !(Date.parse(command.data.now) > Date.parse(state.expiresAt))) return [];
+        return [{ type: 'AttachmentExpired', data: { expired_at: command.data.now } }];
+      default:
+        return assertNever(command);
+    }
+  },
+};

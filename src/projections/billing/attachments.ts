@@ -1,0 +1,63 @@
+// billing_attachments: one document per pending or committed attachment (removed and expired ones leave the read model, not the log).
+import type { Actor } from '../../eventstore/port.ts';
+import { type AttachmentEvent, type AttachmentSubject, attachmentCodec } from '../../domain/billing/attachment.ts';
+import { documentProjection, documentTable } from '../projection.ts';
+
+/** The stored attachment: the billing.Attachment body plus where it lives and who may see it. */
+export interface AttachmentDoc {
+  id: string;
+  subject: AttachmentSubject;
+  organization_id: string;
+  object_key: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  is_internal: boolean;
+  status: 'pending' | 'committed';
+  prepared_by: Actor;
+  prepared_at: string;
+  expires_at: string;
+  committed_by: Actor | null;
+  committed_at: string | null;
+}
+
+/** Builds billing_attachments from attachment events. */
+export const billingAttachmentsProjection = documentProjection({
+  name: 'billing.attachments',
+  version: 1,
+  tables: [
+    documentTable<AttachmentDoc, AttachmentEvent>({
+      table: 'billing_attachments',
+      events: attachmentCodec,
+      columns: (d) => ({
+        subject_type: d.subject.type,
+        subject_id: d.subject.id,
+        organization_id: d.organization_id,
+        status: d.status,
+        expires_at: d.expires_at,
+        created_at: d.committed_at ?? d.prepared_at,
+      }),
+      handlers: {
+        AttachmentPrepared: (_doc, d, e) => ({
+          id: d.attachment_id,
+          subject: d.subject,
+          organization_id: d.organization_id,
+          object_key: d.object_key,
+          filename: d.filename,
+          content_type: d.content_type,
+          size: d.size,
+          is_internal: false,
+          status: 'pending',
+          prepared_by: e.metadata.actor,
+          prepared_at: d.prepared_at,
+          expires_at: d.expires_at,
+          committed_by: null,
+          committed_at: null,
+        }),
+        AttachmentCommitted: (doc, d, e) => doc && { ...doc, status: 'committed', is_internal: d.is_internal, committed_by: e.metadata.actor, committed_at: d.committed_at },
+        AttachmentRemoved: () => null,
+        AttachmentExpired: () => null,
+      },
+    }),
+  ],
+});

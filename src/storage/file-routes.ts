@@ -1,0 +1,57 @@
+// HTTP side of the file store: PUT and GET of `/objects/<key>?token=…`, each checked against its signed grant.
+import express, { type Request, type Response } from 'express';
+import { attachmentDisposition, isValidKey } from './port.ts';
+import { type FileObjectStore, OBJECT_ROUTE, TooLargeError } from './file.ts';
+
+/** Mounts the signed object routes of `store` on `app`. */
+export function mountFileObjectRoutes(app: express.Express, store: FileObjectStore): void {
+  app.put(`${OBJECT_ROUTE}/*key`, (req, res) => void upload(store, req, res));
+  app.get(`${OBJECT_ROUTE}/*key`, (req, res) => void download(store, req, res));
+}
+
+function keyOf(req: Request): string {
+  const raw: unknown = req.params.key;
+  return Array.isArray(raw) ? raw.join('/') : String(raw);
+}
+
+function refuse(res: Response, status: number, code: string, message: string): void {
+  res.status(status).set('Cache-Control', 'no-store').json({ type: 'ObjectError', code, message });
+}
+
+async function upload(store: FileObjectStore, req: Request, res: Response): Promise<void> {
+  const key = keyOf(req);
+  const grant = isValidKey(key) ? store.signer.verify(String(req.query.token ?? ''), 'PUT', key) : null;
+  if (!grant) return refuse(res, 403, 'invalid_signature', 'The URL is invalid, expired or not for this object.');
+  if (grant.t !== undefined && req.get('content-type') !== grant.t) return refuse(res, 403, 'content_type_mismatch', `Content-Type must be ${grant.t}.`);
+  const max = grant.s ?? 0;
+  const declared = Number(req.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > max) return refuse(res, 413, 'too_large', `At most ${max} bytes.`);
+  // An object is written once: a committed file cannot be replaced by replaying its upload URL.
+  if (await store.head(key)) return refuse(res, 409, 'object_exists', 'This upload URL was already used.');
+  try {
+    await store.write(key, req, max);
+    res.status(200).set('Cache-Control', 'no-store').end();
+  } catch (err) {
+    if (err instanceof TooLargeError) return refuse(res, 413, 'too_large', `At most ${max} bytes.`);
+    if (!res.headersSent) refuse(res, 400, 'upload_failed', 'The upload did not complete.');
+  }
+}
+
+async function download(store: FileObjectStore, req: Request, res: Response): Promise<void> {
+  const key = keyOf(req);
+  const grant = isValidKey(key) ? store.signer.verify(String(req.query.token ?? ''), 'GET', key) : null;
+  if (!grant) return refuse(res, 403, 'invalid_signature', 'The URL is invalid, expired or not for this object.');
+  const head = await store.head(key);
+  const body = head && (await store.get(key));
+  if (!head || !body) return refuse(res, 404, 'not_found', 'No such object.');
+  res.status(200).set({
+    'Content-Type': grant.t ?? 'application/octet-stream',
+    'Content-Length': String(head.size),
+    'Content-Disposition': attachmentDisposition(grant.f ?? key.split('/').pop() ?? 'download'),
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Security-Policy': "default-src 'none'; sandbox; frame-ancestors 'none'",
+  });
+  body.on('error', () => res.destroy());
+  body.pipe(res);
+}

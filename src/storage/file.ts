@@ -1,0 +1,113 @@
+// The file adapter: objects under one directory; the service itself serves their signed upload and download URLs.
+import crypto from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { Clock } from '../clock.ts';
+import { type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey } from './port.ts';
+import { UrlSigner } from './signer.ts';
+
+/** Where the file store's signed URLs are served: `<base>/objects/<key>?token=…`. */
+export const OBJECT_ROUTE = '/objects';
+
+/** Objects as files under `dir`; `baseUrl()` is the service's public URL. */
+export class FileObjectStore implements ObjectStore {
+  constructor(
+    readonly dir: string,
+    readonly signer: UrlSigner,
+    private readonly clock: Clock,
+    private readonly baseUrl: () => string,
+  ) {}
+
+  /** The file of a key. */
+  pathOf(key: string): string {
+    assertKey(key);
+    return path.join(this.dir, ...key.split('/'));
+  }
+
+  async put(key: string, body: Readable | Buffer): Promise<void> {
+    await this.write(key, Buffer.isBuffer(body) ? Readable.from([body]) : body, Infinity);
+  }
+
+  /** Writes through a temporary file and renames, so readers never see half an object; refuses more than `maxBytes`. */
+  async write(key: string, body: Readable, maxBytes: number): Promise<number> {
+    const file = this.pathOf(key);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    const tmp = `${file}.${crypto.randomBytes(6).toString('hex')}.part`;
+    let count = 0;
+    try {
+      await pipeline(
+        body,
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            count += chunk.length;
+            if (count > maxBytes) throw new TooLargeError();
+            yield chunk;
+          }
+        },
+        createWriteStream(tmp, { mode: 0o600 }),
+      );
+      await fs.rename(tmp, file);
+      return count;
+    } catch (err) {
+      await fs.rm(tmp, { force: true });
+      throw err;
+    }
+  }
+
+  async head(key: string) {
+    try {
+      const st = await fs.stat(this.pathOf(key));
+      return st.isFile() ? { size: st.size } : null;
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+  }
+
+  async get(key: string, opts: { firstBytes?: number } = {}) {
+    const head = await this.head(key);
+    if (!head) return null;
+    if (opts.firstBytes === 0 || head.size === 0) return Readable.from([]);
+    return createReadStream(this.pathOf(key), opts.firstBytes ? { end: opts.firstBytes - 1 } : {});
+  }
+
+  async delete(key: string): Promise<void> {
+    await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {
+    assertKey(key);
+    const e = this.expiry(opts.expiresInSeconds);
+    const token = this.signer.sign({ m: 'PUT', k: key, e, s: opts.size, t: opts.contentType });
+    return { url: this.urlOf(key, token), method: 'PUT', headers: { 'Content-Type': opts.contentType }, expires_at: new Date(e * 1000) };
+  }
+
+  async presignDownload(key: string, opts: { filename: string; contentType: string; expiresInSeconds: number }): Promise<PresignedDownload> {
+    assertKey(key);
+    const e = this.expiry(opts.expiresInSeconds);
+    const token = this.signer.sign({ m: 'GET', k: key, e, t: opts.contentType, f: opts.filename });
+    return { url: this.urlOf(key, token), expires_at: new Date(e * 1000) };
+  }
+
+  private expiry(seconds: number): number {
+    return Math.floor(this.clock.now().getTime() / 1000) + seconds;
+  }
+
+  private urlOf(key: string, token: string): string {
+    return `${this.baseUrl()}${OBJECT_ROUTE}/${key}?token=${encodeURIComponent(token)}`;
+  }
+}
+
+/** An upload went past its signed size. */
+export class TooLargeError extends Error {
+  constructor() {
+    super('object larger than allowed');
+  }
+}
+
+function isMissing(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR');
+}

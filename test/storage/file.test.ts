@@ -1,0 +1,67 @@
+// The file adapter: the contract suite, plus what only the service-served URLs promise (write once, content type bound).
+import { expect } from 'chai';
+import express from 'express';
+import { mkdtempSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { TestClock } from '../../src/clock.ts';
+import { openFileObjectStore } from '../../src/storage/index.ts';
+import { mountFileObjectRoutes } from '../../src/storage/file-routes.ts';
+import type { FileObjectStore } from '../../src/storage/file.ts';
+import { type ContractSubject, objectStoreContract } from './contract.ts';
+
+async function openFile(): Promise<ContractSubject & { store: FileObjectStore }> {
+  const clock = new TestClock(new Date());
+  let base = '';
+  const store = await openFileObjectStore({ kind: 'file', dir: mkdtempSync(path.join(os.tmpdir(), 'objects-')) }, clock, () => base);
+  const app = express();
+  mountFileObjectRoutes(app, store);
+  const server = http.createServer(app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    store,
+    clock,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+objectStoreContract('file', openFile);
+
+describe('file object store URLs', () => {
+  let s: Awaited<ReturnType<typeof openFile>>;
+  before(async () => {
+    s = await openFile();
+  });
+  after(async () => s?.close());
+
+  it('an upload URL writes once: replaying it cannot replace the object', async () => {
+    const up = await s.store.presignUpload('once/a.txt', { contentType: 'text/plain', size: 10, expiresInSeconds: 60 });
+    expect((await fetch(up.url, { method: 'PUT', headers: up.headers, body: 'first' })).status).to.equal(200);
+    expect((await fetch(up.url, { method: 'PUT', headers: up.headers, body: 'second' })).status).to.equal(409);
+    expect(await s.store.head('once/a.txt')).to.deep.equal({ size: 5 });
+  });
+
+  it('an upload with another Content-Type than signed is refused with 403', async () => {
+    const up = await s.store.presignUpload('ctype/a.pdf', { contentType: 'application/pdf', size: 10, expiresInSeconds: 60 });
+    expect((await fetch(up.url, { method: 'PUT', headers: { 'Content-Type': 'text/html' }, body: '<b>x</b>' })).status).to.equal(403);
+    expect(await s.store.head('ctype/a.pdf')).to.equal(null);
+  });
+
+  it('keys that could leave the directory are refused', async () => {
+    for (const bad of ['../x', 'a/../../x', '/abs', 'A/upper', 'a//b', '']) {
+      let threw = false;
+      try {
+        await s.store.put(bad, Buffer.from('x'));
+      } catch {
+        threw = true;
+      }
+      expect(threw, bad).to.equal(true);
+    }
+  });
+});
