@@ -47,3 +47,14 @@ export async function keysetPage<R extends Record<string, unknown>>(
   const last = pageRows.at(-1);
   return { rows: pageRows, pagination: rows.length > opts.limit && last ? { cursor: encodeCursor(opts.key(last)) } : null };
 }
+
+/** A page of document rows (`id`, `created_at`, `doc`) oldest first, keyed on (created_at, id): the shape every document list shares. */
+export async function documentPage<D>(query: Knex.QueryBuilder, page: { limit: number; cursor?: string }): Promise<{ docs: D[]; pagination: { cursor: string } | null }> {
+  const res = await keysetPage<{ id: string; created_at: Date; doc: D }>(query, {
+    columns: ['created_at', 'id'],
+    limit: page.limit,
+    cursor: page.cursor,
+    key: (r) => [new Date(r.created_at).toISOString(), r.id],
+  });
+  return { docs: res.rows.map((r) => r.doc), pagination: res.pagination };
+}

@@ -6,7 +6,7 @@ import type { AttachmentSubject } from '../../domain/billing/attachment.ts';
 import { DOWNLOAD_URL_SECONDS } from '../../domain/billing/attachment-content.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { subjectOrganization } from './note-subjects.ts';
 
 /** True when the caller may see internal attachments: billing staff, and owners and admins of the organization. */
@@ -58,8 +58,8 @@ export async function listAttachments(ctx: RequestContext, subject: AttachmentSu
   await subjectOrganization(ctx, subject); // 404 unless the caller may see the subject
   const q = ctx.services.knex('billing_attachments').where({ subject_type: subject.type, subject_id: subject.id, status: 'committed' }).select('id', 'created_at', 'doc');
   if (!seesInternal(ctx)) q.whereRaw(`(doc->>'is_internal')::boolean = false`);
-  const res = await keysetPage<{ id: string; created_at: Date; doc: AttachmentDoc }>(q, { columns: ['created_at', 'id'], limit, cursor, key: (r) => [new Date(r.created_at).toISOString(), r.id] });
-  return { items: res.rows.map((r) => attachmentBody(r.doc)), pagination: res.pagination };
+  const res = await documentPage<AttachmentDoc>(q, { limit, cursor });
+  return { items: res.docs.map(attachmentBody), pagination: res.pagination };
 }
 
 /** A short-lived download URL of a visible attachment. */

@@ -5,7 +5,7 @@ import { operation } from '../../api/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { CreditNoteRequestListRequest, CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
 import type { CreditNoteRequestDoc } from '../../projections/billing/credit-note-requests.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -41,13 +41,8 @@ export const creditNoteRequestsList = operation({
     if (req.customer_id) q.where('customer_id', req.customer_id);
     if (req.status) q.where('status', req.status);
     if (req.reason) q.where('reason', req.reason);
-    const res = await keysetPage<{ id: string; created_at: Date; doc: CreditNoteRequestDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
-    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+    const res = await documentPage<CreditNoteRequestDoc>(q, req);
+    return { items: res.docs, pagination: res.pagination };
   },
 });
 

@@ -7,7 +7,7 @@ import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListR
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { recentDocument } from '../../projections/projection.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads a customer document, or null. */
@@ -66,14 +66,9 @@ export const customersList = operation({
       const like = `%${req.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q.where((w) => w.whereILike('name', like).orWhereILike('email', like));
     }
-    const res = await keysetPage<{ id: string; created_at: Date; doc: CustomerDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
+    const res = await documentPage<CustomerDoc>(q, req);
     return {
-      items: res.rows.map(({ doc: d }) => ({ id: d.id, organization_id: d.organization_id, name: d.name, email: d.email, currency: d.currency, status: d.status, created_at: d.created_at })),
+      items: res.docs.map((d) => ({ id: d.id, organization_id: d.organization_id, name: d.name, email: d.email, currency: d.currency, status: d.status, created_at: d.created_at })),
       pagination: res.pagination,
     };
   },

@@ -7,7 +7,7 @@ import { Uuid } from '../../api/schemas/common.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -70,14 +70,9 @@ export const invoicesList = operation({
     const today = isoDate(ctx.now);
     if (req.overdue === true) q.where('status', 'open').where('due_date', '<', today);
     if (req.overdue === false) q.where((w) => w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today));
-    const res = await keysetPage<{ id: string; created_at: Date; doc: InvoiceDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
+    const res = await documentPage<InvoiceDoc>(q, req);
     return {
-      items: res.rows.map(({ doc: d }) => ({
+      items: res.docs.map((d) => ({
         id: d.id, number: d.number, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency,
         total: d.total, amount_remaining: d.amount_remaining, issue_date: d.issue_date, due_date: d.due_date, created_at: d.created_at,
       })),

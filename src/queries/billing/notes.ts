@@ -5,7 +5,7 @@ import { operation } from '../../api/operation.ts';
 import type { RequestContext } from '../../context.ts';
 import { NoteListRequest, NoteListResponse } from '../../api/schemas/billing-customers.ts';
 import type { NoteDoc } from '../../projections/billing/notes.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { subjectOrganization } from './note-subjects.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -34,7 +34,7 @@ export async function visibleNote(ctx: RequestContext, id: string): Promise<Note
 
 async function listNotes(knex: Knex, subject: { type: string; id: string }, limit: number, cursor?: string) {
   const q = knex('billing_notes').where({ subject_type: subject.type, subject_id: subject.id }).select('id', 'created_at', 'doc');
-  return keysetPage<{ id: string; created_at: Date; doc: NoteDoc }>(q, { columns: ['created_at', 'id'], limit, cursor, key: (r) => [new Date(r.created_at).toISOString(), r.id] });
+  return documentPage<NoteDoc>(q, { limit, cursor });
 }
 
 export const notesList = operation({
@@ -51,7 +51,7 @@ export const notesList = operation({
   async handle(ctx, req) {
     await subjectOrganization(ctx, req.subject); // 404 unless the caller may see the subject
     const res = await listNotes(ctx.services.knex, req.subject, req.limit, req.cursor);
-    return { items: res.rows.map((r) => noteBody(r.doc)), pagination: res.pagination };
+    return { items: res.docs.map(noteBody), pagination: res.pagination };
   },
 });
 

@@ -5,7 +5,7 @@ import { operation } from '../../api/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -39,13 +39,8 @@ export const paymentsList = operation({
     if (req.invoice_id) q.where('invoice_id', req.invoice_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);
     if (req.status) q.where('status', req.status);
-    const res = await keysetPage<{ id: string; created_at: Date; doc: PaymentDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
-    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+    const res = await documentPage<PaymentDoc>(q, req);
+    return { items: res.docs, pagination: res.pagination };
   },
 });
 

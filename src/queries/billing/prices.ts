@@ -4,7 +4,7 @@ import { operation } from '../../api/operation.ts';
 import { PriceDetailItem, PriceListPage, PriceListRequest } from '../../api/schemas/billing-catalogue.ts';
 import { Uuid } from '../../api/schemas/common.ts';
 import type { PriceDoc } from '../../projections/billing/prices.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** A price by id; 404 when there is none. Every signed-in user may read prices. */
@@ -51,14 +51,9 @@ export const pricesList = operation({
     if (req.active !== undefined) q.where('active', req.active);
     if (req.type) q.where('type', req.type);
     if (req.lookup_key) q.where('lookup_key', req.lookup_key);
-    const res = await keysetPage<{ id: string; created_at: Date; doc: PriceDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
+    const res = await documentPage<PriceDoc>(q, req);
     return {
-      items: res.rows.map(({ doc: d }) => ({
+      items: res.docs.map((d) => ({
         id: d.id, product_id: d.product_id, currency: d.currency, unit_amount: d.unit_amount, type: d.type, recurring: d.recurring,
         active: d.active, nickname: d.nickname, lookup_key: d.lookup_key, created_at: d.created_at,
       })),

@@ -4,7 +4,7 @@ import { operation } from '../../api/operation.ts';
 import { ProductDetailItem, ProductListPage, ProductListRequest } from '../../api/schemas/billing-catalogue.ts';
 import { Uuid } from '../../api/schemas/common.ts';
 import type { ProductDoc } from '../../projections/billing/products.ts';
-import { keysetPage } from '../pagination.ts';
+import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** Loads a product document, or null. */
@@ -53,13 +53,8 @@ export const productsList = operation({
   async handle(ctx, req) {
     const q = ctx.services.knex('billing_products').select('id', 'created_at', 'doc');
     if (req.active !== undefined) q.where('active', req.active);
-    const res = await keysetPage<{ id: string; created_at: Date; doc: ProductDoc }>(q, {
-      columns: ['created_at', 'id'],
-      limit: req.limit,
-      cursor: req.cursor,
-      key: (r) => [new Date(r.created_at).toISOString(), r.id],
-    });
-    return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
+    const res = await documentPage<ProductDoc>(q, req);
+    return { items: res.docs, pagination: res.pagination };
   },
 });
 
