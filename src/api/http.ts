@@ -163,9 +163,9 @@ async function dispatch(
   try {
     const auth = await authenticate(req, services);
     checkAccess(op.access, auth);
-    await checkEntitlement(op, auth, services.clock.now(), entitled);
-    const input = parseInput(op, req.body);
     const now = services.clock.now();
+    await checkEntitlement(op, auth, now, entitled);
+    const input = parseInput(op, req.body);
     const makeCtx = (ids: IdSource): RequestContext => ({
       services,
       store: services.store,

@@ -5,33 +5,16 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { ROOT, childEnv, freePort, runCli } from '../support/process.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 function env(dataDir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const { DATABASE_URL: _d, PORT: _p, ...rest } = process.env;
-  return { ...rest, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
+  return childEnv({ DATA_DIR: dataDir, ...extra });
 }
 
-/** Runs `core-server <args>` to completion. */
-function run(args: string[], e: NodeJS.ProcessEnv, entry: string[] = ['node_modules/.bin/tsx', 'src/main.ts']): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env: e });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = runCli;
 
 /** Starts a long-running `core-server start` and resolves once it printed what we wait for. */
 function startServer(e: NodeJS.ProcessEnv, until: RegExp): Promise<{ child: ChildProcess; stdout: () => string; stop: () => Promise<number | null> }> {
@@ -63,15 +46,6 @@ function startServer(e: NodeJS.ProcessEnv, until: RegExp): Promise<{ child: Chil
   });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function call(port: number, op: string, body: unknown, token: string) {
   const res = await fetch(`http://127.0.0.1:${port}/api/v1/${op}`, {

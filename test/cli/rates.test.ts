@@ -1,6 +1,5 @@
 // `core-server rates import FILE`: the parser and importer in process, then the command as an operator runs it.
 import { expect } from 'chai';
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,8 +11,8 @@ import { settle } from '../support/settle.ts';
 import { systemContext } from '../../src/seed.ts';
 import { importRates, parseRatesCsv } from '../../src/cli/rates.ts';
 import { DomainError } from '../../src/domain/errors.ts';
+import { childEnv, runCli } from '../support/process.ts';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
 const CSV = 'base,target,rate,as_of,source\nEUR,GBP,0.85,2026-01-01T00:00:00Z,ECB\n\nUSD,GBP,0.791234567890123456,2026-01-01T00:00:00Z,ECB\n';
 
 function refusal(fn: () => unknown): string {
@@ -78,17 +77,7 @@ describe('core-server rates import FILE', function () {
   });
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  const run = (args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const { DATABASE_URL: _d, PORT: _p, ...rest } = process.env;
-      const child = spawn(process.execPath, ['node_modules/.bin/tsx', 'src/main.ts', ...args], { cwd: ROOT, env: { ...rest, DATA_DIR: dir, LOG_LEVEL: 'warn' } });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+  const run = (args: string[]) => runCli(args, childEnv({ DATA_DIR: dir }));
 
   it('prints how many rates it recorded; a bad file is one line naming the row, no stack trace', async () => {
     const file = path.join(dir, 'rates.csv');

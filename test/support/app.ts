@@ -1,5 +1,4 @@
 // Starts the real service on an ephemeral port over a fresh database, and talks to it with fetch.
-import net from 'node:net';
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { systemContext } from '../../src/seed.ts';
 import { addSite, createOrganization, createSession, createUser, type OrganizationKind, type Role } from '../../src/commands/identity/identity.ts';
 
 import { type Backend, openTestDb } from './db.ts';
+import { freePort } from './process.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 
 /** A response as tests see it. */
@@ -106,11 +106,3 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
 }
 
 /** A TCP port free right now on 127.0.0.1. */
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (!address || typeof address === 'string') throw new Error('no port');
-  return address.port;
-}

@@ -54,6 +54,26 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv): Proc {
   };
 }
 
+/** What a finished CLI command printed and how it exited. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `core-server <args>` to completion (through tsx by default; `entry` picks another launcher). */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, entry: string[] = ['node_modules/.bin/tsx', 'src/main.ts']): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** A TCP port nobody listens on right now. */
 export async function freePort(): Promise<number> {
   return new Promise((resolve) => {
