@@ -9,8 +9,10 @@ import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
 import { DomainError } from '../domain/errors.ts';
 import { IdSource, newId } from '../ids.ts';
 import { paymentProvider } from '../payments/sandbox.ts';
-import type { CustomerDoc } from '../projections/billing/customers.ts';
-import type { ProfileDoc } from '../projections/billing/payment-methods.ts';
+import { type CustomerDoc, billingCustomersProjection } from '../projections/billing/customers.ts';
+import { type ProfileDoc, billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
+import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
+import { billingStatementsProjection } from '../projections/billing/statements.ts';
 import { customerOfOrganization } from '../queries/billing/customers.ts';
 import { getInvoiceDoc } from '../queries/billing/invoices.ts';
 import { getProfileDoc } from '../queries/billing/payment-methods.ts';
@@ -38,6 +40,19 @@ function methodLabel(m: Method): string {
   return m.type === 'card' ? `${m.brand ?? 'Card'} ending ${m.last4}` : `${m.bank_name ?? 'Bank'} debit, account ending ${m.last4}`;
 }
 
+/** Lets the page's read models apply everything committed before this request, so an invoice finalized a moment ago is there. */
+async function caughtUp(res: Response, services: Services): Promise<boolean> {
+  try {
+    await services.runner.waitFor(await services.store.lastCommittedPosition(), [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection], services.config.projectionWaitMs);
+    return true;
+  } catch (err) {
+    services.logger.warn({ err }, 'payment page: read models behind');
+    res.set('Retry-After', '2');
+    sendErrorPage(res, 503, 'Try again', 'Your invoices are being updated. Reload the page in a moment.');
+    return false;
+  }
+}
+
 /** The session and the customer of its organization when that is the page's customer; otherwise the answer is already sent. */
 async function payer(req: Request, res: Response, services: Services, returnTo: string): Promise<{ session: WebSession; customer: CustomerDoc } | null> {
   const id = String(req.params.customerId);
@@ -50,6 +65,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
     res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
     return null;
   }
+  if (!(await caughtUp(res, services))) return null;
   const customer = await customerOfOrganization(services.knex, session.auth.organizationId);
   if (!customer || customer.id !== id) {
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
