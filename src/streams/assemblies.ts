@@ -52,6 +52,8 @@ export const assembliesUpdatesStream = streamOperation({
         if (!doc || doc.status === 'queued') return;
         yield { message: changed(doc.status, doc.enriched_at ?? doc.tree_ready_at ?? doc.queued_at, doc.changed_at_position), position: doc.changed_at_position };
       },
+      // `changed` means "search again now": only once the read model searches read has the change.
+      beforeLive: (position) => services.runner.waitFor(position, [assemblyLookupsProjection], services.config.projectionWaitMs),
       extra: clockTicks(services.clock, HEARTBEAT_MS).pipe(map((at): SseMessage => ({ event: 'heartbeat', data: { type: 'heartbeat', vehicle_id: vehicleId, status: null, at: at.toISOString() } }))),
       signal: ctx.signal,
     });

@@ -108,6 +108,8 @@ export interface LiveStream {
   catchUp: (upTo: LogPosition | null) => AsyncIterable<Positioned>;
   /** Other live messages merged in (heartbeats). */
   extra?: Observable<SseMessage>;
+  /** Awaited before a live message is sent (e.g. until the read models a client will query next have it). */
+  beforeLive?: (position: LogPosition) => Promise<void>;
   signal: AbortSignal;
   cap?: number;
 }
@@ -167,6 +169,7 @@ export async function* catchUpThenLive(s: LiveStream): AsyncIterable<SseMessage>
       const m = queue.shift();
       if (m) {
         if (m.position !== null && after !== null && comparePositions(m.position, after) <= 0) continue;
+        if (m.position !== null && s.beforeLive) await s.beforeLive(m.position);
         yield m.message;
         continue;
       }
