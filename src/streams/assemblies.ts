@@ -88,6 +88,8 @@ export const assembliesSubscribeStream = streamOperation({
     if (point !== null) {
       positionKind(point); // malformed: 400 before the stream starts
       comparePositions(point, await services.store.headPosition()); // another kind of log: 400 too
+      // The edge as of every search committed so far (searches do not wait for this read model).
+      await services.runner.waitFor(await services.store.lastCommittedPosition(), [assemblySearchesProjection], services.config.projectionWaitMs);
       const edge = await retentionEdge(services.knex, org, services.config.assemblySubscribeRetention);
       if (edge !== null && comparePositions(point, edge) < 0)
         throw assembliesErrors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
