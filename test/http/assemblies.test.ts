@@ -169,6 +169,14 @@ for (const backend of backends()) {
       expect([empty.status, empty.body.code, empty.body.type]).to.deep.equal([400, 'invalid_request', 'tier1.ExperimentalSearchError']);
     });
 
+    it('documents the six names of the spec, the tier1 tag, and the streams as text/event-stream', async () => {
+      const doc = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, { post: { tags: string[]; responses: Record<string, { content: Record<string, unknown> }> } }>; components: { schemas: Record<string, unknown> } };
+      const names = ['AssembliesSearchRequest', 'AssembliesSearchResponse', 'AssembliesSearchError', 'AssembliesUpdatesRequest', 'AssembliesUpdate', 'AssembliesSubscribeRequest', 'AssemblySubscribeEvent', 'ExperimentalSearchRequest', 'ExperimentalSearchResponse', 'ExperimentalSearchError'];
+      expect(Object.keys(doc.components.schemas)).to.include.members(names.map((n) => `tier1.${n}`));
+      for (const id of ['assemblies.v4.search', 'assemblies.experimental.search', 'assemblies.v4.updates.stream', 'assemblies.subscribe.stream']) expect(doc.paths[`/${id}`]?.post.tags).to.deep.equal(['tier1']);
+      expect(Object.keys(doc.paths['/assemblies.subscribe.stream']?.post.responses['200']?.content ?? {})).to.deep.equal(['text/event-stream']);
+    });
+
     it('streams answer bad input and missing credentials with a JSON error before any event', async () => {
       const bad = await openStream(svc, 'assemblies.v4.updates.stream', { vehicle: { vrm: { plate: 'X' } } }, repairer.token);
       expect([bad.status, bad.error?.code, bad.error?.type]).to.deep.equal([400, 'invalid_request', 'tier1.AssembliesSearchError']);
