@@ -6,6 +6,5 @@ export const assembliesErrors = errorCatalogue({
   ...COMMON_ERRORS,
   vehicle_not_found: 404,
   lookup_not_queued: 409,
-  lookup_step_done: 409,
   resume_point_expired: 410,
 });
