@@ -2,7 +2,24 @@
 import { z, type ZodType } from 'zod';
 import type { Operation } from './operation.ts';
 
-const TAGS = ['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase', 'analytics', 'tier1', 'Billing'];
+/** The spec's eight tags, declared by the core document whether or not an operation carries them yet. */
+const DECLARED_TAGS: Record<string, string> = {
+  Authentication: 'Signing in and sessions (auth.*).',
+  Lookup: 'Vehicle and assembly lookup.',
+  Ingest: 'Asynchronous ingest of sellable items.',
+  Tier1: 'Assembly data for repairers and suppliers (HCA taxonomy).',
+  Uploads: 'Uploads of files through signed URLs.',
+  Orders: 'Orders between buyers and sellers.',
+  Integrations: 'Installed third-party apps and their API.',
+  OpenBase: 'Open reference data.',
+};
+/** Tags operations carry (the spec's analytics, tier1, Ingest, Billing, and Authentication/Integrations of our own extensions). */
+const OPERATION_TAGS: Record<string, string> = {
+  analytics: 'Analytics event logging.',
+  tier1: 'Assembly search and its streams.',
+  Billing: 'Customers, invoices, payments, credit notes, catalogue, entitlements, currencies, payment methods, configuration.',
+};
+const TAG_DESCRIPTIONS: Record<string, string> = { ...OPERATION_TAGS, ...DECLARED_TAGS };
 
 /** Builds the OpenAPI document of one surface. */
 export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'integrations'; title: string; serverUrl: string }): Record<string, unknown> {
@@ -81,7 +98,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         : 'Integrations API for installed apps: POST /api/2026-01/<operation>. Authenticate with `Authorization: Bearer <api_key>` and `Svc-Integration-ID: <integration_id>` from integrations.insert.',
     },
     servers: [{ url: opts.serverUrl }],
-    tags: TAGS.filter((t) => usedTags.has(t)).map((t) => ({ name: t })),
+    tags: [...new Set([...(opts.surface === 'core' ? Object.keys(DECLARED_TAGS) : []), ...usedTags])].map((name) => ({ name, description: TAG_DESCRIPTIONS[name] ?? name })),
     paths,
     components: {
       schemas: hoisted,
