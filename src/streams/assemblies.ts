@@ -21,6 +21,30 @@ export const HEARTBEAT_MS = 30_000;
 
 const CHANGES: Record<string, LookupDoc['status']> = { AssemblyTreeReady: 'tree_ready', AssemblyEnrichmentsReady: 'enriched', VehicleLookupFailed: 'not_found' };
 
+function changed(vehicleId: string, status: LookupDoc['status'], at: string, id: LogPosition): SseMessage {
+  return { id, event: 'changed', data: { type: 'changed', vehicle_id: vehicleId, status, at } };
+}
+
+// One message object per log event, shared by every client that gets it (serialised once by writeSse).
+function memoised(build: (e: RecordedEvent) => SseMessage): (e: RecordedEvent) => SseMessage {
+  const built = new WeakMap<RecordedEvent, SseMessage>();
+  return (e) => {
+    let m = built.get(e);
+    if (!m) built.set(e, (m = build(e)));
+    return m;
+  };
+}
+
+/** The `changed` message of a lookup event. */
+const changeMessage = memoised((e) => {
+  const read = readEvent(vehicleLookupCodec, e);
+  const at = read.type === 'VehicleLookupFailed' ? read.data.failed_at : read.type === 'VehicleLookupQueued' ? read.data.queued_at : read.data.ready_at;
+  return changed(read.data.vehicle_id, CHANGES[e.type] ?? 'queued', at, e.position);
+});
+
+/** The subscribe stream's message of a search event. */
+const searchEventMessage = memoised((e) => searchMessage({ ...readEvent(assemblySearchCodec, e).data, position: e.position }));
+
 /** assemblies.v4.updates.stream */
 export const assembliesUpdatesStream = streamOperation({
   id: 'assemblies.v4.updates.stream',
@@ -37,20 +61,15 @@ export const assembliesUpdatesStream = streamOperation({
     const vehicleId = vehicleIdOf(normaliseVehicleIdentifier(req.vehicle));
     const stream = `vehiclelookup-${vehicleId}`;
     const { services } = ctx;
-    const changed = (status: LookupDoc['status'], at: string, id: LogPosition): SseMessage => ({ id, event: 'changed', data: { type: 'changed', vehicle_id: vehicleId, status, at } });
     return catchUpThenLive({
       fanout: logFanout(services.store),
       select: (e) => e.streamId === stream && e.type in CHANGES,
-      toMessage: (e) => {
-        const read = readEvent(vehicleLookupCodec, e);
-        const at = read.type === 'VehicleLookupFailed' ? read.data.failed_at : read.type === 'VehicleLookupQueued' ? read.data.queued_at : read.data.ready_at;
-        return changed(CHANGES[e.type] ?? 'queued', at, e.position);
-      },
+      toMessage: changeMessage,
       async *catchUp(upTo) {
         await services.runner.waitFor(upTo, [assemblyLookupsProjection], services.config.projectionWaitMs);
         const doc = await lookupOf(services.knex, vehicleId);
         if (!doc || doc.status === 'queued') return;
-        yield { message: changed(doc.status, doc.enriched_at ?? doc.tree_ready_at ?? doc.queued_at, doc.changed_at_position), position: doc.changed_at_position };
+        yield { message: changed(vehicleId, doc.status, doc.enriched_at ?? doc.tree_ready_at ?? doc.queued_at, doc.changed_at_position), position: doc.changed_at_position };
       },
       // `changed` means "search again now": only once the read model searches read has the change.
       beforeLive: (position) => services.runner.waitFor(position, [assemblyLookupsProjection], services.config.projectionWaitMs),
@@ -97,10 +116,7 @@ export const assembliesSubscribeStream = streamOperation({
     return catchUpThenLive({
       fanout: logFanout(services.store),
       select: (e: RecordedEvent) => e.type === 'AssembliesSearchCompleted' && e.metadata.org_id === org,
-      toMessage: (e) => {
-        const read = readEvent(assemblySearchCodec, e);
-        return searchMessage({ ...read.data, position: e.position });
-      },
+      toMessage: searchEventMessage,
       async *catchUp(upTo): AsyncIterable<Positioned> {
         if (point === null) return;
         await services.runner.waitFor(upTo, [assemblySearchesProjection], services.config.projectionWaitMs);
