@@ -8,6 +8,7 @@ import { benchAppends } from './appends.ts';
 import { benchReplay } from './replay.ts';
 import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
+import { benchAssemblies } from './assemblies.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -21,7 +22,9 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies').split(',');
+const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
+const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
 // PGlite keeps the whole database in memory: the 1M-row list phase uses fewer rows there (said in the output).
 const invoicesFor = (b: BenchBackend) => Number(b === 'postgres' ? (process.env.BENCH_INVOICES ?? '1000000') : (process.env.BENCH_INVOICES_PGLITE ?? '200000'));
 const backends: BenchBackend[] = (process.env.BENCH_BACKENDS?.split(',') as BenchBackend[] | undefined) ?? (process.env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -124,6 +127,21 @@ async function main(): Promise<void> {
         value: `${fmt(l.p50Ms, 1)} / ${fmt(l.p99Ms, 1)} ms`, target: 'p99 < 15 ms', met: l.p99Ms < 15,
       });
       report(lines, backend, '(e)');
+    }
+    // Issue 14: a ready vehicle's search (unloaded reference first, then with the subscribers connected) and the subscribe fan-out.
+    if (only.includes('assemblies')) {
+      const f = await benchAssemblies(backend, subscribers, subscribeEvents);
+      out.assemblies = f;
+      lines.push(
+        { phase: '(f) assemblies.v4.search', backend, metric: `reference: auth.sessions.get, serial: p50 / p99 (${f.reference_unloaded.n})`, value: `${fmt(f.reference_unloaded.p50Ms, 1)} / ${fmt(f.reference_unloaded.p99Ms, 1)} ms` },
+        { phase: '(f) assemblies.v4.search', backend, metric: `ready vehicle, serial, unloaded: p50 / p99 (${f.search_unloaded.n})`, value: `${fmt(f.search_unloaded.p50Ms, 1)} / ${fmt(f.search_unloaded.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_unloaded.p99Ms < 20 },
+        { phase: '(f) assemblies.v4.search', backend, metric: `same, ${fmt(f.clients)} subscribers connected: p50 / p99 (${f.search_with_subscribers.n})`, value: `${fmt(f.search_with_subscribers.p50Ms, 1)} / ${fmt(f.search_with_subscribers.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_with_subscribers.p99Ms < 20 },
+        { phase: '(g) subscribe.stream', backend, metric: `${fmt(f.connected)} clients x ${f.events_per_client} searches: delivered`, value: `${fmt(f.delivered)} of ${fmt(f.connected * f.events_per_client)}`, target: 'all', met: f.delivered === f.connected * f.events_per_client },
+        { phase: '(g) subscribe.stream', backend, metric: 'search start -> client latency p50 / p99 (max)', value: `${fmt(f.latency_p50_ms, 1)} / ${fmt(f.latency_p99_ms, 1)} ms (${fmt(f.latency_max_ms)} ms)`, ...(pg ? { target: 'p99 < 100 ms', met: f.latency_p99_ms < 100 } : {}) },
+        { phase: '(g) subscribe.stream', backend, metric: 'server memory per client: RSS / JS heap', value: `${fmt(f.rss_per_client_bytes / 1024, 1)} / ${fmt(f.heap_per_client_bytes / 1024, 1)} KiB` },
+      );
+      report(lines, backend, '(f)');
+      report(lines, backend, '(g)');
     }
   }
   console.log('');

@@ -32,7 +32,8 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
   // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
   const mode = process.env.BENCH_COMMIT_MODE;
-  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined });
+  // BENCH_WORKERS=1: background workers too (the assembly lookups of the assemblies phases).
+  const app = await createApp(config, { db, logger, workers: process.env.BENCH_WORKERS === '1', projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });

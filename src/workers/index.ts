@@ -18,8 +18,12 @@ export class Workers {
 
   /** One pass of every worker, now. */
   async runOnce(): Promise<WorkersPassResult> {
+    return this.pass(this.workers);
+  }
+
+  private async pass(workers: Worker[]): Promise<WorkersPassResult> {
     const result: WorkersPassResult = {};
-    for (const w of this.workers) result[w.name] = await w.runOnce(this.services);
+    for (const w of workers) result[w.name] = await w.runOnce(this.services);
     return result;
   }
 
@@ -28,16 +32,20 @@ export class Workers {
     if (this.loop) return;
     const abort = new AbortController();
     this.abort = abort;
-    this.loop = (async () => {
-      while (!abort.signal.aborted) {
-        try {
-          await this.runOnce();
-        } catch (err) {
-          this.services.logger.error({ err }, 'worker pass failed');
+    // Workers with their own interval loop apart; the rest share one loop.
+    const groups = [{ workers: this.workers.filter((w) => w.everyMs === undefined), ms: intervalMs }, ...this.workers.flatMap((w) => (w.everyMs === undefined ? [] : [{ workers: [w], ms: w.everyMs }]))];
+    this.loop = Promise.all(
+      groups.map(async ({ workers, ms }) => {
+        while (!abort.signal.aborted) {
+          try {
+            await this.pass(workers);
+          } catch (err) {
+            this.services.logger.error({ err }, 'worker pass failed');
+          }
+          await delay(ms, undefined, { signal: abort.signal }).catch(() => {}); // aborted: stopping
         }
-        await delay(intervalMs, undefined, { signal: abort.signal }).catch(() => {}); // aborted: stopping
-      }
-    })();
+      }),
+    ).then(() => {});
   }
 
   /** Stops after the current pass. */

@@ -5,4 +5,6 @@ import type { Services } from '../context.ts';
 export interface Worker<R = unknown> {
   name: string;
   runOnce(services: Services): Promise<R>;
+  /** Its own interval when started, instead of the workers' common one (e.g. lookups that must finish in seconds). */
+  everyMs?: number;
 }

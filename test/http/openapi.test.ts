@@ -51,7 +51,10 @@ describe('OpenAPI document and /docs', () => {
       for (const t of post.tags) expect(SPEC_TAGS, `${op.id} tag ${t}`).to.include(t);
       if (op.request) resolve(post.requestBody.content['application/json'].schema.$ref);
       else expect(post.requestBody).to.equal(undefined);
-      resolve(post.responses['200'].content['application/json'].schema.$ref);
+      // Streams answer text/event-stream (each event's data is the schema), everything else JSON.
+      const success = post.responses['200'].content;
+      expect(Object.keys(success), op.id).to.deep.equal([op.kind === 'stream' ? 'text/event-stream' : 'application/json']);
+      resolve((success['application/json'] ?? success['text/event-stream']).schema.$ref);
       const errRef = post.responses.default.content['application/json'].schema.$ref;
       expect(errRef).to.equal(`#/components/schemas/${op.error}`);
       const err = resolve(errRef);

@@ -9,6 +9,7 @@ import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { runLookupPass } from '../../src/workers/assemblies/lookups.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -31,6 +32,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
+  await writeAssemblies(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -160,4 +162,23 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
     if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
   }
   ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
+}
+
+/** Vehicle lookups (enriched, tree only, unknown vehicle, still queued) and completed searches of two organizations. */
+async function writeAssemblies(svc: TestService): Promise<void> {
+  const [a, b] = [await svc.signUp(), await svc.signUp()];
+  const golf = { vrm: { plate: 'ab21 cde', location: { country: 'gb' } } };
+  const vin = { chassis_number: 'WVWZZZCDZMW000001' };
+  const unknown = { vrm: { plate: 'ZZ99ZZZ', location: { country: 'GB' } } };
+  for (const vehicle of [golf, vin, unknown]) ok(await svc.call(ops['assemblies.v4.search'], { vehicle }, a.token), 'assemblies.v4.search');
+  svc.clock.advance(5_000);
+  await runLookupPass(svc.app);
+  await settle(svc);
+  svc.clock.advance(5_000);
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: vin, hca_ids: ['02'] }, b.token), 'assemblies.v4.search');
+  // Enriches the first two; the last search below queues one more.
+  await runLookupPass(svc.app);
+  await settle(svc);
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: golf, hca_ids: ['01.01.01'] }, a.token), 'assemblies.v4.search');
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: { vrm: { plate: 'KS23HEV', location: { country: 'GB' } } } }, b.token), 'assemblies.v4.search');
 }
