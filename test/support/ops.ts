@@ -5,8 +5,9 @@ import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
 import { ingestOperations } from '../../src/areas/ingest.ts';
+import { analyticsOperations } from '../../src/areas/analytics.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...ingestOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...ingestOperations, ...analyticsOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];
