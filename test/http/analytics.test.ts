@@ -20,6 +20,7 @@ for (const backend of backends()) {
       const withHeaders = await svc.call(ops['analytics.events.insert'], { name: 'search.completed', properties: { hits: 3, vrm: 'AB12CDE' } }, me.token, { origin: 'https://estimator.example', referer: 'https://estimator.example/jobs/42?tab=parts' });
       expect(withHeaders.status).to.equal(200);
       expect(withHeaders.body).to.deep.include({ name: 'search.completed', origin: 'https://estimator.example', referer: 'https://estimator.example/jobs/42?tab=parts' });
+      svc.clock.advance(1000);
       const without = await svc.call(ops['analytics.events.insert'], { name: 'page_view' }, me.token);
       expect([without.body.origin, without.body.referer]).to.deep.equal([null, null]);
       const listed = await svc.call(ops['analytics.events.list'], {}, me.token);
