@@ -115,10 +115,15 @@ export async function runImportsPass(services: Services, opts: ImportsPassOption
         continue;
       } else continue;
     }
-    const outcome = await processImport(services, open, opts);
-    if (outcome === 'completed') result.completed.push(doc.id);
-    if (outcome === 'failed') result.failed.push(doc.id);
-    if (outcome !== 'stopped') services.logger.info({ import_id: doc.id, outcome }, 'import processed');
+    try {
+      const outcome = await processImport(services, open, opts);
+      if (outcome === 'completed') result.completed.push(doc.id);
+      if (outcome === 'failed') result.failed.push(doc.id);
+      if (outcome !== 'stopped') services.logger.info({ import_id: doc.id, outcome }, 'import processed');
+    } catch (err) {
+      // Storage or the log failing on one import must not hold up the others; the next pass tries it again.
+      services.logger.error({ err, import_id: doc.id }, 'import processing failed; retried on the next pass');
+    }
   }
   return result;
 }
