@@ -158,7 +158,7 @@ async function main(): Promise<void> {
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
   console.log('(g) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
-  console.log('(h) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (worker pass every 250 ms).');
+  console.log('(h) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

@@ -128,5 +128,8 @@ export async function runImportsPass(services: Services, opts: ImportsPassOption
   return result;
 }
 
+/** Every 2 s, so an import starts soon after its upload is committed (a pass with nothing open is one indexed query). */
+export const IMPORT_WORKER_INTERVAL_MS = 2000;
+
 /** The import worker as the composition root runs it. */
-export const importsWorker: Worker<ImportsPassResult> = { name: 'ingest.imports', runOnce: (services) => runImportsPass(services) };
+export const importsWorker: Worker<ImportsPassResult> = { name: 'ingest.imports', runOnce: (services) => runImportsPass(services), intervalMs: IMPORT_WORKER_INTERVAL_MS };
