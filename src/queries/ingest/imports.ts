@@ -53,8 +53,9 @@ export async function importDetail(ctx: RequestContext, doc: ImportDoc, page: { 
   };
 }
 
-/** Imports the worker has to look at: uploads not yet committed, and committed ones not yet processed; oldest first. */
+/** Imports the worker has to look at: committed ones not yet processed first, then uploads not yet committed; oldest first within each (many awaited uploads never hold up a committed import). */
 export async function openImports(knex: Knex, limit = 100): Promise<ImportDoc[]> {
-  const rows = await knex('ingest_imports').whereIn('status', ['awaiting_upload', 'queued', 'processing']).orderBy('created_at').orderBy('id').limit(limit).pluck('doc');
-  return rows as ImportDoc[];
+  const committed = await knex('ingest_imports').whereIn('status', ['queued', 'processing']).orderBy('created_at').orderBy('id').limit(limit).pluck('doc');
+  const awaiting = await knex('ingest_imports').where({ status: 'awaiting_upload' }).orderBy('created_at').orderBy('id').limit(limit).pluck('doc');
+  return [...(committed as ImportDoc[]), ...(awaiting as ImportDoc[])];
 }
