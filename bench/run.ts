@@ -9,6 +9,7 @@ import { benchReplay } from './replay.ts';
 import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
 import { benchAssemblies } from './assemblies.ts';
+import { benchAnalytics, benchIngest } from './ingest.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -22,9 +23,10 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest').split(',');
 const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
 const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
+const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
 // PGlite keeps the whole database in memory: the 1M-row list phase uses fewer rows there (said in the output).
 const invoicesFor = (b: BenchBackend) => Number(b === 'postgres' ? (process.env.BENCH_INVOICES ?? '1000000') : (process.env.BENCH_INVOICES_PGLITE ?? '200000'));
 const backends: BenchBackend[] = (process.env.BENCH_BACKENDS?.split(',') as BenchBackend[] | undefined) ?? (process.env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -143,12 +145,39 @@ async function main(): Promise<void> {
       report(lines, backend, '(f)');
       report(lines, backend, '(g)');
     }
+    if (only.includes('analytics')) {
+      const a = await benchAnalytics(backend, seconds * 1000);
+      out.analytics = a;
+      const p50x = a.billing_loaded.p50Ms / a.billing_unloaded.p50Ms;
+      lines.push(
+        { phase: '(h) analytics', backend, metric: 'auth.sessions.get c=32 ops/s (reference: cheapest signed-in request)', value: fmt(a.reference_c32.opsPerSec) },
+        { phase: '(h) analytics', backend, metric: 'analytics.events.insert c=32 events/s (of reference)', value: `${fmt(a.c32.opsPerSec)} (${fmt((a.c32.opsPerSec / a.reference_c32.opsPerSec) * 100, 1)}%)`, target: '>= 2,000 events/s', met: a.c32.opsPerSec >= 2000 },
+        { phase: '(h) analytics', backend, metric: 'analytics c=32 latency p50 / p99', value: `${fmt(a.c32.p50Ms, 1)} / ${fmt(a.c32.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: 'event-store appends per analytics event', value: fmt(a.appends_per_event, 3) },
+        { phase: '(h) analytics', backend, metric: `customers.insert alone p50 / p99 (${a.billing_unloaded.ops} serial)`, value: `${fmt(a.billing_unloaded.p50Ms, 1)} / ${fmt(a.billing_unloaded.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: `customers.insert under c=32 auth.sessions.get p50 / p99 (${a.billing_reference_loaded.ops} serial)`, value: `${fmt(a.billing_reference_loaded.p50Ms, 1)} / ${fmt(a.billing_reference_loaded.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: `customers.insert under c=32 analytics p50 / p99 (${a.billing_loaded.ops} serial)`, value: `${fmt(a.billing_loaded.p50Ms, 1)} / ${fmt(a.billing_loaded.p99Ms, 1)} ms (p50 ${fmt(p50x, 2)}x alone, ${fmt(a.billing_loaded.p50Ms / a.billing_reference_loaded.p50Ms, 2)}x under the reference load)` },
+      );
+      if (a.c32.errors) lines.push({ phase: '(h) analytics', backend, metric: 'errors', value: `${a.c32.errors}: ${a.c32.firstError}` });
+      report(lines, backend, '(h)');
+    }
+    if (only.includes('ingest')) {
+      const g = await benchIngest(backend, importRows);
+      out.ingest = g;
+      lines.push(
+        { phase: '(i) ingest', backend, metric: `plain multi-row INSERT of the same ${fmt(g.rows)} rows (reference)`, value: `${fmt(g.raw_insert_seconds, 1)} s` },
+        { phase: '(i) ingest', backend, metric: `CSV import of ${fmt(g.rows)} items (${fmt(g.bytes / 2 ** 20, 1)} MiB), prepare to listed`, value: `${fmt(g.seconds, 1)} s (${fmt(g.rows_per_sec)} rows/s; upload ${fmt(g.upload_seconds, 1)} s)`, target: '< 30 s', met: g.seconds < 30 },
+      );
+      report(lines, backend, '(i)');
+    }
   }
   console.log('');
   printTable(lines);
   console.log('\nTargets of issue 9, for a 2-core machine; (c0) is the plain CRUD reference measured in the same run.');
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
+  console.log('(g) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
+  console.log('(h) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

@@ -20,6 +20,8 @@ import * as m0056 from './0056_billing_attachments.ts';
 import * as m0057 from './0057_billing_attachment_retention.ts';
 import * as m0058 from './0058_sandbox_provider_payments.ts';
 import * as m0070 from './0070_assemblies.ts';
+import * as m0075 from './0075_ingest.ts';
+import * as m0076 from './0076_analytics.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -47,6 +49,8 @@ const migrations: Record<string, Migration> = {
   '0057_billing_attachment_retention': m0057,
   '0058_sandbox_provider_payments': m0058,
   '0070_assemblies': m0070,
+  '0075_ingest': m0075,
+  '0076_analytics': m0076,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

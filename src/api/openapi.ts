@@ -76,6 +76,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         summary: op.summary,
         description: [op.description, `Access: ${describeAccess(op)}.`, op.entitlement ? `Needs the \`${op.entitlement}\` entitlement in effect for the caller's organization (staff are exempt).` : '', op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
         security: op.access === 'public' ? [] : opts.surface === 'core' ? [{ bearerAuth: [] }] : [{ bearerAuth: [], integrationId: [] }],
+        ...(op.requestHeaders?.length ? { parameters: op.requestHeaders.map((h) => ({ name: h, in: 'header', required: false, description: `Recorded as given; null when absent.`, schema: { type: ['string', 'null'] } })) } : {}),
         ...(requestId ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestId) } } } } : {}),
         responses: {
           '200': op.kind === 'stream'

@@ -5,9 +5,11 @@ import { identity } from './identity.ts';
 import { integrations } from './integrations.ts';
 import { jobs } from './jobs.ts';
 import { assemblies } from './assemblies.ts';
+import { ingest } from './ingest.ts';
+import { analytics } from './analytics.ts';
 
 /** The areas, in the order their projections are prepared. */
-export const areas: Area[] = [identity, integrations, jobs, billing, assemblies];
+export const areas: Area[] = [identity, integrations, jobs, billing, assemblies, ingest, analytics];
 
 /** Every projection of every area, run by `project` and `start`, replayed by `rebuild`. */
 export const projections = areas.flatMap((a) => a.projections);

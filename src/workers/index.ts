@@ -27,25 +27,27 @@ export class Workers {
     return result;
   }
 
-  /** Runs a pass every `intervalMs` until stopped; a failed pass is logged and retried on the next tick. */
+  /** Runs a pass every `intervalMs` until stopped (a worker with its own interval on its own loop); a failed pass is logged and retried on the next tick. */
   start(intervalMs = 60_000): void {
     if (this.loop) return;
     const abort = new AbortController();
     this.abort = abort;
-    // Workers with their own interval loop apart; the rest share one loop.
-    const groups = [{ workers: this.workers.filter((w) => w.everyMs === undefined), ms: intervalMs }, ...this.workers.flatMap((w) => (w.everyMs === undefined ? [] : [{ workers: [w], ms: w.everyMs }]))];
-    this.loop = Promise.all(
-      groups.map(async ({ workers, ms }) => {
-        while (!abort.signal.aborted) {
-          try {
-            await this.pass(workers);
-          } catch (err) {
-            this.services.logger.error({ err }, 'worker pass failed');
-          }
-          await delay(ms, undefined, { signal: abort.signal }).catch(() => {}); // aborted: stopping
+    const common = this.workers.filter((w) => w.intervalMs === undefined);
+    const loops = [this.every(intervalMs, common, abort.signal), ...this.workers.filter((w) => w.intervalMs !== undefined).map((w) => this.every(w.intervalMs ?? intervalMs, [w], abort.signal))];
+    this.loop = Promise.all(loops).then(() => undefined);
+  }
+
+  private async every(intervalMs: number, workers: Worker[], signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && workers.length > 0) {
+      for (const w of workers) {
+        try {
+          await w.runOnce(this.services);
+        } catch (err) {
+          this.services.logger.error({ err, worker: w.name }, 'worker pass failed');
         }
-      }),
-    ).then(() => {});
+      }
+      await delay(intervalMs, undefined, { signal }).catch(() => {}); // aborted: stopping
+    }
   }
 
   /** Stops after the current pass. */

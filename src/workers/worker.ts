@@ -5,6 +5,6 @@ import type { Services } from '../context.ts';
 export interface Worker<R = unknown> {
   name: string;
   runOnce(services: Services): Promise<R>;
-  /** Its own interval when started, instead of the workers' common one (e.g. lookups that must finish in seconds). */
-  everyMs?: number;
+  /** Its own pass interval in ms (a worker whose work users wait for); without one it runs with the others on the common interval. */
+  intervalMs?: number;
 }

@@ -10,6 +10,7 @@ import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { runLookupPass } from '../../src/workers/assemblies/lookups.ts';
+import { importFile, itemsCsv, upload } from '../support/ingest.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -33,6 +34,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
   await writeAssemblies(svc);
+  await writeIngestAndAnalytics(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -181,4 +183,22 @@ async function writeAssemblies(svc: TestService): Promise<void> {
   await settle(svc);
   ok(await svc.call(ops['assemblies.v4.search'], { vehicle: golf, hca_ids: ['01.01.01'] }, a.token), 'assemblies.v4.search');
   ok(await svc.call(ops['assemblies.v4.search'], { vehicle: { vrm: { plate: 'KS23HEV', location: { country: 'GB' } } } }, b.token), 'assemblies.v4.search');
+}
+
+/** Imports (completed with bad rows, re-imported with a change, failed, awaiting upload, through an integration) and analytics events over two days. */
+async function writeIngestAndAnalytics(svc: TestService): Promise<void> {
+  const supplier = await svc.signUp({ kind: 'supplier' });
+  const me = { token: supplier.token };
+  await importFile(svc, me, 'csv', itemsCsv(2_500, { 7: 'SKU-00007,,,1,GBP,1,,', 1_200: 'SKU-01200,Lamp,,1,GBP,x,,' }));
+  svc.clock.advance(1000);
+  await importFile(svc, me, 'csv', itemsCsv(10, {}, (i) => (i === 3 ? 'Changed title' : `Front wing panel ${i}`)));
+  await importFile(svc, me, 'csv', 'not,a,header\n');
+  await upload(svc, me, 'ndjson', '{}\n');
+  const key = await installIntegration(svc, { token: supplier.token, scopes: ['supplier'] });
+  await importFile(svc, { headers: integrationHeaders(key) }, 'ndjson', `${JSON.stringify({ sku: 'NDJ-1', title: 'Radiator', price: { amount: 8900, currency: 'GBP' }, stock_quantity: 2, hca_ids: ['HCA-COOL-1'] })}\n{"sku":1}\n`);
+  const yesterday = new Date(svc.clock.now().getTime() - 86_400_000).toISOString();
+  for (let i = 0; i < 6; i++) {
+    const headers: Record<string, string> = i % 2 ? { origin: 'https://app.example', referer: `https://app.example/p/${i}` } : {};
+    ok(await svc.call(ops['analytics.events.insert'], { name: i % 3 ? 'search.completed' : 'page_view', properties: { i }, ...(i < 2 ? { occurred_at: yesterday } : {}) }, supplier.token, headers), 'analytics.events.insert');
+  }
 }

@@ -5,8 +5,10 @@ import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
 import { assembliesOperations } from '../../src/areas/assemblies.ts';
+import { ingestOperations } from '../../src/areas/ingest.ts';
+import { analyticsOperations } from '../../src/areas/analytics.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...assembliesOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

@@ -64,4 +64,4 @@ export async function runLookupPass(services: Services): Promise<LookupPassResul
 }
 
 /** The lookup worker as the composition root runs it: every second under `start`/`work` (lookups take seconds, not minutes). */
-export const assemblyLookupWorker: Worker<LookupPassResult> = { name: 'assemblies.lookups', runOnce: runLookupPass, everyMs: 1_000 };
+export const assemblyLookupWorker: Worker<LookupPassResult> = { name: 'assemblies.lookups', runOnce: runLookupPass, intervalMs: 1_000 };
