@@ -4,8 +4,9 @@ import { billingOperations } from '../../src/areas/billing.ts';
 import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
+import { billingUsageOperations } from '../../src/areas/billing-usage.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingUsageOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];
