@@ -51,7 +51,7 @@ async function subscriptionsOf(knex: Knex, batch: UsageBatch): Promise<string[]>
 }
 
 /** The batch as stored facts, one per distinct order id; the same id twice with other facts is a 400. */
-function distinctOrders(batch: UsageBatch, subscriptions: string[], now: Date): UsageOrder[] {
+function distinctOrders(batch: UsageBatch, subscriptions: string[], now: Date): { order: UsageOrder; index: number }[] {
   const seen = new Map<string, { order: UsageOrder; index: number }>();
   const issues: Issue[] = [];
   const future: Issue[] = [];
@@ -67,7 +67,7 @@ function distinctOrders(batch: UsageBatch, subscriptions: string[], now: Date): 
   });
   if (issues.length) throw ordersError('invalid_request', 'An order id appears twice in the batch with different facts.', issues);
   if (future.length) throw ordersError('occurred_in_future', 'Orders cannot occur after now.', future);
-  return [...seen.values()].map((s) => s.order);
+  return [...seen.values()];
 }
 
 /** The event id of an order's recording: derived from the order id, so every retry (any request, any process) appends the same event. */
@@ -103,11 +103,13 @@ async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ st
  */
 export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: UsageBatch): Promise<UsageBatchResult & { position: LogPosition | null }> {
   const subscriptions = await subscriptionsOf(ctx.knex, batch);
-  const orders = distinctOrders(batch, subscriptions, ctx.now);
+  const distinct = distinctOrders(batch, subscriptions, ctx.now);
+  const orders = distinct.map((d) => d.order);
+  const indexOf = new Map(distinct.map((d) => [d.order.order_id, d.index]));
   const existing = await usageByOrderIds(ctx.knex, orders.map((o) => o.order_id));
-  const conflicts = orders.flatMap((o, i) => {
+  const conflicts = distinct.flatMap(({ order: o, index }) => {
     const stored = existing.get(o.order_id);
-    return stored && !sameOrder(stored, o) ? [{ path: `orders.${i}`, message: conflictText(stored, o) }] : [];
+    return stored && !sameOrder(stored, o) ? [{ path: `orders.${index}`, message: conflictText(stored, o) }] : [];
   });
   if (conflicts.length) throw ordersError('usage_conflict', 'Some orders were recorded earlier with other facts; usage facts do not change.', conflicts);
   const status = new Map<string, 'recorded' | 'already_recorded'>();
@@ -123,7 +125,7 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
       const o = fresh[i + j];
       if (!o) return;
       position = laterPosition(position, r.position);
-      if (r.status === 'conflict') raced.push({ path: `orders.${orders.indexOf(o)}`, message: r.stored ? conflictText(r.stored, o) : `order ${o.order_id} was recorded at the same time with other facts` });
+      if (r.status === 'conflict') raced.push({ path: `orders.${indexOf.get(o.order_id) ?? 0}`, message: r.stored ? conflictText(r.stored, o) : `order ${o.order_id} was recorded at the same time with other facts` });
       else status.set(o.order_id, r.status);
     });
   }
