@@ -17,6 +17,7 @@ import * as m0053 from './0053_billing_entitlements.ts';
 import * as m0054 from './0054_billing_exchange_rates.ts';
 import * as m0055 from './0055_billing_payment_methods.ts';
 import * as m0056 from './0056_billing_attachments.ts';
+import * as m0060 from './0060_billing_configuration.ts';
 import * as m0065 from './0065_billing_usage.ts';
 
 interface Migration {
@@ -42,6 +43,7 @@ const migrations: Record<string, Migration> = {
   '0054_billing_exchange_rates': m0054,
   '0055_billing_payment_methods': m0055,
   '0056_billing_attachments': m0056,
+  '0060_billing_configuration': m0060,
   '0065_billing_usage': m0065,
 };
 

@@ -1,0 +1,72 @@
+// Loads a subscription's ConfigurationSnapshot from the configuration read models: three queries whatever the
+// number of orders to rate (subscription, relationships, revisions). Only this folder reads billing_config_* tables.
+import type { Knex } from 'knex';
+import type { BaselineRevision, ConfigurationSnapshot, PricingRevision, RelationshipFacts } from '../../../domain/billing/configuration/snapshot.ts';
+import type { RelationshipDoc, RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
+import type { SubscriptionDoc } from '../../../projections/billing/subscriptions.ts';
+import { subscriptionOrNotFound } from '../subscriptions.ts';
+
+/** What the loader needs of a context: a request context or a worker's services both fit. */
+export interface SnapshotSource {
+  services: { knex: Knex };
+}
+
+/** Narrows a snapshot to what resolving some events needs (answers on it equal those on the whole snapshot). */
+export interface SnapshotScope {
+  /** Only the relationships of these (seller, buyer) pairs. */
+  pairs?: { seller: string; buyer: string }[];
+  /** Only the revisions whose effective range contains one of these instants (ISO). */
+  at?: string[];
+}
+
+/** The relationship facts of a stored relationship. */
+export function relationshipFacts(doc: RelationshipDoc): RelationshipFacts {
+  return { relationship_id: doc.relationship_id, seller: doc.seller, buyer: doc.buyer, recorded_at: doc.recorded_at, claims: doc.claims, evidence: doc.evidence };
+}
+
+/** Splits stored revisions into the snapshot's baseline and pricing lists (recording order). */
+export function splitRevisions(docs: RevisionDoc[]): { baselines: BaselineRevision[]; pricing: PricingRevision[] } {
+  const baselines: BaselineRevision[] = [];
+  const pricing: PricingRevision[] = [];
+  for (const d of docs.sort((a, b) => a.sequence - b.sequence)) {
+    const common = { revision_id: d.revision_id, sequence: d.sequence, effective_from: d.effective_from, effective_to: d.effective_to, actor: d.actor, reason: d.reason, recorded_at: d.recorded_at, supersedes: d.supersedes };
+    if (d.kind === 'baseline') baselines.push({ ...common, monthly_exempt_amount: d.monthly_exempt_amount, currency: d.currency });
+    else pricing.push({ ...common, currency: d.currency, rates_bps: d.rates_bps, minimum_fee: d.minimum_fee });
+  }
+  return { baselines, pricing };
+}
+
+/** The stored subscription, or 404 subscription_not_found. */
+export async function configuredSubscription(src: SnapshotSource, subscriptionId: string): Promise<SubscriptionDoc> {
+  return subscriptionOrNotFound(src.services.knex, subscriptionId);
+}
+
+/**
+ * Everything of `subscriptionId` needed to resolve and rate (404 subscription_not_found when unknown). Recorded
+ * history is complete: `as_of` is applied by resolve/rateOrders, not here. `scope` narrows it for one resolve.
+ */
+export async function loadConfigurationSnapshot(src: SnapshotSource, subscriptionId: string, scope: SnapshotScope = {}): Promise<ConfigurationSnapshot> {
+  const knex = src.services.knex;
+  const subscription = await configuredSubscription(src, subscriptionId);
+  const rels = knex('billing_config_relationships').where({ subscription_id: subscriptionId }).select('doc');
+  if (scope.pairs) {
+    const pairs = scope.pairs;
+    if (pairs.length === 0) rels.whereRaw('false');
+    else rels.whereRaw(`(seller, buyer) in (${pairs.map(() => '(?::uuid, ?::uuid)').join(', ')})`, pairs.flatMap((p) => [p.seller, p.buyer]));
+  }
+  const revs = knex('billing_config_revisions').where({ subscription_id: subscriptionId }).select('doc');
+  if (scope.at) {
+    const at = scope.at;
+    revs.where((q) => {
+      for (const t of at) q.orWhere((w) => w.where('effective_from', '<=', t).andWhere((x) => x.whereNull('effective_to').orWhere('effective_to', '>', t)));
+    });
+  }
+  const relRows = (await rels) as { doc: RelationshipDoc }[];
+  const revRows = (await revs) as { doc: RevisionDoc }[];
+  return {
+    subscription_id: subscription.id,
+    organization_id: subscription.organization_id,
+    relationships: relRows.map((r) => relationshipFacts(r.doc)),
+    ...splitRevisions(revRows.map((r) => r.doc)),
+  };
+}
