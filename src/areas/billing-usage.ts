@@ -1,4 +1,5 @@
-// Usage rating: usage facts, invoices generated from them, the orders behind metered lines, re-rating previews.
+// The usage half of the billing-configuration area: usage facts, invoices generated from them, the orders behind
+// metered lines, re-rating previews (the manifest billing-configuration.ts lists these).
 import { billingUsageCommands } from '../commands/billing/usage.ts';
 import { billingUsageInvoiceCommands } from '../commands/billing/usage-invoices.ts';
 import { billingUsageProjection } from '../projections/billing/usage.ts';
@@ -6,15 +7,12 @@ import { billingInvoiceOrdersProjection } from '../projections/billing/invoice-o
 import { billingInvoiceOrderQueries } from '../queries/billing/invoice-orders.ts';
 import { billingUsageRerateQueries } from '../queries/billing/usage-rerate.ts';
 import { usageInvoicesWorker } from '../workers/billing/usage-invoices.ts';
-import type { Area } from './area.ts';
 
-/** Typed usage operations (tests call them through these). */
+/** Typed usage operations. */
 export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries];
 
-/** The usage half of billing configuration as the composition root assembles it. */
-export const billingUsage: Area = {
-  name: 'billing-usage',
-  operations: billingUsageOperations,
-  projections: [billingUsageProjection, billingInvoiceOrdersProjection],
-  workers: [usageInvoicesWorker],
-};
+/** Read models of usage facts and of the orders behind metered lines. */
+export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection];
+
+/** The worker that generates usage invoices once a month has ended. */
+export const billingUsageWorkers = [usageInvoicesWorker];

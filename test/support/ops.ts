@@ -4,9 +4,9 @@ import { billingOperations } from '../../src/areas/billing.ts';
 import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
-import { billingUsageOperations } from '../../src/areas/billing-usage.ts';
+import { billingConfigurationOperations } from '../../src/areas/billing-configuration.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingUsageOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

@@ -39,6 +39,14 @@ export interface HistoryDoc {
   superseded: Superseded[];
   /** The claim status the relationship moved to (relationship entries), else null. */
   claim_status: ClaimStatus | null;
+  /** The revision recorded (revision entries), else null. */
+  revision: RevisionDoc | null;
+}
+
+/** The stored revision of a recorded revision event. */
+export function revisionDocOf(event: RevisionEvent): RevisionDoc {
+  const parts = { superseded: event.data.supersedes, supersedes: event.data.supersedes.map((s) => s.revision_id) };
+  return event.type === 'BaselineRevisionRecorded' ? { ...event.data, kind: 'baseline', ...parts } : { ...event.data, kind: 'pricing', ...parts };
 }
 
 const historyCodec = eventCodec({ ...relationshipEvents, ...revisionEvents });
@@ -85,8 +93,8 @@ export const billingConfigurationProjection = documentProjection({
         recorded_at: d.recorded_at,
       }),
       handlers: {
-        BaselineRevisionRecorded: (_doc, d) => ({ ...d, kind: 'baseline', superseded: d.supersedes, supersedes: d.supersedes.map((s) => s.revision_id) }),
-        PricingRevisionRecorded: (_doc, d) => ({ ...d, kind: 'pricing', superseded: d.supersedes, supersedes: d.supersedes.map((s) => s.revision_id) }),
+        BaselineRevisionRecorded: (_doc, data) => revisionDocOf({ type: 'BaselineRevisionRecorded', data }),
+        PricingRevisionRecorded: (_doc, data) => revisionDocOf({ type: 'PricingRevisionRecorded', data }),
       },
     }),
     documentTable<HistoryDoc, RelationshipEvent | RevisionEvent>({
@@ -95,8 +103,8 @@ export const billingConfigurationProjection = documentProjection({
       keyOf: (e) => e.id,
       columns: (d) => ({ subscription_id: d.subscription_id, recorded_at: d.recorded_at }),
       handlers: {
-        BaselineRevisionRecorded: (_doc, d, e) => revisionEntry(e.id, 'baseline', d),
-        PricingRevisionRecorded: (_doc, d, e) => revisionEntry(e.id, 'pricing', d),
+        BaselineRevisionRecorded: (_doc, data, e) => revisionEntry(e.id, revisionDocOf({ type: 'BaselineRevisionRecorded', data })),
+        PricingRevisionRecorded: (_doc, data, e) => revisionEntry(e.id, revisionDocOf({ type: 'PricingRevisionRecorded', data })),
         RelationshipClaimed: (_doc, d, e) => relationshipEntry(e.id, 'relationship_claim', d, e.metadata.actor, d.claimed_at, 'claimed'),
         RelationshipClaimDecided: (_doc, d, e) => relationshipEntry(e.id, 'relationship_decision', d, e.metadata.actor, d.decided_at, d.decision),
       },
@@ -104,18 +112,19 @@ export const billingConfigurationProjection = documentProjection({
   ],
 });
 
-function revisionEntry(id: string, kind: 'baseline' | 'pricing', d: RevisionEvent['data']): HistoryDoc {
+function revisionEntry(id: string, r: RevisionDoc): HistoryDoc {
   return {
     id,
-    subscription_id: d.subscription_id,
-    kind,
-    recorded_at: d.recorded_at,
-    actor: d.actor,
-    reason: d.reason,
-    revision_id: d.revision_id,
+    subscription_id: r.subscription_id,
+    kind: r.kind,
+    recorded_at: r.recorded_at,
+    actor: r.actor,
+    reason: r.reason,
+    revision_id: r.revision_id,
     relationship_id: null,
-    superseded: d.supersedes,
+    superseded: r.superseded,
     claim_status: null,
+    revision: r,
   };
 }
 
@@ -127,5 +136,5 @@ function relationshipEntry(
   at: string,
   status: ClaimStatus,
 ): HistoryDoc {
-  return { id, subscription_id: d.subscription_id, kind, recorded_at: at, actor, reason: d.reason, revision_id: null, relationship_id: d.relationship_id, superseded: [], claim_status: status };
+  return { id, subscription_id: d.subscription_id, kind, recorded_at: at, actor, reason: d.reason, revision_id: null, relationship_id: d.relationship_id, superseded: [], claim_status: status, revision: null };
 }

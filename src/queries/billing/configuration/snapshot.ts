@@ -28,7 +28,7 @@ export function relationshipFacts(doc: RelationshipDoc): RelationshipFacts {
 export function splitRevisions(docs: RevisionDoc[]): { baselines: BaselineRevision[]; pricing: PricingRevision[] } {
   const baselines: BaselineRevision[] = [];
   const pricing: PricingRevision[] = [];
-  for (const d of docs.sort((a, b) => a.sequence - b.sequence)) {
+  for (const d of [...docs].sort((a, b) => a.sequence - b.sequence)) {
     const common = { revision_id: d.revision_id, sequence: d.sequence, effective_from: d.effective_from, effective_to: d.effective_to, actor: d.actor, reason: d.reason, recorded_at: d.recorded_at, supersedes: d.supersedes };
     if (d.kind === 'baseline') baselines.push({ ...common, monthly_exempt_amount: d.monthly_exempt_amount, currency: d.currency });
     else pricing.push({ ...common, currency: d.currency, rates_bps: d.rates_bps, minimum_fee: d.minimum_fee });
@@ -41,11 +41,8 @@ export async function configuredSubscription(src: SnapshotSource, subscriptionId
   return subscriptionOrNotFound(src.services.knex, subscriptionId);
 }
 
-/**
- * Everything of `subscriptionId` needed to resolve and rate (404 subscription_not_found when unknown). Recorded
- * history is complete: `as_of` is applied by resolve/rateOrders, not here. `scope` narrows it for one resolve.
- */
-export async function loadConfigurationSnapshot(src: SnapshotSource, subscriptionId: string, scope: SnapshotScope = {}): Promise<ConfigurationSnapshot> {
+/** The stored documents a snapshot is made of (the subscription, its relationships and revisions, narrowed by `scope`). */
+export async function loadSnapshotDocs(src: SnapshotSource, subscriptionId: string, scope: SnapshotScope = {}): Promise<{ subscription: SubscriptionDoc; relationships: RelationshipDoc[]; revisions: RevisionDoc[] }> {
   const knex = src.services.knex;
   const subscription = await configuredSubscription(src, subscriptionId);
   const rels = knex('billing_config_relationships').where({ subscription_id: subscriptionId }).select('doc');
@@ -63,10 +60,23 @@ export async function loadConfigurationSnapshot(src: SnapshotSource, subscriptio
   }
   const relRows = (await rels) as { doc: RelationshipDoc }[];
   const revRows = (await revs) as { doc: RevisionDoc }[];
+  return { subscription, relationships: relRows.map((r) => r.doc), revisions: revRows.map((r) => r.doc) };
+}
+
+/** The snapshot of loaded documents. */
+export function snapshotOf(docs: { subscription: SubscriptionDoc; relationships: RelationshipDoc[]; revisions: RevisionDoc[] }): ConfigurationSnapshot {
   return {
-    subscription_id: subscription.id,
-    organization_id: subscription.organization_id,
-    relationships: relRows.map((r) => relationshipFacts(r.doc)),
-    ...splitRevisions(revRows.map((r) => r.doc)),
+    subscription_id: docs.subscription.id,
+    organization_id: docs.subscription.organization_id,
+    relationships: docs.relationships.map(relationshipFacts),
+    ...splitRevisions(docs.revisions),
   };
+}
+
+/**
+ * Everything of `subscriptionId` needed to resolve and rate (404 subscription_not_found when unknown). Recorded
+ * history is complete: `as_of` is applied by resolve/rateOrders, not here. `scope` narrows it for one resolve.
+ */
+export async function loadConfigurationSnapshot(src: SnapshotSource, subscriptionId: string, scope: SnapshotScope = {}): Promise<ConfigurationSnapshot> {
+  return snapshotOf(await loadSnapshotDocs(src, subscriptionId, scope));
 }

@@ -1,0 +1,6 @@
+// Billing-configuration write operations.
+import { relationshipsInsert, relationshipsUpdate } from './relationships.ts';
+import { baselinesInsert, pricingInsert } from './revisions.ts';
+
+/** Every billing-configuration write operation. */
+export const configurationCommands = [relationshipsInsert, relationshipsUpdate, baselinesInsert, pricingInsert];
