@@ -1,7 +1,8 @@
 // Helpers for usage suites: a seller organization with an active subscription, and orders to record.
 import { expect } from 'chai';
-import type { RequestOf, TestService } from './app.ts';
-import { enableCurrency, platformStaff, price, product } from './catalogue.ts';
+import type { ReplyOf, RequestOf, TestService } from './app.ts';
+import { createSession } from '../../src/commands/identity/identity.ts';
+import { enableCurrency, price, product } from './catalogue.ts';
 import { ops } from './ops.ts';
 
 /** One order as billing.usage.insert takes it. */
@@ -15,11 +16,22 @@ export interface Seller {
   customerId: string;
 }
 
-/** Signs up a supplier, makes its billing customer, and subscribes it (platform staff) to a monthly price. */
+/** A session that outlives suites moving the clock by months. */
+export async function longToken(svc: TestService, u: { userId: string; orgId: string }): Promise<string> {
+  return (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
+}
+
+/** Signs up platform staff with a year-long session. */
+export async function longPlatformStaff(svc: TestService): Promise<string> {
+  return longToken(svc, await svc.signUp({ kind: 'platform', role: 'member', staff: ['platform_staff'] }));
+}
+
+/** Signs up a supplier (year-long session), makes its billing customer, and subscribes it (platform staff) to a monthly price. */
 export async function sellerWithSubscription(svc: TestService, opts: { platform?: string; currency?: string } = {}): Promise<Seller> {
-  const platform = opts.platform ?? (await platformStaff(svc));
+  const platform = opts.platform ?? (await longPlatformStaff(svc));
   await enableCurrency(svc, platform, opts.currency ?? 'GBP');
   const u = await svc.signUp({ kind: 'supplier' });
+  u.token = await longToken(svc, u);
   const c = await svc.call(ops['billing.customers.insert'], { name: `Seller ${u.orgId.slice(0, 8)}`, email: 'ap@seller.example', currency: opts.currency ?? 'GBP' }, u.token);
   expect(c.status, JSON.stringify(c.body)).to.equal(200);
   const p = await price(svc, platform, await product(svc, platform, 'Marketplace'), { type: 'recurring', recurring: { interval: 'month' }, currency: opts.currency ?? 'GBP' });
@@ -33,4 +45,29 @@ export async function sellerWithSubscription(svc: TestService, opts: { platform?
 /** An order of `seller` to `buyer`: GBP unless told otherwise. */
 export function order(orderId: string, seller: string, buyer: string, amount: number, occurredAt: string, currency = 'GBP'): OrderInput {
   return { order_id: orderId, seller, buyer, amount: { amount, currency }, occurred_at: occurredAt };
+}
+
+type PricingInsert = RequestOf<(typeof ops)['billing.configuration.pricing.insert']>;
+
+/** Records a pricing revision (GBP unless told otherwise) as billing staff; returns it. */
+export async function pricing(svc: TestService, staff: string, subscriptionId: string, over: Partial<PricingInsert> & Pick<PricingInsert, 'effective_from' | 'rates_bps'>) {
+  const res = await svc.call(ops['billing.configuration.pricing.insert'], { subscription_id: subscriptionId, currency: 'GBP', minimum_fee: 0, reason: 'Rate card', ...over }, staff);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}
+
+/** One order of billing.invoices.orders.list. */
+export type InvoiceOrder = ReplyOf<(typeof ops)['billing.invoices.orders.list']>['body']['items'][number];
+
+/** Every order of an invoice, read page by page (`limit` per page). */
+export async function allOrders(svc: TestService, token: string, invoiceId: string, limit = 200): Promise<InvoiceOrder[]> {
+  const out: InvoiceOrder[] = [];
+  let cursor: string | undefined;
+  for (;;) {
+    const res = await svc.call(ops['billing.invoices.orders.list'], { invoice_id: invoiceId, limit, ...(cursor ? { cursor } : {}) }, token);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    out.push(...res.body.items);
+    if (!res.body.pagination) return out;
+    cursor = res.body.pagination.cursor;
+  }
 }
