@@ -80,6 +80,7 @@ for (const backend of backends()) {
         'billing.customers.attachments.list': (id) => ({ customer_id: id(acme.customerId) }),
         'billing.invoices.attachments.prepare': (id) => ({ invoice_id: id(inv.id), files: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 10 }] }),
         'billing.invoices.attachments.list': (id) => ({ invoice_id: id(inv.id) }),
+        'billing.invoices.orders.list': (id) => ({ invoice_id: id(inv.id) }),
       };
       const real = (x: string) => x;
       const missing = () => MISSING;

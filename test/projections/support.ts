@@ -9,6 +9,7 @@ import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { order, sellerWithSubscription } from '../support/usage.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -31,6 +32,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
+  await writeUsage(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -160,4 +162,21 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
     if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
   }
   ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
+}
+
+/** Usage facts of a seller (one re-sent), priced, and the invoice generated from them (its orders fill billing_invoice_orders). */
+async function writeUsage(svc: TestService): Promise<void> {
+  const staff = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff', 'platform_staff'] });
+  const seller = await sellerWithSubscription(svc, { platform: staff.token });
+  const buyer = await svc.signUp();
+  ok(await svc.call(ops['billing.configuration.pricing.insert'], {
+    subscription_id: seller.subscriptionId, effective_from: '2026-01-01', currency: 'GBP', rates_bps: { platform_introduced: 250, pre_existing: 100 }, minimum_fee: 30, reason: 'Rate card',
+  }, staff.token), 'pricing.insert');
+  ok(await svc.call(ops['billing.configuration.relationships.insert'], { subscription_id: seller.subscriptionId, seller: seller.orgId, buyer: buyer.orgId }, staff.token), 'relationships.insert');
+  const month = new Date(Date.UTC(svc.clock.now().getUTCFullYear(), svc.clock.now().getUTCMonth() - 1, 1));
+  const at = (day: number) => new Date(month.getTime() + day * 86_400_000).toISOString();
+  const orders = [order('S-1', seller.orgId, buyer.orgId, 12000, at(1)), order('S-2', seller.orgId, buyer.orgId, 800, at(2)), order('S-3', seller.orgId, buyer.orgId, 5000, at(3))];
+  ok(await svc.call(ops['billing.usage.insert'], { orders }, staff.token), 'usage.insert');
+  ok(await svc.call(ops['billing.usage.insert'], { orders: orders.slice(1) }, staff.token), 'usage.insert again');
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: month.toISOString().slice(0, 7) }, staff.token), 'invoices.generate');
 }
