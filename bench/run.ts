@@ -8,6 +8,7 @@ import { benchAppends } from './appends.ts';
 import { benchReplay } from './replay.ts';
 import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
+import { benchUsage } from './usage.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -21,7 +22,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,usage').split(',');
 // PGlite keeps the whole database in memory: the 1M-row list phase uses fewer rows there (said in the output).
 const invoicesFor = (b: BenchBackend) => Number(b === 'postgres' ? (process.env.BENCH_INVOICES ?? '1000000') : (process.env.BENCH_INVOICES_PGLITE ?? '200000'));
 const backends: BenchBackend[] = (process.env.BENCH_BACKENDS?.split(',') as BenchBackend[] | undefined) ?? (process.env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -124,6 +125,19 @@ async function main(): Promise<void> {
         value: `${fmt(l.p50Ms, 1)} / ${fmt(l.p99Ms, 1)} ms`, target: 'p99 < 15 ms', met: l.p99Ms < 15,
       });
       report(lines, backend, '(e)');
+    }
+    if (only.includes('usage')) {
+      const u = await benchUsage(backend, Number(process.env.BENCH_USAGE_ORDERS ?? '100000'), 400);
+      out.usage = u;
+      lines.push(
+        { phase: '(f) usage invoice', backend, metric: `plain SELECT of the month's ${fmt(u.orders)} usage rows (reference)`, value: `${fmt(u.select_rows_seconds, 2)} s` },
+        {
+          phase: '(f) usage invoice', backend, metric: `billing.invoices.generate from ${fmt(u.orders)} orders (${u.lines} lines)`, value: `${fmt(u.generate_seconds, 2)} s`,
+          ...(pg ? { target: '< 10 s', met: u.generate_seconds < 10 } : {}),
+        },
+        { phase: '(f) usage invoice', backend, metric: `invoices.orders.list p50 / p99, ${u.list_requests} pages of 50`, value: `${fmt(u.list_p50_ms, 1)} / ${fmt(u.list_p99_ms, 1)} ms`, target: 'p99 < 20 ms', met: u.list_p99_ms < 20 },
+      );
+      report(lines, backend, '(f)');
     }
   }
   console.log('');
