@@ -7,7 +7,8 @@ import type { RevisionInput } from '../../../domain/billing/configuration/revisi
 import { billingConfigurationProjection } from '../../../projections/billing/configuration/configuration.ts';
 import type { RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
 import { enabledCurrencyCodes } from '../../../queries/billing/currencies.ts';
-import { baselineBody, pricingBody, revisionDocs } from '../../../queries/billing/configuration/details.ts';
+import { baselineBody, pricingBody } from '../../../queries/billing/configuration/details.ts';
+import { revisionDocs } from '../../../queries/billing/configuration/configuration.ts';
 import { configurations } from './handlers.ts';
 import { writableSubscription } from './relationships.ts';
 
@@ -33,7 +34,7 @@ async function revisionInput(ctx: RequestContext, req: { subscription_id: string
 
 /** The stored revision just written. */
 async function written(ctx: RequestContext, id: string): Promise<RevisionDoc> {
-  const doc = (await revisionDocs(ctx, [id])).get(id);
+  const doc = (await revisionDocs(ctx.services.knex, [id])).get(id);
   if (!doc) throw configurationErrors.error('projection_lag', 'The revision was recorded but is not yet readable; retry shortly.');
   return doc;
 }

@@ -53,7 +53,7 @@ const historyCodec = eventCodec({ ...relationshipEvents, ...revisionEvents });
 
 /** Builds the configuration read models from relationship and configuration events. */
 export const billingConfigurationProjection = documentProjection({
-  name: 'billing.configuration',
+  name: 'billing.configuration/configuration',
   version: 1,
   tables: [
     documentTable<RelationshipDoc, RelationshipEvent>({

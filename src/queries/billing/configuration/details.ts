@@ -6,6 +6,7 @@ import { configurationErrors } from '../../../domain/billing/configuration/error
 import type { RelationshipDoc, RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
 import type { SnapshotSource } from './snapshot.ts';
 import { relationshipFacts } from './snapshot.ts';
+import { relationshipDoc } from './configuration.ts';
 
 /** billing.RelationshipDetail of a stored relationship, classified as known at `now`. */
 export function relationshipBody(doc: RelationshipDoc, now: Date): z.input<typeof RelationshipDetail> {
@@ -24,15 +25,9 @@ export function relationshipBody(doc: RelationshipDoc, now: Date): z.input<typeo
   };
 }
 
-/** A stored relationship by id, or null. */
-export async function relationshipDoc(src: SnapshotSource, id: string): Promise<RelationshipDoc | null> {
-  const row = await src.services.knex('billing_config_relationships').where({ id }).first('doc');
-  return (row?.doc as RelationshipDoc | undefined) ?? null;
-}
-
 /** A stored relationship by id, or 404 relationship_not_found. */
 export async function relationshipOrNotFound(src: SnapshotSource, id: string): Promise<RelationshipDoc> {
-  const doc = await relationshipDoc(src, id);
+  const doc = await relationshipDoc(src.services.knex, id);
   if (!doc) throw configurationErrors.error('relationship_not_found', `No relationship ${id}.`);
   return doc;
 }
@@ -60,11 +55,4 @@ export function baselineBody(doc: RevisionDoc & { kind: 'baseline' }): z.input<t
 /** billing.PricingRevisionDetail of a stored pricing revision. */
 export function pricingBody(doc: RevisionDoc & { kind: 'pricing' }): z.input<typeof PricingRevisionDetail> {
   return { ...revisionCommon(doc), currency: doc.currency, rates_bps: doc.rates_bps, minimum_fee: doc.minimum_fee };
-}
-
-/** Stored revisions by id (any kind). */
-export async function revisionDocs(src: SnapshotSource, ids: string[]): Promise<Map<string, RevisionDoc>> {
-  if (ids.length === 0) return new Map();
-  const rows = (await src.services.knex('billing_config_revisions').whereIn('id', ids).select('doc')) as { doc: RevisionDoc }[];
-  return new Map(rows.map((r) => [r.doc.revision_id, r.doc]));
 }

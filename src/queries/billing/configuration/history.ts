@@ -1,4 +1,4 @@
-// billing.configuration.history.get, reading billing_config_history: newest first, bounded, answerable as of a past instant.
+// billing.configuration.history.get: newest first, bounded, answerable as of a past instant.
 import { operation } from '../../../api/operation.ts';
 import { ConfigurationHistoryRequest, ConfigurationHistoryResponse } from '../../../api/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
@@ -7,6 +7,7 @@ import { decodeCursor, encodeCursor } from '../../pagination.ts';
 import { baselineBody, pricingBody } from './details.ts';
 import { asOfOf } from './resolve.ts';
 import { configuredSubscription } from './snapshot.ts';
+import { historySlice } from './configuration.ts';
 
 /** The API body of one history entry. */
 function entryBody(doc: HistoryDoc) {
@@ -34,13 +35,13 @@ export const configurationHistoryGet = operation({
   async handle(ctx, req) {
     const asOf = asOfOf(ctx.now, req.as_of);
     await configuredSubscription(ctx, req.subscription_id);
-    const q = ctx.services.knex('billing_config_history').where({ subscription_id: req.subscription_id }).andWhere('recorded_at', '<=', asOf).select('id', 'recorded_at', 'doc');
+    let before: [string, string] | undefined;
     if (req.cursor) {
       const [at, id] = decodeCursor(req.cursor, 2);
       if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw commonCursorError();
-      q.whereRaw('(recorded_at, id) < (?::timestamptz, ?::uuid)', [at, id]);
+      before = [at, id];
     }
-    const rows = (await q.orderBy([{ column: 'recorded_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(req.limit + 1)) as { id: string; recorded_at: Date; doc: HistoryDoc }[];
+    const rows = await historySlice(ctx.services.knex, req.subscription_id, { asOf, limit: req.limit, before });
     const pageRows = rows.slice(0, req.limit);
     const last = pageRows.at(-1);
     return {

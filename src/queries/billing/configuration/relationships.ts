@@ -1,10 +1,11 @@
-// billing.configuration.relationships.list, reading billing_config_relationships.
+// billing.configuration.relationships.list: a subscription's relationships, oldest first, filtered and sliced.
 import { z } from 'zod';
 import { operation } from '../../../api/operation.ts';
 import { RelationshipDetail, RelationshipListRequest } from '../../../api/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RelationshipDoc } from '../../../projections/billing/configuration/configuration.ts';
-import { relationshipBody, relationshipDoc } from './details.ts';
+import { relationshipBody } from './details.ts';
+import { relationshipDoc, relationshipSlice } from './configuration.ts';
 import { configuredSubscription } from './snapshot.ts';
 
 export const relationshipsList = operation({
@@ -15,14 +16,13 @@ export const relationshipsList = operation({
   errors: configurationErrors.list('subscription_not_found', 'relationship_not_found'), access: 'billing_staff',
   async handle(ctx, req) {
     await configuredSubscription(ctx, req.subscription_id);
-    const q = ctx.services.knex('billing_config_relationships').where({ subscription_id: req.subscription_id }).select('doc').orderBy([{ column: 'created_at' }, { column: 'id' }]).limit(req.limit);
-    if (req.buyer) q.where({ buyer: req.buyer });
-    if (req.claim_status) q.whereRaw(`doc->>'claim_status' = ?`, [req.claim_status]);
+    let after: RelationshipDoc | undefined;
     if (req.starting_after) {
-      const after = await relationshipDoc(ctx, req.starting_after);
-      if (!after || after.subscription_id !== req.subscription_id) throw configurationErrors.error('relationship_not_found', `starting_after: no relationship ${req.starting_after} on this subscription.`);
-      q.whereRaw('(created_at, id) > (?::timestamptz, ?::uuid)', [after.recorded_at, after.relationship_id]);
+      const doc = await relationshipDoc(ctx.services.knex, req.starting_after);
+      if (!doc || doc.subscription_id !== req.subscription_id) throw configurationErrors.error('relationship_not_found', `starting_after: no relationship ${req.starting_after} on this subscription.`);
+      after = doc;
     }
-    return ((await q) as { doc: RelationshipDoc }[]).map((r) => relationshipBody(r.doc, ctx.now));
+    const docs = await relationshipSlice(ctx.services.knex, req.subscription_id, { limit: req.limit, buyer: req.buyer, claim_status: req.claim_status, after });
+    return docs.map((d) => relationshipBody(d, ctx.now));
   },
 });

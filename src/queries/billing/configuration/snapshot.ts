@@ -1,10 +1,11 @@
 // Loads a subscription's ConfigurationSnapshot from the configuration read models: three queries whatever the
-// number of orders to rate (subscription, relationships, revisions). Only this folder reads billing_config_* tables.
+// number of orders to rate (subscription, relationships, revisions), through the area's one table reader (configuration.ts).
 import type { Knex } from 'knex';
 import type { BaselineRevision, ConfigurationSnapshot, PricingRevision, RelationshipFacts } from '../../../domain/billing/configuration/snapshot.ts';
 import type { RelationshipDoc, RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
 import type { SubscriptionDoc } from '../../../projections/billing/subscriptions.ts';
 import { subscriptionOrNotFound } from '../subscriptions.ts';
+import { relationshipDocsOf, revisionDocsOf } from './configuration.ts';
 
 /** What the loader needs of a context: a request context or a worker's services both fit. */
 export interface SnapshotSource {
@@ -45,22 +46,9 @@ export async function configuredSubscription(src: SnapshotSource, subscriptionId
 export async function loadSnapshotDocs(src: SnapshotSource, subscriptionId: string, scope: SnapshotScope = {}): Promise<{ subscription: SubscriptionDoc; relationships: RelationshipDoc[]; revisions: RevisionDoc[] }> {
   const knex = src.services.knex;
   const subscription = await configuredSubscription(src, subscriptionId);
-  const rels = knex('billing_config_relationships').where({ subscription_id: subscriptionId }).select('doc');
-  if (scope.pairs) {
-    const pairs = scope.pairs;
-    if (pairs.length === 0) rels.whereRaw('false');
-    else rels.whereRaw(`(seller, buyer) in (${pairs.map(() => '(?::uuid, ?::uuid)').join(', ')})`, pairs.flatMap((p) => [p.seller, p.buyer]));
-  }
-  const revs = knex('billing_config_revisions').where({ subscription_id: subscriptionId }).select('doc');
-  if (scope.at) {
-    const at = scope.at;
-    revs.where((q) => {
-      for (const t of at) q.orWhere((w) => w.where('effective_from', '<=', t).andWhere((x) => x.whereNull('effective_to').orWhere('effective_to', '>', t)));
-    });
-  }
-  const relRows = (await rels) as { doc: RelationshipDoc }[];
-  const revRows = (await revs) as { doc: RevisionDoc }[];
-  return { subscription, relationships: relRows.map((r) => r.doc), revisions: revRows.map((r) => r.doc) };
+  const relationships = await relationshipDocsOf(knex, subscriptionId, scope);
+  const revisions = await revisionDocsOf(knex, subscriptionId, scope);
+  return { subscription, relationships, revisions };
 }
 
 /** The snapshot of loaded documents. */
