@@ -5,6 +5,9 @@ import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
+import { Rng } from '../support/rng.ts';
+import { rateOrders } from '../../src/domain/billing/configuration/rating.ts';
+import { loadConfigurationSnapshot } from '../../src/queries/billing/configuration/snapshot.ts';
 import { type ConfiguredSeller, type Relationship, baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
 
 const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(3000, 0x20), Buffer.from('\n%%EOF\n')]);
@@ -105,6 +108,30 @@ for (const backend of backends()) {
         ['m', 'pre_existing', 10_000, 0],
       ]);
       expect(preview.body.items.every((i) => i.baseline_revision_id !== null)).to.equal(true);
+    });
+
+    it('preview of a sample equals what the rating module (the one invoicing uses) gives the same order, over random samples (seeded)', async () => {
+      const other = await buyer(svc);
+      for (let run = 0; run < 12; run++) {
+        const rng = new Rng(4242 + run);
+        const samples = Array.from({ length: rng.int(1, 25) }, (_, i) => ({
+          order_id: `r${run}-${i}`,
+          seller: c.seller.orgId,
+          buyer: rng.int(0, 1) ? buyerId : other,
+          amount: rng.int(0, 40_000),
+          occurred_at: new Date(Date.parse('2026-01-20T00:00:00Z') + rng.int(0, 60) * 86_400_000 + rng.int(0, 2) * 3_600_000).toISOString(),
+        }));
+        const preview = await svc.call(ops['billing.configuration.preview.get'], { subscription_id: c.subscriptionId, samples }, c.billingStaff);
+        expect(preview.status, `seed ${4242 + run}: ${JSON.stringify(preview.body)}`).to.equal(200);
+        const snapshot = await loadConfigurationSnapshot({ services: { knex: svc.app.knex } }, c.subscriptionId);
+        const expected = rateOrders(snapshot, samples, preview.body.as_of).map((r) => {
+          expect(r.status).to.equal('rated');
+          const { status: _status, ...rest } = r as Extract<typeof r, { status: 'rated' }>;
+          return rest;
+        });
+        expect(preview.body.items, `seed ${4242 + run}`).to.deep.equal(expected);
+        expect(preview.body.totals[0]?.fee).to.equal(expected.reduce((s, r) => s + r.fee, 0));
+      }
     });
   });
 }
