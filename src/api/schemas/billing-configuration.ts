@@ -1,7 +1,9 @@
 // Schemas of billing configuration (relationships, baselines, pricing, history, resolve, preview), named as the spec names them.
 import { z } from 'zod';
-import { CurrencyCode, PageRequest, Timestamp, Uuid } from './common.ts';
+import { EVIDENCE_TYPES, MAX_ATTACHMENT_BYTES, MAX_FILES_PER_PREPARE } from '../../domain/billing/attachment-content.ts';
+import { CurrencyCode, PageRequest, Timestamp, Uuid, page } from './common.ts';
 import { Actor } from './billing-customers.ts';
+import { Attachment, AttachmentFilename, AttachmentsPrepareResponse } from './billing-attachments.ts';
 
 /** An instant given as a date (`YYYY-MM-DD`, midnight UTC) or an RFC 3339 timestamp with offset; stored as UTC. */
 export const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
@@ -242,3 +244,36 @@ export const ConfigurationPreviewResponse = z
     totals: z.array(z.object({ currency: z.string(), amount: z.int(), fee: z.int() })).describe('Sums per currency.'),
   })
   .meta({ id: 'billing.ConfigurationPreviewResponse' });
+
+const EvidenceFile = z
+  .strictObject({
+    filename: AttachmentFilename,
+    content_type: z.enum(EVIDENCE_TYPES).describe('PDF or an image; the committed content must match it (checked by its leading bytes, not its name).'),
+    size: z.int().min(1).max(MAX_ATTACHMENT_BYTES).describe(`Exact size in bytes, 1-${MAX_ATTACHMENT_BYTES} (25 MiB).`),
+  })
+  .meta({ id: 'billing.RelationshipEvidenceFile' });
+
+const RelationshipId = Uuid.describe('The relationship.');
+
+export const RelationshipEvidencePrepareRequest = z
+  .strictObject({ relationship_id: RelationshipId, files: z.array(EvidenceFile).min(1).max(MAX_FILES_PER_PREPARE).describe(`1-${MAX_FILES_PER_PREPARE} files, each PDF or an image.`) })
+  .meta({ id: 'billing.RelationshipEvidencePrepareRequest' });
+
+export const RelationshipEvidencePrepareResponse = AttachmentsPrepareResponse.meta({ id: 'billing.RelationshipEvidencePrepareResponse' });
+
+export const RelationshipEvidenceInsertRequest = z
+  .strictObject({
+    relationship_id: RelationshipId,
+    evidence: z.array(z.strictObject({ id: Uuid.describe('A pending evidence id from prepare.') })).min(1).max(MAX_FILES_PER_PREPARE).describe('Uploaded files to commit; all or none.'),
+  })
+  .meta({ id: 'billing.RelationshipEvidenceInsertRequest' });
+
+export const RelationshipEvidenceInsertResponse = z
+  .object({ items: z.array(Attachment).describe('The committed evidence.'), relationship: RelationshipDetail.describe('The relationship after the commit (its claim is not decided by it).') })
+  .meta({ id: 'billing.RelationshipEvidenceInsertResponse' });
+
+export const RelationshipEvidenceListRequest = z.strictObject({ relationship_id: RelationshipId, ...PageRequest }).meta({ id: 'billing.RelationshipEvidenceListRequest' });
+
+export const RelationshipEvidenceListResponse = page(Attachment, 'billing.RelationshipEvidenceListResponse');
+
+export const RelationshipEvidenceUrlRequest = z.strictObject({ relationship_id: RelationshipId, id: Uuid.describe('Evidence id.') }).meta({ id: 'billing.RelationshipEvidenceUrlRequest' });
