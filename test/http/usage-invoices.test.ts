@@ -5,7 +5,8 @@ import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
 import { billingStaff } from '../support/billing.ts';
 import { settle } from '../support/settle.ts';
-import { type Seller, allOrders, longPlatformStaff, longToken, order, pricing, sellerWithSubscription } from '../support/usage.ts';
+import { type Seller, allOrders, longPlatformStaff, order, pricing, sellerWithSubscription } from '../support/usage.ts';
+import { signUpLong } from '../support/long-session.ts';
 
 for (const backend of backends()) {
   describe(`usage invoices over HTTP (${backend})`, () => {
@@ -82,7 +83,7 @@ for (const backend of backends()) {
       expect(fin.status, JSON.stringify(fin.body)).to.equal(200);
       const seen = await svc.call(ops['billing.invoices.orders.list'], { invoice_id: invoiceId }, seller.token);
       expect(seen.body.items.map((i) => i.order_id)).to.deep.equal(['F-1', 'F-2', 'F-3', 'F-4']);
-      expect((await svc.call(ops['billing.invoices.orders.list'], { invoice_id: invoiceId }, await longToken(svc, await svc.signUp()))).status).to.equal(404);
+      expect((await svc.call(ops['billing.invoices.orders.list'], { invoice_id: invoiceId }, (await signUpLong(svc)).token)).status).to.equal(404);
     });
 
     it('a back-dated pricing change shows in the re-rating diff, and the invoice itself does not change', async () => {
@@ -113,13 +114,22 @@ for (const backend of backends()) {
       expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'subscription_not_found']);
     });
 
+    it('an order in another currency than the pricing that rates it is unrateable (currency_mismatch), naming it', async () => {
+      const euro = await sellerWithSubscription(svc, { platform });
+      await pricing(svc, staff, euro.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 250, pre_existing: 100 } });
+      await svc.call(ops['billing.usage.insert'], { orders: [order('E-1', euro.orgId, buyer, 1000, '2026-02-03T00:00:00Z'), order('E-2', euro.orgId, buyer, 1000, '2026-02-04T00:00:00Z', 'EUR')] }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription: euro.subscriptionId, period: '2026-02' }, staff);
+      expect([res.status, res.body.code]).to.deep.equal([409, 'usage_unrateable']);
+      expect(res.body.issues?.map((i) => [i.path, i.message.split(':')[0]])).to.deep.equal([['orders.E-2', 'currency_mismatch']]);
+    });
+
     it('the worker generates each ended month with usage once; a second pass does nothing', async () => {
       svc.clock.set('2026-04-01T00:05:00Z');
       expect((await svc.call(ops['billing.usage.insert'], { orders: [order('M-1', seller.orgId, buyer, 2000, '2026-03-02T00:00:00Z')] }, staff)).status).to.equal(200);
       await settle(svc);
       const pass = (await svc.app.workers.runOnce())['usage-invoices'] as { generated: { period: string }[]; refused: { code: string }[] };
       expect(pass.generated.map((g) => g.period)).to.deep.equal(['2026-03']);
-      expect(pass.refused.map((r) => r.code)).to.deep.equal(['usage_unrateable']);
+      expect(pass.refused.map((r) => r.code)).to.deep.equal(['usage_unrateable', 'usage_unrateable']);
       await settle(svc);
       const again = (await svc.app.workers.runOnce())['usage-invoices'] as { generated: unknown[] };
       expect(again.generated).to.deep.equal([]);

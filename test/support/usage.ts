@@ -1,7 +1,7 @@
 // Helpers for usage suites: a seller organization with an active subscription, and orders to record.
 import { expect } from 'chai';
 import type { ReplyOf, RequestOf, TestService } from './app.ts';
-import { createSession } from '../../src/commands/identity/identity.ts';
+import { signUpLong } from './long-session.ts';
 import { enableCurrency, price, product } from './catalogue.ts';
 import { ops } from './ops.ts';
 
@@ -16,22 +16,16 @@ export interface Seller {
   customerId: string;
 }
 
-/** A session that outlives suites moving the clock by months. */
-export async function longToken(svc: TestService, u: { userId: string; orgId: string }): Promise<string> {
-  return (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
-}
-
-/** Signs up platform staff with a year-long session. */
+/** Signs up platform staff with a long session (suites here move the clock by months). */
 export async function longPlatformStaff(svc: TestService): Promise<string> {
-  return longToken(svc, await svc.signUp({ kind: 'platform', role: 'member', staff: ['platform_staff'] }));
+  return (await signUpLong(svc, { kind: 'platform', role: 'member', staff: ['platform_staff'] })).token;
 }
 
 /** Signs up a supplier (year-long session), makes its billing customer, and subscribes it (platform staff) to a monthly price. */
 export async function sellerWithSubscription(svc: TestService, opts: { platform?: string; currency?: string } = {}): Promise<Seller> {
   const platform = opts.platform ?? (await longPlatformStaff(svc));
   await enableCurrency(svc, platform, opts.currency ?? 'GBP');
-  const u = await svc.signUp({ kind: 'supplier' });
-  u.token = await longToken(svc, u);
+  const u = await signUpLong(svc, { kind: 'supplier' });
   const c = await svc.call(ops['billing.customers.insert'], { name: `Seller ${u.orgId.slice(0, 8)}`, email: 'ap@seller.example', currency: opts.currency ?? 'GBP' }, u.token);
   expect(c.status, JSON.stringify(c.body)).to.equal(200);
   const p = await price(svc, platform, await product(svc, platform, 'Marketplace'), { type: 'recurring', recurring: { interval: 'month' }, currency: opts.currency ?? 'GBP' });

@@ -1,15 +1,13 @@
 // billing.invoices.generate (extension): a draft invoice from a subscription's usage of one calendar month, rated by
 // the configuration's pure rating module; each metered line keeps the revisions that rated its orders.
 import type { Knex } from 'knex';
-import { ApiError, type Issue } from '../../api/errors.ts';
 import { operation } from '../../api/operation.ts';
 import { InvoiceDetail } from '../../api/schemas/billing-invoices.ts';
 import { InvoiceGenerateRequest } from '../../api/schemas/billing-usage.ts';
 import type { CommandContext } from '../../context.ts';
-import { type OrderRating, type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
+import { type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine, RatedOrderRow } from '../../domain/billing/invoice-events.ts';
-import type { UsageOrder } from '../../domain/billing/usage.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { IdSource, nameId } from '../../ids.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
@@ -18,11 +16,8 @@ import { loadConfigurationSnapshot } from '../../queries/billing/configuration/s
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
-import { usageOfPeriod } from '../../queries/billing/usage.ts';
+import { unrateableError, unrateableIssues, usageOfPeriod } from '../../queries/billing/usage.ts';
 import { invoices } from './handlers.ts';
-
-/** Unrateable orders named in one refusal; the message gives the full count. */
-const MAX_NAMED_ORDERS = 100;
 
 /** The id of the usage invoice of a subscription and month: one per pair, so generating again finds it. */
 export function usageInvoiceId(subscriptionId: string, period: string): string {
@@ -35,24 +30,6 @@ export function monthRange(period: string): { from: string; to: string } {
   const start = Date.UTC(y ?? 1970, (m ?? 1) - 1, 1);
   const end = Date.UTC(y ?? 1970, m ?? 1, 1);
   return { from: new Date(start).toISOString(), to: new Date(end).toISOString() };
-}
-
-/** The order ids an invoice cannot be made with, and why: unrateable by the configuration, or in another currency than their pricing. */
-export function unrateableIssues(orders: readonly UsageOrder[], ratings: readonly OrderRating[]): Issue[] {
-  const issues: Issue[] = [];
-  ratings.forEach((r, i) => {
-    const o = orders[i];
-    if (r.status === 'unrateable') issues.push({ path: `orders.${r.order_id}`, message: r.reasons.map((x) => `${x.code}: ${x.message}`).join('; ') });
-    else if (o && o.currency !== r.currency) issues.push({ path: `orders.${r.order_id}`, message: `currency_mismatch: the order is in ${o.currency}, its pricing ${r.pricing_revision_id} in ${r.currency}` });
-  });
-  return issues;
-}
-
-/** The 409 that refuses to rate when any order cannot be rated: fails closed, naming the orders. */
-export function unrateableError(issues: Issue[], what: string): ApiError {
-  return new ApiError(billingErrors.statuses.usage_unrateable, 'usage_unrateable', `${issues.length} order(s) cannot be rated, so ${what}; they are named in issues${issues.length > MAX_NAMED_ORDERS ? ` (the first ${MAX_NAMED_ORDERS})` : ''}.`, {
-    issues: issues.slice(0, MAX_NAMED_ORDERS),
-  });
 }
 
 /** What makes orders share a line: the same classification rated by the same revisions at the same rate. */

@@ -3,13 +3,12 @@
 import { operation } from '../../api/operation.ts';
 import { InvoiceReratePreviewRequest, InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
 import type { z } from 'zod';
-import { unrateableError, unrateableIssues } from '../../commands/billing/usage-invoices.ts';
 import { type RatedOrder, rateOrders } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
 import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
-import { usageByOrderIds } from './usage.ts';
+import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
 
 /** Differing orders listed in one answer. */
 const MAX_LISTED = 1000;

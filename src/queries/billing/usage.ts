@@ -1,5 +1,9 @@
-// Reads of billing_usage (written by projections/billing/usage.ts): orders by id, and a subscription's orders of a period in rating order.
+// Reads of billing_usage (written by projections/billing/usage.ts): orders by id, a subscription's orders of a period in rating order,
+// and the fail-closed refusal when some of them cannot be rated.
 import type { Knex } from 'knex';
+import { ApiError, type Issue } from '../../api/errors.ts';
+import type { OrderRating } from '../../domain/billing/configuration/rating.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
 import type { UsageOrder } from '../../domain/billing/usage.ts';
 import type { UsageDoc } from '../../projections/billing/usage.ts';
 
@@ -36,4 +40,25 @@ export async function usageMonths(knex: Knex, from: string, to: string): Promise
     [from, to],
   );
   return res.rows as { subscription_id: string; month: string }[];
+}
+
+/** Unrateable orders named in one refusal; the message gives the full count. */
+const MAX_NAMED_ORDERS = 100;
+
+/** The order ids an invoice cannot be made with, and why: unrateable by the configuration, or in another currency than their pricing. */
+export function unrateableIssues(orders: readonly UsageOrder[], ratings: readonly OrderRating[]): Issue[] {
+  const issues: Issue[] = [];
+  ratings.forEach((r, i) => {
+    const o = orders[i];
+    if (r.status === 'unrateable') issues.push({ path: `orders.${r.order_id}`, message: r.reasons.map((x) => `${x.code}: ${x.message}`).join('; ') });
+    else if (o && o.currency !== r.currency) issues.push({ path: `orders.${r.order_id}`, message: `currency_mismatch: the order is in ${o.currency}, its pricing ${r.pricing_revision_id} in ${r.currency}` });
+  });
+  return issues;
+}
+
+/** The 409 that refuses to rate when any order cannot be rated: fails closed, naming the orders. */
+export function unrateableError(issues: Issue[], what: string): ApiError {
+  return new ApiError(billingErrors.statuses.usage_unrateable, 'usage_unrateable', `${issues.length} order(s) cannot be rated, so ${what}; they are named in issues${issues.length > MAX_NAMED_ORDERS ? ` (the first ${MAX_NAMED_ORDERS})` : ''}.`, {
+    issues: issues.slice(0, MAX_NAMED_ORDERS),
+  });
 }
