@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { operation } from '../../api/operation.ts';
 import { InvoiceDetail } from '../../api/schemas/billing-invoices.ts';
 import { InvoiceGenerateRequest } from '../../api/schemas/billing-usage.ts';
-import type { CommandContext } from '../../context.ts';
+import type { CommandContext, RequestContext } from '../../context.ts';
 import { type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine, RatedOrderRow } from '../../domain/billing/invoice-events.ts';
@@ -12,6 +12,8 @@ import type { LogPosition } from '../../eventstore/port.ts';
 import { IdSource, nameId } from '../../ids.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingUsageProjection } from '../../projections/billing/usage.ts';
+import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { loadConfigurationSnapshot } from '../../queries/billing/configuration/snapshot.ts';
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
@@ -83,7 +85,13 @@ function describe(m: NonNullable<InvoiceLine['metered']>): string {
  * first; the draft and the orders behind its lines are then one append with ids derived from the invoice id, so a
  * crash leaves all or nothing and any retry (or a second generate) finds the draft and changes nothing.
  */
-export async function generateUsageInvoice(ctx: CommandContext & { knex: Knex }, subscriptionId: string, period: string): Promise<{ invoiceId: string; position: LogPosition | null }> {
+export async function generateUsageInvoice(
+  ctx: CommandContext & { knex: Knex; waitFor: RequestContext['waitFor'] },
+  subscriptionId: string,
+  period: string,
+): Promise<{ invoiceId: string; position: LogPosition | null }> {
+  // Usage recorded and configuration changed by anyone (an import in another process) up to now is read, not a lagging view of it.
+  await ctx.waitFor(await ctx.store.lastCommittedPosition(), [billingUsageProjection, billingConfigurationProjection]);
   const sub = await subscriptionOrNotFound(ctx.knex, subscriptionId);
   const { from, to } = monthRange(period);
   if (ctx.now.getTime() < Date.parse(to)) throw billingErrors.error('period_not_ended', `The period ${period} ends at ${to}; its invoice is generated after that.`);

@@ -6,6 +6,7 @@ import type { z } from 'zod';
 import { type RatedOrder, rateOrders } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
+import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
 import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
@@ -27,13 +28,15 @@ export const invoicesReratePreview = operation({
   request: InvoiceReratePreviewRequest,
   response: InvoiceRerateDiff,
   error: 'billing.InvoiceReratePreviewError',
-  errors: billingErrors.list('invoice_not_found', 'invoice_not_metered', 'usage_unrateable'),
+  errors: billingErrors.list('invoice_not_found', 'invoice_not_metered', 'usage_unrateable', 'projection_lag'),
   access: 'billing_staff',
   async handle(ctx, req) {
     const invoice = await visibleInvoice(ctx, req.invoice_id);
     const subscriptionId = invoice.lines.find((l) => l.metered)?.metered?.subscription_id;
     if (!subscriptionId) throw billingErrors.error('invoice_not_metered', 'The invoice has no metered lines: it was not generated from usage.');
     const knex = ctx.services.knex;
+    // Configuration changed by anyone up to now is what "as known now" means, not a lagging view of it.
+    await ctx.waitFor(await ctx.store.lastCommittedPosition(), [billingConfigurationProjection]);
     const rows = await invoiceOrderRows(knex, invoice.id);
     const facts = await usageByOrderIds(knex, rows.map((r) => r.order_id));
     const orders = rows.flatMap((r) => facts.get(r.order_id) ?? []);

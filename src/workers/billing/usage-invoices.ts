@@ -1,6 +1,7 @@
 // Usage invoice worker: once a calendar month has ended, generates the draft of every subscription with usage in it.
 // Generation is idempotent (the invoice id is derived from subscription and month), so a repeated pass is a no-op.
-import type { Services } from '../../context.ts';
+import type { ReadModelRef, Services } from '../../context.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
 import type { Worker } from '../worker.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { ApiError } from '../../api/errors.ts';
@@ -30,6 +31,7 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
     if (await getInvoiceDoc(services.knex, invoiceId)) continue;
     const ctx = {
       knex: services.knex, store: services.store, ids: IdSource.random(now), now,
+      waitFor: (position: LogPosition | null, models: ReadModelRef[]) => services.runner.waitFor(position, models, services.config.projectionWaitMs),
       metadata: { org_id: null, actor: { type: 'system' as const, id: 'usage-invoices-worker' }, request_id: null, correlation_id: null, causation_id: null, reason: `usage of ${month}` },
     };
     try {
