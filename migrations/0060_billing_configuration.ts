@@ -28,7 +28,7 @@ export async function up(knex: Knex): Promise<void> {
       doc jsonb not null
     );
     --;
-    create index billing_config_revisions_timeline on billing_config_revisions (subscription_id, kind, effective_from);
+    create index billing_config_revisions_latest on billing_config_revisions (subscription_id, kind, sequence desc);
     --;
     create table billing_config_history (
       id uuid primary key,

@@ -34,6 +34,21 @@ export async function revisionDocsOf(knex: Knex, subscriptionId: string, scope: 
   return ((await q) as { doc: RevisionDoc }[]).map((r) => r.doc);
 }
 
+/**
+ * The revision of `kind` in force at `at` as known at `asOf`: the latest-recorded one whose range contains `at`
+ * (what the painter's timeline answers), found by walking the subscription's revisions newest first.
+ */
+export async function revisionInForce(knex: Knex, subscriptionId: string, kind: 'baseline' | 'pricing', at: string, asOf: string): Promise<RevisionDoc | null> {
+  const row = await knex('billing_config_revisions')
+    .where({ subscription_id: subscriptionId, kind })
+    .andWhere('recorded_at', '<=', asOf)
+    .andWhere('effective_from', '<=', at)
+    .andWhere((q) => q.whereNull('effective_to').orWhere('effective_to', '>', at))
+    .orderBy('sequence', 'desc')
+    .first('doc');
+  return (row?.doc as RevisionDoc | undefined) ?? null;
+}
+
 /** A stored relationship by id, or null. */
 export async function relationshipDoc(knex: Knex, id: string): Promise<RelationshipDoc | null> {
   const row = await knex('billing_config_relationships').where({ id }).first('doc');
