@@ -114,6 +114,17 @@ for (const backend of backends()) {
       expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'subscription_not_found']);
     });
 
+    it('two generations racing make one invoice: both answer it, its stream holds one draft', async () => {
+      const racer = await sellerWithSubscription(svc, { platform });
+      await pricing(svc, staff, racer.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 100, pre_existing: 100 } });
+      expect((await svc.call(ops['billing.usage.insert'], { orders: [order('RACE-1', racer.orgId, buyer, 5000, '2026-02-05T00:00:00Z')] }, staff)).status).to.equal(200);
+      const [a, b] = await Promise.all([0, 1].map(() => svc.call(ops['billing.invoices.generate'], { subscription: racer.subscriptionId, period: '2026-02' }, staff)));
+      expect([a?.status, b?.status]).to.deep.equal([200, 200]);
+      expect(b?.body).to.deep.equal(a?.body);
+      const types = await svc.app.knex('es_events').where({ stream_id: `invoice-${a?.body.id}` }).orderBy('revision').pluck('type');
+      expect(types).to.deep.equal(['InvoiceDrafted', 'InvoiceUsageRated']);
+    });
+
     it('an order in another currency than the pricing that rates it is unrateable (currency_mismatch), naming it', async () => {
       const euro = await sellerWithSubscription(svc, { platform });
       await pricing(svc, staff, euro.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 250, pre_existing: 100 } });
