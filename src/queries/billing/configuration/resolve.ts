@@ -76,7 +76,9 @@ export const configurationPreviewGet = operation({
       if (first !== undefined) throw new ApiError(400, 'invalid_request', 'Sample order ids must be unique.', { issues: [{ path: `samples.${i}.order_id`, message: `${o.order_id} is also sample ${first}` }] });
       seen.set(o.order_id, i);
     });
-    const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id);
+    // Only the relationships of the samples' pairs (a seller may have thousands); every revision (the timeline needs them).
+    const pairs = [...new Map(orders.map((o) => [`${o.seller}/${o.buyer}`, { seller: o.seller, buyer: o.buyer }])).values()];
+    const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id, { pairs });
     const ratings = rateOrders(snapshot, orders, asOf);
     const issues = ratings.flatMap((r, i) => (r.status === 'unrateable' ? r.reasons.map((why) => ({ path: `samples.${i}`, message: `${r.order_id}: ${why.code}: ${why.message}` })) : []));
     if (issues.length > 0) throw new ApiError(422, 'preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
