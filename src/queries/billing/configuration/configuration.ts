@@ -34,19 +34,25 @@ export async function revisionDocsOf(knex: Knex, subscriptionId: string, scope: 
   return ((await q) as { doc: RevisionDoc }[]).map((r) => r.doc);
 }
 
-/**
- * The revision of `kind` in force at `at` as known at `asOf`: the latest-recorded one whose range contains `at`
- * (what the painter's timeline answers), found by walking the subscription's revisions newest first.
- */
-export async function revisionInForce(knex: Knex, subscriptionId: string, kind: 'baseline' | 'pricing', at: string, asOf: string): Promise<RevisionDoc | null> {
-  const row = await knex('billing_config_revisions')
-    .where({ subscription_id: subscriptionId, kind })
-    .andWhere('recorded_at', '<=', asOf)
-    .andWhere('effective_from', '<=', at)
-    .andWhere((q) => q.whereNull('effective_to').orWhere('effective_to', '>', at))
-    .orderBy('sequence', 'desc')
-    .first('doc');
-  return (row?.doc as RevisionDoc | undefined) ?? null;
+const IN_FORCE = `select doc from billing_config_revisions
+  where subscription_id = ?::uuid and kind = ? and recorded_at <= ?::timestamptz and effective_from <= ?::timestamptz and (effective_to is null or effective_to > ?::timestamptz)
+  order by sequence desc limit 1`;
+
+/** What one resolve needs, in one round trip: the pair's relationship and the revision of each kind in force at `at` as known at `asOf`. */
+export async function resolveDocs(
+  knex: Knex,
+  subscriptionId: string,
+  pair: { seller: string; buyer: string },
+  at: string,
+  asOf: string,
+): Promise<{ relationship: RelationshipDoc | null; baseline: RevisionDoc | null; pricing: RevisionDoc | null }> {
+  const res = await knex.raw(
+    `select (select doc from billing_config_relationships where subscription_id = ?::uuid and seller = ?::uuid and buyer = ?::uuid) as relationship,
+      (${IN_FORCE}) as baseline, (${IN_FORCE}) as pricing`,
+    [subscriptionId, pair.seller, pair.buyer, subscriptionId, 'baseline', asOf, at, at, subscriptionId, 'pricing', asOf, at, at],
+  );
+  const row = (res.rows as { relationship: RelationshipDoc | null; baseline: RevisionDoc | null; pricing: RevisionDoc | null }[])[0];
+  return { relationship: row?.relationship ?? null, baseline: row?.baseline ?? null, pricing: row?.pricing ?? null };
 }
 
 /** A stored relationship by id, or null. */

@@ -13,7 +13,7 @@ import { resolve } from '../../../domain/billing/configuration/snapshot.ts';
 import type { RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
 import { baselineBody, pricingBody } from './details.ts';
 import { configuredSubscription, loadConfigurationSnapshot, snapshotOf } from './snapshot.ts';
-import { relationshipDocsOf, revisionInForce } from './configuration.ts';
+import { resolveDocs } from './configuration.ts';
 
 /** The `as_of` of a request as an ISO instant: now by default; never after now (what is not yet known cannot be asked). */
 export function asOfOf(now: Date, asOf: string | undefined): string {
@@ -33,11 +33,10 @@ export const configurationResolveGet = operation({
     const asOf = asOfOf(ctx.now, req.as_of);
     const occurredAt = new Date(req.event.occurred_at).toISOString();
     const event = { seller: req.event.seller, buyer: req.event.buyer, occurred_at: occurredAt };
-    // One relationship and at most one revision per kind: the snapshot narrowed to what this answer needs.
+    // One relationship and at most one revision per kind: the snapshot narrowed to what this answer needs (two queries).
     const subscription = await configuredSubscription(ctx, req.subscription_id);
-    const knex = ctx.services.knex;
-    const inForce = await Promise.all([revisionInForce(knex, subscription.id, 'baseline', occurredAt, asOf), revisionInForce(knex, subscription.id, 'pricing', occurredAt, asOf)]);
-    const docs = { subscription, relationships: await relationshipDocsOf(knex, subscription.id, { pairs: [event] }), revisions: inForce.filter((d) => d !== null) };
+    const found = await resolveDocs(ctx.services.knex, subscription.id, event, occurredAt, asOf);
+    const docs = { subscription, relationships: found.relationship ? [found.relationship] : [], revisions: [found.baseline, found.pricing].filter((d) => d !== null) };
     const r = resolve(snapshotOf(docs), event, asOf);
     const byId = new Map<string, RevisionDoc>(docs.revisions.map((d) => [d.revision_id, d]));
     const baseline = r.baseline && byId.get(r.baseline.revision_id);
@@ -77,7 +76,9 @@ export const configurationPreviewGet = operation({
       if (first !== undefined) throw new ApiError(400, 'invalid_request', 'Sample order ids must be unique.', { issues: [{ path: `samples.${i}.order_id`, message: `${o.order_id} is also sample ${first}` }] });
       seen.set(o.order_id, i);
     });
-    const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id);
+    // Only the relationships of the samples' pairs (a seller may have thousands); every revision (the timeline needs them).
+    const pairs = [...new Map(orders.map((o) => [`${o.seller}/${o.buyer}`, { seller: o.seller, buyer: o.buyer }])).values()];
+    const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id, { pairs });
     const ratings = rateOrders(snapshot, orders, asOf);
     const issues = ratings.flatMap((r, i) => (r.status === 'unrateable' ? r.reasons.map((why) => ({ path: `samples.${i}`, message: `${r.order_id}: ${why.code}: ${why.message}` })) : []));
     if (issues.length > 0) throw new ApiError(422, 'preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
