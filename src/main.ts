@@ -95,7 +95,7 @@ program
 
 program
   .command('work')
-  .description('Background processors (overdue suspension and restoration) on an interval. Needs DATABASE_URL and a running `project`.')
+  .description('Background processors (overdue suspension and restoration, usage invoices of ended months) on an interval. Needs DATABASE_URL and a running `project`.')
   .option('--once', 'run one pass of every worker and exit')
   .option('--interval <seconds>', 'seconds between passes', '60')
   .action(async (o: { once?: boolean; interval: string }) => {
