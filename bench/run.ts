@@ -10,6 +10,8 @@ import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
 import { benchAssemblies } from './assemblies.ts';
 import { benchAnalytics, benchIngest } from './ingest.ts';
+import { benchResolve } from './configuration.ts';
+import { benchUsage } from './usage.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -23,7 +25,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage').split(',');
 const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
 const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
 const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
@@ -170,14 +172,42 @@ async function main(): Promise<void> {
       );
       report(lines, backend, '(i)');
     }
+    if (only.includes('resolve')) {
+      const r = await benchResolve(backend, Number(process.env.BENCH_RELATIONSHIPS ?? '10000'), Number(process.env.BENCH_REVISIONS ?? '1000'), 1000);
+      out.resolve = r;
+      const what = `${fmt(r.relationships)} relationships, ${fmt(r.revisions)} revisions`;
+      lines.push(
+        { phase: '(j) configuration.resolve.get', backend, metric: 'unloaded reference p50 / p99 (1 relationship, 2 revisions)', value: `${fmt(r.unloaded.p50Ms, 1)} / ${fmt(r.unloaded.p99Ms, 1)} ms` },
+        { phase: '(j) configuration.resolve.get', backend, metric: `p50 / p99 with ${what}, ${fmt(r.requests)} requests`, value: `${fmt(r.loaded.p50Ms, 1)} / ${fmt(r.loaded.p99Ms, 1)} ms (${fmt(r.loaded.p99Ms / r.unloaded.p99Ms, 2)}x reference)`, target: 'p99 < 20 ms', met: r.loaded.p99Ms < 20 },
+        { phase: '(j) configuration.resolve.get', backend, metric: 'set-up (seed through the event store and projections)', value: `${fmt(r.seed_seconds, 1)} s` },
+      );
+      report(lines, backend, '(j)');
+    }
+    if (only.includes('usage')) {
+      const u = await benchUsage(backend, Number(process.env.BENCH_USAGE_ORDERS ?? '100000'), 400);
+      out.usage = u;
+      lines.push(
+        { phase: '(k) usage invoice', backend, metric: `plain SELECT of the month's ${fmt(u.orders)} usage rows (reference)`, value: `${fmt(u.select_rows_seconds, 2)} s` },
+        {
+          phase: '(k) usage invoice', backend, metric: `billing.invoices.generate from ${fmt(u.orders)} orders (${u.lines} lines)`, value: `${fmt(u.generate_seconds, 2)} s`,
+          ...(pg ? { target: '< 10 s', met: u.generate_seconds < 10 } : {}),
+        },
+        { phase: '(k) usage invoice', backend, metric: `invoices.orders.list p50 / p99, ${u.list_requests} pages of 50`, value: `${fmt(u.list_p50_ms, 1)} / ${fmt(u.list_p99_ms, 1)} ms`, target: 'p99 < 20 ms', met: u.list_p99_ms < 20 },
+      );
+      report(lines, backend, '(k)');
+    }
   }
   console.log('');
   printTable(lines);
   console.log('\nTargets of issue 9, for a 2-core machine; (c0) is the plain CRUD reference measured in the same run.');
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
-  console.log('(g) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
-  console.log('(h) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
+  console.log('(h) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
+  console.log('(i) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
+  console.log('(j) seeds billing configuration through the event store (events made by the deciders), then times resolve.get one request');
+  console.log('    at a time (random buyer, instant and as_of) on the large subscription and on a nearly empty one, interleaved.');
+  console.log('(k) writes a month of usage facts in bulk into the log, then times billing.invoices.generate over HTTP next to a plain SELECT');
+  console.log('    of the same usage rows (reference), then pages billing.invoices.orders.list one request at a time.');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

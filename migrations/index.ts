@@ -22,6 +22,8 @@ import * as m0058 from './0058_sandbox_provider_payments.ts';
 import * as m0070 from './0070_assemblies.ts';
 import * as m0075 from './0075_ingest.ts';
 import * as m0076 from './0076_analytics.ts';
+import * as m0060 from './0060_billing_configuration.ts';
+import * as m0065 from './0065_billing_usage.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -51,6 +53,8 @@ const migrations: Record<string, Migration> = {
   '0070_assemblies': m0070,
   '0075_ingest': m0075,
   '0076_analytics': m0076,
+  '0060_billing_configuration': m0060,
+  '0065_billing_usage': m0065,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -15,6 +15,7 @@ import { DomainError } from './domain/errors.ts';
 import { identityErrors } from './domain/identity/errors.ts';
 import { addClientCommands } from './cli/clients.ts';
 import { addRatesCommands } from './cli/rates.ts';
+import { addUsageCommands } from './cli/usage.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -94,7 +95,7 @@ program
 
 program
   .command('work')
-  .description('Background processors (overdue suspension and restoration) on an interval. Needs DATABASE_URL and a running `project`.')
+  .description('Background processors (overdue suspension and restoration, usage invoices of ended months) on an interval. Needs DATABASE_URL and a running `project`.')
   .option('--once', 'run one pass of every worker and exit')
   .option('--interval <seconds>', 'seconds between passes', '60')
   .action(async (o: { once?: boolean; interval: string }) => {
@@ -266,6 +267,7 @@ admin
   });
 addClientCommands(admin, (fn) => withApp({}, fn));
 addRatesCommands(program, (fn) => withApp({}, fn));
+addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };

@@ -91,6 +91,7 @@ for (const backend of backends()) {
         'async-imports.prepare': () => ({ kind: 'sellable_items', format: 'csv', size: 10 }),
         'async-imports.commit': (id) => ({ id: id(MISSING) }),
         'async-imports.get': (id) => ({ id: id(MISSING) }),
+        'billing.invoices.orders.list': (id) => ({ invoice_id: id(inv.id) }),
       };
       const real = (x: string) => x;
       const missing = () => MISSING;

@@ -11,6 +11,8 @@ import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { runLookupPass } from '../../src/workers/assemblies/lookups.ts';
 import { importFile, itemsCsv, upload } from '../support/ingest.ts';
+import { order, sellerWithSubscription } from '../support/usage.ts';
+import { baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -35,6 +37,8 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writePaymentMethods(svc);
   await writeAssemblies(svc);
   await writeIngestAndAnalytics(svc);
+  await writeUsage(svc);
+  await writeConfiguration(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -201,4 +205,42 @@ async function writeIngestAndAnalytics(svc: TestService): Promise<void> {
     const headers: Record<string, string> = i % 2 ? { origin: 'https://app.example', referer: `https://app.example/p/${i}` } : {};
     ok(await svc.call(ops['analytics.events.insert'], { name: i % 3 ? 'search.completed' : 'page_view', properties: { i }, ...(i < 2 ? { occurred_at: yesterday } : {}) }, supplier.token, headers), 'analytics.events.insert');
   }
+}
+
+/** Usage facts of a seller (one re-sent), priced, and the invoice generated from them (its orders fill billing_invoice_orders). */
+async function writeUsage(svc: TestService): Promise<void> {
+  const staff = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff', 'platform_staff'] });
+  const seller = await sellerWithSubscription(svc, { platform: staff.token });
+  const buyer = await svc.signUp();
+  ok(await svc.call(ops['billing.configuration.pricing.insert'], {
+    subscription_id: seller.subscriptionId, effective_from: '2026-01-01', currency: 'GBP', rates_bps: { platform_introduced: 250, pre_existing: 100 }, minimum_fee: 30, reason: 'Rate card',
+  }, staff.token), 'pricing.insert');
+  ok(await svc.call(ops['billing.configuration.relationships.insert'], { subscription_id: seller.subscriptionId, seller: seller.orgId, buyer: buyer.orgId }, staff.token), 'relationships.insert');
+  const month = new Date(Date.UTC(svc.clock.now().getUTCFullYear(), svc.clock.now().getUTCMonth() - 1, 1));
+  const at = (day: number) => new Date(month.getTime() + day * 86_400_000).toISOString();
+  const orders = [order('S-1', seller.orgId, buyer.orgId, 12000, at(1)), order('S-2', seller.orgId, buyer.orgId, 800, at(2)), order('S-3', seller.orgId, buyer.orgId, 5000, at(3))];
+  ok(await svc.call(ops['billing.usage.insert'], { orders }, staff.token), 'usage.insert');
+  ok(await svc.call(ops['billing.usage.insert'], { orders: orders.slice(1) }, staff.token), 'usage.insert again');
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: month.toISOString().slice(0, 7) }, staff.token), 'invoices.generate');
+}
+
+/** Billing configuration: relationships (one claim accepted with evidence, one rejected), a baseline, two pricing revisions (the second splits the first). */
+async function writeConfiguration(svc: TestService): Promise<void> {
+  const c = await configuredSeller(svc);
+  const accepted = await relate(svc, c, await buyer(svc));
+  const rejected = await relate(svc, c, await buyer(svc));
+  await relate(svc, c, await buyer(svc));
+  const pdf = Buffer.from('%PDF-1.7 evidence\n');
+  const prep = ok(await svc.call(ops['billing.configuration.relationship-evidence.prepare'], { relationship_id: accepted.id, files: [{ filename: 'contract.pdf', content_type: 'application/pdf', size: pdf.length }] }, c.billingStaff), 'relationship-evidence.prepare');
+  const item = prep.body.items[0];
+  if (!item) throw new Error('relationship-evidence.prepare: one item expected');
+  if ((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: pdf })).status !== 200) throw new Error('evidence upload failed');
+  ok(await svc.call(ops['billing.configuration.relationship-evidence.insert'], { relationship_id: accepted.id, evidence: [{ id: item.id }] }, c.billingStaff), 'relationship-evidence.insert');
+  for (const [rel, decision] of [[accepted, 'accept_claim'], [rejected, 'reject_claim']] as const) {
+    ok(await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: 'claim_pre_existing', reason: 'pre-existing customer' }, c.billingStaff), 'claim');
+    ok(await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: decision, reason: 'checked' }, c.billingStaff), decision);
+  }
+  await baseline(svc, c, { effective_from: '2026-01-01', monthly_exempt_amount: 20_000 });
+  const p1 = await pricing(svc, c, { effective_from: '2026-01-01' });
+  await pricing(svc, c, { effective_from: '2026-03-01', effective_to: '2026-04-01', rates_bps: { platform_introduced: 800, pre_existing: 100 }, supersedes: [p1.id], reason: 'spring offer' });
 }

@@ -4,11 +4,12 @@ import { billingOperations } from '../../src/areas/billing.ts';
 import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
+import { billingConfigurationOperations } from '../../src/areas/billing-configuration.ts';
 import { assembliesOperations } from '../../src/areas/assemblies.ts';
 import { ingestOperations } from '../../src/areas/ingest.ts';
 import { analyticsOperations } from '../../src/areas/analytics.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

@@ -37,6 +37,22 @@ export const InvoiceLine = z
     quantity: z.int(),
     unit_amount: z.int().describe('Minor units.'),
     amount: z.int().describe('quantity x unit_amount, minor units.'),
+    metered: z
+      .object({
+        subscription_id: Uuid.describe('The subscription whose usage the line charges.'),
+        period: z.string().describe('Calendar month of the orders, YYYY-MM (UTC).'),
+        classification: z.enum(['platform_introduced', 'pre_existing']).describe('Classification of every order of the line.'),
+        rate_bps: z.int().describe('Fee rate in basis points of the chargeable amount.'),
+        minimum_fee: z.int().describe('Minimum fee per order with a chargeable part, minor units.'),
+        pricing_revision_id: Uuid.describe('The pricing revision that rated the orders.'),
+        baseline_revision_id: Uuid.nullable().describe('The baseline revision that exempted part of them (pre_existing lines), or null.'),
+        order_count: z.int().describe('Orders behind the line (billing.invoices.orders.list).'),
+        order_amount: z.int().describe('Sum of the orders\' amounts, minor units.'),
+        exempt_amount: z.int().describe('Part of order_amount exempt under the baseline.'),
+        chargeable_amount: z.int().describe('order_amount - exempt_amount.'),
+      })
+      .optional()
+      .describe('Metered lines only: what rated their orders. Their amount is the exact sum of those orders\' fees.'),
   })
   .meta({ id: 'billing.InvoiceLine' });
 

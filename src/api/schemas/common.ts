@@ -43,9 +43,9 @@ export const PageRequest = {
 /** ForwardPagination */
 export const ForwardPagination = z.object({ cursor: z.string().describe('Pass as `cursor` to get the next page.') }).meta({ id: 'ForwardPagination' });
 
-/** ForwardPaginatedList<T> */
-export function page<T extends ZodType>(item: T, id: string) {
+/** ForwardPaginatedList<T>, registered under the spec's name `id` (a `.describe()` after this would make an unnamed copy: pass `description`). */
+export function page<T extends ZodType>(item: T, id: string, description?: string) {
   return z
     .object({ items: z.array(item).describe('This page of items.'), pagination: ForwardPagination.nullable().describe('null on the last page.') })
-    .meta({ id });
+    .meta({ id, ...(description ? { description } : {}) });
 }

@@ -91,7 +91,7 @@ export const invoicesUpdate = operation({
   request: InvoiceUpdateRequest,
   response: InvoiceDetail,
   error: 'billing.InvoiceUpdateError',
-  errors: billingErrors.list('invoice_not_found', 'invoice_not_draft', 'invoice_final', 'invalid_status_transition', 'invoice_has_payments', 'customer_not_found', 'customer_removed', 'invalid_line', 'too_many_lines', 'negative_total', 'amount_too_large'),
+  errors: billingErrors.list('invoice_not_found', 'invoice_not_draft', 'invoice_has_metered_lines', 'invoice_final', 'invalid_status_transition', 'invoice_has_payments', 'customer_not_found', 'customer_removed', 'invalid_line', 'too_many_lines', 'negative_total', 'amount_too_large'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {

@@ -64,4 +64,16 @@ export const billingErrors = errorCatalogue({
   subscription_exists: 409,
   payment_attempt_not_found: 404,
   payment_attempt_exists: 409,
+  // Usage facts and invoices generated from them (issue 12, usage half).
+  invalid_order: 400,
+  occurred_in_future: 400,
+  seller_not_subscriber: 400,
+  ambiguous_subscription: 409,
+  no_active_subscription: 409,
+  usage_conflict: 409,
+  period_not_ended: 409,
+  usage_unrateable: 409,
+  mixed_currencies: 409,
+  invoice_has_metered_lines: 409,
+  invoice_not_metered: 409,
 });

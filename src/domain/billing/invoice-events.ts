@@ -18,14 +18,45 @@ export const CreditNoteReasonSchema = z.enum(['duplicate', 'order_change', 'orde
 /** A credit note reason. */
 export type CreditNoteReason = z.infer<typeof CreditNoteReasonSchema>;
 
-/** One invoice line; `amount = quantity * unit_amount`, integer minor units of the invoice currency. */
+/** What rated the orders of a metered line: every order of the line shares these. */
+export const MeteredLineSchema = z.object({
+  subscription_id: z.string(),
+  /** Calendar month `YYYY-MM` (UTC). */
+  period: z.string(),
+  classification: z.enum(['platform_introduced', 'pre_existing']),
+  rate_bps: z.number(),
+  minimum_fee: z.number(),
+  pricing_revision_id: z.string(),
+  baseline_revision_id: z.string().nullable(),
+  order_count: z.number(),
+  /** Sum of the orders' amounts, the part exempt under the baseline, and the part charged. */
+  order_amount: z.number(),
+  exempt_amount: z.number(),
+  chargeable_amount: z.number(),
+});
+/** What rated the orders of a metered line. */
+export type MeteredLine = z.infer<typeof MeteredLineSchema>;
+
+/** One invoice line; `amount = quantity * unit_amount`, integer minor units of the invoice currency. Metered lines say what rated them. */
 export const InvoiceLineSchema = z.object({
   kind: z.enum(['manual', 'metered']),
   description: z.string(),
   quantity: z.number(),
   unit_amount: z.number(),
   amount: z.number(),
+  metered: MeteredLineSchema.optional(),
 });
+
+/** How one order of a generated invoice was rated: its line, relationship, baseline exemption and fee. */
+export const RatedOrderRowSchema = z.object({
+  order_id: z.string(),
+  line: z.number(),
+  relationship_id: z.string().nullable(),
+  exempt_amount: z.number(),
+  fee: z.number(),
+});
+/** How one order of a generated invoice was rated. */
+export type RatedOrderRow = z.infer<typeof RatedOrderRowSchema>;
 /** One invoice line. */
 export type InvoiceLine = z.infer<typeof InvoiceLineSchema>;
 
@@ -56,6 +87,8 @@ export const invoiceEvents = eventSchemas({
   PaymentRecorded: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), recorded_at: z.string() }),
   PaymentUpdated: InvoiceRefSchema.extend({ payment_id: z.string(), changes: PaymentDetailsSchema.partial(), previous: PaymentDetailsSchema, amount_delta: z.number(), updated_at: z.string() }),
   PaymentVoided: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), reason: z.string(), voided_at: z.string() }),
+  /** Part of a usage invoice's draft (same append as its InvoiceDrafted): the orders behind the metered lines, in rating order from `first`. */
+  InvoiceUsageRated: InvoiceRefSchema.extend({ first: z.number(), orders: z.array(RatedOrderRowSchema) }),
   CreditNoteIssued: InvoiceRefSchema.extend({
     credit_note_request_id: z.string(),
     amount: z.number(),
@@ -80,7 +113,7 @@ export const invoiceCodec = eventCodec(invoiceEvents, { upcasters: { InvoiceDraf
 /** The type names of invoice events (for projections and feeds). */
 export const INVOICE_EVENT_TYPES = [
   'InvoiceDrafted', 'InvoiceLinesReplaced', 'InvoiceDetailsUpdated', 'InvoiceFinalized', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
-  'InvoicePaid', 'PaymentRecorded', 'PaymentUpdated', 'PaymentVoided', 'CreditNoteIssued',
+  'InvoicePaid', 'PaymentRecorded', 'PaymentUpdated', 'PaymentVoided', 'CreditNoteIssued', 'InvoiceUsageRated',
 ] as const satisfies readonly InvoiceEvent['type'][];
 
 /** What may be asked of an invoice; times and looked-up facts (number, due date) come in the command. */
@@ -93,7 +126,8 @@ export type InvoiceCommand =
   | { type: 'RecordPayment'; data: PaymentDetails & { payment_id: string; currency: string; now: string } }
   | { type: 'UpdatePayment'; data: { payment_id: string; changes: Partial<PaymentDetails>; now: string } }
   | { type: 'VoidPayment'; data: { payment_id: string; reason: string; now: string } }
-  | { type: 'IssueCreditNote'; data: { credit_note_request_id: string; amount: number; currency: string; reason: CreditNoteReason; now: string } };
+  | { type: 'IssueCreditNote'; data: { credit_note_request_id: string; amount: number; currency: string; reason: CreditNoteReason; now: string } }
+  | { type: 'DraftUsageInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; orders: RatedOrderRow[]; memo: string | null; now: string } };
 
 /** A payment as the invoice knows it. */
 export interface PaymentState extends PaymentDetails {

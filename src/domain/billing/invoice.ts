@@ -54,6 +54,8 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         if (!p) return s;
         return { ...s, amount_paid: s.amount_paid - p.amount, payments: { ...s.payments, [event.data.payment_id]: { ...p, status: 'voided' } } };
       }
+      case 'InvoiceUsageRated':
+        return s; // the orders behind metered lines: read by orders.list, not needed to decide
       case 'CreditNoteIssued':
         return {
           ...s,
@@ -146,11 +148,37 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         const issued: InvoiceEvent = { type: 'CreditNoteIssued', data: { ...ref, credit_note_request_id, amount, reason, applied_to_invoice: amount, credited_to_balance: 0, issued_at: now } };
         return settle(s, [issued], now);
       }
+      case 'DraftUsageInvoice':
+        return draftUsageInvoice(command.data, s);
       default:
         return assertNever(command);
     }
   },
 };
+
+/** Orders per InvoiceUsageRated event: keeps each event small while a 100,000-order month stays one append. */
+export const ORDERS_PER_EVENT = 2000;
+
+/**
+ * A draft generated from usage, with the orders behind its metered lines, as one decision (one append: the
+ * whole draft or none). Its id is derived from the subscription and period, so a retry finds it and changes nothing.
+ */
+function draftUsageInvoice(c: Extract<InvoiceCommand, { type: 'DraftUsageInvoice' }>['data'], s: InvoiceState): InvoiceEvent[] {
+  if (s.exists) return [];
+  const { now, lines, orders, memo, ...ref } = c;
+  const total = checkLines(lines);
+  const sums = lines.map(() => 0);
+  for (const o of orders) {
+    if (sums[o.line] === undefined) throw billingErrors.error('invalid_line', `Order ${o.order_id} names line ${o.line + 1}, which does not exist.`);
+    sums[o.line] = (sums[o.line] ?? 0) + o.fee;
+  }
+  lines.forEach((l, i) => {
+    if (l.kind !== 'metered' || !l.metered || l.amount !== sums[i]) throw billingErrors.error('invalid_line', `Line ${i + 1}: a metered line's amount is the sum of its orders' fees.`);
+  });
+  const parts: InvoiceEvent[] = [];
+  for (let i = 0; i < orders.length; i += ORDERS_PER_EVENT) parts.push({ type: 'InvoiceUsageRated', data: { ...ref, first: i, orders: orders.slice(i, i + ORDERS_PER_EVENT) } });
+  return [{ type: 'InvoiceDrafted', data: { ...ref, lines, subtotal: total, total, memo, metadata: {}, created_at: now } }, ...parts];
+}
 
 /** What can still be credited on the invoice: the remaining amount while it is owed, once paid what was paid and not yet credited; null when no credit is possible. */
 export function creditable(s: InvoiceState): number | null {
@@ -192,6 +220,8 @@ function updateInvoice(c: Omit<Extract<InvoiceCommand, { type: 'UpdateInvoice' }
   const events: InvoiceEvent[] = [];
   if (c.lines !== undefined && JSON.stringify(c.lines) !== JSON.stringify(s.lines)) {
     if (s.status !== 'draft') throw billingErrors.error('invoice_not_draft', `Only draft invoices change lines; this invoice is ${s.status}.`);
+    if (s.lines.some((l) => l.kind === 'metered'))
+      throw billingErrors.error('invoice_has_metered_lines', 'The lines of an invoice generated from usage come from its orders; they are not edited by hand.');
     const total = checkLines(c.lines);
     events.push({ type: 'InvoiceLinesReplaced', data: { ...ref, lines: c.lines, subtotal: total, total, updated_at: c.now } });
   }

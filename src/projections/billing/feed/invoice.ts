@@ -43,4 +43,6 @@ export const invoiceFeed: FeedMappers<InvoiceEvent> = {
     return onPayment('payment.updated', d, { changes: { ...rest, ...(amount !== undefined ? { amount: money(amount, d) } : {}) } });
   },
   PaymentVoided: (d) => onPayment('payment.voided', d, { amount: money(d.amount, d), reference: d.reference, reason: d.reason }),
+  // The orders behind a usage invoice's lines: read through billing.invoices.orders.list, not a feed event of their own.
+  InvoiceUsageRated: () => null,
 };

@@ -1,0 +1,165 @@
+// billing.usage.insert (extension): records marketplace orders as usage facts, idempotent on order_id.
+// `recordUsage` is shared by the operation and `core-server usage import`.
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import { ApiError, type Issue } from '../../api/errors.ts';
+import { operation } from '../../api/operation.ts';
+import { UsageInsertRequest, UsageInsertResponse } from '../../api/schemas/billing-usage.ts';
+import type { CommandContext } from '../../context.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { type UsageOrder, differingFields, sameOrder, usageDecider, usageKey } from '../../domain/billing/usage.ts';
+import { type LogPosition, WrongExpectedVersionError, laterPosition } from '../../eventstore/port.ts';
+import { nameId } from '../../ids.ts';
+import { billingUsageProjection } from '../../projections/billing/usage.ts';
+import { activeSubscriptionsOf, subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
+import { usageByOrderIds } from '../../queries/billing/usage.ts';
+import { loadAggregate } from '../run.ts';
+
+/** A validated billing.usage.insert body. */
+export type UsageBatch = z.output<typeof UsageInsertRequest>;
+/** What billing.usage.insert answers. */
+export type UsageBatchResult = z.output<typeof UsageInsertResponse>;
+
+/** Appends in flight at once: enough to keep a connection pool busy, few enough not to starve other requests. */
+const PARALLEL_APPENDS = 8;
+
+/** A catalogued billing error that names the offending orders as `issues`. */
+function ordersError(code: 'usage_conflict' | 'seller_not_subscriber' | 'no_active_subscription' | 'ambiguous_subscription' | 'occurred_in_future' | 'invalid_request', message: string, issues: Issue[]): ApiError {
+  return new ApiError(billingErrors.statuses[code], code, message, { issues });
+}
+
+/** Which subscription each order of the batch belongs to (see docs/decisions.md "Usage facts"). */
+async function subscriptionsOf(knex: Knex, batch: UsageBatch): Promise<string[]> {
+  if (batch.subscription_id) {
+    const sub = await subscriptionOrNotFound(knex, batch.subscription_id);
+    const wrong = batch.orders.flatMap((o, i) => (o.seller === sub.organization_id ? [] : [{ path: `orders.${i}.seller`, message: `order ${o.order_id}: seller ${o.seller} is not the subscription's organization` }]));
+    if (wrong.length) throw ordersError('seller_not_subscriber', `Every order's seller must be the organization of subscription ${sub.id}.`, wrong);
+    return batch.orders.map(() => sub.id);
+  }
+  const bySeller = new Map<string, string[]>();
+  for (const seller of new Set(batch.orders.map((o) => o.seller))) bySeller.set(seller, (await activeSubscriptionsOf(knex, seller)).map((s) => s.id));
+  const none: Issue[] = [];
+  const many: Issue[] = [];
+  batch.orders.forEach((o, i) => {
+    const subs = bySeller.get(o.seller) ?? [];
+    if (subs.length === 0) none.push({ path: `orders.${i}.seller`, message: `order ${o.order_id}: seller ${o.seller} has no active subscription` });
+    if (subs.length > 1) many.push({ path: `orders.${i}.seller`, message: `order ${o.order_id}: seller ${o.seller} has ${subs.length} active subscriptions; name one as subscription_id` });
+  });
+  if (none.length) throw ordersError('no_active_subscription', 'Some sellers have no active subscription to record usage under.', none);
+  if (many.length) throw ordersError('ambiguous_subscription', 'Some sellers have several active subscriptions: send their orders with subscription_id.', many);
+  return batch.orders.map((o) => bySeller.get(o.seller)?.[0] ?? '');
+}
+
+/** The batch as stored facts, one per distinct order id; the same id twice with other facts is a 400. */
+function distinctOrders(batch: UsageBatch, subscriptions: string[], now: Date): { order: UsageOrder; index: number }[] {
+  const seen = new Map<string, { order: UsageOrder; index: number }>();
+  const issues: Issue[] = [];
+  const future: Issue[] = [];
+  batch.orders.forEach((o, i) => {
+    const order: UsageOrder = {
+      order_id: o.order_id, subscription_id: subscriptions[i] ?? '', seller: o.seller, buyer: o.buyer,
+      amount: o.amount.amount, currency: o.amount.currency, occurred_at: new Date(o.occurred_at).toISOString(),
+    };
+    if (Date.parse(order.occurred_at) > now.getTime()) future.push({ path: `orders.${i}.occurred_at`, message: `order ${o.order_id} occurs in the future` });
+    const first = seen.get(o.order_id);
+    if (!first) seen.set(o.order_id, { order, index: i });
+    else if (!sameOrder(first.order, order)) issues.push({ path: `orders.${i}`, message: `order ${o.order_id} appears again (first at orders.${first.index}) with other facts` });
+  });
+  if (issues.length) throw ordersError('invalid_request', 'An order id appears twice in the batch with different facts.', issues);
+  if (future.length) throw ordersError('occurred_in_future', 'Orders cannot occur after now.', future);
+  return [...seen.values()];
+}
+
+/** The event id of an order's recording: derived from the order id, so every retry (any request, any process) appends the same event. */
+function usageEventId(orderId: string, i: number): string {
+  return nameId('billing-usage-event', `${orderId}/${i}`);
+}
+
+/**
+ * Appends one order to its own stream (expected: no stream). Losing a race to an identical recording is
+ * `already_recorded`; to a different one, a conflict. Returns the position to wait for.
+ */
+async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ status: 'recorded' | 'already_recorded' | 'conflict'; position: LogPosition | null; stored?: UsageOrder }> {
+  const stream = `usage-${usageKey(order.order_id)}`;
+  const events = usageDecider.decide({ type: 'RecordUsage', data: { ...order, now: ctx.now.toISOString() } }, usageDecider.initialState());
+  const metadata = { ...ctx.metadata, org_id: order.seller };
+  try {
+    const res = await ctx.store.appendToStream(stream, events.map((e, i) => ({ id: usageEventId(order.order_id, i), type: e.type, data: e.data, metadata })), { expectedRevision: 'no_stream', now: ctx.now });
+    if (!res.duplicate) return { status: 'recorded', position: res.position };
+  } catch (err) {
+    // Another request recorded this order first: compare below.
+    if (!(err instanceof WrongExpectedVersionError)) throw err;
+  }
+  const loaded = await loadAggregate(ctx.store, usageDecider, stream);
+  const stored = loaded.state.order;
+  if (stored && sameOrder(stored, order)) return { status: 'already_recorded', position: loaded.position };
+  return { status: 'conflict', position: loaded.position, ...(stored ? { stored } : {}) };
+}
+
+/**
+ * Records a batch: checks everything first (subscriptions, facts, earlier recordings) so a refused batch
+ * writes nothing, then appends each new order. Only a race lost mid-batch to a conflicting recording of the
+ * same id (another request, at the same moment) leaves the rest of the batch recorded; the 409 names it.
+ */
+export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: UsageBatch): Promise<UsageBatchResult & { position: LogPosition | null }> {
+  const subscriptions = await subscriptionsOf(ctx.knex, batch);
+  const distinct = distinctOrders(batch, subscriptions, ctx.now);
+  const orders = distinct.map((d) => d.order);
+  const indexOf = new Map(distinct.map((d) => [d.order.order_id, d.index]));
+  const existing = await usageByOrderIds(ctx.knex, orders.map((o) => o.order_id));
+  const conflicts = distinct.flatMap(({ order: o, index }) => {
+    const stored = existing.get(o.order_id);
+    return stored && !sameOrder(stored, o) ? [{ path: `orders.${index}`, message: conflictText(stored, o) }] : [];
+  });
+  if (conflicts.length) throw ordersError('usage_conflict', 'Some orders were recorded earlier with other facts; usage facts do not change.', conflicts);
+  const status = new Map<string, 'recorded' | 'already_recorded'>();
+  let position: LogPosition | null = null;
+  const fresh = orders.filter((o) => {
+    if (existing.has(o.order_id)) status.set(o.order_id, 'already_recorded');
+    return !existing.has(o.order_id);
+  });
+  const raced: Issue[] = [];
+  for (let i = 0; i < fresh.length; i += PARALLEL_APPENDS) {
+    const results = await Promise.all(fresh.slice(i, i + PARALLEL_APPENDS).map((o) => appendOrder(ctx, o)));
+    results.forEach((r, j) => {
+      const o = fresh[i + j];
+      if (!o) return;
+      position = laterPosition(position, r.position);
+      if (r.status === 'conflict') raced.push({ path: `orders.${indexOf.get(o.order_id) ?? 0}`, message: r.stored ? conflictText(r.stored, o) : `order ${o.order_id} was recorded at the same time with other facts` });
+      else status.set(o.order_id, r.status);
+    });
+  }
+  if (raced.length) throw ordersError('usage_conflict', 'Some orders were recorded by another request at the same moment with other facts; the other orders of this batch are recorded.', raced);
+  const items = orders.map((o) => ({ order_id: o.order_id, subscription_id: o.subscription_id, status: status.get(o.order_id) ?? 'recorded' }));
+  return { recorded: items.filter((i) => i.status === 'recorded').length, already_recorded: items.filter((i) => i.status === 'already_recorded').length, items, position };
+}
+
+function conflictText(stored: UsageOrder, given: UsageOrder): string {
+  return `order ${given.order_id} was recorded earlier with a different ${differingFields(stored, given).join(', ')}`;
+}
+
+/** billing.usage.insert */
+export const usageInsert = operation({
+  id: 'billing.usage.insert',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Records marketplace orders as usage facts (extension); idempotent on order_id. Billing staff only.',
+  description:
+    'A batch of 1-1,000 orders. Each order id is recorded once across the platform: sending it again with the same facts changes nothing '
+    + '(`already_recorded`); with different facts the whole batch is refused with 409 `usage_conflict` naming each such order, and nothing is written. '
+    + "An order belongs to `subscription_id` when given (its seller must be that subscription's organization), else to its seller's one active subscription.",
+  request: UsageInsertRequest,
+  response: UsageInsertResponse,
+  error: 'billing.UsageInsertError',
+  errors: billingErrors.list('invalid_request', 'subscription_not_found', 'seller_not_subscriber', 'no_active_subscription', 'ambiguous_subscription', 'occurred_in_future', 'usage_conflict', 'invalid_order'),
+  access: 'billing_staff',
+  write: true,
+  async handle(ctx, req) {
+    const { position, ...result } = await recordUsage({ ...ctx, knex: ctx.services.knex }, req);
+    await ctx.waitFor(position, [billingUsageProjection]);
+    return result;
+  },
+});
+
+/** Write operations of usage facts. */
+export const billingUsageCommands = [usageInsert];

@@ -1,0 +1,67 @@
+// billing.invoices.orders.list, reading billing_invoice_orders (written by projections/billing/invoice-orders.ts)
+// with the usage facts and the invoice's metered lines.
+import type { Knex } from 'knex';
+import type { z } from 'zod';
+import { operation } from '../../api/operation.ts';
+import { type InvoiceOrderDetail, InvoiceOrderDetailListRequest, InvoiceOrderDetailPage } from '../../api/schemas/billing-usage.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import type { InvoiceLine } from '../../domain/billing/invoice-events.ts';
+import type { InvoiceOrderDoc } from '../../projections/billing/invoice-orders.ts';
+import { keysetPage } from '../pagination.ts';
+import { visibleInvoice } from './invoices.ts';
+import { usageByOrderIds } from './usage.ts';
+
+/** Every rated order of an invoice, in rating order. */
+export async function invoiceOrderRows(knex: Knex, invoiceId: string): Promise<InvoiceOrderDoc[]> {
+  const res = await knex.raw(
+    `select doc->>'order_id' as order_id, line_index, seq, doc->>'relationship_id' as relationship_id, (doc->>'exempt_amount')::bigint::text as exempt_amount, fee::text as fee
+     from billing_invoice_orders where invoice_id = ? order by seq`,
+    [invoiceId],
+  );
+  return (res.rows as { order_id: string; line_index: number; seq: number; relationship_id: string | null; exempt_amount: string; fee: string }[]).map((r) => ({
+    invoice_id: invoiceId, order_id: r.order_id, line_index: r.line_index, seq: r.seq, relationship_id: r.relationship_id, exempt_amount: Number(r.exempt_amount), fee: Number(r.fee),
+  }));
+}
+
+/** The order details of `rows`, from the usage facts and the metered line each sits on. */
+export async function orderDetails(knex: Knex, lines: InvoiceLine[], currency: string, rows: InvoiceOrderDoc[]): Promise<z.input<typeof InvoiceOrderDetail>[]> {
+  const facts = await usageByOrderIds(knex, rows.map((r) => r.order_id));
+  return rows.flatMap((r) => {
+    const o = facts.get(r.order_id);
+    const m = lines[r.line_index]?.metered;
+    if (!o || !m) return []; // usage facts are never removed and lines of a generated draft never change
+    return [{
+      order_id: r.order_id, line_index: r.line_index, seller: o.seller, buyer: o.buyer, amount: { amount: o.amount, currency: o.currency }, occurred_at: o.occurred_at,
+      classification: m.classification, relationship_id: r.relationship_id, rate_bps: m.rate_bps, exempt_amount: r.exempt_amount, chargeable_amount: o.amount - r.exempt_amount,
+      fee: { amount: r.fee, currency }, pricing_revision_id: m.pricing_revision_id, baseline_revision_id: m.baseline_revision_id,
+    }];
+  });
+}
+
+/** billing.invoices.orders.list */
+export const invoicesOrdersList = operation({
+  id: 'billing.invoices.orders.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: "Lists the orders behind an invoice's metered lines, with how each was rated; per line, the fees sum to the line's amount.",
+  description:
+    'Orders come by line, then in rating order (occurred_at, order_id); `line_index` narrows to one line. An organization sees the orders of its own finalized invoices, billing staff those of any. '
+    + 'An invoice without metered lines has no orders.',
+  request: InvoiceOrderDetailListRequest,
+  response: InvoiceOrderDetailPage,
+  error: 'billing.InvoiceOrderDetailListError',
+  errors: billingErrors.list('invoice_not_found', 'invalid_cursor'),
+  access: 'org_user',
+  async handle(ctx, req) {
+    const invoice = await visibleInvoice(ctx, req.invoice_id);
+    const q = ctx.services.knex('billing_invoice_orders').where({ invoice_id: invoice.id }).select('line_index', 'seq', 'doc');
+    if (req.line_index !== undefined) q.where({ line_index: req.line_index });
+    const page = await keysetPage<{ line_index: number; seq: number; doc: InvoiceOrderDoc }>(q, {
+      columns: ['line_index', 'seq'], limit: req.limit, cursor: req.cursor, key: (r) => [r.line_index, r.seq],
+    });
+    return { items: await orderDetails(ctx.services.knex, invoice.lines, invoice.currency, page.rows.map((r) => r.doc)), pagination: page.pagination };
+  },
+});
+
+/** Read operations of the orders behind invoices. */
+export const billingInvoiceOrderQueries = [invoicesOrdersList];

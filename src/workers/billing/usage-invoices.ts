@@ -1,0 +1,50 @@
+// Usage invoice worker: once a calendar month has ended, generates the draft of every subscription with usage in it.
+// Generation is idempotent (the invoice id is derived from subscription and month), so a repeated pass is a no-op.
+import type { ReadModelRef, Services } from '../../context.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
+import type { Worker } from '../worker.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { ApiError } from '../../api/errors.ts';
+import { IdSource } from '../../ids.ts';
+import { generateUsageInvoice, monthRange, usageInvoiceId } from '../../commands/billing/usage-invoices.ts';
+import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
+import { usageMonths } from '../../queries/billing/usage.ts';
+
+/** How many ended months a pass looks back over: a worker down for a while still invoices them. */
+export const LOOKBACK_MONTHS = 3;
+
+/** What one pass did. */
+export interface UsageInvoicesPassResult {
+  generated: { subscription_id: string; period: string; invoice_id: string }[];
+  /** Months that could not be invoiced yet (unrateable orders, no customer): retried on every pass. */
+  refused: { subscription_id: string; period: string; code: string }[];
+}
+
+/** Generates the missing drafts of the last LOOKBACK_MONTHS ended months. */
+export async function runUsageInvoicesPass(services: Services): Promise<UsageInvoicesPassResult> {
+  const now = services.clock.now();
+  const current = now.toISOString().slice(0, 7);
+  const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - LOOKBACK_MONTHS, 1)).toISOString();
+  const result: UsageInvoicesPassResult = { generated: [], refused: [] };
+  for (const { subscription_id, month } of await usageMonths(services.knex, first, monthRange(current).from)) {
+    const invoiceId = usageInvoiceId(subscription_id, month);
+    if (await getInvoiceDoc(services.knex, invoiceId)) continue;
+    const ctx = {
+      knex: services.knex, store: services.store, ids: IdSource.random(now), now,
+      waitFor: (position: LogPosition | null, models: ReadModelRef[]) => services.runner.waitFor(position, models, services.config.projectionWaitMs),
+      metadata: { org_id: null, actor: { type: 'system' as const, id: 'usage-invoices-worker' }, request_id: null, correlation_id: null, causation_id: null, reason: `usage of ${month}` },
+    };
+    try {
+      const res = await generateUsageInvoice(ctx, subscription_id, month);
+      result.generated.push({ subscription_id, period: month, invoice_id: res.invoiceId });
+    } catch (err) {
+      if (!(err instanceof DomainError) && !(err instanceof ApiError)) throw err;
+      result.refused.push({ subscription_id, period: month, code: err.code });
+    }
+  }
+  if (result.generated.length || result.refused.length) services.logger.info({ ...result }, 'usage invoices pass');
+  return result;
+}
+
+/** The usage invoice worker as the composition root runs it. */
+export const usageInvoicesWorker: Worker<UsageInvoicesPassResult> = { name: 'usage-invoices', runOnce: runUsageInvoicesPass };
