@@ -16,7 +16,7 @@ export interface HttpFigures {
 
 /** A running bench server and a keep-alive client for it. */
 export interface BenchServer extends ServerReady {
-  post(op: string, body: unknown, token: string): Promise<{ status: number; body: string }>;
+  post(op: string, body: unknown, token: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
   stop(): Promise<void>;
 }
 
@@ -39,11 +39,11 @@ export async function startBenchServer(backend: BenchBackend, orgs: number, env:
   const target = new URL(ready.url);
   return {
     ...ready,
-    post: (op, body, token) =>
+    post: (op, body, token, headers = {}) =>
       new Promise((resolve, reject) => {
         const payload = JSON.stringify(body);
         const req = http.request(
-          { host: target.hostname, port: target.port, path: `/api/v1/${op}`, method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${token}` } },
+          { host: target.hostname, port: target.port, path: `/api/v1/${op}`, method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload), authorization: `Bearer ${token}` } },
           (res) => {
             const chunks: Buffer[] = [];
             res.on('data', (c: Buffer) => chunks.push(c));

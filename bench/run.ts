@@ -8,6 +8,8 @@ import { benchAppends } from './appends.ts';
 import { benchReplay } from './replay.ts';
 import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
+import { benchAssemblies } from './assemblies.ts';
+import { benchAnalytics, benchIngest } from './ingest.ts';
 import { benchResolve } from './configuration.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
@@ -22,7 +24,10 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,resolve').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve').split(',');
+const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
+const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
+const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
 // PGlite keeps the whole database in memory: the 1M-row list phase uses fewer rows there (said in the output).
 const invoicesFor = (b: BenchBackend) => Number(b === 'postgres' ? (process.env.BENCH_INVOICES ?? '1000000') : (process.env.BENCH_INVOICES_PGLITE ?? '200000'));
 const backends: BenchBackend[] = (process.env.BENCH_BACKENDS?.split(',') as BenchBackend[] | undefined) ?? (process.env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -126,16 +131,56 @@ async function main(): Promise<void> {
       });
       report(lines, backend, '(e)');
     }
+    // Issue 14: a ready vehicle's search (unloaded reference first, then with the subscribers connected) and the subscribe fan-out.
+    if (only.includes('assemblies')) {
+      const f = await benchAssemblies(backend, subscribers, subscribeEvents);
+      out.assemblies = f;
+      lines.push(
+        { phase: '(f) assemblies.v4.search', backend, metric: `reference: auth.sessions.get, serial: p50 / p99 (${f.reference_unloaded.n})`, value: `${fmt(f.reference_unloaded.p50Ms, 1)} / ${fmt(f.reference_unloaded.p99Ms, 1)} ms` },
+        { phase: '(f) assemblies.v4.search', backend, metric: `ready vehicle, serial, unloaded: p50 / p99 (${f.search_unloaded.n})`, value: `${fmt(f.search_unloaded.p50Ms, 1)} / ${fmt(f.search_unloaded.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_unloaded.p99Ms < 20 },
+        { phase: '(f) assemblies.v4.search', backend, metric: `same, ${fmt(f.clients)} subscribers connected: p50 / p99 (${f.search_with_subscribers.n})`, value: `${fmt(f.search_with_subscribers.p50Ms, 1)} / ${fmt(f.search_with_subscribers.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_with_subscribers.p99Ms < 20 },
+        { phase: '(g) subscribe.stream', backend, metric: `${fmt(f.connected)} clients x ${f.events_per_client} searches: delivered`, value: `${fmt(f.delivered)} of ${fmt(f.connected * f.events_per_client)}`, target: 'all', met: f.delivered === f.connected * f.events_per_client },
+        { phase: '(g) subscribe.stream', backend, metric: 'search start -> client latency p50 / p99 (max)', value: `${fmt(f.latency_p50_ms, 1)} / ${fmt(f.latency_p99_ms, 1)} ms (${fmt(f.latency_max_ms)} ms)`, ...(pg ? { target: 'p99 < 100 ms', met: f.latency_p99_ms < 100 } : {}) },
+        { phase: '(g) subscribe.stream', backend, metric: 'server memory per client: RSS / JS heap', value: `${fmt(f.rss_per_client_bytes / 1024, 1)} / ${fmt(f.heap_per_client_bytes / 1024, 1)} KiB` },
+      );
+      report(lines, backend, '(f)');
+      report(lines, backend, '(g)');
+    }
+    if (only.includes('analytics')) {
+      const a = await benchAnalytics(backend, seconds * 1000);
+      out.analytics = a;
+      const p50x = a.billing_loaded.p50Ms / a.billing_unloaded.p50Ms;
+      lines.push(
+        { phase: '(h) analytics', backend, metric: 'auth.sessions.get c=32 ops/s (reference: cheapest signed-in request)', value: fmt(a.reference_c32.opsPerSec) },
+        { phase: '(h) analytics', backend, metric: 'analytics.events.insert c=32 events/s (of reference)', value: `${fmt(a.c32.opsPerSec)} (${fmt((a.c32.opsPerSec / a.reference_c32.opsPerSec) * 100, 1)}%)`, target: '>= 2,000 events/s', met: a.c32.opsPerSec >= 2000 },
+        { phase: '(h) analytics', backend, metric: 'analytics c=32 latency p50 / p99', value: `${fmt(a.c32.p50Ms, 1)} / ${fmt(a.c32.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: 'event-store appends per analytics event', value: fmt(a.appends_per_event, 3) },
+        { phase: '(h) analytics', backend, metric: `customers.insert alone p50 / p99 (${a.billing_unloaded.ops} serial)`, value: `${fmt(a.billing_unloaded.p50Ms, 1)} / ${fmt(a.billing_unloaded.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: `customers.insert under c=32 auth.sessions.get p50 / p99 (${a.billing_reference_loaded.ops} serial)`, value: `${fmt(a.billing_reference_loaded.p50Ms, 1)} / ${fmt(a.billing_reference_loaded.p99Ms, 1)} ms` },
+        { phase: '(h) analytics', backend, metric: `customers.insert under c=32 analytics p50 / p99 (${a.billing_loaded.ops} serial)`, value: `${fmt(a.billing_loaded.p50Ms, 1)} / ${fmt(a.billing_loaded.p99Ms, 1)} ms (p50 ${fmt(p50x, 2)}x alone, ${fmt(a.billing_loaded.p50Ms / a.billing_reference_loaded.p50Ms, 2)}x under the reference load)` },
+      );
+      if (a.c32.errors) lines.push({ phase: '(h) analytics', backend, metric: 'errors', value: `${a.c32.errors}: ${a.c32.firstError}` });
+      report(lines, backend, '(h)');
+    }
+    if (only.includes('ingest')) {
+      const g = await benchIngest(backend, importRows);
+      out.ingest = g;
+      lines.push(
+        { phase: '(i) ingest', backend, metric: `plain multi-row INSERT of the same ${fmt(g.rows)} rows (reference)`, value: `${fmt(g.raw_insert_seconds, 1)} s` },
+        { phase: '(i) ingest', backend, metric: `CSV import of ${fmt(g.rows)} items (${fmt(g.bytes / 2 ** 20, 1)} MiB), prepare to listed`, value: `${fmt(g.seconds, 1)} s (${fmt(g.rows_per_sec)} rows/s; upload ${fmt(g.upload_seconds, 1)} s)`, target: '< 30 s', met: g.seconds < 30 },
+      );
+      report(lines, backend, '(i)');
+    }
     if (only.includes('resolve')) {
       const r = await benchResolve(backend, Number(process.env.BENCH_RELATIONSHIPS ?? '10000'), Number(process.env.BENCH_REVISIONS ?? '1000'), 1000);
       out.resolve = r;
       const what = `${fmt(r.relationships)} relationships, ${fmt(r.revisions)} revisions`;
       lines.push(
-        { phase: '(f) configuration.resolve.get', backend, metric: 'unloaded reference p50 / p99 (1 relationship, 2 revisions)', value: `${fmt(r.unloaded.p50Ms, 1)} / ${fmt(r.unloaded.p99Ms, 1)} ms` },
-        { phase: '(f) configuration.resolve.get', backend, metric: `p50 / p99 with ${what}, ${fmt(r.requests)} requests`, value: `${fmt(r.loaded.p50Ms, 1)} / ${fmt(r.loaded.p99Ms, 1)} ms (${fmt(r.loaded.p99Ms / r.unloaded.p99Ms, 2)}x reference)`, target: 'p99 < 20 ms', met: r.loaded.p99Ms < 20 },
-        { phase: '(f) configuration.resolve.get', backend, metric: 'set-up (seed through the event store and projections)', value: `${fmt(r.seed_seconds, 1)} s` },
+        { phase: '(j) configuration.resolve.get', backend, metric: 'unloaded reference p50 / p99 (1 relationship, 2 revisions)', value: `${fmt(r.unloaded.p50Ms, 1)} / ${fmt(r.unloaded.p99Ms, 1)} ms` },
+        { phase: '(j) configuration.resolve.get', backend, metric: `p50 / p99 with ${what}, ${fmt(r.requests)} requests`, value: `${fmt(r.loaded.p50Ms, 1)} / ${fmt(r.loaded.p99Ms, 1)} ms (${fmt(r.loaded.p99Ms / r.unloaded.p99Ms, 2)}x reference)`, target: 'p99 < 20 ms', met: r.loaded.p99Ms < 20 },
+        { phase: '(j) configuration.resolve.get', backend, metric: 'set-up (seed through the event store and projections)', value: `${fmt(r.seed_seconds, 1)} s` },
       );
-      report(lines, backend, '(f)');
+      report(lines, backend, '(j)');
     }
   }
   console.log('');
@@ -143,7 +188,9 @@ async function main(): Promise<void> {
   console.log('\nTargets of issue 9, for a 2-core machine; (c0) is the plain CRUD reference measured in the same run.');
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
-  console.log('(f) seeds billing configuration through the event store (events made by the deciders), then times resolve.get one request');
+  console.log('(g) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
+  console.log('(h) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
+  console.log('(j) seeds billing configuration through the event store (events made by the deciders), then times resolve.get one request');
   console.log('    at a time (random buyer, instant and as_of) on the large subscription and on a nearly empty one, interleaved.');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];

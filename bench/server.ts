@@ -23,6 +23,8 @@ export interface ServerReady {
   benchCustomerIds: string[];
   /** With BENCH_CONFIGURATION=<relationships>,<revisions>: the billing configuration seeded for the resolve phase. */
   benchConfiguration?: BenchConfiguration | null;
+  /** With BENCH_SUPPLIER: the session token of an owner of a supplier organization. */
+  supplierToken?: string;
 }
 
 async function main(): Promise<void> {
@@ -35,7 +37,11 @@ async function main(): Promise<void> {
   const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
   // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
   const mode = process.env.BENCH_COMMIT_MODE;
-  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined });
+  // BENCH_WORKERS=1: background workers too (the assembly lookups of the assemblies phases); BENCH_WORKER_MS: their
+  // common interval in ms (imports start on the next pass).
+  const workerMs = Number(process.env.BENCH_WORKER_MS ?? '0');
+  const workers = process.env.BENCH_WORKERS === '1' || workerMs > 0;
+  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined, ...(workers ? { workers: true, ...(workerMs > 0 ? { workerIntervalMs: workerMs } : {}) } : {}) });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
@@ -47,12 +53,19 @@ async function main(): Promise<void> {
   await app.runner.waitFor(head, [identityProjection], 120_000);
   await app.runner.waitFor(staff.position, [identityProjection], 10_000);
   const session = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now: app.clock.now(), ttlHours: 24 });
+  let supplierToken: string | undefined;
+  if (process.env.BENCH_SUPPLIER) {
+    const supplier = await createOrganization(ctx, { name: 'Bench supplier', kind: 'supplier' });
+    const owner = await createUser(ctx, { email: 'bench-supplier@example.com', password: 'bench-password', organizationId: supplier.id, role: 'owner' });
+    await app.runner.waitFor(owner.position, [identityProjection], 10_000);
+    supplierToken = (await createSession(app.knex, { userId: owner.id, organizationId: supplier.id, now: app.clock.now(), ttlHours: 24 })).token;
+  }
   if (process.env.BENCH_TRACE) trace(app);
   const url = await app.listen(0, '127.0.0.1');
   const benchCustomerIds = process.env.BENCH_INVOICES ? await seedInvoices(db.knex, Number(process.env.BENCH_INVOICES)) : [];
   const [relCount, revCount] = (process.env.BENCH_CONFIGURATION ?? '').split(',').map(Number);
   const benchConfiguration = relCount && revCount ? await seedConfiguration(app, orgIds, relCount, revCount) : null;
-  const ready: ServerReady = { url, staffToken: session.token, orgIds, operations: app.registry.list('core').map((o) => o.id), benchCustomerIds, benchConfiguration };
+  const ready: ServerReady = { url, staffToken: session.token, orgIds, operations: app.registry.list('core').map((o) => o.id), benchCustomerIds, supplierToken, benchConfiguration };
   process.send!({ ready });
   const stop = async () => {
     if (process.env.BENCH_TRACE) printTrace();

@@ -18,6 +18,11 @@ import * as m0054 from './0054_billing_exchange_rates.ts';
 import * as m0055 from './0055_billing_payment_methods.ts';
 import * as m0056 from './0056_billing_attachments.ts';
 import * as m0060 from './0060_billing_configuration.ts';
+import * as m0057 from './0057_billing_attachment_retention.ts';
+import * as m0058 from './0058_sandbox_provider_payments.ts';
+import * as m0070 from './0070_assemblies.ts';
+import * as m0075 from './0075_ingest.ts';
+import * as m0076 from './0076_analytics.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -43,6 +48,11 @@ const migrations: Record<string, Migration> = {
   '0055_billing_payment_methods': m0055,
   '0056_billing_attachments': m0056,
   '0060_billing_configuration': m0060,
+  '0057_billing_attachment_retention': m0057,
+  '0058_sandbox_provider_payments': m0058,
+  '0070_assemblies': m0070,
+  '0075_ingest': m0075,
+  '0076_analytics': m0076,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -35,7 +35,14 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 30),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  ATTACHMENT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').default('sandbox-webhook-secret-not-for-production'),
+  // Assemblies (issue 14): the vehicle-data provider and the subscribe stream's history.
+  VEHICLE_DATA_PROVIDER: z.enum(['sandbox']).default('sandbox'),
+  VEHICLE_DATA_DECODE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(500),
+  VEHICLE_DATA_TREE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
+  VEHICLE_DATA_ENRICH_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
+  ASSEMBLY_SUBSCRIBE_RETENTION: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
 });
 
 /** The service's typed configuration. */
@@ -67,8 +74,14 @@ export interface Config {
   sessionTtlHours: number;
   projectionWaitMs: number;
   overdueGraceDays: number;
+  /** Days a removed attachment's file is kept (out of reach of its URLs) before the worker deletes it. */
+  attachmentRetentionDays: number;
   /** HMAC secret of the sandbox payment provider's notifications. */
   sandboxWebhookSecret: string;
+  /** The vehicle-data provider and its sandbox delays (from the time the work was asked for). */
+  vehicleData: { provider: 'sandbox'; decodeDelayMs: number; treeDelayMs: number; enrichDelayMs: number };
+  /** Completed searches kept per organization for assemblies.subscribe.stream replays. */
+  assemblySubscribeRetention: number;
 }
 
 /** Thrown when an environment variable is invalid; the CLI prints it without a stack trace. */
@@ -113,7 +126,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlHours: e.SESSION_TTL_HOURS,
     projectionWaitMs: e.PROJECTION_WAIT_MS,
     overdueGraceDays: e.OVERDUE_GRACE_DAYS,
+    attachmentRetentionDays: e.ATTACHMENT_RETENTION_DAYS,
     sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET,
+    vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },
+    assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
   };
 }
 

@@ -98,6 +98,8 @@ export interface RequestContext<A extends Access = Access> extends CommandContex
   auth: AuthFor<A>;
   /** Aborted when the client goes away. */
   signal: AbortSignal;
+  /** The request headers the operation declares in `requestHeaders`, as given (null when absent). */
+  headers: Readonly<Record<string, string | null>>;
   /** Waits until the given read models have applied `position` (read-your-writes). */
   waitFor(position: LogPosition | null, readModels: ReadModelRef[]): Promise<void>;
 }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { type Release, lockDirectory } from './db-lock.ts';
 
@@ -41,7 +42,8 @@ export async function openPglite(dir?: string): Promise<Db> {
     release = await lockDirectory(dir);
   }
   try {
-    const pglite = new PGlite(dir ?? 'memory://');
+    // pg_trgm: trigram similarity for assemblies.experimental.search, as on PostgreSQL (contrib there).
+    const pglite = new PGlite(dir ?? 'memory://', { extensions: { pg_trgm } });
     await pglite.waitReady;
     // knex-pglite takes the instance through a connection function (knex would deep-clone a plain object).
     const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite: fairPglite(pglite) }) as Knex.StaticConnectionConfig;

@@ -175,6 +175,7 @@ async function dispatch(
       logger,
       auth,
       signal: abort.signal,
+      headers: Object.fromEntries((op.requestHeaders ?? []).map((h) => [h, req.get(h) ?? null])),
       metadata: {
         org_id: auth.kind === 'anonymous' ? null : auth.organizationId,
         actor: actorOf(auth),

@@ -34,6 +34,8 @@ interface Base<Id extends string, Req extends ZodType | null, A extends Access> 
   entitlement?: string;
   /** Writes honour Idempotency-Key. */
   write?: boolean;
+  /** Request headers (lower case) the handler reads from `ctx.headers` (null when absent); documented as header parameters. */
+  requestHeaders?: readonly string[];
 }
 
 /** The validated request body a handler receives. */

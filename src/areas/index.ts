@@ -4,10 +4,13 @@ import { billing } from './billing.ts';
 import { identity } from './identity.ts';
 import { integrations } from './integrations.ts';
 import { jobs } from './jobs.ts';
+import { assemblies } from './assemblies.ts';
+import { ingest } from './ingest.ts';
+import { analytics } from './analytics.ts';
 import { billingConfiguration } from './billing-configuration.ts';
 
 /** The areas, in the order their projections are prepared. */
-export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration];
+export const areas: Area[] = [identity, integrations, jobs, billing, assemblies, ingest, analytics, billingConfiguration];
 
 /** Every projection of every area, run by `project` and `start`, replayed by `rebuild`. */
 export const projections = areas.flatMap((a) => a.projections);

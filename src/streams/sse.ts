@@ -6,6 +6,19 @@ const KEEPALIVE_MS = 15_000;
 /** Bytes a slow reader may leave unread before we drop it (it resumes with Last-Event-ID). */
 const MAX_BUFFERED = 1024 * 1024;
 
+// A message fanned out to many clients is one object: serialise it once.
+const frames = new WeakMap<SseMessage, string>();
+
+/** The wire form of a message (memoised per message object). */
+export function frameOf(m: SseMessage): string {
+  let frame = frames.get(m);
+  if (frame === undefined) {
+    frame = `${m.id ? `id: ${m.id}\n` : ''}event: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`;
+    frames.set(m, frame);
+  }
+  return frame;
+}
+
 /** Streams `events` to the client until it leaves or the iterable ends. */
 export async function writeSse(res: Response, events: AsyncIterable<SseMessage>, signal: AbortSignal): Promise<void> {
   res.status(200).set({
@@ -20,11 +33,7 @@ export async function writeSse(res: Response, events: AsyncIterable<SseMessage>,
   try {
     for await (const m of events) {
       if (signal.aborted) break;
-      let frame = '';
-      if (m.id) frame += `id: ${m.id}\n`;
-      frame += `event: ${m.event}\n`;
-      frame += `data: ${JSON.stringify(m.data)}\n\n`;
-      if (!res.write(frame)) {
+      if (!res.write(frameOf(m))) {
         if (res.writableLength > MAX_BUFFERED) break;
         await new Promise<void>((resolve) => {
           const done = () => {

@@ -18,26 +18,36 @@ export class Workers {
 
   /** One pass of every worker, now. */
   async runOnce(): Promise<WorkersPassResult> {
+    return this.pass(this.workers);
+  }
+
+  private async pass(workers: Worker[]): Promise<WorkersPassResult> {
     const result: WorkersPassResult = {};
-    for (const w of this.workers) result[w.name] = await w.runOnce(this.services);
+    for (const w of workers) result[w.name] = await w.runOnce(this.services);
     return result;
   }
 
-  /** Runs a pass every `intervalMs` until stopped; a failed pass is logged and retried on the next tick. */
+  /** Runs a pass every `intervalMs` until stopped (a worker with its own interval on its own loop); a failed pass is logged and retried on the next tick. */
   start(intervalMs = 60_000): void {
     if (this.loop) return;
     const abort = new AbortController();
     this.abort = abort;
-    this.loop = (async () => {
-      while (!abort.signal.aborted) {
+    const common = this.workers.filter((w) => w.intervalMs === undefined);
+    const loops = [this.every(intervalMs, common, abort.signal), ...this.workers.filter((w) => w.intervalMs !== undefined).map((w) => this.every(w.intervalMs ?? intervalMs, [w], abort.signal))];
+    this.loop = Promise.all(loops).then(() => undefined);
+  }
+
+  private async every(intervalMs: number, workers: Worker[], signal: AbortSignal): Promise<void> {
+    while (!signal.aborted && workers.length > 0) {
+      for (const w of workers) {
         try {
-          await this.runOnce();
+          await w.runOnce(this.services);
         } catch (err) {
-          this.services.logger.error({ err }, 'worker pass failed');
+          this.services.logger.error({ err, worker: w.name }, 'worker pass failed');
         }
-        await delay(intervalMs, undefined, { signal: abort.signal }).catch(() => {}); // aborted: stopping
       }
-    })();
+      await delay(intervalMs, undefined, { signal }).catch(() => {}); // aborted: stopping
+    }
   }
 
   /** Stops after the current pass. */

@@ -5,4 +5,6 @@ import type { Services } from '../context.ts';
 export interface Worker<R = unknown> {
   name: string;
   runOnce(services: Services): Promise<R>;
+  /** Its own pass interval in ms (a worker whose work users wait for); without one it runs with the others on the common interval. */
+  intervalMs?: number;
 }

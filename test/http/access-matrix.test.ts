@@ -18,6 +18,14 @@ const MISSING = '0190c6a2-0000-7000-8000-00000000dead';
 
 type Caller = 'none' | 'bad' | 'other_org_owner' | 'member' | 'billing_staff';
 
+/** Operations for supplier organizations only (DOMAIN.md): every session caller here is in a repairer or platform organization. */
+const SUPPLIER_ONLY = new Set(['async-imports.prepare', 'async-imports.commit', 'async-imports.get', 'sellable-items.list']);
+
+/** `expected`, with supplier-only operations refused to the (non-supplier) session callers. */
+function expectedFor(op: Operation, caller: Caller): 401 | 403 | 'through' {
+  return SUPPLIER_ONLY.has(op.id) && caller !== 'none' && caller !== 'bad' ? 403 : expected(op.access, caller);
+}
+
 /** What `access` lets a caller do on the core surface: 401, 403, or through (anything but 401/403). */
 function expected(access: Access, caller: Caller): 401 | 403 | 'through' {
   if (caller === 'bad') return 401;
@@ -80,6 +88,9 @@ for (const backend of backends()) {
         'billing.customers.attachments.list': (id) => ({ customer_id: id(acme.customerId) }),
         'billing.invoices.attachments.prepare': (id) => ({ invoice_id: id(inv.id), files: [{ filename: 'a.pdf', content_type: 'application/pdf', size: 10 }] }),
         'billing.invoices.attachments.list': (id) => ({ invoice_id: id(inv.id) }),
+        'async-imports.prepare': () => ({ kind: 'sellable_items', format: 'csv', size: 10 }),
+        'async-imports.commit': (id) => ({ id: id(MISSING) }),
+        'async-imports.get': (id) => ({ id: id(MISSING) }),
       };
       const real = (x: string) => x;
       const missing = () => MISSING;
@@ -99,7 +110,7 @@ for (const backend of backends()) {
         const foreign = await svc.send(op.id, body(real), await tokenOf.other_org_owner());
         const absent = await svc.send(op.id, body(missing), await tokenOf.other_org_owner());
         const what = `${op.id}: foreign ${foreign.status} ${JSON.stringify(foreign.body)} / missing ${absent.status} ${JSON.stringify(absent.body)}`;
-        if (expected(op.access, 'other_org_owner') !== 'through') {
+        if (expectedFor(op, 'other_org_owner') !== 'through') {
           expect(foreign.status, what).to.equal(absent.status);
           continue;
         }
@@ -117,7 +128,7 @@ for (const backend of backends()) {
           const token = caller === 'none' ? null : caller === 'bad' ? 'svc_sess_notarealtoken' : await tokenOf[caller]();
           const body = bodies[op.id]?.(real) ?? (op.request === null ? undefined : {});
           const res = await svc.send(op.id, body, token);
-          const want = expected(op.access, caller);
+          const want = expectedFor(op, caller);
           const what = `${op.id} (${JSON.stringify(op.access)}) as ${caller}: ${res.status} ${JSON.stringify(res.body)}`;
           if (want === 'through') expect(res.status, what).to.not.be.oneOf([401, 403]);
           else {

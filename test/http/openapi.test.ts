@@ -22,6 +22,16 @@ describe('OpenAPI document and /docs', () => {
     for (const t of doc.tags) expect(SPEC_TAGS).to.include(t.name);
   });
 
+  it('always declares the spec\'s eight tags, each with a description, and every tag its operations carry', () => {
+    const declared = doc.tags.map((t: { name: string }) => t.name);
+    expect(declared.slice(0, 8)).to.deep.equal(['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase']);
+    expect(new Set(declared).size).to.equal(declared.length);
+    for (const t of doc.tags) expect(t.description, t.name).to.be.a('string').and.have.length.greaterThan(10);
+    const carried = new Set(Object.values(doc.paths).flatMap((p: any) => p.post.tags as string[]));
+    for (const t of carried) expect(declared, `operation tag ${t}`).to.include(t);
+    expect(declared).to.include('Billing');
+  });
+
   it('has every registered core operation with its request, response and named error schema', () => {
     const ops = svc.app.registry.list('core');
     expect(ops.length).to.be.greaterThan(5);
@@ -41,7 +51,10 @@ describe('OpenAPI document and /docs', () => {
       for (const t of post.tags) expect(SPEC_TAGS, `${op.id} tag ${t}`).to.include(t);
       if (op.request) resolve(post.requestBody.content['application/json'].schema.$ref);
       else expect(post.requestBody).to.equal(undefined);
-      resolve(post.responses['200'].content['application/json'].schema.$ref);
+      // Streams answer text/event-stream (each event's data is the schema), everything else JSON.
+      const success = post.responses['200'].content;
+      expect(Object.keys(success), op.id).to.deep.equal([op.kind === 'stream' ? 'text/event-stream' : 'application/json']);
+      resolve((success['application/json'] ?? success['text/event-stream']).schema.$ref);
       const errRef = post.responses.default.content['application/json'].schema.$ref;
       expect(errRef).to.equal(`#/components/schemas/${op.error}`);
       const err = resolve(errRef);

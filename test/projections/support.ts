@@ -9,6 +9,8 @@ import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { runLookupPass } from '../../src/workers/assemblies/lookups.ts';
+import { importFile, itemsCsv, upload } from '../support/ingest.ts';
 import { baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
@@ -32,6 +34,8 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
+  await writeAssemblies(svc);
+  await writeIngestAndAnalytics(svc);
   await writeConfiguration(svc);
 }
 
@@ -162,6 +166,43 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
     if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
   }
   ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
+}
+
+/** Vehicle lookups (enriched, tree only, unknown vehicle, still queued) and completed searches of two organizations. */
+async function writeAssemblies(svc: TestService): Promise<void> {
+  const [a, b] = [await svc.signUp(), await svc.signUp()];
+  const golf = { vrm: { plate: 'ab21 cde', location: { country: 'gb' } } };
+  const vin = { chassis_number: 'WVWZZZCDZMW000001' };
+  const unknown = { vrm: { plate: 'ZZ99ZZZ', location: { country: 'GB' } } };
+  for (const vehicle of [golf, vin, unknown]) ok(await svc.call(ops['assemblies.v4.search'], { vehicle }, a.token), 'assemblies.v4.search');
+  svc.clock.advance(5_000);
+  await runLookupPass(svc.app);
+  await settle(svc);
+  svc.clock.advance(5_000);
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: vin, hca_ids: ['02'] }, b.token), 'assemblies.v4.search');
+  // Enriches the first two; the last search below queues one more.
+  await runLookupPass(svc.app);
+  await settle(svc);
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: golf, hca_ids: ['01.01.01'] }, a.token), 'assemblies.v4.search');
+  ok(await svc.call(ops['assemblies.v4.search'], { vehicle: { vrm: { plate: 'KS23HEV', location: { country: 'GB' } } } }, b.token), 'assemblies.v4.search');
+}
+
+/** Imports (completed with bad rows, re-imported with a change, failed, awaiting upload, through an integration) and analytics events over two days. */
+async function writeIngestAndAnalytics(svc: TestService): Promise<void> {
+  const supplier = await svc.signUp({ kind: 'supplier' });
+  const me = { token: supplier.token };
+  await importFile(svc, me, 'csv', itemsCsv(2_500, { 7: 'SKU-00007,,,1,GBP,1,,', 1_200: 'SKU-01200,Lamp,,1,GBP,x,,' }));
+  svc.clock.advance(1000);
+  await importFile(svc, me, 'csv', itemsCsv(10, {}, (i) => (i === 3 ? 'Changed title' : `Front wing panel ${i}`)));
+  await importFile(svc, me, 'csv', 'not,a,header\n');
+  await upload(svc, me, 'ndjson', '{}\n');
+  const key = await installIntegration(svc, { token: supplier.token, scopes: ['supplier'] });
+  await importFile(svc, { headers: integrationHeaders(key) }, 'ndjson', `${JSON.stringify({ sku: 'NDJ-1', title: 'Radiator', price: { amount: 8900, currency: 'GBP' }, stock_quantity: 2, hca_ids: ['HCA-COOL-1'] })}\n{"sku":1}\n`);
+  const yesterday = new Date(svc.clock.now().getTime() - 86_400_000).toISOString();
+  for (let i = 0; i < 6; i++) {
+    const headers: Record<string, string> = i % 2 ? { origin: 'https://app.example', referer: `https://app.example/p/${i}` } : {};
+    ok(await svc.call(ops['analytics.events.insert'], { name: i % 3 ? 'search.completed' : 'page_view', properties: { i }, ...(i < 2 ? { occurred_at: yesterday } : {}) }, supplier.token, headers), 'analytics.events.insert');
+  }
 }
 
 /** Billing configuration: relationships (one claim accepted with evidence, one rejected), a baseline, two pricing revisions (the second splits the first). */

@@ -70,6 +70,11 @@ export async function startService(backend: Backend, opts: { clock?: TestClock; 
       headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
+    // A stream that opened (200 text/event-stream) would never end: callers of post only need its status and headers.
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      return { status: res.status, headers: res.headers, body: undefined as T };
+    }
     const text = await res.text();
     let parsed: unknown = text;
     try {

@@ -4,9 +4,12 @@ import { billingOperations } from '../../src/areas/billing.ts';
 import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
+import { assembliesOperations } from '../../src/areas/assemblies.ts';
+import { ingestOperations } from '../../src/areas/ingest.ts';
+import { analyticsOperations } from '../../src/areas/analytics.ts';
 import { billingConfigurationOperations } from '../../src/areas/billing-configuration.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations, ...billingConfigurationOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

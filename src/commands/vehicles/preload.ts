@@ -1,4 +1,4 @@
-// vehicles.preload: records vehicle identifiers for the assembly lookups to warm, one event per distinct vehicle.
+// vehicles.preload: records vehicle identifiers, one event per distinct vehicle, and queues their assembly lookups.
 import { operation } from '../../api/operation.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { VehiclesPreloadRequest } from '../../api/schemas/jobs.ts';
@@ -6,6 +6,8 @@ import { MAX_PRELOAD_IDENTIFIERS } from '../../domain/vehicles/preload.ts';
 import { integrationCaller } from '../../queries/jobs/jobs.ts';
 import { vehiclePreloads } from '../jobs/handlers.ts';
 import { vehiclesErrors } from '../../domain/vehicles/errors.ts';
+import { vehicleKey } from '../../domain/vehicles/identifier.ts';
+import { queueLookup } from '../assemblies/handlers.ts';
 
 /** The paid feature of queueing vehicle lookups ahead of demand. */
 export const VEHICLE_DATA_PRELOAD = 'vehicle_data_preload';
@@ -31,6 +33,9 @@ export const vehiclesPreload = operation({
       type: 'RequestVehiclePreload',
       data: { preload_id: preloadId, identifiers: req.identifiers, organization_id: caller.organizationId, integration_id: caller.integrationId },
     }, { orgId: caller.organizationId });
+    // Queue the lookups now (each once per vehicle, whoever asks), so a later search finds the answer ready.
+    const distinct = new Map(req.identifiers.map((id) => [vehicleKey(id), id]));
+    for (const id of distinct.values()) await queueLookup(ctx, id, 'preload');
     return {};
   },
 });
