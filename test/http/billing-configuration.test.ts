@@ -103,6 +103,7 @@ for (const backend of backends()) {
         ['billing.configuration.pricing.insert', { ...base, currency: 'USD' }, 400, 'currency_not_enabled'],
         ['billing.configuration.pricing.insert', { ...base, currency: 'XYZ' }, 400, 'invalid_request'],
         ['billing.configuration.pricing.insert', { ...base, subscription_id: MISSING }, 404, 'subscription_not_found'],
+        ['billing.configuration.pricing.insert', { ...base, effective_from: '0000-01-01T00:00:00+01:00' }, 400, 'invalid_request'],
         ['billing.configuration.baselines.insert', { subscription_id: c.subscriptionId, effective_from: '2030-01-01', monthly_exempt_amount: 5, currency: 'GBP', reason: 'x', supersedes: [MISSING] }, 400, 'invalid_supersedes'],
         ['billing.configuration.baselines.insert', { subscription_id: c.subscriptionId, effective_from: '2030-01-01', monthly_exempt_amount: -5, currency: 'GBP', reason: 'x' }, 400, 'invalid_request'],
         ['billing.configuration.baselines.insert', { subscription_id: c.subscriptionId, effective_from: '2030-01-01', monthly_exempt_amount: 5, currency: 'GBP', reason: '' }, 400, 'invalid_request'],

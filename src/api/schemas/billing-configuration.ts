@@ -5,8 +5,17 @@ import { CurrencyCode, PageRequest, Timestamp, Uuid, page } from './common.ts';
 import { Actor } from './billing-customers.ts';
 import { Attachment, AttachmentFilename, AttachmentsPrepareResponse } from './billing-attachments.ts';
 
+const inRange = (v: string) => {
+  const t = Date.parse(v);
+  return t >= Date.UTC(1900, 0, 1) && t < Date.UTC(9999, 0, 1);
+};
+const IN_RANGE = 'must be between 1900 and 9999 (UTC)';
+
+/** An RFC 3339 timestamp with offset, between 1900 and 9999 once in UTC (what every store reads back). */
+export const Moment = z.iso.datetime({ offset: true }).refine(inRange, IN_RANGE);
+
 /** An instant given as a date (`YYYY-MM-DD`, midnight UTC) or an RFC 3339 timestamp with offset; stored as UTC. */
-export const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]);
+export const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).refine(inRange, IN_RANGE);
 
 const Reason = z.string().trim().min(1).max(1000).describe('Why (kept in the audit record), 1-1000 characters.');
 const MAX_MINOR = 1e15;
@@ -130,7 +139,7 @@ export const PricingRevisionDetail = z
   .object({ ...RevisionDetail, currency: z.string(), rates_bps: z.object({ platform_introduced: z.int(), pre_existing: z.int() }), minimum_fee: z.int() })
   .meta({ id: 'billing.PricingRevisionDetail' });
 
-const AsOf = z.iso.datetime({ offset: true }).optional().describe('Answer as known at this instant (recorded time); default now; not in the future.');
+const AsOf = Moment.optional().describe('Answer as known at this instant (recorded time); default now; not in the future.');
 
 export const ConfigurationHistoryRequest = z
   .strictObject({
@@ -164,7 +173,7 @@ export const ConfigurationHistoryResponse = z
   .meta({ id: 'billing.ConfigurationHistoryResponse' });
 
 const ResolveEvent = z
-  .strictObject({ seller: Uuid.describe('Seller organization.'), buyer: Uuid.describe('Buyer organization.'), occurred_at: z.iso.datetime({ offset: true }).describe('When the event (order) happened: the effective-time axis.') })
+  .strictObject({ seller: Uuid.describe('Seller organization.'), buyer: Uuid.describe('Buyer organization.'), occurred_at: Moment.describe('When the event (order) happened: the effective-time axis.') })
   .meta({ id: 'billing.ConfigurationEvent' });
 
 export const ConfigurationResolveRequest = z
@@ -204,7 +213,7 @@ const Sample = z
     seller: Uuid,
     buyer: Uuid,
     amount: z.int().min(0).max(1e12).describe('Order value in minor units of the pricing currency (0 to 10^12).'),
-    occurred_at: z.iso.datetime({ offset: true }),
+    occurred_at: Moment,
   })
   .meta({ id: 'billing.ConfigurationPreviewSample' });
 

@@ -1,7 +1,7 @@
 // billing.configuration.baselines.insert and .pricing.insert: append or supersede an effective-dated revision (an audit record each).
 import { operation } from '../../../api/operation.ts';
 import { BaselineDetail, BaselineWriteRequest, PricingRevisionDetail, PricingWriteRequest } from '../../../api/schemas/billing-configuration.ts';
-import type { RequestContext } from '../../../context.ts';
+import { ProjectionLagError, type RequestContext } from '../../../context.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RevisionInput } from '../../../domain/billing/configuration/revisions.ts';
 import { billingConfigurationProjection } from '../../../projections/billing/configuration/configuration.ts';
@@ -35,7 +35,7 @@ async function revisionInput(ctx: RequestContext, req: { subscription_id: string
 /** The stored revision just written. */
 async function written(ctx: RequestContext, id: string): Promise<RevisionDoc> {
   const doc = (await revisionDocs(ctx.services.knex, [id])).get(id);
-  if (!doc) throw configurationErrors.error('projection_lag', 'The revision was recorded but is not yet readable; retry shortly.');
+  if (!doc) throw new ProjectionLagError([billingConfigurationProjection.name]);
   return doc;
 }
 
