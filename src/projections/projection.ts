@@ -18,6 +18,24 @@ export interface Projection {
    * rebuild). `fresh` says the tables are empty (the checkpoint is at the start of the log).
    */
   bulk?(knex: Knex, fresh: boolean): BulkApplier;
+  /**
+   * Optional live commit in one statement: reads what the batch needs (outside any transaction: the
+   * checkpoint's compare-and-set in the commit statement guards them), folds the events, and returns
+   * the writes. The runner runs them as CTEs of one statement with the lock and the checkpoint move
+   * (commit.ts), one round trip instead of a transaction's six. Absent: `apply` in a transaction.
+   */
+  stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
+}
+
+/** Adds one data-modifying CTE to the commit statement; `sql` gets the SQL condition the write must AND into its WHERE. Returns the CTE's name. */
+export type AddStatement = (sql: (guard: string) => string, bindings: Knex.RawBinding[]) => string;
+
+/** A batch's writes, prepared before the commit statement (reads done, events folded). */
+export interface StagedWrites {
+  /** Adds the writes as CTEs; each writes only when its guard holds (lock taken, checkpoint moved). */
+  write(add: AddStatement): void;
+  /** Called once the statement committed, with the position the checkpoint moved to and the runner's knex. */
+  committed?(position: LogPosition, root: Knex): void;
 }
 
 /** Folds batches in memory between writes; the runner writes it with the checkpoint in one transaction. */
@@ -53,6 +71,7 @@ export interface DocumentTable<D, E extends DomainEvent> {
  */
 export function documentProjection(def: { name: string; version: number; tables: TableWriter[] }): Projection {
   const bulkTables = def.tables.flatMap((t) => (t.bulk ? [{ bulk: t.bulk }] : []));
+  const stagedTables = def.tables.flatMap((t) => (t.stage ? [{ stage: t.stage }] : []));
   return {
     name: def.name,
     version: def.version,
@@ -63,6 +82,16 @@ export function documentProjection(def: { name: string; version: number; tables:
     handles: (type) => def.tables.some((t) => t.handles(type)),
     // Bulk replay only when every table can (a table that reads another in the same batch cannot).
     ...(bulkTables.length === def.tables.length ? { bulk: (knex: Knex, fresh: boolean) => combineBulk(bulkTables.map((t) => t.bulk(knex, fresh))) } : {}),
+    // One-statement commits likewise.
+    ...(stagedTables.length === def.tables.length ? { stage: (knex: Knex, events: RecordedEvent[]) => combineStaged(stagedTables.map((t) => t.stage), knex, events) } : {}),
+  };
+}
+
+async function combineStaged(tables: ((knex: Knex, events: RecordedEvent[]) => Promise<StagedWrites>)[], knex: Knex, events: RecordedEvent[]): Promise<StagedWrites> {
+  const parts = await Promise.all(tables.map((stage) => stage(knex, events)));
+  return {
+    write: (add) => parts.forEach((p) => p.write(add)),
+    committed: (position, root) => parts.forEach((p) => p.committed?.(position, root)),
   };
 }
 
@@ -86,6 +115,8 @@ export interface TableWriter {
   handles(type: string): boolean;
   /** Bulk replay of this table (see Projection.bulk). */
   bulk?(knex: Knex, fresh: boolean): BulkApplier;
+  /** One-statement live commit of this table (see Projection.stage). */
+  stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
 }
 
 /** A document table as a TableWriter. */
@@ -95,6 +126,7 @@ export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>
     apply: (trx, events) => applyDocuments(trx, def, events),
     handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)),
     bulk: (knex, fresh) => documentBulk(def, knex, fresh),
+    stage: (knex, events) => stageDocuments(knex, def, events),
   };
 }
 
@@ -166,6 +198,13 @@ async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, d
       for (const w of written) rememberDocument(root, def.table, w.key, w.doc, at);
     });
   }
+  const { upserts, deletes } = documentRows(def, docs, touched);
+  for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
+  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000));
+}
+
+/** The rows to upsert and the keys to delete for the `touched` documents. */
+function documentRows<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>): { upserts: Record<string, unknown>[]; deletes: string[] } {
   const upserts: Record<string, unknown>[] = [];
   const deletes: string[] = [];
   for (const key of touched) {
@@ -173,23 +212,71 @@ async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, d
     if (doc === null) deletes.push(key);
     else upserts.push({ id: key, ...def.columns(doc, key), doc });
   }
-  for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
-  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000));
+  return { upserts, deletes };
 }
 
 /** Applies the events a document table handles. */
 export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
-  const keyOf = def.keyOf ?? streamKey;
   const events = handledEvents(def, all);
   if (events.length === 0) return;
-  const keys = [...new Set(events.map((e) => keyOf(e, readRecorded(def.events, e))).filter((k): k is string => k !== null))];
-  const docs = new Map<string, D | null>();
-  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
-  const found = await trx.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [keys]);
-  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+  const docs = await loadDocuments(trx, def, events);
   const touched = new Set<string>();
   foldDocuments(def, docs, touched, events);
   await writeDocuments(trx, def, docs, touched, true);
+}
+
+/** The documents a batch touches, as stored; documents of streams the batch starts are known absent without asking. */
+async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, events: RecordedEvent[]): Promise<Map<string, D | null>> {
+  const keyOf = def.keyOf ?? streamKey;
+  const docs = new Map<string, D | null>();
+  const keys = new Set<string>();
+  for (const e of events) {
+    const key = keyOf(e, readRecorded(def.events, e));
+    if (key === null || keys.has(key) || docs.has(key)) continue;
+    // Keyed by its stream (the default), a document is born with its stream: the first event of a
+    // stream (revision 0) finds none. Guarded by the table having seen one stream category only.
+    if (!def.keyOf && e.revision === 0n && oneCategory(def.table, e.streamId)) docs.set(key, null);
+    else keys.add(key);
+  }
+  if (keys.size === 0) return docs;
+  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
+  const found = await knex.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [[...keys]]);
+  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+  return docs;
+}
+
+/** Stream categories each stream-keyed table has seen in this process. */
+const categoriesSeen = new Map<string, string>();
+
+// A table that ever sees two categories (two aggregates could share an id suffix) always reads.
+function oneCategory(table: string, streamId: string): boolean {
+  const category = streamCategory(streamId);
+  const seen = categoriesSeen.get(table);
+  if (seen === undefined) categoriesSeen.set(table, category);
+  else if (seen !== category) categoriesSeen.set(table, '');
+  return (categoriesSeen.get(table) ?? '') !== '';
+}
+
+/** Stages a document table's batch for a one-statement commit: loads, folds, and returns deletes and upserts. */
+async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<StagedWrites> {
+  const events = handledEvents(def, all);
+  if (events.length === 0) return { write: () => {} };
+  const docs = await loadDocuments(knex, def, events);
+  const touched = new Set<string>();
+  foldDocuments(def, docs, touched, events);
+  const { upserts, deletes } = documentRows(def, docs, touched);
+  const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
+  return {
+    write(add) {
+      // Deletes first (a unique column freed by a delete may be taken by an upsert of the same batch).
+      const deleted = deletes.length ? add((guard) => `delete from "${def.table}" where id = any(?) and ${guard} returning 1`, [deletes]) : null;
+      if (upserts.length) {
+        const after = deleted ? ` and (select count(*) from ${deleted}) >= 0` : '';
+        add((guard) => upsertSql(def.table, upserts, `${guard}${after}`), [JSON.stringify(upserts)]);
+      }
+    },
+    committed: (at, root) => written.forEach((w) => rememberDocument(root, def.table, w.key, w.doc, at)),
+  };
 }
 
 const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition, root: Knex) => void)[]>();
@@ -241,14 +328,16 @@ export function recentDocument<D>(knex: Knex, table: string, key: string, positi
  * every value of a 1,000-row batch separately.
  */
 async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<void> {
+  await trx.raw(upsertSql(table, rows, 'true'), [JSON.stringify(rows)]);
+}
+
+/** The upsert of `rows` (one JSON parameter), writing only where `guard` holds. */
+function upsertSql(table: string, rows: Record<string, unknown>[], guard: string): string {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const list = columns.map((c) => `"${c}"`).join(', ');
   const updates = columns.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', ');
-  await trx.raw(
-    `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb)
-     on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`,
-    [JSON.stringify(rows)],
-  );
+  return `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb) where ${guard}
+     on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`;
 }
 
 /** A recorded event read through its aggregate's codec (upcast, then parsed), once per recorded event however many tables read it. */

@@ -7,7 +7,7 @@ import { type EventStore, type LogPosition, type RecordedEvent, comparePositions
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
 import type { BulkApplier, Projection } from './projection.ts';
-import { CheckpointMoved, type CommitPart, ProjectionFailed, commitParts } from './commit.ts';
+import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
 import { laggingProjections } from './readiness.ts';
 import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 
@@ -320,25 +320,44 @@ export class ProjectionRunner implements ReadModelProgress {
    * without it, so one broken projection never holds the rest back. Returns those that committed.
    */
   private async commitShared(parts: CommitPart[]): Promise<Projection[]> {
-    let left = parts;
     const done: Projection[] = [];
     const now = this.opts.clock.now();
+    const release = (list: CommitPart[]) => {
+      for (const part of list) {
+        this.setCheckpoint(part.projection.name, part.to, true);
+        done.push(part.projection);
+      }
+      if (list.length) this.advanced.emit('advanced');
+    };
+    // Projections that stage their writes commit in one statement (commitStaged); the others in a transaction.
+    const staged = parts.filter(canStage);
+    const others = parts.filter((p) => !canStage(p));
+    const oneStatement = async (list: CommitPart[]) => {
+      const out = await commitStaged(this.knex, list, now);
+      release(out.committed);
+      if (out.moved.length) this.leaveTail(new CheckpointMoved(out.moved), out.moved);
+      for (const f of out.failed) this.leaveTail(new ProjectionFailed(f.name, f.err), [f.name]);
+    };
     if (this.opts.commitMode === 'separate') {
       // In parallel on the pool; each projection's waiters are released as soon as its own commit is done.
-      await Promise.all(
-        left.map((part) =>
+      await Promise.all([
+        ...staged.map((part) => oneStatement([part])),
+        ...others.map((part) =>
           commitParts(this.knex, [part], now).then(
-            () => {
-              this.setCheckpoint(part.projection.name, part.to, true);
-              done.push(part.projection);
-              this.advanced.emit('advanced');
-            },
+            () => release([part]),
             (err: unknown) => this.leaveTail(err, [part.projection.name]),
           ),
         ),
-      );
+      ]);
       return done;
     }
+    await Promise.all([staged.length ? oneStatement(staged) : null, this.commitTogether(others, now, release)]);
+    return done;
+  }
+
+  /** The transaction path of `together`: one transaction for every part, retried without a projection that failed or moved. */
+  private async commitTogether(parts: CommitPart[], now: Date, release: (list: CommitPart[]) => void): Promise<void> {
+    let left = parts;
     while (left.length) {
       try {
         await commitParts(this.knex, left, now);
@@ -349,13 +368,9 @@ export class ProjectionRunner implements ReadModelProgress {
         left = left.filter((part) => !out.includes(part.projection.name));
         continue;
       }
-      for (const part of left) {
-        this.setCheckpoint(part.projection.name, part.to, true);
-        done.push(part.projection);
-      }
-      break;
+      release(left);
+      return;
     }
-    return done;
   }
 
   private leaveTail(err: unknown, names: string[]): void {
