@@ -258,7 +258,7 @@ function oneCategory(table: string, streamId: string): boolean {
 }
 
 /** Stages a document table's batch for a one-statement commit: loads, folds, and returns deletes and upserts. */
-async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<StagedWrites> {
+export async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<StagedWrites> {
   const events = handledEvents(def, all);
   if (events.length === 0) return { write: () => {} };
   const docs = await loadDocuments(knex, def, events);
@@ -298,7 +298,17 @@ export function committed(trx: Knex.Transaction, position: LogPosition, root: Kn
 const recent = new WeakMap<object, Map<string, { doc: unknown; at: LogPosition }>>();
 const MAX_RECENT = 10_000;
 
+const tableWatchers = new Map<string, Set<() => void>>();
+
+/** Calls `fn` whenever a live projection commit of this process wrote a document of `table` (caches of what it holds drop their copies). */
+export function onDocumentWritten(table: string, fn: () => void): void {
+  const set = tableWatchers.get(table) ?? new Set();
+  set.add(fn);
+  tableWatchers.set(table, set);
+}
+
 function rememberDocument(client: object, table: string, key: string, doc: unknown, at: LogPosition): void {
+  tableWatchers.get(table)?.forEach((fn) => fn());
   let docs = recent.get(client);
   if (!docs) recent.set(client, (docs = new Map()));
   const id = `${table}:${key}`;

@@ -217,7 +217,8 @@ export class ProjectionRunner implements ReadModelProgress {
       const step = this.tailStep();
       this.tailBusy = step.then(() => {}, () => {});
       try {
-        full = (await step) >= this.batchSize;
+        // After a non-empty batch the next one is already being read (prefetch): go on without waiting.
+        full = (await step) > 0;
         backoff = 0;
       } catch (err) {
         if (signal.aborted) return;
@@ -226,8 +227,8 @@ export class ProjectionRunner implements ReadModelProgress {
         await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
         continue;
       }
-      // A full batch means more is waiting. After a partial one, read again only when something was
-      // appended since `token`, a known commit is not yet readable, or a projection asks to join.
+      // After an empty read, read again only when something was appended since `token`, a known
+      // commit is not yet readable, or a projection asks to join.
       if (!full) await this.idle(token, signal);
     }
   }
@@ -276,11 +277,12 @@ export class ProjectionRunner implements ReadModelProgress {
     const from = this.tail;
     const ahead = this.prefetch;
     this.prefetch = null;
-    // A full batch read during the previous commit is as good as a new read (a cursor read never skips).
-    // A partial one is read again: appends that committed during the commit were invisible to it (the
-    // commit's own xid held the horizon), and waiting a whole cycle for them would cost their writers.
+    // A batch read during the previous commit is as good as a new read (a cursor read never skips): the
+    // tail applies it at once and reads the next one during this commit, so under load a cycle costs
+    // the longer of a read and a commit, not both. Appends that committed during the previous commit
+    // were invisible to it; they are in the read made during this one. Only an empty one is read again.
     let events = ahead && ahead.from === from ? await ahead.events : [];
-    if (events.length < this.batchSize) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
+    if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
     const last = events.at(-1);
     if (!last) {
