@@ -226,13 +226,18 @@ export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transac
 }
 
 /** The documents a batch touches, as stored; documents of streams the batch starts are known absent without asking. */
-async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, events: RecordedEvent[]): Promise<Map<string, D | null>> {
+async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, events: RecordedEvent[], known?: Map<string, { doc: unknown }>): Promise<Map<string, D | null>> {
   const keyOf = def.keyOf ?? streamKey;
   const docs = new Map<string, D | null>();
   const keys = new Set<string>();
   for (const e of events) {
     const key = keyOf(e, readRecorded(def.events, e));
     if (key === null || keys.has(key) || docs.has(key)) continue;
+    const held = known?.get(`${def.table}:${key}`);
+    if (held) {
+      docs.set(key, held.doc as D | null);
+      continue;
+    }
     // Keyed by its stream (the default), a document is born with its stream: the first event of a
     // stream (revision 0) finds none. Guarded by the table having seen one stream category only.
     if (!def.keyOf && e.revision === 0n && oneCategory(def.table, e.streamId)) docs.set(key, null);
@@ -261,7 +266,8 @@ function oneCategory(table: string, streamId: string): boolean {
 export async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<StagedWrites> {
   const events = handledEvents(def, all);
   if (events.length === 0) return { write: () => {} };
-  const docs = await loadDocuments(knex, def, events);
+  // The documents this process's live commits wrote last are the stored rows (see forgetDocuments): not read again.
+  const docs = await loadDocuments(knex, def, events, recent.get(knex));
   const touched = new Set<string>();
   foldDocuments(def, docs, touched, events);
   const { upserts, deletes } = documentRows(def, docs, touched);
@@ -318,6 +324,24 @@ function rememberDocument(client: object, table: string, key: string, doc: unkno
     const oldest = docs.keys().next();
     if (!oldest.done) docs.delete(oldest.value);
   }
+}
+
+/** The document `table`/`key` as this process's live commits last wrote it (the stored row while the runner keeps it, see forgetDocuments), or undefined. */
+export function knownDocument<D>(knex: Knex, table: string, key: string): { doc: D | null } | undefined {
+  const hit = recent.get(knex)?.get(`${table}:${key}`);
+  return hit ? { doc: hit.doc as D | null } : undefined;
+}
+
+/**
+ * Forgets the documents of `tables` remembered for `knex`. The runner calls it whenever rows of those
+ * tables may be written other than by its live commits (catching up alone, bulk replay, rebuild,
+ * another runner's commits, a failed commit), so staging never folds onto a copy older than the row.
+ */
+export function forgetDocuments(knex: Knex, tables: string[]): void {
+  const docs = recent.get(knex);
+  if (!docs || tables.length === 0) return;
+  const prefixes = tables.map((t) => `${t}:`);
+  for (const id of docs.keys()) if (prefixes.some((p) => id.startsWith(p))) docs.delete(id);
 }
 
 /**

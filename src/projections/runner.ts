@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { BulkApplier, Projection } from './projection.ts';
+import { type BulkApplier, type Projection, forgetDocuments } from './projection.ts';
 import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
 import { laggingProjections } from './readiness.ts';
 import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
@@ -79,6 +79,7 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
   async prepare(): Promise<void> {
     for (const p of this.projections) {
+      forgetDocuments(this.knex, p.tables);
       await this.knex.transaction(async (trx) => {
         await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
         const row = (await trx('projection_checkpoints').where({ name: p.name }).first()) as { version: number; position: string | null } | undefined;
@@ -147,6 +148,7 @@ export class ProjectionRunner implements ReadModelProgress {
           await truncate(trx, p.tables);
           await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
         });
+        forgetDocuments(this.knex, p.tables);
         this.setCheckpoint(p.name, null, true);
       }
       for (const p of chosen) await this.drainAlone(p, onProgress);
@@ -377,6 +379,7 @@ export class ProjectionRunner implements ReadModelProgress {
 
   private leaveTail(err: unknown, names: string[]): void {
     const moved = err instanceof CheckpointMoved;
+    for (const p of this.projections.filter((x) => names.includes(x.name))) forgetDocuments(this.knex, p.tables);
     if (!moved) this.opts.logger.error({ err, projections: names }, 'projection batch failed; it catches up alone');
     for (const p of this.projections.filter((x) => names.includes(x.name))) this.goSolo(p, { reload: moved, delayMs: moved ? 10 : 100 });
   }
@@ -441,6 +444,8 @@ export class ProjectionRunner implements ReadModelProgress {
   private async drain(p: Projection, opts: { eager: boolean; stop: () => boolean; onProgress?: (events: number) => void }): Promise<void> {
     const read = (from: LogPosition | null) => this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.bulkBatchSize });
     const start = this.checkpoints.get(p.name) ?? null;
+    // Alone, rows are written by bulk writes or follow another runner: remembered documents may be older.
+    forgetDocuments(this.knex, p.tables);
     // Bulk replay: batches are folded in memory and written together every MAX_PENDING_ROWS changed rows.
     const bulk = p.bulk?.(this.knex, start === null);
     let next: Promise<RecordedEvent[]> | null = read(start);
@@ -477,6 +482,7 @@ export class ProjectionRunner implements ReadModelProgress {
       opts.onProgress?.(events.length);
     }
     if (bulk && folded !== null) await this.writeBulk(p, bulk, folded);
+    forgetDocuments(this.knex, p.tables);
     // At the head: the CLI exits after catchUp, so it stores the checkpoint at once; the daemon within a second.
     if (opts.eager || this.storedAgo(p) >= FLUSH_MS) await this.flush(p);
     this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);

@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
 import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, readRecorded, stageDocuments } from '../projection.ts';
+import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, knownDocument, readRecorded, stageDocuments } from '../projection.ts';
 
 /** One dated line of a customer's account. */
 export interface LedgerEntryDoc {
@@ -145,8 +145,16 @@ async function invoiceNumbers(knex: Knex, events: RecordedEvent[], fromBatch: bo
     }
   }
   const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))].filter((id) => !numbers.has(id));
-  for (let i = 0; i < ids.length; i += 5000) {
-    const rows = (await knex('billing_receivables').whereIn('id', ids.slice(i, i + 5000)).select('id', knex.raw("doc->>'number' as number"))) as { id: string; number: string }[];
+  if (fromBatch) {
+    // Receivables this projection's live commits wrote last are the stored rows.
+    for (const id of ids) {
+      const known = knownDocument<ReceivableDoc>(knex, 'billing_receivables', id);
+      if (known?.doc) numbers.set(id, known.doc.number);
+    }
+  }
+  const missing = ids.filter((id) => !numbers.has(id));
+  for (let i = 0; i < missing.length; i += 5000) {
+    const rows = (await knex('billing_receivables').whereIn('id', missing.slice(i, i + 5000)).select('id', knex.raw("doc->>'number' as number"))) as { id: string; number: string }[];
     for (const r of rows) numbers.set(r.id, r.number);
   }
   return numbers;
