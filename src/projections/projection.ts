@@ -139,6 +139,8 @@ function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: 
   const dirty = new Set<string>();
   // An empty table at the start: a document not in memory does not exist, no need to ask.
   let complete = fresh;
+  // Nothing written yet into a table that was empty: its first write inserts.
+  let empty = fresh;
   return {
     async fold(all) {
       const events = handledEvents(def, all);
@@ -156,7 +158,8 @@ function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: 
     },
     pending: () => dirty.size,
     async write(trx) {
-      await writeDocuments(trx, def, docs, dirty);
+      await writeDocuments(trx, def, docs, dirty, false, empty);
+      empty = false;
       dirty.clear();
       if (docs.size > MAX_CACHED_DOCS) {
         docs.clear();
@@ -191,7 +194,7 @@ function foldDocuments<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs:
 }
 
 /** Writes the `touched` documents: deletes and upserts, a few thousand rows per statement. */
-async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false): Promise<void> {
+async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false, empty = false): Promise<void> {
   if (remember) {
     const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
     afterCommit(trx, (at, root) => {
@@ -199,8 +202,9 @@ async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, d
     });
   }
   const { upserts, deletes } = documentRows(def, docs, touched);
-  for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
-  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000));
+  // Into an empty table (the first write of a replay from the start): plain inserts, nothing to delete.
+  if (!empty) for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
+  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000), empty);
 }
 
 /** The rows to upsert and the keys to delete for the `touched` documents. */
@@ -361,17 +365,17 @@ export function recentDocument<D>(knex: Knex, table: string, key: string, positi
  * fields onto the table's column types (jsonb_populate_recordset), which is far cheaper than binding
  * every value of a 1,000-row batch separately.
  */
-async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<void> {
-  await trx.raw(upsertSql(table, rows, 'true'), [JSON.stringify(rows)]);
+async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], plain = false): Promise<void> {
+  await trx.raw(upsertSql(table, rows, 'true', plain), [JSON.stringify(rows)]);
 }
 
 /** The upsert of `rows` (one JSON parameter), writing only where `guard` holds. */
-function upsertSql(table: string, rows: Record<string, unknown>[], guard: string): string {
+function upsertSql(table: string, rows: Record<string, unknown>[], guard: string, plain = false): string {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const list = columns.map((c) => `"${c}"`).join(', ');
   const updates = columns.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', ');
-  return `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb) where ${guard}
-     on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`;
+  const insert = `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb) where ${guard}`;
+  return plain ? insert : `${insert} on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`;
 }
 
 /** A recorded event read through its aggregate's codec (upcast, then parsed), once per recorded event however many tables read it. */
