@@ -6,7 +6,7 @@ import { sessionAuth } from './identity.ts';
 import { hashSecret, looksValid } from '../../secrets.ts';
 
 /**
- * How long (wall-clock ms) a resolved session is reused. A sign-out in this process, and any change
+ * How long (ms of the service clock) a resolved session is reused. A sign-out in this process, and any change
  * to users or memberships this process's projections commit, drop every entry at once; a revocation
  * or role change made by ANOTHER process is seen within this bound (docs/decisions.md, issue 9).
  */
@@ -30,14 +30,14 @@ export async function cachedSessionAuth(knex: Knex, token: string, now: Date): P
   }
   const tokenHash = hashSecret(token);
   const hit = cache.get(tokenHash);
-  if (hit && hit.generation === generation && hit.until > Date.now() && hit.auth.expiresAt > now) return hit.auth;
+  if (hit && hit.generation === generation && hit.until > now.getTime() && hit.auth.expiresAt > now) return hit.auth;
   cache.delete(tokenHash);
   const seen = generation;
   const auth = await sessionAuth(knex, token, now);
   // A sign-out or identity change during the lookup: do not keep what may predate it.
   if (auth?.kind === 'session' && seen === generation) {
     if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(tokenHash, { auth, until: Date.now() + SESSION_CACHE_MS, generation });
+    cache.set(tokenHash, { auth, until: now.getTime() + SESSION_CACHE_MS, generation });
   }
   return auth;
 }
