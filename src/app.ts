@@ -81,12 +81,12 @@ export async function openDatabase(config: Config): Promise<Db> {
 }
 
 /**
- * How caught-up projections commit a tail batch (docs/decisions.md): on Postgres separately, in
- * parallel on the pool, each releasing its own read-your-writes waiters; on PGlite, with one
- * connection, together (one BEGIN/COMMIT pair instead of one per projection).
+ * How caught-up projections commit a tail batch (docs/decisions.md): together on both backends since
+ * live commits are one statement (commitStaged): one statement for every projection of a batch costs
+ * one round trip, where separate ones queue on the pool (Postgres) or the one connection (PGlite).
  */
-function defaultCommitMode(db: Db): CommitMode {
-  return db.kind === 'pglite' ? 'together' : 'separate';
+function defaultCommitMode(_db: Db): CommitMode {
+  return 'together';
 }
 
 /** Builds the service. */

@@ -2,7 +2,7 @@
 // `commandHandler` binds a decider to its stream once and stamps the clock into every command.
 import type { CommandContext } from '../context.ts';
 import { type Decider, type DomainEvent, readEvent } from '../domain/decider.ts';
-import { type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
+import { type EventData, type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
 
 /** Result of a command: the log position to wait for, and the aggregate state after it. */
 export interface CommandResult<E, S> {
@@ -44,21 +44,25 @@ export async function runCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: { orgId?: string | null; reason?: string; maxAttempts?: number } = {},
+  opts: { orgId?: string | null; reason?: string; maxAttempts?: number; expectNew?: boolean } = {},
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);
+  const metadata: EventMetadata = {
+    ...ctx.metadata,
+    org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
+    ...(opts.reason ? { reason: opts.reason } : {}),
+  };
+  if (opts.expectNew) {
+    const created = await tryNewStream(ctx, decider, stream, command, (events) => events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata })));
+    if (created) return created;
+  }
   for (let attempt = 1; ; attempt++) {
     const loaded = await loadAggregate(ctx.store, decider, stream, firstEventId);
     if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
     const events = decider.decide(command, loaded.state);
     // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
     if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
-    const metadata: EventMetadata = {
-      ...ctx.metadata,
-      org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
-      ...(opts.reason ? { reason: opts.reason } : {}),
-    };
     try {
       const res = await ctx.store.appendToStream(
         stream,
@@ -74,6 +78,40 @@ export async function runCommand<C, E extends DomainEvent, S>(
   }
 }
 
+/**
+ * A command that most likely creates its stream (a new id): decided on the initial state and appended
+ * with `no_stream`, without reading the stream first (one round trip fewer). Null when that does not
+ * hold (the stream exists, or the decision on the initial state refuses or decides nothing): the
+ * caller then loads and decides as usual, so every answer is the one the stream's state gives. A
+ * retry of a stored request is found by es_append (same event ids) and answered from the stream.
+ */
+async function tryNewStream<C, E extends DomainEvent, S>(
+  ctx: CommandContext,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  toData: (events: E[]) => EventData[],
+): Promise<CommandResult<E, S> | null> {
+  let events: E[];
+  try {
+    events = decider.decide(command, decider.initialState());
+  } catch {
+    return null;
+  }
+  if (events.length === 0) return null;
+  try {
+    const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: 'no_stream', now: ctx.now });
+    if (res.duplicate) {
+      const loaded = await loadAggregate(ctx.store, decider, stream);
+      return { position: res.position, events: [], state: loaded.state, duplicate: true };
+    }
+    return { position: res.position, events, state: events.reduce(decider.evolve, decider.initialState()), duplicate: false };
+  } catch (err) {
+    if (err instanceof WrongExpectedVersionError) return null;
+    throw err;
+  }
+}
+
 /** What a caller writes of a command: everything but `now`, which the handler stamps from the request's clock. */
 export type Unstamped<C> = C extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'now'> } : never;
 
@@ -81,6 +119,8 @@ export type Unstamped<C> = C extends { type: infer T; data: infer D } ? { type: 
 export interface RunOptions {
   orgId?: string | null;
   reason?: string;
+  /** The stream is most likely new (a fresh id): append with no_stream without reading it first; an existing stream falls back to load and decide. */
+  expectNew?: boolean;
 }
 
 /** A decider bound to its stream (Emmett's CommandHandler): load, decide, append, with the clock injected here only. */

@@ -1,7 +1,7 @@
 // One projection transaction: read-model writes of one or more projections and their checkpoints, all or nothing.
 import type { Knex } from 'knex';
 import type { LogPosition, RecordedEvent } from '../eventstore/port.ts';
-import { type Projection, committed } from './projection.ts';
+import { type Projection, type StagedWrites, committed } from './projection.ts';
 
 /** Another runner moved (or holds) the checkpoints of `names`: they must reload and catch up alone. */
 export class CheckpointMoved extends Error {
@@ -75,4 +75,91 @@ export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): P
   // Rows written by this transaction are now visible: tell the writers (recentDocument), at the lowest position it covers.
   const at = parts.map((p) => p.to).reduce<LogPosition | null>((a, b) => (a === null || (b !== null && b < a) ? b : a), null);
   if (done && at !== null) committed(done, at, knex);
+}
+
+/** What a one-statement commit did: the parts that committed, the projections another runner holds or moved, and those that failed. */
+export interface StagedOutcome {
+  committed: CommitPart[];
+  moved: string[];
+  failed: { name: string; err: unknown }[];
+}
+
+/** Whether a part can commit in one statement (its projection stages its writes, or it only moves its checkpoint). */
+export function canStage(part: CommitPart): boolean {
+  return !part.write && (part.events.length === 0 || part.projection.stage !== undefined);
+}
+
+/**
+ * Commits parts in ONE autocommit statement: the advisory locks (tried), each checkpoint's
+ * compare-and-set, and each projection's writes, every write guarded by its own checkpoint having
+ * moved. The reads the writes depend on ran before (stage), outside any transaction: a checkpoint
+ * that moved since, or a lock another runner holds, skips that projection's writes, so they never
+ * land on rows they were not computed from. The others commit. A statement that fails is retried
+ * part by part to find the failing projection.
+ */
+export async function commitStaged(knex: Knex, parts: CommitPart[], now: Date): Promise<StagedOutcome> {
+  const out: StagedOutcome = { committed: [], moved: [], failed: [] };
+  if (parts.length === 0) return out;
+  const staged: { part: CommitPart; writes: StagedWrites | null }[] = [];
+  await Promise.all(
+    parts.map(async (part) => {
+      try {
+        const stage = part.projection.stage;
+        staged.push({ part, writes: part.events.length && stage ? await stage(knex, part.events) : null });
+      } catch (err) {
+        out.failed.push({ name: part.projection.name, err });
+      }
+    }),
+  );
+  if (staged.length === 0) return out;
+  const ctes: string[] = [];
+  const bindings: Knex.RawBinding[] = [];
+  const names = staged.map((s) => s.part.projection.name);
+  const moves = staged.map(({ part: p }) => ({ name: p.projection.name, version: p.projection.version, from_position: p.from, to_position: p.to }));
+  // Asynchronous commit, as in commitParts (set_config is local to this statement's transaction).
+  ctes.push(`locks as materialized (select n as name, pg_try_advisory_xact_lock(hashtextextended('projection:' || n, 1)) as ok, set_config('synchronous_commit', 'off', true) as sync from unnest(?::text[]) as t(n))`);
+  ctes.push(`moved as (update projection_checkpoints c set position = m.to_position, updated_at = ?
+     from jsonb_to_recordset(?::jsonb) as m(name text, version int, from_position text, to_position text)
+     where c.name = m.name and c.version = m.version and c.position is not distinct from m.from_position
+       and exists (select 1 from locks l where l.name = m.name and l.ok)
+     returning c.name)`);
+  bindings.push(names, now, JSON.stringify(moves));
+  staged.forEach(({ writes }, i) => {
+    if (!writes) return;
+    ctes.push(`g${i} as (select 1 from moved where name = ?)`);
+    bindings.push(names[i]);
+    writes.write((sql, args) => {
+      const name = `w${ctes.length}`;
+      ctes.push(`${name} as (${sql(`exists (select 1 from g${i})`)})`);
+      bindings.push(...args);
+      return name;
+    });
+  });
+  let done: Set<string>;
+  try {
+    const res = await knex.raw(`with ${ctes.join(',\n')}\nselect name from moved`, bindings);
+    done = new Set((res.rows as { name: string }[]).map((r) => r.name));
+  } catch (err) {
+    const [only] = staged;
+    if (staged.length === 1 && only) {
+      out.failed.push({ name: only.part.projection.name, err });
+      return out;
+    }
+    for (const { part } of staged) {
+      const one = await commitStaged(knex, [part], now);
+      out.committed.push(...one.committed);
+      out.moved.push(...one.moved);
+      out.failed.push(...one.failed);
+    }
+    return out;
+  }
+  for (const { part, writes } of staged) {
+    if (!done.has(part.projection.name)) {
+      out.moved.push(part.projection.name);
+      continue;
+    }
+    out.committed.push(part);
+    if (part.to !== null) writes?.committed?.(part.to, knex);
+  }
+  return out;
 }

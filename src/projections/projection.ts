@@ -18,6 +18,24 @@ export interface Projection {
    * rebuild). `fresh` says the tables are empty (the checkpoint is at the start of the log).
    */
   bulk?(knex: Knex, fresh: boolean): BulkApplier;
+  /**
+   * Optional live commit in one statement: reads what the batch needs (outside any transaction: the
+   * checkpoint's compare-and-set in the commit statement guards them), folds the events, and returns
+   * the writes. The runner runs them as CTEs of one statement with the lock and the checkpoint move
+   * (commit.ts), one round trip instead of a transaction's six. Absent: `apply` in a transaction.
+   */
+  stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
+}
+
+/** Adds one data-modifying CTE to the commit statement; `sql` gets the SQL condition the write must AND into its WHERE. Returns the CTE's name. */
+export type AddStatement = (sql: (guard: string) => string, bindings: Knex.RawBinding[]) => string;
+
+/** A batch's writes, prepared before the commit statement (reads done, events folded). */
+export interface StagedWrites {
+  /** Adds the writes as CTEs; each writes only when its guard holds (lock taken, checkpoint moved). */
+  write(add: AddStatement): void;
+  /** Called once the statement committed, with the position the checkpoint moved to and the runner's knex. */
+  committed?(position: LogPosition, root: Knex): void;
 }
 
 /** Folds batches in memory between writes; the runner writes it with the checkpoint in one transaction. */
@@ -53,6 +71,7 @@ export interface DocumentTable<D, E extends DomainEvent> {
  */
 export function documentProjection(def: { name: string; version: number; tables: TableWriter[] }): Projection {
   const bulkTables = def.tables.flatMap((t) => (t.bulk ? [{ bulk: t.bulk }] : []));
+  const stagedTables = def.tables.flatMap((t) => (t.stage ? [{ stage: t.stage }] : []));
   return {
     name: def.name,
     version: def.version,
@@ -63,6 +82,16 @@ export function documentProjection(def: { name: string; version: number; tables:
     handles: (type) => def.tables.some((t) => t.handles(type)),
     // Bulk replay only when every table can (a table that reads another in the same batch cannot).
     ...(bulkTables.length === def.tables.length ? { bulk: (knex: Knex, fresh: boolean) => combineBulk(bulkTables.map((t) => t.bulk(knex, fresh))) } : {}),
+    // One-statement commits likewise.
+    ...(stagedTables.length === def.tables.length ? { stage: (knex: Knex, events: RecordedEvent[]) => combineStaged(stagedTables.map((t) => t.stage), knex, events) } : {}),
+  };
+}
+
+async function combineStaged(tables: ((knex: Knex, events: RecordedEvent[]) => Promise<StagedWrites>)[], knex: Knex, events: RecordedEvent[]): Promise<StagedWrites> {
+  const parts = await Promise.all(tables.map((stage) => stage(knex, events)));
+  return {
+    write: (add) => parts.forEach((p) => p.write(add)),
+    committed: (position, root) => parts.forEach((p) => p.committed?.(position, root)),
   };
 }
 
@@ -86,6 +115,8 @@ export interface TableWriter {
   handles(type: string): boolean;
   /** Bulk replay of this table (see Projection.bulk). */
   bulk?(knex: Knex, fresh: boolean): BulkApplier;
+  /** One-statement live commit of this table (see Projection.stage). */
+  stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
 }
 
 /** A document table as a TableWriter. */
@@ -95,6 +126,7 @@ export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>
     apply: (trx, events) => applyDocuments(trx, def, events),
     handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)),
     bulk: (knex, fresh) => documentBulk(def, knex, fresh),
+    stage: (knex, events) => stageDocuments(knex, def, events),
   };
 }
 
@@ -107,6 +139,8 @@ function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: 
   const dirty = new Set<string>();
   // An empty table at the start: a document not in memory does not exist, no need to ask.
   let complete = fresh;
+  // Nothing written yet into a table that was empty: its first write inserts.
+  let empty = fresh;
   return {
     async fold(all) {
       const events = handledEvents(def, all);
@@ -124,7 +158,8 @@ function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: 
     },
     pending: () => dirty.size,
     async write(trx) {
-      await writeDocuments(trx, def, docs, dirty);
+      await writeDocuments(trx, def, docs, dirty, false, empty);
+      empty = false;
       dirty.clear();
       if (docs.size > MAX_CACHED_DOCS) {
         docs.clear();
@@ -159,13 +194,21 @@ function foldDocuments<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs:
 }
 
 /** Writes the `touched` documents: deletes and upserts, a few thousand rows per statement. */
-async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false): Promise<void> {
+async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false, empty = false): Promise<void> {
   if (remember) {
     const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
     afterCommit(trx, (at, root) => {
       for (const w of written) rememberDocument(root, def.table, w.key, w.doc, at);
     });
   }
+  const { upserts, deletes } = documentRows(def, docs, touched);
+  // Into an empty table (the first write of a replay from the start): plain inserts, nothing to delete.
+  if (!empty) for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
+  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000), empty);
+}
+
+/** The rows to upsert and the keys to delete for the `touched` documents. */
+function documentRows<D, E extends DomainEvent>(def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>): { upserts: Record<string, unknown>[]; deletes: string[] } {
   const upserts: Record<string, unknown>[] = [];
   const deletes: string[] = [];
   for (const key of touched) {
@@ -173,23 +216,77 @@ async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, d
     if (doc === null) deletes.push(key);
     else upserts.push({ id: key, ...def.columns(doc, key), doc });
   }
-  for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
-  for (let i = 0; i < upserts.length; i += 5_000) await upsertRows(trx, def.table, upserts.slice(i, i + 5_000));
+  return { upserts, deletes };
 }
 
 /** Applies the events a document table handles. */
 export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
-  const keyOf = def.keyOf ?? streamKey;
   const events = handledEvents(def, all);
   if (events.length === 0) return;
-  const keys = [...new Set(events.map((e) => keyOf(e, readRecorded(def.events, e))).filter((k): k is string => k !== null))];
-  const docs = new Map<string, D | null>();
-  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
-  const found = await trx.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [keys]);
-  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+  const docs = await loadDocuments(trx, def, events);
   const touched = new Set<string>();
   foldDocuments(def, docs, touched, events);
   await writeDocuments(trx, def, docs, touched, true);
+}
+
+/** The documents a batch touches, as stored; documents of streams the batch starts are known absent without asking. */
+async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, events: RecordedEvent[], known?: Map<string, { doc: unknown }>): Promise<Map<string, D | null>> {
+  const keyOf = def.keyOf ?? streamKey;
+  const docs = new Map<string, D | null>();
+  const keys = new Set<string>();
+  for (const e of events) {
+    const key = keyOf(e, readRecorded(def.events, e));
+    if (key === null || keys.has(key) || docs.has(key)) continue;
+    const held = known?.get(`${def.table}:${key}`);
+    if (held) {
+      docs.set(key, held.doc as D | null);
+      continue;
+    }
+    // Keyed by its stream (the default), a document is born with its stream: the first event of a
+    // stream (revision 0) finds none. Guarded by the table having seen one stream category only.
+    if (!def.keyOf && e.revision === 0n && oneCategory(def.table, e.streamId)) docs.set(key, null);
+    else keys.add(key);
+  }
+  if (keys.size === 0) return docs;
+  // One array parameter instead of one bind per key: planning an IN list of 1,000 binds costs more than the lookups.
+  const found = await knex.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [[...keys]]);
+  for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
+  return docs;
+}
+
+/** Stream categories each stream-keyed table has seen in this process. */
+const categoriesSeen = new Map<string, string>();
+
+// A table that ever sees two categories (two aggregates could share an id suffix) always reads.
+function oneCategory(table: string, streamId: string): boolean {
+  const category = streamCategory(streamId);
+  const seen = categoriesSeen.get(table);
+  if (seen === undefined) categoriesSeen.set(table, category);
+  else if (seen !== category) categoriesSeen.set(table, '');
+  return (categoriesSeen.get(table) ?? '') !== '';
+}
+
+/** Stages a document table's batch for a one-statement commit: loads, folds, and returns deletes and upserts. */
+export async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<StagedWrites> {
+  const events = handledEvents(def, all);
+  if (events.length === 0) return { write: () => {} };
+  // The documents this process's live commits wrote last are the stored rows (see forgetDocuments): not read again.
+  const docs = await loadDocuments(knex, def, events, recent.get(knex));
+  const touched = new Set<string>();
+  foldDocuments(def, docs, touched, events);
+  const { upserts, deletes } = documentRows(def, docs, touched);
+  const written = [...touched].map((key) => ({ key, doc: docs.get(key) ?? null }));
+  return {
+    write(add) {
+      // Deletes first (a unique column freed by a delete may be taken by an upsert of the same batch).
+      const deleted = deletes.length ? add((guard) => `delete from "${def.table}" where id = any(?) and ${guard} returning 1`, [deletes]) : null;
+      if (upserts.length) {
+        const after = deleted ? ` and (select count(*) from ${deleted}) >= 0` : '';
+        add((guard) => upsertSql(def.table, upserts, `${guard}${after}`), [JSON.stringify(upserts)]);
+      }
+    },
+    committed: (at, root) => written.forEach((w) => rememberDocument(root, def.table, w.key, w.doc, at)),
+  };
 }
 
 const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition, root: Knex) => void)[]>();
@@ -211,7 +308,17 @@ export function committed(trx: Knex.Transaction, position: LogPosition, root: Kn
 const recent = new WeakMap<object, Map<string, { doc: unknown; at: LogPosition }>>();
 const MAX_RECENT = 10_000;
 
+const tableWatchers = new Map<string, Set<() => void>>();
+
+/** Calls `fn` whenever a live projection commit of this process wrote a document of `table` (caches of what it holds drop their copies). */
+export function onDocumentWritten(table: string, fn: () => void): void {
+  const set = tableWatchers.get(table) ?? new Set();
+  set.add(fn);
+  tableWatchers.set(table, set);
+}
+
 function rememberDocument(client: object, table: string, key: string, doc: unknown, at: LogPosition): void {
+  tableWatchers.get(table)?.forEach((fn) => fn());
   let docs = recent.get(client);
   if (!docs) recent.set(client, (docs = new Map()));
   const id = `${table}:${key}`;
@@ -221,6 +328,24 @@ function rememberDocument(client: object, table: string, key: string, doc: unkno
     const oldest = docs.keys().next();
     if (!oldest.done) docs.delete(oldest.value);
   }
+}
+
+/** The document `table`/`key` as this process's live commits last wrote it (the stored row while the runner keeps it, see forgetDocuments), or undefined. */
+export function knownDocument<D>(knex: Knex, table: string, key: string): { doc: D | null } | undefined {
+  const hit = recent.get(knex)?.get(`${table}:${key}`);
+  return hit ? { doc: hit.doc as D | null } : undefined;
+}
+
+/**
+ * Forgets the documents of `tables` remembered for `knex`. The runner calls it whenever rows of those
+ * tables may be written other than by its live commits (catching up alone, bulk replay, rebuild,
+ * another runner's commits, a failed commit), so staging never folds onto a copy older than the row.
+ */
+export function forgetDocuments(knex: Knex, tables: string[]): void {
+  const docs = recent.get(knex);
+  if (!docs || tables.length === 0) return;
+  const prefixes = tables.map((t) => `${t}:`);
+  for (const id of docs.keys()) if (prefixes.some((p) => id.startsWith(p))) docs.delete(id);
 }
 
 /**
@@ -240,15 +365,17 @@ export function recentDocument<D>(knex: Knex, table: string, key: string, positi
  * fields onto the table's column types (jsonb_populate_recordset), which is far cheaper than binding
  * every value of a 1,000-row batch separately.
  */
-async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<void> {
+async function upsertRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], plain = false): Promise<void> {
+  await trx.raw(upsertSql(table, rows, 'true', plain), [JSON.stringify(rows)]);
+}
+
+/** The upsert of `rows` (one JSON parameter), writing only where `guard` holds. */
+function upsertSql(table: string, rows: Record<string, unknown>[], guard: string, plain = false): string {
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   const list = columns.map((c) => `"${c}"`).join(', ');
   const updates = columns.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', ');
-  await trx.raw(
-    `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb)
-     on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`,
-    [JSON.stringify(rows)],
-  );
+  const insert = `insert into "${table}" (${list}) select ${list} from jsonb_populate_recordset(null::"${table}", ?::jsonb) where ${guard}`;
+  return plain ? insert : `${insert} on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`;
 }
 
 /** A recorded event read through its aggregate's codec (upcast, then parsed), once per recorded event however many tables read it. */

@@ -6,8 +6,8 @@ import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
 import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
-import type { BulkApplier, Projection } from './projection.ts';
-import { CheckpointMoved, type CommitPart, ProjectionFailed, commitParts } from './commit.ts';
+import { type BulkApplier, type Projection, forgetDocuments } from './projection.ts';
+import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
 import { laggingProjections } from './readiness.ts';
 import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 
@@ -79,6 +79,7 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
   async prepare(): Promise<void> {
     for (const p of this.projections) {
+      forgetDocuments(this.knex, p.tables);
       await this.knex.transaction(async (trx) => {
         await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
         const row = (await trx('projection_checkpoints').where({ name: p.name }).first()) as { version: number; position: string | null } | undefined;
@@ -147,6 +148,7 @@ export class ProjectionRunner implements ReadModelProgress {
           await truncate(trx, p.tables);
           await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
         });
+        forgetDocuments(this.knex, p.tables);
         this.setCheckpoint(p.name, null, true);
       }
       for (const p of chosen) await this.drainAlone(p, onProgress);
@@ -217,7 +219,8 @@ export class ProjectionRunner implements ReadModelProgress {
       const step = this.tailStep();
       this.tailBusy = step.then(() => {}, () => {});
       try {
-        full = (await step) >= this.batchSize;
+        // After a non-empty batch the next one is already being read (prefetch): go on without waiting.
+        full = (await step) > 0;
         backoff = 0;
       } catch (err) {
         if (signal.aborted) return;
@@ -226,8 +229,8 @@ export class ProjectionRunner implements ReadModelProgress {
         await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
         continue;
       }
-      // A full batch means more is waiting. After a partial one, read again only when something was
-      // appended since `token`, a known commit is not yet readable, or a projection asks to join.
+      // After an empty read, read again only when something was appended since `token`, a known
+      // commit is not yet readable, or a projection asks to join.
       if (!full) await this.idle(token, signal);
     }
   }
@@ -276,11 +279,12 @@ export class ProjectionRunner implements ReadModelProgress {
     const from = this.tail;
     const ahead = this.prefetch;
     this.prefetch = null;
-    // A full batch read during the previous commit is as good as a new read (a cursor read never skips).
-    // A partial one is read again: appends that committed during the commit were invisible to it (the
-    // commit's own xid held the horizon), and waiting a whole cycle for them would cost their writers.
+    // A batch read during the previous commit is as good as a new read (a cursor read never skips): the
+    // tail applies it at once and reads the next one during this commit, so under load a cycle costs
+    // the longer of a read and a commit, not both. Appends that committed during the previous commit
+    // were invisible to it; they are in the read made during this one. Only an empty one is read again.
     let events = ahead && ahead.from === from ? await ahead.events : [];
-    if (events.length < this.batchSize) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
+    if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
     const last = events.at(-1);
     if (!last) {
@@ -320,25 +324,44 @@ export class ProjectionRunner implements ReadModelProgress {
    * without it, so one broken projection never holds the rest back. Returns those that committed.
    */
   private async commitShared(parts: CommitPart[]): Promise<Projection[]> {
-    let left = parts;
     const done: Projection[] = [];
     const now = this.opts.clock.now();
+    const release = (list: CommitPart[]) => {
+      for (const part of list) {
+        this.setCheckpoint(part.projection.name, part.to, true);
+        done.push(part.projection);
+      }
+      if (list.length) this.advanced.emit('advanced');
+    };
+    // Projections that stage their writes commit in one statement (commitStaged); the others in a transaction.
+    const staged = parts.filter(canStage);
+    const others = parts.filter((p) => !canStage(p));
+    const oneStatement = async (list: CommitPart[]) => {
+      const out = await commitStaged(this.knex, list, now);
+      release(out.committed);
+      if (out.moved.length) this.leaveTail(new CheckpointMoved(out.moved), out.moved);
+      for (const f of out.failed) this.leaveTail(new ProjectionFailed(f.name, f.err), [f.name]);
+    };
     if (this.opts.commitMode === 'separate') {
       // In parallel on the pool; each projection's waiters are released as soon as its own commit is done.
-      await Promise.all(
-        left.map((part) =>
+      await Promise.all([
+        ...staged.map((part) => oneStatement([part])),
+        ...others.map((part) =>
           commitParts(this.knex, [part], now).then(
-            () => {
-              this.setCheckpoint(part.projection.name, part.to, true);
-              done.push(part.projection);
-              this.advanced.emit('advanced');
-            },
+            () => release([part]),
             (err: unknown) => this.leaveTail(err, [part.projection.name]),
           ),
         ),
-      );
+      ]);
       return done;
     }
+    await Promise.all([staged.length ? oneStatement(staged) : null, this.commitTogether(others, now, release)]);
+    return done;
+  }
+
+  /** The transaction path of `together`: one transaction for every part, retried without a projection that failed or moved. */
+  private async commitTogether(parts: CommitPart[], now: Date, release: (list: CommitPart[]) => void): Promise<void> {
+    let left = parts;
     while (left.length) {
       try {
         await commitParts(this.knex, left, now);
@@ -349,17 +372,14 @@ export class ProjectionRunner implements ReadModelProgress {
         left = left.filter((part) => !out.includes(part.projection.name));
         continue;
       }
-      for (const part of left) {
-        this.setCheckpoint(part.projection.name, part.to, true);
-        done.push(part.projection);
-      }
-      break;
+      release(left);
+      return;
     }
-    return done;
   }
 
   private leaveTail(err: unknown, names: string[]): void {
     const moved = err instanceof CheckpointMoved;
+    for (const p of this.projections.filter((x) => names.includes(x.name))) forgetDocuments(this.knex, p.tables);
     if (!moved) this.opts.logger.error({ err, projections: names }, 'projection batch failed; it catches up alone');
     for (const p of this.projections.filter((x) => names.includes(x.name))) this.goSolo(p, { reload: moved, delayMs: moved ? 10 : 100 });
   }
@@ -424,6 +444,8 @@ export class ProjectionRunner implements ReadModelProgress {
   private async drain(p: Projection, opts: { eager: boolean; stop: () => boolean; onProgress?: (events: number) => void }): Promise<void> {
     const read = (from: LogPosition | null) => this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.bulkBatchSize });
     const start = this.checkpoints.get(p.name) ?? null;
+    // Alone, rows are written by bulk writes or follow another runner: remembered documents may be older.
+    forgetDocuments(this.knex, p.tables);
     // Bulk replay: batches are folded in memory and written together every MAX_PENDING_ROWS changed rows.
     const bulk = p.bulk?.(this.knex, start === null);
     let next: Promise<RecordedEvent[]> | null = read(start);
@@ -460,6 +482,7 @@ export class ProjectionRunner implements ReadModelProgress {
       opts.onProgress?.(events.length);
     }
     if (bulk && folded !== null) await this.writeBulk(p, bulk, folded);
+    forgetDocuments(this.knex, p.tables);
     // At the head: the CLI exits after catchUp, so it stores the checkpoint at once; the daemon within a second.
     if (opts.eager || this.storedAgo(p) >= FLUSH_MS) await this.flush(p);
     this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);

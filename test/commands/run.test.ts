@@ -66,5 +66,24 @@ for (const backend of backends()) {
       expect(again.position).to.equal(first.position);
       expect(await typesOf(stream)).to.deep.equal(['CustomerCreated', 'CustomerUpdated']);
     });
+
+    it('expectNew: creates without reading; on an existing stream answers exactly as a load would; a retry is a no-op', async () => {
+      const stream = `customer-${crypto.randomUUID()}`;
+      const seed = crypto.randomUUID();
+      const first = await runCommand(ctx(new IdSource(seed, NOW.getTime())), customerDecider, stream, create(crypto.randomUUID()), { expectNew: true });
+      expect(first.duplicate).to.equal(false);
+      expect(first.state.status).to.equal('active');
+      // The same request again (same id seed): the stored append, with the stream's state.
+      const again = await runCommand(ctx(new IdSource(seed, NOW.getTime())), customerDecider, stream, create(crypto.randomUUID()), { expectNew: true });
+      expect(again.duplicate).to.equal(true);
+      expect(again.position).to.equal(first.position);
+      expect(again.state.status).to.equal('active');
+      // Another create on the existing stream: refused as the decider refuses it on the stored state.
+      const other = await runCommand(ctx(), customerDecider, stream, create(crypto.randomUUID()), { expectNew: true }).then(() => null, (err: unknown) => err);
+      const plain = await runCommand(ctx(), customerDecider, stream, create(crypto.randomUUID())).then(() => null, (err: unknown) => err);
+      expect(other).to.be.instanceOf(Error);
+      expect((other as Error).message).to.equal((plain as Error).message);
+      expect(await typesOf(stream)).to.deep.equal(['CustomerCreated']);
+    });
   });
 }

@@ -6,6 +6,8 @@ import { systemContext } from '../../src/seed.ts';
 import { addMember, createSession, createUser, type Role } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';
+import { hashSecret } from '../../src/secrets.ts';
+import { SESSION_CACHE_MS } from '../../src/queries/identity/session-cache.ts';
 
 
 type SignUp = Awaited<ReturnType<TestService['signUp']>>;
@@ -98,6 +100,17 @@ for (const backend of backends()) {
         expect(after.body.code).to.equal('unauthenticated');
         expect((await svc.call(ops['auth.sessions.remove'], undefined, a.body.token)).status).to.equal(401);
         expect((await svc.call(ops['auth.sessions.get'], undefined, b.body.token)).status).to.equal(200);
+      });
+
+      it('a session revoked by another process stops working within a second (the session cache bound)', async () => {
+        const s = await svc.call(ops['auth.sessions.insert'], { email: 'owner.person@example.com', password: 'the right password' });
+        // Used once, so this process holds it resolved; then another process signs it out (straight in the table).
+        expect((await svc.call(ops['auth.sessions.get'], undefined, s.body.token)).status).to.equal(200);
+        await svc.app.knex('sessions').where({ token_hash: hashSecret(s.body.token) }).update({ revoked_at: svc.clock.now() });
+        svc.clock.advance(SESSION_CACHE_MS);
+        const after = await svc.call(ops['auth.sessions.get'], undefined, s.body.token);
+        expect(after.status).to.equal(401);
+        expect(after.body.code).to.equal('unauthenticated');
       });
 
       it('expires sessions when their time is up', async () => {

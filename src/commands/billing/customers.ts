@@ -40,7 +40,7 @@ export const customersInsert = operation({
     const res = await customers.run(ctx, id, {
       type: 'CreateCustomer',
       data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
-    }, { orgId: organizationId });
+    }, { orgId: organizationId, expectNew: true });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     // The document the projection committed for this write is the answer: no read back (the caller may see it: checked above).
     return recentCustomer(ctx.services.knex, id, res.position) ?? visibleCustomer(ctx, id);

@@ -8,7 +8,7 @@ import type { InvoiceAction, InvoiceCommand, InvoiceLine } from '../../domain/bi
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
-import { visibleInvoice } from '../../queries/billing/invoices.ts';
+import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts';
 import type { Unstamped } from '../run.ts';
 import { invoices } from './handlers.ts';
 
@@ -75,9 +75,10 @@ export const invoicesInsert = operation({
         invoice_id: id, organization_id: customer.organization_id, customer_id: customer.id, currency: req.currency ?? customer.currency,
         lines: toLines(req.lines), memo: req.memo ?? null, metadata: req.metadata,
       },
-    }, { orgId: customer.organization_id });
+    }, { orgId: customer.organization_id, expectNew: true });
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
-    return visibleInvoice(ctx, id);
+    // The document the projection committed for this write is the answer (the customer's visibility was checked above).
+    return recentInvoice(ctx.services.knex, id, res.position) ?? visibleInvoice(ctx, id);
   },
 });
 
@@ -105,7 +106,7 @@ export const invoicesUpdate = operation({
       : undefined;
     const res = await invoices.run(ctx, req.id, { type: 'UpdateInvoice', data: { ...edits, action } }, { orgId: doc.organization_id, reason: req.reason });
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
-    return visibleInvoice(ctx, req.id);
+    return recentInvoice(ctx.services.knex, req.id, res.position) ?? visibleInvoice(ctx, req.id);
   },
 });
 

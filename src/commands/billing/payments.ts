@@ -5,8 +5,9 @@ import type { RequestContext } from '../../context.ts';
 import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 
-import { visibleInvoice } from '../../queries/billing/invoices.ts';
-import { visiblePayment } from '../../queries/billing/payments.ts';
+import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts';
+import { recentPayment, visiblePayment } from '../../queries/billing/payments.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
 import { invoices } from './handlers.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
@@ -17,8 +18,13 @@ function notInFuture(ctx: RequestContext, date: string | undefined): void {
     throw new ApiError(400, 'received_on_in_future', 'A payment cannot be received in the future.', { issues: [{ path: 'received_on', message: 'after today' }] });
 }
 
-async function paymentAndInvoice(ctx: RequestContext, paymentId: string, invoiceId: string) {
-  return { payment: await visiblePayment(ctx, paymentId), invoice: await visibleInvoice(ctx, invoiceId) };
+// After a write at `position` (its invoice was found visible first), the documents its projection commits wrote are the answer.
+async function paymentAndInvoice(ctx: RequestContext, paymentId: string, invoiceId: string, position: LogPosition | null) {
+  const knex = ctx.services.knex;
+  return {
+    payment: recentPayment(knex, paymentId, position) ?? (await visiblePayment(ctx, paymentId)),
+    invoice: recentInvoice(knex, invoiceId, position) ?? (await visibleInvoice(ctx, invoiceId)),
+  };
 }
 
 /** billing.payments.insert */
@@ -41,7 +47,7 @@ export const paymentsInsert = operation({
     const { invoice_id: _i, ...details } = req;
     const res = await invoices.run(ctx, invoice.id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: invoice.organization_id });
     await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
-    return paymentAndInvoice(ctx, paymentId, invoice.id);
+    return paymentAndInvoice(ctx, paymentId, invoice.id, res.position);
   },
 });
 
@@ -69,7 +75,7 @@ export const paymentsUpdate = operation({
       { orgId: payment.organization_id, reason },
     );
     await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
-    return paymentAndInvoice(ctx, id, payment.invoice_id);
+    return paymentAndInvoice(ctx, id, payment.invoice_id, res.position);
   },
 });
 

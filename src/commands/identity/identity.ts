@@ -8,6 +8,7 @@ import { emailClaims, organizations, users } from './handlers.ts';
 import { normalizeEmail } from '../../queries/identity/identity.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
+import { forgetSessions } from '../../queries/identity/session-cache.ts';
 
 export type OrganizationKind = 'repairer' | 'supplier' | 'platform';
 export type Role = 'owner' | 'admin' | 'member';
@@ -74,4 +75,5 @@ export async function createSession(knex: Knex, input: { userId: string; organiz
 /** Revokes a session at once. */
 export async function revokeSession(knex: Knex, tokenHash: string, now: Date): Promise<void> {
   await knex('sessions').where({ token_hash: tokenHash }).whereNull('revoked_at').update({ revoked_at: now });
+  forgetSessions();
 }

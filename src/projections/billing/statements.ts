@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
 import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, readRecorded } from '../projection.ts';
+import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, knownDocument, readRecorded, stageDocuments } from '../projection.ts';
 
 /** One dated line of a customer's account. */
 export interface LedgerEntryDoc {
@@ -123,15 +123,42 @@ const entries: TableWriter = {
   table: 'billing_ledger_entries',
   handles: (type) => entryTypes.has(currentType(invoiceCodec, type)),
   async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
-    const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))];
-    const numbers = new Map<string, string>();
-    for (let i = 0; i < ids.length; i += 5000) {
-      const rows = (await trx('billing_receivables').whereIn('id', ids.slice(i, i + 5000)).select('id', trx.raw("doc->>'number' as number"))) as { id: string; number: string }[];
-      for (const r of rows) numbers.set(r.id, r.number);
-    }
-    await applyDocuments(trx, entriesTable(numbers), events.filter((e) => e.streamId.startsWith('invoice-')));
+    await applyDocuments(trx, entriesTable(await invoiceNumbers(trx, events, false)), invoiceEvents(events));
+  },
+  // Staged before the receivables are written: numbers finalized in this batch come from its own events
+  // (a receivable's number is set by InvoiceFinalized only), the others from the stored receivables.
+  async stage(knex: Knex, events: RecordedEvent[]) {
+    return stageDocuments(knex, entriesTable(await invoiceNumbers(knex, events, true)), invoiceEvents(events));
   },
 };
+
+const invoiceEvents = (events: RecordedEvent[]) => events.filter((e) => e.streamId.startsWith('invoice-'));
+
+/** The numbers of the invoices the batch's entries name: from billing_receivables, and with `fromBatch` first from the batch's InvoiceFinalized events. */
+async function invoiceNumbers(knex: Knex, events: RecordedEvent[], fromBatch: boolean): Promise<Map<string, string>> {
+  const numbers = new Map<string, string>();
+  if (fromBatch) {
+    for (const e of events) {
+      if (currentType(invoiceCodec, e.type) !== 'InvoiceFinalized') continue;
+      const read = readRecorded(invoiceCodec, e);
+      if (read.type === 'InvoiceFinalized') numbers.set(read.data.invoice_id, read.data.number);
+    }
+  }
+  const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))].filter((id) => !numbers.has(id));
+  if (fromBatch) {
+    // Receivables this projection's live commits wrote last are the stored rows.
+    for (const id of ids) {
+      const known = knownDocument<ReceivableDoc>(knex, 'billing_receivables', id);
+      if (known?.doc) numbers.set(id, known.doc.number);
+    }
+  }
+  const missing = ids.filter((id) => !numbers.has(id));
+  for (let i = 0; i < missing.length; i += 5000) {
+    const rows = (await knex('billing_receivables').whereIn('id', missing.slice(i, i + 5000)).select('id', knex.raw("doc->>'number' as number"))) as { id: string; number: string }[];
+    for (const r of rows) numbers.set(r.id, r.number);
+  }
+  return numbers;
+}
 
 /** Builds billing_receivables, then billing_ledger_entries, from invoice-stream events. */
 export const billingStatementsProjection = documentProjection({ name: 'billing.statements', version: 1, tables: [receivables, entries] });

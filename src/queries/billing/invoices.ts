@@ -10,6 +10,8 @@ import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { recentDocument } from '../../projections/projection.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads an invoice document, or null. */
 export async function getInvoiceDoc(knex: Knex, id: string): Promise<InvoiceDoc | null> {
@@ -27,6 +29,11 @@ export async function visibleInvoice(ctx: RequestContext, id: string): Promise<I
   if (!doc || !canSeeOrganization(ctx, doc.organization_id) || (!staff && doc.status === 'draft'))
     throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);
   return doc;
+}
+
+/** The invoice document this process's projection committed at or after `position` (a write's own answer), or undefined to read the table. */
+export function recentInvoice(knex: Knex, id: string, position: LogPosition | null): InvoiceDoc | undefined {
+  return recentDocument<InvoiceDoc>(knex, 'billing_invoices', id, position) ?? undefined;
 }
 
 /** billing.invoices.get */

@@ -8,6 +8,8 @@ import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { recentDocument } from '../../projections/projection.ts';
+import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads a payment document, or null. */
 export async function getPaymentDoc(knex: Knex, id: string): Promise<PaymentDoc | null> {
@@ -20,6 +22,11 @@ export async function visiblePayment(ctx: RequestContext, id: string): Promise<P
   const doc = await getPaymentDoc(ctx.services.knex, id);
   if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('payment_not_found', `No payment ${id} in this organization.`);
   return doc;
+}
+
+/** The payment document this process's projection committed at or after `position` (a write's own answer), or undefined to read the table. */
+export function recentPayment(knex: Knex, id: string, position: LogPosition | null): PaymentDoc | undefined {
+  return recentDocument<PaymentDoc>(knex, 'billing_payments', id, position) ?? undefined;
 }
 
 /** billing.payments.list */

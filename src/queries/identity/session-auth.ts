@@ -2,13 +2,13 @@
 import { ApiError } from '../../api/errors.ts';
 import { bearerToken } from '../../api/auth.ts';
 import type { Authenticator } from '../../api/http.ts';
-import { sessionAuth } from './identity.ts';
+import { cachedSessionAuth } from './session-cache.ts';
 
 /** Core API callers: session bearer tokens. Missing header -> anonymous (public operations only). */
 export const sessionAuthenticator: Authenticator = async (req, services) => {
   const token = bearerToken(req.get('authorization'));
   if (token === null) return { kind: 'anonymous' };
-  const auth = await sessionAuth(services.knex, token, services.clock.now());
+  const auth = await cachedSessionAuth(services.knex, token, services.clock.now());
   if (!auth) throw new ApiError(401, 'unauthenticated', 'The session token is invalid, expired or revoked.');
   return auth;
 };

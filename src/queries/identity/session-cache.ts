@@ -1,0 +1,48 @@
+// A short-lived cache of resolved API sessions: a client's burst of requests with one token looks it up once.
+import type { Knex } from 'knex';
+import type { Auth, SessionAuth } from '../../context.ts';
+import { onDocumentWritten } from '../../projections/projection.ts';
+import { sessionAuth } from './identity.ts';
+import { hashSecret, looksValid } from '../../secrets.ts';
+
+/**
+ * How long (ms of the service clock) a resolved session is reused. A sign-out in this process, and any change
+ * to users or memberships this process's projections commit, drop every entry at once; a revocation
+ * or role change made by ANOTHER process is seen within this bound (docs/decisions.md, issue 9).
+ */
+export const SESSION_CACHE_MS = 1000;
+const MAX_ENTRIES = 10_000;
+
+const caches = new WeakMap<Knex, Map<string, { auth: SessionAuth; until: number; generation: number }>>();
+/** Bumped by every sign-out and identity change: entries of an older generation are not used. */
+let generation = 0;
+
+// Roles and memberships are part of a resolved session.
+for (const table of ['identity_users', 'identity_memberships']) onDocumentWritten(table, () => generation++);
+
+/** Resolves a session token like `sessionAuth`, reusing a resolution younger than SESSION_CACHE_MS. Only valid sessions are kept. */
+export async function cachedSessionAuth(knex: Knex, token: string, now: Date): Promise<Auth | null> {
+  if (!looksValid(token, 'svc_sess_')) return null;
+  let cache = caches.get(knex);
+  if (!cache) {
+    cache = new Map();
+    caches.set(knex, cache);
+  }
+  const tokenHash = hashSecret(token);
+  const hit = cache.get(tokenHash);
+  if (hit && hit.generation === generation && hit.until > now.getTime() && hit.auth.expiresAt > now) return hit.auth;
+  cache.delete(tokenHash);
+  const seen = generation;
+  const auth = await sessionAuth(knex, token, now);
+  // A sign-out or identity change during the lookup: do not keep what may predate it.
+  if (auth?.kind === 'session' && seen === generation) {
+    if (cache.size >= MAX_ENTRIES) cache.clear();
+    cache.set(tokenHash, { auth, until: now.getTime() + SESSION_CACHE_MS, generation });
+  }
+  return auth;
+}
+
+/** Drops every cached session at once (a sign-out: the revoked one must stop working now). */
+export function forgetSessions(): void {
+  generation++;
+}
