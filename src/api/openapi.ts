@@ -1,6 +1,7 @@
 // OpenAPI 3.1.0 documents generated from the registry: nothing here lists operations by hand.
 import { z, type ZodType } from 'zod';
 import type { Operation } from './operation.ts';
+import { MAX_REASON, REASON_DOC, REASON_HEADER } from './reason.ts';
 
 const TAGS = ['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase', 'analytics', 'tier1', 'Billing'];
 
@@ -50,6 +51,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         tags: op.tags,
         summary: op.summary,
         description: [op.description, `Access: ${describeAccess(op)}.`, op.entitlement ? `Needs the \`${op.entitlement}\` entitlement in effect for the caller's organization (staff are exempt).` : '', op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
+        ...(op.kind === 'json' && op.write ? { parameters: [{ name: REASON_HEADER, in: 'header', required: false, description: REASON_DOC, schema: { type: 'string', minLength: 1, maxLength: MAX_REASON * 9 } }] } : {}),
         security: op.access === 'public' ? [] : opts.surface === 'core' ? [{ bearerAuth: [] }] : [{ bearerAuth: [], integrationId: [] }],
         ...(requestId ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestId) } } } } : {}),
         responses: {
