@@ -1,0 +1,87 @@
+// Parts shared by the customer and invoice pages: payments and credit rows, and notes with their forms.
+import type express from 'express';
+import type { z } from 'zod';
+import type { Services } from '../../context.ts';
+import type { Payment } from '../../api/schemas/billing-invoices.ts';
+import type { CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
+import { Note } from '../../api/schemas/billing-customers.ts';
+import { badge, esc, formGuard, money, qs, when } from './layout.ts';
+import { type ConsolePage, consoleRoute } from './route.ts';
+import { customerPage } from './customers.ts';
+import { invoicePage } from './invoice-page.ts';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Rows of a payments table. */
+export function paymentRows(items: z.output<typeof Payment>[]): string[][] {
+  return items.map((x) => [
+    esc(x.received_on),
+    money(x.amount, x.currency),
+    esc(x.method.replaceAll('_', ' ')),
+    esc(x.reference),
+    `${badge(x.status)}${x.void_reason ? ` <span class="muted">${esc(x.void_reason)}</span>` : ''}`,
+    `<a href="/console/invoices/${esc(x.invoice_id)}">Invoice</a> · <a href="/console/history${qs({ type: 'payment', id: x.id })}">History</a>`,
+  ]);
+}
+
+/** Rows of a credit note requests table. */
+export function creditRows(items: z.output<typeof CreditNoteRequestDetail>[]): string[][] {
+  return items.map((x) => [
+    `<a href="/console/invoices/${esc(x.invoice_id)}">${esc(x.invoice_number ?? 'Invoice')}</a>`,
+    money(x.amount, x.currency),
+    `${esc(x.reason.replaceAll('_', ' '))}: ${esc(x.description)}`,
+    badge(x.status),
+    `${when(x.created_at)} · <a href="/console/history${qs({ type: 'credit_note_request', id: x.id })}">History</a>`,
+  ]);
+}
+
+type Subject = { type: 'customer' | 'invoice'; id: string };
+
+/** The notes of a customer or invoice: each with an edit form (which asks why), and a form to add one. */
+export function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[], _back: string): string {
+  const list = notes
+    .map((n) => `<li class="note"><p class="note-body">${esc(n.body)}</p>
+<p class="muted">${esc(n.author.type)} · ${when(n.created_at)}${n.history.length ? ` · edited ${n.history.length} time${n.history.length > 1 ? 's' : ''}` : ''} · <a href="/console/history${qs({ type: 'note', id: n.id })}">History</a></p>
+<details><summary>Edit note</summary>
+<form method="post" action="/console/notes/${esc(n.id)}">${formGuard(p.session)}
+<input type="hidden" name="subject_type" value="${esc(subject.type)}"><input type="hidden" name="subject_id" value="${esc(subject.id)}">
+<label for="note-${esc(n.id)}">Note text</label><textarea id="note-${esc(n.id)}" name="body" rows="3" required>${esc(n.body)}</textarea>
+<label for="note-reason-${esc(n.id)}">Why is it changed?</label><input id="note-reason-${esc(n.id)}" name="reason" required maxlength="500">
+<div class="actions"><button type="submit">Save note</button></div></form></details></li>`)
+    .join('');
+  return `<section aria-labelledby="notes"><h2 id="notes">Notes</h2>
+${list ? `<ul class="notes">${list}</ul>` : '<p class="muted">No notes.</p>'}
+<form method="post" action="/console/notes" class="card">${formGuard(p.session)}
+<input type="hidden" name="subject_type" value="${esc(subject.type)}"><input type="hidden" name="subject_id" value="${esc(subject.id)}">
+<label for="new-note">Add a note</label><textarea id="new-note" name="body" rows="3" required maxlength="10000"></textarea>
+<div class="actions"><button type="submit">Add note</button></div></form></section>`;
+}
+
+// The subject of a submitted note form; the page to go back to is derived from it, never taken from the form as a URL.
+function subjectOf(form: Record<string, string>): Subject | null {
+  const type = form.subject_type;
+  const id = form.subject_id ?? '';
+  return (type === 'customer' || type === 'invoice') && UUID.test(id) ? { type, id } : null;
+}
+
+function pageOf(s: Subject): string {
+  return s.type === 'customer' ? `/console/customers/${s.id}` : `/console/invoices/${s.id}`;
+}
+
+/** Mounts adding and editing notes. */
+export function mountNotes(app: express.Express, services: Services): void {
+  app.post('/console/notes', ...consoleRoute(services, async (p) => {
+    const subject = subjectOf(p.form);
+    if (!subject) return void p.res.redirect(303, '/console/customers');
+    const r = await p.api.call('billing.notes.insert', { subject, body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem });
+    if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_added`);
+    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
+  }));
+  app.post('/console/notes/:id', ...consoleRoute(services, async (p) => {
+    const subject = subjectOf(p.form);
+    if (!subject) return void p.res.redirect(303, '/console/customers');
+    const r = await p.api.call('billing.notes.update', { id: String(p.req.params.id), body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem, reason: p.form.reason });
+    if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_saved`);
+    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
+  }));
+}
