@@ -37,7 +37,7 @@ ${field('to', 'To', `<input id="to" name="to" type="date" required value="${esc(
   const cur = s.currency;
   const major = (minor: number) => minor / 10 ** minorDigits(cur);
   const buckets: [string, number][] = [['Current', s.ageing.current], ['1–30 days', s.ageing.days_1_30], ['31–60 days', s.ageing.days_31_60], ['61–90 days', s.ageing.days_61_90], ['Over 90 days', s.ageing.days_over_90]];
-  const balancePoints = [{ label: `${s.from} opening`, value: s.opening_balance }, ...s.lines.map((l) => ({ label: `${l.date} ${l.invoice_number ?? l.kind}`, value: l.balance }))];
+  const balancePoints = [{ label: `${s.from} opening`, value: s.opening_balance }, ...s.lines.map((l) => ({ label: `${l.date} ${l.kind}`, value: l.balance }))];
   const chartData = {
     currency: cur,
     ageing: { labels: buckets.map(([l]) => l), values: buckets.map(([, v]) => major(v)) },
@@ -62,9 +62,9 @@ ${form}
 </dl>
 <div class="charts">
 <figure class="card chart"><figcaption>Ageing as of ${esc(s.to)} (${esc(cur)})</figcaption>
-<canvas id="ageing-chart" data-chart="ageing" role="img" aria-label="Bar chart of amounts owed by days past due; the same figures are in the ageing table."></canvas></figure>
+<div class="chart-box"><canvas id="ageing-chart" data-chart="ageing" role="img" aria-label="Bar chart of amounts owed by days past due; the same figures are in the ageing table."></canvas></div></figure>
 <figure class="card chart"><figcaption>Running balance (${esc(cur)})</figcaption>
-<canvas id="balance-chart" data-chart="balance" role="img" aria-label="Line chart of the running balance after each line; the same figures are in the ledger table."></canvas></figure>
+<div class="chart-box"><canvas id="balance-chart" data-chart="balance" role="img" aria-label="Line chart of the running balance after each line; the same figures are in the ledger table."></canvas></div></figure>
 </div>
 ${jsonBlock('statement-data', chartData)}
 ${table('Ageing', buckets.map(([l]) => l), [buckets.map(([, v]) => money(v, cur))])}
