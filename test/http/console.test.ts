@@ -1,0 +1,104 @@
+// The billing console's pages over plain HTTP: who may open it, its security headers, forms without a valid CSRF token,
+// escaping of what customers typed, and that the console reaches data only through the public API.
+import fs from 'node:fs';
+import path from 'node:path';
+import ts from 'typescript';
+import { expect } from 'chai';
+import { backends } from '../support/db.ts';
+import { startService, type TestService } from '../support/app.ts';
+import { WebClient, hiddenFields, logIn } from '../support/web.ts';
+import { draft } from '../support/billing.ts';
+import { ops } from '../support/ops.ts';
+
+const PASSWORD = 'correct horse battery';
+
+for (const backend of backends()) {
+  describe(`billing console pages (${backend})`, () => {
+    let svc: TestService;
+    let staff: WebClient;
+    let staffToken: string;
+    let customerId: string;
+    before(async () => {
+      svc = await startService(backend);
+      const s = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
+      staffToken = s.token;
+      const owner = await svc.signUp({ name: 'Hostile Ltd' });
+      const c = await svc.call(ops['billing.customers.insert'], { name: '<script>alert(1)</script> & "Sons"', email: 'ap@hostile.example', currency: 'GBP' }, owner.token);
+      customerId = c.body.id;
+      staff = new WebClient(svc.url);
+      await logIn(staff, s.email, PASSWORD);
+    });
+    after(async () => svc?.close());
+
+    it('sends a stranger to sign in and back, and shows an org user a short page instead of data', async () => {
+      const stranger = new WebClient(svc.url);
+      const r = await stranger.get(`/console/customers/${customerId}`);
+      expect(r.status).to.equal(303);
+      expect(r.location).to.equal(`/auth/login?return_to=${encodeURIComponent(`/console/customers/${customerId}`)}`);
+      const user = await svc.signUp();
+      const web = new WebClient(svc.url);
+      await logIn(web, user.email, PASSWORD);
+      const page = await web.get(`/console/customers/${customerId}`);
+      expect(page.status).to.equal(403);
+      expect(page.html).to.contain('The billing console is for billing staff');
+      expect(page.html).not.to.contain('Hostile');
+    });
+
+    it('sends a strict CSP, refuses framing and caching, and escapes what customers typed', async () => {
+      const page = await staff.get(`/console/customers/${customerId}`);
+      expect(page.status).to.equal(200);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      for (const d of ["default-src 'none'", "script-src 'self'", "frame-ancestors 'none'", "form-action 'self'", "connect-src 'none'"]) expect(csp).to.contain(d);
+      expect(page.headers.get('x-frame-options')).to.equal('DENY');
+      expect(page.headers.get('cache-control')).to.equal('no-store');
+      expect(page.html).not.to.contain('<script>alert(1)');
+      expect(page.html).to.contain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; &quot;Sons&quot;');
+      // Assets come from this service (Chart.js from node_modules), never from elsewhere.
+      const chart = await staff.get('/console/assets/chart.umd.min.js');
+      expect(chart.status).to.equal(200);
+      expect(chart.headers.get('content-type')).to.contain('javascript');
+      expect(chart.html).to.contain('Chart.js');
+      expect((await staff.get('/console/assets/..%2Fapi.ts')).status).to.equal(404);
+    });
+
+    it('refuses a form without the session\'s CSRF token and writes nothing; with it, the same form writes once however often it is sent', async () => {
+      const inv = await draft(svc, staffToken, customerId, [1000]);
+      const page = await staff.get(`/console/invoices/${inv.id}`);
+      const fields = hiddenFields(page.html, `/console/invoices/${inv.id}/finalize`);
+      const forged = await staff.post(`/console/invoices/${inv.id}/finalize`, { ...fields, csrf: 'forged' });
+      expect(forged.status).to.equal(403);
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, staffToken)).body.status).to.equal('draft');
+      const ok = await staff.post(`/console/invoices/${inv.id}/finalize`, fields);
+      expect(ok.status).to.equal(303);
+      expect(ok.location).to.equal(`/console/invoices/${inv.id}?done=finalized`);
+      // Recording a payment twice with the same form (a double click): one payment.
+      const open = await staff.get(`/console/invoices/${inv.id}`);
+      const pay = { ...hiddenFields(open.html, `/console/invoices/${inv.id}/payments`), amount: '4.00', method: 'cash', reference: 'Till 9', received_on: svc.clock.now().toISOString().slice(0, 10) };
+      expect((await staff.post(`/console/invoices/${inv.id}/payments`, pay)).status).to.equal(303);
+      expect((await staff.post(`/console/invoices/${inv.id}/payments`, pay)).status).to.equal(303);
+      const payments = await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staffToken);
+      expect(payments.body.items.map((x) => x.amount)).to.deep.equal([400]);
+      // The API's refusal is shown on the page, with its code.
+      const again = await staff.get(`/console/invoices/${inv.id}`);
+      const tooMuch = await staff.post(`/console/invoices/${inv.id}/payments`, { ...hiddenFields(again.html, `/console/invoices/${inv.id}/payments`), amount: '1000.00', method: 'cash', reference: 'Till 9', received_on: pay.received_on });
+      expect(tooMuch.status).to.equal(409);
+      expect(tooMuch.html).to.contain('amount_exceeds_remaining');
+    });
+  });
+}
+
+describe('billing console: built only on the public API', () => {
+  it('imports no command, query, projection, worker or storage module: every read and write is an API call', () => {
+    const dir = path.resolve(import.meta.dirname, '../../src/pages/console');
+    const offenders: string[] = [];
+    for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const sf = ts.createSourceFile(f, fs.readFileSync(path.join(dir, f), 'utf8'), ts.ScriptTarget.ES2022, true);
+      for (const s of sf.statements) {
+        if (!ts.isImportDeclaration(s) || !ts.isStringLiteral(s.moduleSpecifier)) continue;
+        const target = path.relative(path.resolve(dir, '../..'), path.resolve(dir, s.moduleSpecifier.text));
+        if (s.moduleSpecifier.text.startsWith('.') && /^(commands|queries|projections|workers|storage|eventstore|domain)\//.test(target)) offenders.push(`${f} -> ${target}`);
+      }
+    }
+    expect(offenders).to.deep.equal([]);
+  });
+});
