@@ -35,7 +35,7 @@ for (const backend of backends()) {
     let demo: DemoSeed;
 
     before(async () => {
-      [svc, browser] = await Promise.all([startService(backend), launchBrowser()]);
+      [svc, browser] = await Promise.all([startService(backend, { env: { SESSION_TTL_HOURS: '2000' } }), launchBrowser()]);
       const seeded = await seedDemo(svc.app);
       if (!seeded) throw new Error('the fresh database was not seeded');
       demo = seeded;
@@ -64,6 +64,7 @@ for (const backend of backends()) {
         await page.getByRole('link', { name: 'Acme Repairs Ltd' }).click();
         await page.getByRole('heading', { name: /Acme Repairs Ltd/ }).waitFor();
         expect(await unlabelled(page)).to.deep.equal([]);
+        await page.screenshot({ path: path.join(OUT, `customer-${backend}.png`), fullPage: true });
 
         // Draft with two lines (the second row added with the keyboard-reachable "Add a line" button), then finalize.
         await page.getByRole('link', { name: 'New draft invoice' }).click();
@@ -124,6 +125,12 @@ for (const backend of backends()) {
         })`);
         expect(painted).to.satisfy((n: number[]) => n.every((x) => x > 1000));
         await page.screenshot({ path: path.join(OUT, `statement-${backend}.png`), fullPage: true });
+        // The printed page: no navigation or forms, the charts and tables kept.
+        await page.emulateMedia({ media: 'print' });
+        expect(await page.locator('header.top').isVisible()).to.equal(false);
+        expect(await page.locator('#balance-chart').isVisible()).to.equal(true);
+        await page.screenshot({ path: path.join(OUT, `statement-print-${backend}.png`), fullPage: true });
+        await page.emulateMedia({ media: 'screen' });
         expect(await page.getByRole('table', { name: 'Ledger' }).innerText()).to.contain(number);
 
         // The invoice's history: each step with its actor and reason.
@@ -149,6 +156,18 @@ for (const backend of backends()) {
         const fromApi = api.body.items.map((i) => columns.map((c) => { const v = (i as Record<string, unknown>)[c]; return v === null || v === undefined ? '' : String(v); }).join(','));
         expect(body).to.deep.equal(fromApi);
         expect(body).to.have.length(1);
+
+        // Five weeks on, the invoice is past due: the overdue page names Acme, its suspension date (due + 14 days) and the payment link.
+        svc.clock.advance(35 * 86_400_000);
+        await page.getByRole('link', { name: 'Overdue' }).click();
+        const overdue = page.getByRole('table', { name: 'Organizations past due' });
+        await overdue.waitFor();
+        const due = new Date(`${inv.body.due_date}T00:00:00Z`);
+        const suspension = new Date(due.getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
+        const overdueRow = await overdue.locator('tbody tr').allInnerTexts();
+        expect(overdueRow).to.have.length(1);
+        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('£250.00').and.to.contain(suspension);
+        expect(await overdue.getByRole('link', { name: 'Payment link' }).getAttribute('href')).to.match(new RegExp(`/billing/pay/${demo.customerId}$`));
 
         // Tablet width: nothing runs off the side of the page.
         await page.setViewportSize({ width: 768, height: 1024 });

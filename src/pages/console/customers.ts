@@ -104,7 +104,7 @@ ${table('Latest invoices', ['Number', 'Status', 'Issued', 'Due', 'Total', 'Remai
 ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status', 'Invoice'], payments.ok ? paymentRows(payments.body.items) : [], 'No payments yet.')}</section>
 <section aria-labelledby="credits"><h2 id="credits">Credit note requests</h2>
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
-${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [], `/console/customers/${id}`)}
+${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], fileRows, 'No attachments.')}</section>
 <section aria-labelledby="methods"><h2 id="methods">Payment methods</h2>

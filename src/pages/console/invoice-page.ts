@@ -68,7 +68,7 @@ ${payable ? paymentForm(p, i) : ''}</section>
 ${table('Credit note requests of this invoice', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], creditRows(creds), 'No credit note requests.')}
 ${creds.map((c) => creditForms(p, i, c)).join('')}
 ${i.status !== 'draft' && i.status !== 'void' ? creditForm(p, i) : ''}</section>
-${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [], `/console/invoices/${id}`)}
+${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? files.body.items.map((f) => [esc(f.filename), esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at)]) : [], 'No attachments.')}</section>`,
   });

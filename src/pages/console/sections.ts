@@ -38,7 +38,7 @@ export function creditRows(items: z.output<typeof CreditNoteRequestDetail>[]): s
 type Subject = { type: 'customer' | 'invoice'; id: string };
 
 /** The notes of a customer or invoice: each with an edit form (which asks why), and a form to add one. */
-export function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[], _back: string): string {
+export function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[]): string {
   const list = notes
     .map((n) => `<li class="note"><p class="note-body">${esc(n.body)}</p>
 <p class="muted">${esc(n.author.type)} · ${when(n.created_at)}${n.history.length ? ` · edited ${n.history.length} time${n.history.length > 1 ? 's' : ''}` : ''} · <a href="/console/history${qs({ type: 'note', id: n.id })}">History</a></p>

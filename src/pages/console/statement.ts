@@ -44,7 +44,7 @@ ${field('to', 'To', `<input id="to" name="to" type="date" required value="${esc(
     balance: { labels: balancePoints.map((b) => b.label), values: balancePoints.map((b) => major(b.value)) },
   };
   const lineRows = s.lines.map((l) => [
-    esc(l.date), esc(l.kind), `${esc(l.description)}${l.invoice_number ? ` (<a href="/console/invoices/${esc(l.invoice_id)}">${esc(l.invoice_number)}</a>)` : ''}`,
+    esc(l.date), esc(l.kind), `<a href="/console/invoices/${esc(l.invoice_id)}">${esc(l.description)}</a>`,
     l.debit ? money(l.debit, cur) : '', l.credit ? money(l.credit, cur) : '', money(l.balance, cur),
   ]);
   sendConsole(p.res, p.session, 200, {
