@@ -8,11 +8,10 @@ import { customerAttachmentSchemas } from '../../api/schemas/billing-attachments
 import { PaymentMethodsListResponse } from '../../api/schemas/billing-payment-methods.ts';
 import { CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import type { ApiProblem } from './api.ts';
-import { badge, esc, field, money, options, qs, sendConsole, table, when } from './layout.ts';
+import { badge, esc, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
-import { notesSection, paymentRows, creditRows } from './sections.ts';
+import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Mounts the customer search and the customer page. */
 export function mountCustomers(app: express.Express, services: Services): void {
@@ -72,7 +71,6 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
   const invoiceRows = invoices.ok
     ? invoices.body.items.map((i) => [`<a href="/console/invoices/${esc(i.id)}">${esc(i.number ?? 'Draft')}</a>`, badge(i.status), esc(i.issue_date ?? '—'), esc(i.due_date ?? '—'), money(i.total, i.currency), money(i.amount_remaining, i.currency)])
     : [];
-  const fileRows = files.ok ? files.body.items.map((f) => [esc(f.filename), esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at)]) : [];
   const methodRows = methods.ok
     ? methods.body.items.map((m) => [esc(m.type.replaceAll('_', ' ')), esc([m.brand, m.bank_name].filter(Boolean).join(' ') || '—'), `•••• ${esc(m.last4)}`, m.is_default ? 'default' : '', when(m.created_at)])
     : [];
@@ -106,7 +104,7 @@ ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
 ${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
-${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], fileRows, 'No attachments.')}</section>
+${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items) : [], 'No attachments.')}</section>
 <section aria-labelledby="methods"><h2 id="methods">Payment methods</h2>
 ${table('Payment methods', ['Type', 'Brand or bank', 'Number', 'Default', 'Added'], methodRows, 'No saved payment methods.')}</section>`,
   });

@@ -3,10 +3,9 @@
 import type express from 'express';
 import type { Services } from '../../context.ts';
 import { HISTORY_SUBJECT_TYPES, HistoryGetResponse } from '../../api/schemas/billing-history.ts';
-import { esc, field, options, qs, sendConsole, table, when } from './layout.ts';
+import { esc, field, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Mounts GET /console/history?type&id&as_of. */
 export function mountHistory(app: express.Express, services: Services): void {

@@ -43,14 +43,14 @@ export function mountInvoiceActions(app: express.Express, services: Services): v
   action('/console/invoices/:id/void', (p, i) => ({ op: 'billing.invoices.update', body: { id: i.id, action: 'void', ...why(p) }, schema: InvoiceDetail, done: 'voided', reason: true }));
   action('/console/invoices/:id/uncollectible', (p, i) => ({ op: 'billing.invoices.update', body: { id: i.id, action: 'mark_uncollectible', ...why(p) }, schema: InvoiceDetail, done: 'uncollectible', reason: true }));
   action('/console/invoices/:id/payments', (p, i) => {
-    const amount = parseMoney(p.form.amount, i.currency);
-    if (amount === null) return { problem: formProblem(`The amount must be like 12.50 in ${i.currency}.`, [{ path: 'amount', message: 'not an amount' }]) };
+    const amount = amountOf(p, i.currency);
+    if (typeof amount !== 'number') return amount;
     const body = { invoice_id: i.id, amount, currency: i.currency, method: p.form.method, reference: p.form.reference ?? '', received_on: p.form.received_on ?? '' };
     return { op: 'billing.payments.insert', body, schema: PaymentInsertResponse, done: 'payment_recorded' };
   });
   action('/console/invoices/:id/payments/:payment', (p, i) => {
-    const amount = parseMoney(p.form.amount, i.currency);
-    if (amount === null) return { problem: formProblem(`The amount must be like 12.50 in ${i.currency}.`, [{ path: 'amount', message: 'not an amount' }]) };
+    const amount = amountOf(p, i.currency);
+    if (typeof amount !== 'number') return amount;
     const body = { id: String(p.req.params.payment), amount, method: p.form.method, reference: p.form.reference ?? '', received_on: p.form.received_on ?? '', reason: p.form.reason?.trim() ?? '' };
     return { op: 'billing.payments.update', body, schema: PaymentUpdateResponse, done: 'payment_saved', reason: true };
   });
@@ -58,8 +58,8 @@ export function mountInvoiceActions(app: express.Express, services: Services): v
     op: 'billing.payments.update', body: { id: String(p.req.params.payment), void: true, reason: p.form.reason?.trim() ?? '' }, schema: PaymentUpdateResponse, done: 'payment_voided', reason: true,
   }));
   action('/console/invoices/:id/credits', (p, i) => {
-    const amount = parseMoney(p.form.amount, i.currency);
-    if (amount === null) return { problem: formProblem(`The amount must be like 12.50 in ${i.currency}.`, [{ path: 'amount', message: 'not an amount' }]) };
+    const amount = amountOf(p, i.currency);
+    if (typeof amount !== 'number') return amount;
     const reason = CreditNoteReason.safeParse(p.form.credit_reason);
     const body = { invoice_id: i.id, amount, currency: i.currency, reason: reason.success ? reason.data : 'other', description: p.form.description ?? '' };
     return { op: 'billing.credit-note-requests.insert', body, schema: CreditNoteRequestDetail, done: 'credit_raised' };
@@ -69,6 +69,11 @@ export function mountInvoiceActions(app: express.Express, services: Services): v
     if (!act) return { problem: formProblem('Unknown credit note action.') };
     return { op: 'billing.credit-note-requests.update', body: { id: String(p.req.params.credit), action: act, ...(p.form.reason?.trim() ? { comment: p.form.reason.trim() } : {}) }, schema: CreditNoteRequestDetail, done: `credit_${act}`, reason: true };
   });
+}
+
+// The amount field in minor units, or the problem to show.
+function amountOf(p: ConsolePage, currency: string): number | { problem: ApiProblem } {
+  return parseMoney(p.form.amount, currency) ?? { problem: formProblem(`The amount must be like 12.50 in ${currency}.`, [{ path: 'amount', message: 'not an amount' }]) };
 }
 
 // The operation's own reason field, where it has one (the header carries it as well).

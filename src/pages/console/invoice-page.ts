@@ -8,7 +8,7 @@ import type { ApiProblem } from './api.ts';
 import { badge, esc, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
-import { creditRows, notesSection, paymentRows } from './sections.ts';
+import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
 
@@ -70,7 +70,7 @@ ${creds.map((c) => creditForms(p, i, c)).join('')}
 ${i.status !== 'draft' && i.status !== 'void' ? creditForm(p, i) : ''}</section>
 ${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
-${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? files.body.items.map((f) => [esc(f.filename), esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at)]) : [], 'No attachments.')}</section>`,
+${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items) : [], 'No attachments.')}</section>`,
   });
 }
 

@@ -4,14 +4,13 @@ import type { z } from 'zod';
 import type { Services } from '../../context.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceStatus, type InvoiceListItem } from '../../api/schemas/billing-invoices.ts';
 import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { badge, esc, field, formGuard, money, options, qs, sendConsole, table } from './layout.ts';
+import { badge, esc, field, formGuard, money, options, qs, sendConsole, table, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';
 import { invoicePage } from './invoice-page.ts';
 import type { ApiProblem } from './api.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Most rows one CSV export holds (the API is paged through, 200 at a time). */
 const MAX_EXPORT = 10_000;
 /** Columns of the CSV: the API's field names and values, unchanged, so a row matches billing.invoices.list. */

@@ -7,6 +7,9 @@ import { newIdempotencyKey } from './api.ts';
 
 export { esc };
 
+/** A UUID as the API writes ids (anything else in a URL or form is not sent on). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Where the console's own assets are served (CSP allows scripts and styles from 'self' only). */
 export const ASSETS = '/console/assets';
 

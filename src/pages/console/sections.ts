@@ -4,13 +4,13 @@ import type { z } from 'zod';
 import type { Services } from '../../context.ts';
 import type { Payment } from '../../api/schemas/billing-invoices.ts';
 import type { CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
+import type { Attachment } from '../../api/schemas/billing-attachments.ts';
 import { Note } from '../../api/schemas/billing-customers.ts';
-import { badge, esc, formGuard, money, qs, when } from './layout.ts';
+import { badge, esc, formGuard, money, qs, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { customerPage } from './customers.ts';
 import { invoicePage } from './invoice-page.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Rows of a payments table. */
 export function paymentRows(items: z.output<typeof Payment>[]): string[][] {
@@ -22,6 +22,11 @@ export function paymentRows(items: z.output<typeof Payment>[]): string[][] {
     `${badge(x.status)}${x.void_reason ? ` <span class="muted">${esc(x.void_reason)}</span>` : ''}`,
     `<a href="/console/invoices/${esc(x.invoice_id)}">Invoice</a> · <a href="/console/history${qs({ type: 'payment', id: x.id })}">History</a>`,
   ]);
+}
+
+/** Rows of an attachments table. */
+export function fileRows(items: z.output<typeof Attachment>[]): string[][] {
+  return items.map((f) => [esc(f.filename), esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at)]);
 }
 
 /** Rows of a credit note requests table. */

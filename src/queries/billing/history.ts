@@ -13,7 +13,7 @@ import type { RecordedEvent } from '../../eventstore/port.ts';
 import { getUser } from '../identity/identity.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { getPaymentDoc } from './payments.ts';
-import { type Replay, changes, replayer } from './history-replay.ts';
+import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;
@@ -122,10 +122,6 @@ async function actorNames(ctx: RequestContext, actors: ({ type: string; id: stri
     if (user) out.set(id, { name: user.name, email: user.email });
   }
   return out;
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 /** Read operations of the audit history. */
