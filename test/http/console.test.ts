@@ -61,6 +61,22 @@ for (const backend of backends()) {
       expect((await staff.get('/console/assets/..%2Fapi.ts')).status).to.equal(404);
     });
 
+    it('opens a customer attachment through the API short-lived download URL', async () => {
+      const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from('console test'), Buffer.from('\n%%EOF\n')]);
+      const prep = await svc.call(ops['billing.customers.attachments.prepare'], { customer_id: customerId, files: [{ filename: 'Contract <1>.pdf', content_type: 'application/pdf', size: pdf.length }] }, staffToken);
+      const item = prep.body.items[0];
+      if (!item) throw new Error(JSON.stringify(prep.body));
+      expect((await fetch(item.upload_url, { method: item.upload_method, headers: item.upload_headers, body: pdf })).status).to.equal(200);
+      expect((await svc.call(ops['billing.customers.attachments.insert'], { customer_id: customerId, attachments: [{ id: item.id }] }, staffToken)).status).to.equal(200);
+      const page = await staff.get(`/console/customers/${customerId}`);
+      const link = `/console/files/customer/${customerId}/${item.id}`;
+      expect(page.html).to.contain(`<a href="${link}">Contract &lt;1&gt;.pdf</a>`);
+      const open = await staff.get(link);
+      expect(open.status).to.equal(303);
+      const file = await fetch(open.location ?? '');
+      expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).to.equal(true);
+    });
+
     it('refuses a form without the session\'s CSRF token and writes nothing; with it, the same form writes once however often it is sent', async () => {
       const inv = await draft(svc, staffToken, customerId, [1000]);
       const page = await staff.get(`/console/invoices/${inv.id}`);

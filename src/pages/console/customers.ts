@@ -104,7 +104,7 @@ ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
 ${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
-${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items) : [], 'No attachments.')}</section>
+${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'customer', id }) : [], 'No attachments.')}</section>
 <section aria-labelledby="methods"><h2 id="methods">Payment methods</h2>
 ${table('Payment methods', ['Type', 'Brand or bank', 'Number', 'Default', 'Added'], methodRows, 'No saved payment methods.')}</section>`,
   });

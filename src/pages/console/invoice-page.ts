@@ -70,7 +70,7 @@ ${creds.map((c) => creditForms(p, i, c)).join('')}
 ${i.status !== 'draft' && i.status !== 'void' ? creditForm(p, i) : ''}</section>
 ${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
-${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items) : [], 'No attachments.')}</section>`,
+${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'invoice', id }) : [], 'No attachments.')}</section>`,
   });
 }
 

@@ -4,8 +4,8 @@ import type { z } from 'zod';
 import type { Services } from '../../context.ts';
 import type { Payment } from '../../api/schemas/billing-invoices.ts';
 import type { CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
-import type { Attachment } from '../../api/schemas/billing-attachments.ts';
 import { Note } from '../../api/schemas/billing-customers.ts';
+import { type Attachment, AttachmentUrlResponse } from '../../api/schemas/billing-attachments.ts';
 import { badge, esc, formGuard, money, qs, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { customerPage } from './customers.ts';
@@ -25,8 +25,11 @@ export function paymentRows(items: z.output<typeof Payment>[]): string[][] {
 }
 
 /** Rows of an attachments table. */
-export function fileRows(items: z.output<typeof Attachment>[]): string[][] {
-  return items.map((f) => [esc(f.filename), esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at)]);
+export function fileRows(items: z.output<typeof Attachment>[], subject: Subject): string[][] {
+  return items.map((f) => [
+    `<a href="/console/files/${esc(subject.type)}/${esc(subject.id)}/${esc(f.id)}">${esc(f.filename)}</a>`,
+    esc(f.content_type), `${Math.ceil(f.size / 1024)} KB`, f.is_internal ? 'internal' : 'shared', when(f.created_at),
+  ]);
 }
 
 /** Rows of a credit note requests table. */
@@ -73,8 +76,16 @@ function pageOf(s: Subject): string {
   return s.type === 'customer' ? `/console/customers/${s.id}` : `/console/invoices/${s.id}`;
 }
 
-/** Mounts adding and editing notes. */
+/** Mounts adding and editing notes, and opening an attachment (through its short-lived download URL). */
 export function mountNotes(app: express.Express, services: Services): void {
+  app.get('/console/files/:type/:subject/:id', ...consoleRoute(services, async (p) => {
+    const subject = subjectOf({ subject_type: String(p.req.params.type), subject_id: String(p.req.params.subject) });
+    if (!subject) return void p.res.redirect(303, '/console/customers');
+    const op = subject.type === 'customer' ? 'billing.customers.attachments.get' : 'billing.invoices.attachments.get';
+    const r = await p.api.call(op, { [`${subject.type}_id`]: subject.id, id: String(p.req.params.id) }, AttachmentUrlResponse);
+    if (r.ok) return void p.res.redirect(303, r.body.url);
+    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
+  }));
   app.post('/console/notes', ...consoleRoute(services, async (p) => {
     const subject = subjectOf(p.form);
     if (!subject) return void p.res.redirect(303, '/console/customers');
