@@ -77,6 +77,27 @@ for (const backend of backends()) {
       expect(Buffer.from(await file.arrayBuffer()).equals(pdf)).to.equal(true);
     });
 
+    it('adds a note, then edits it with a reason that lands in the event metadata (history shows it)', async () => {
+      const page = await staff.get(`/console/customers/${customerId}`);
+      const added = await staff.post('/console/notes', { ...hiddenFields(page.html, '/console/notes'), body: 'Called about the March invoice' });
+      expect(added.status).to.equal(303);
+      expect(added.location).to.equal(`/console/customers/${customerId}?done=note_added`);
+      const notes = await svc.call(ops['billing.notes.list'], { subject: { type: 'customer', id: customerId } }, staffToken);
+      const note = notes.body.items[0];
+      if (!note) throw new Error('no note');
+      const again = await staff.get(`/console/customers/${customerId}?done=note_added`);
+      expect(again.html).to.contain('Note added.');
+      const edit = hiddenFields(again.html, `/console/notes/${note.id}`);
+      // No reason: refused before anything is sent.
+      const none = await staff.post(`/console/notes/${note.id}`, { ...edit, body: 'Called twice', reason: ' ' });
+      expect(none.status).to.equal(400);
+      const saved = await staff.post(`/console/notes/${note.id}`, { ...edit, body: 'Called twice about the March invoice', reason: 'Second call – same day' });
+      expect(saved.status).to.equal(303);
+      const h = await svc.call(ops['billing.history.get'], { subject: { type: 'note', id: note.id } }, staffToken);
+      expect(h.body.items.map((e) => e.reason)).to.deep.equal([null, 'Second call – same day']);
+      expect(h.body.items[1]?.changes).to.deep.include({ path: 'body', before: 'Called about the March invoice', after: 'Called twice about the March invoice' });
+    });
+
     it('refuses a form without the session\'s CSRF token and writes nothing; with it, the same form writes once however often it is sent', async () => {
       const inv = await draft(svc, staffToken, customerId, [1000]);
       const page = await staff.get(`/console/invoices/${inv.id}`);

@@ -10,6 +10,7 @@ import { badge, esc, formGuard, money, qs, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { customerPage } from './customers.ts';
 import { invoicePage } from './invoice-page.ts';
+import { formProblem } from './invoice-forms.ts';
 
 
 /** Rows of a payments table. */
@@ -96,7 +97,12 @@ export function mountNotes(app: express.Express, services: Services): void {
   app.post('/console/notes/:id', ...consoleRoute(services, async (p) => {
     const subject = subjectOf(p.form);
     if (!subject) return void p.res.redirect(303, '/console/customers');
-    const r = await p.api.call('billing.notes.update', { id: String(p.req.params.id), body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem, reason: p.form.reason });
+    const reason = (p.form.reason ?? '').trim();
+    if (!reason) {
+      const problem = formProblem('Say why the note changes: the reason is kept in the audit trail.', [{ path: 'reason', message: 'required' }]);
+      return void (await (subject.type === 'customer' ? customerPage(p, subject.id, { status: 400, problem }) : invoicePage(p, subject.id, { status: 400, problem })));
+    }
+    const r = await p.api.call('billing.notes.update', { id: String(p.req.params.id), body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem, reason });
     if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_saved`);
     await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
   }));
