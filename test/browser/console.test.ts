@@ -148,6 +148,7 @@ for (const backend of backends()) {
         // The invoice list exported as CSV: the same rows billing.invoices.list answers.
         await page.getByRole('link', { name: 'Invoices', exact: true }).click();
         await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+        await page.screenshot({ path: path.join(OUT, `invoices-${backend}.png`), fullPage: true });
         const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
         const csv = readFileSync(await download.path(), 'utf8').trim().split('\r\n');
         const api = await svc.call(ops['billing.invoices.list'], { limit: 200 }, demo.staffToken);
