@@ -74,7 +74,7 @@ ${table('Invoices', ['Number', 'Status', 'Customer', 'Issued', 'Due', 'Total', '
 
 function row(i: z.output<typeof InvoiceListItem>): string[] {
   return [
-    `<a href="/console/invoices/${esc(i.id)}">${esc(i.number ?? 'Draft')}</a>`, badge(i.status), `<a href="/console/customers/${esc(i.customer_id)}">Customer</a>`,
+    `<a href="/console/invoices/${esc(i.id)}">${esc(i.number ?? 'Draft')}</a>`, badge(i.status), `<a href="/console/customers/${esc(i.customer_id)}" aria-label="Customer of ${esc(i.number ?? 'the draft')}">Customer</a>`,
     esc(i.issue_date ?? '—'), esc(i.due_date ?? '—'), money(i.total, i.currency), money(i.amount_remaining, i.currency),
   ];
 }
