@@ -17,6 +17,8 @@ import * as m0053 from './0053_billing_entitlements.ts';
 import * as m0054 from './0054_billing_exchange_rates.ts';
 import * as m0055 from './0055_billing_payment_methods.ts';
 import * as m0056 from './0056_billing_attachments.ts';
+import * as m0057 from './0057_billing_attachment_retention.ts';
+import * as m0058 from './0058_sandbox_provider_payments.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -41,6 +43,8 @@ const migrations: Record<string, Migration> = {
   '0054_billing_exchange_rates': m0054,
   '0055_billing_payment_methods': m0055,
   '0056_billing_attachments': m0056,
+  '0057_billing_attachment_retention': m0057,
+  '0058_sandbox_provider_payments': m0058,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -135,7 +135,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     mount: (express) => {
       mountPages(express, services);
-      mountPaymentPage(express);
+      mountPaymentPage(express, services);
       mountSandboxPages(express, services);
       mountPaymentWebhooks(express, services);
     },

@@ -35,6 +35,7 @@ const EnvSchema = z.object({
   SESSION_TTL_HOURS: z.coerce.number().int().min(1).max(24 * 90).default(24 * 30),
   PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
+  ATTACHMENT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
   SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').default('sandbox-webhook-secret-not-for-production'),
 });
 
@@ -67,6 +68,8 @@ export interface Config {
   sessionTtlHours: number;
   projectionWaitMs: number;
   overdueGraceDays: number;
+  /** Days a removed attachment's file is kept (out of reach of its URLs) before the worker deletes it. */
+  attachmentRetentionDays: number;
   /** HMAC secret of the sandbox payment provider's notifications. */
   sandboxWebhookSecret: string;
 }
@@ -113,6 +116,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sessionTtlHours: e.SESSION_TTL_HOURS,
     projectionWaitMs: e.PROJECTION_WAIT_MS,
     overdueGraceDays: e.OVERDUE_GRACE_DAYS,
+    attachmentRetentionDays: e.ATTACHMENT_RETENTION_DAYS,
     sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET,
   };
 }

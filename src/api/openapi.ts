@@ -3,7 +3,32 @@ import { z, type ZodType } from 'zod';
 import type { Operation } from './operation.ts';
 import { MAX_REASON, REASON_DOC, REASON_HEADER } from './reason.ts';
 
-const TAGS = ['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase', 'analytics', 'tier1', 'Billing'];
+/** The tags the interface spec says the API definition declares, with what each groups (the spec gives no purpose for Lookup, Uploads, Orders and OpenBase: said so). */
+export const SPEC_TAGS: Record<string, string> = {
+  Authentication: 'Signing in and sessions (auth.*), and the installation flow that gives an integration its API key.',
+  Lookup: 'Vehicle lookup. Declared by the interface spec, which does not describe it further; no operation carries it yet.',
+  Ingest: 'Asynchronous ingest of sellable items (async-imports.*).',
+  Tier1: 'Vehicle assembly (HCA) data. Declared by the interface spec; the assembly operations carry the lower-case tier1 tag.',
+  Uploads: 'File uploads. Declared by the interface spec, which does not describe it further; no operation carries it yet.',
+  Orders: 'Orders. Declared by the interface spec, which does not describe it further; no operation carries it yet.',
+  Integrations: 'Third-party applications installed into an organization, and their API keys.',
+  OpenBase: 'Declared by the interface spec, which does not state its purpose; no operation carries it yet.',
+};
+
+/** The tags operations carry, with what each groups. */
+export const OPERATION_TAGS: Record<string, string> = {
+  analytics: 'Analytics event logging (analytics.events.insert).',
+  tier1: 'Assembly lookup by HCA identifiers, experimental search and the assembly streams (assemblies.*).',
+  Ingest: SPEC_TAGS.Ingest ?? '',
+  Billing: 'Customers, invoices, payments, credit notes, attachments, catalogue, entitlements, currencies, payment methods and billing configuration (billing.*).',
+};
+
+/** The document's tag list: the spec's eight always on the core document (plus the operation tags in use); only the tags in use elsewhere. */
+function declaredTags(surface: 'core' | 'integrations', used: Set<string>): { name: string; description: string }[] {
+  const all: Record<string, string> = { ...SPEC_TAGS, ...OPERATION_TAGS };
+  const names = surface === 'core' ? [...new Set([...Object.keys(SPEC_TAGS), ...Object.keys(OPERATION_TAGS).filter((t) => used.has(t))])] : Object.keys(all).filter((t) => used.has(t));
+  return names.map((name) => ({ name, description: all[name] ?? '' }));
+}
 
 /** Builds the OpenAPI document of one surface. */
 export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'integrations'; title: string; serverUrl: string }): Record<string, unknown> {
@@ -83,7 +108,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         : 'Integrations API for installed apps: POST /api/2026-01/<operation>. Authenticate with `Authorization: Bearer <api_key>` and `Svc-Integration-ID: <integration_id>` from integrations.insert.',
     },
     servers: [{ url: opts.serverUrl }],
-    tags: TAGS.filter((t) => usedTags.has(t)).map((t) => ({ name: t })),
+    tags: declaredTags(opts.surface, usedTags),
     paths,
     components: {
       schemas: hoisted,

@@ -1,22 +1,199 @@
-// The sandbox payment page that overdue status links to. It shows no amounts: the link is not a credential.
-import type express from 'express';
+// The payment page that overdue status links to (/billing/pay/<customer id>): a signed-in member of the organization sees its
+// open invoices and pays one with the sandbox provider (a saved method, or a new card on the provider's hosted page).
+// The page only starts an attempt; the payment is recorded when the provider's signed notification arrives (payments/webhook.ts).
+import express, { type Request, type Response } from 'express';
+import type { CommandContext, Services } from '../context.ts';
+import { paymentAttempts } from '../commands/billing/handlers.ts';
+import { startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
+import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
+import { DomainError } from '../domain/errors.ts';
+import { IdSource, newId } from '../ids.ts';
+import { paymentProvider } from '../payments/sandbox.ts';
+import { type CustomerDoc, billingCustomersProjection } from '../projections/billing/customers.ts';
+import { type ProfileDoc, billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
+import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
+import { billingStatementsProjection } from '../projections/billing/statements.ts';
+import { customerOfOrganization } from '../queries/billing/customers.ts';
+import { getInvoiceDoc } from '../queries/billing/invoices.ts';
+import { getProfileDoc } from '../queries/billing/payment-methods.ts';
+import { unpaidInvoices } from '../queries/billing/statements.ts';
 import { escapeHtml } from './html.ts';
+import { sendErrorPage, sendPage } from './layout.ts';
+import { organizationsOf, orgSwitcher } from './login.ts';
+import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+type Method = ProfileDoc['methods'][number];
 
-/** Mounts GET /billing/pay/:customerId. */
-export function mountPaymentPage(app: express.Express): void {
-  app.get('/billing/pay/:customerId', (req, res) => {
-    const id = String(req.params.customerId);
-    res.set({ 'X-Frame-Options': 'DENY', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store' });
-    if (!UUID.test(id)) return void res.status(404).type('html').send('<!doctype html><title>Not found</title><p>No such payment page.</p>');
-    res.type('html').send(`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Pay your invoices (sandbox)</title></head>
-<body>
-<h1>Pay your invoices</h1>
-<p>This is the sandbox payment provider: no money moves here.</p>
-<p>Billing account <code>${escapeHtml(id)}</code>. Sign in to see what is owed (<code>billing.invoices.overdue-status.get</code>);
-in the sandbox, billing staff record your bank transfer as a manual payment and access is restored on the next worker pass.</p>
-</body></html>`);
+/** The path of a customer's payment page. */
+export function payPath(customerId: string): string {
+  return `/billing/pay/${customerId}`;
+}
+
+/** An amount in minor units as people read it (`£12.34`). */
+export function formatMoney(amount: number, currency: string): string {
+  const f = new Intl.NumberFormat('en-GB', { style: 'currency', currency });
+  return f.format(amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+}
+
+function methodLabel(m: Method): string {
+  return m.type === 'card' ? `${m.brand ?? 'Card'} ending ${m.last4}` : `${m.bank_name ?? 'Bank'} debit, account ending ${m.last4}`;
+}
+
+/** Lets the page's read models apply everything committed before this request, so an invoice finalized a moment ago is there. */
+async function caughtUp(res: Response, services: Services): Promise<boolean> {
+  try {
+    await services.runner.waitFor(await services.store.lastCommittedPosition(), [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection], services.config.projectionWaitMs);
+    return true;
+  } catch (err) {
+    services.logger.warn({ err }, 'payment page: read models behind');
+    res.set('Retry-After', '2');
+    sendErrorPage(res, 503, 'Try again', 'Your invoices are being updated. Reload the page in a moment.');
+    return false;
+  }
+}
+
+/** The session and the customer of its organization when that is the page's customer; otherwise the answer is already sent. */
+async function payer(req: Request, res: Response, services: Services, returnTo: string): Promise<{ session: WebSession; customer: CustomerDoc } | null> {
+  const id = String(req.params.customerId);
+  if (!UUID.test(id)) {
+    sendErrorPage(res, 404, 'Not found', 'There is no such payment page.');
+    return null;
+  }
+  const session = await currentSession(req, services);
+  if (!session) {
+    res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
+    return null;
+  }
+  if (!(await caughtUp(res, services))) return null;
+  const customer = await customerOfOrganization(services.knex, session.auth.organizationId);
+  if (!customer || customer.id !== id) {
+    // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
+    const orgs = await organizationsOf(services, session.auth.userId);
+    sendPage(res, 404, 'Not found', `<h1>Not found</h1><p role="alert">This payment page is not one of the organization you are signed in to.</p>${orgSwitcher(session, orgs, returnTo)}`);
+    return null;
+  }
+  return { session, customer };
+}
+
+function commandContext(services: Services, session: WebSession): CommandContext {
+  const now = services.clock.now();
+  const { auth } = session;
+  return { store: services.store, ids: IdSource.random(now), now, metadata: { org_id: auth.organizationId, actor: { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId }, request_id: null, correlation_id: null, causation_id: null } };
+}
+
+// The sandbox's hosted page may live at BASE_URL, another origin than the app: the form's redirect must be allowed to go there.
+function formTargets(services: Services): string[] {
+  return [new URL(services.config.baseUrl).origin];
+}
+
+async function listPage(res: Response, services: Services, session: WebSession, customer: CustomerDoc): Promise<void> {
+  const invoices = await unpaidInvoices(services.knex, customer.id);
+  const profile = await getProfileDoc(services.knex, customer.id);
+  const methods = profile?.methods ?? [];
+  const preferred = profile?.default_payment_method_id ?? null;
+  const csrf = escapeHtml(csrfToken(session));
+  const today = services.clock.now().toISOString().slice(0, 10);
+  const cards = invoices.map((inv) => {
+    const choices = [
+      ...methods.map((m) => `<label><input type="radio" name="method" value="${escapeHtml(m.id)}"${m.id === preferred ? ' checked' : ''}> ${escapeHtml(methodLabel(m))}</label>`),
+      `<label><input type="radio" name="method" value="new"${preferred ? '' : ' checked'}> A new card (on the sandbox provider's page)</label>`,
+    ].join('\n');
+    const overdue = inv.due_date < today ? ' <strong class="error">past due</strong>' : '';
+    const amount = escapeHtml(formatMoney(inv.amount_remaining, inv.currency));
+    return `<form method="post" action="${payPath(customer.id)}" class="card" data-invoice="${escapeHtml(inv.invoice_id)}">
+<h2>${escapeHtml(inv.number ?? 'Invoice')}</h2>
+<p>Due ${escapeHtml(inv.due_date)}${overdue}. Still owed: <strong>${amount}</strong>.</p>
+<fieldset><legend>Pay with</legend>
+${choices}
+</fieldset>
+<input type="hidden" name="csrf" value="${csrf}">
+<input type="hidden" name="invoice_id" value="${escapeHtml(inv.invoice_id)}">
+<input type="hidden" name="attempt_id" value="${escapeHtml(newId())}">
+<div class="actions"><button type="submit">Pay ${amount}</button></div>
+</form>`;
+  });
+  const body = cards.length ? cards.join('\n') : '<p class="notice" id="nothing-owed">Nothing to pay: every invoice is settled.</p>';
+  sendPage(res, 200, 'Pay your invoices', `<h1>Pay your invoices</h1>
+<p>${escapeHtml(customer.name)}. Payments go through the sandbox payment provider: no real money moves.</p>
+${body}`, formTargets(services));
+}
+
+function resultPage(res: Response, customerId: string, state: PaymentAttemptState, invoiceNumber: string): void {
+  const back = `<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`;
+  const number = escapeHtml(invoiceNumber);
+  const amount = state.started ? escapeHtml(formatMoney(state.started.amount, state.started.currency)) : '';
+  if (state.status === 'succeeded' && state.applied)
+    return sendPage(res, 200, 'Payment received', `<h1>Payment received</h1><p role="status">${amount} was paid on ${number}. Thank you.</p>${back}`);
+  if (state.status === 'succeeded')
+    return sendPage(res, 200, 'Payment received', `<h1>Payment received</h1><p role="status">${amount} was charged, but ${number} had already been settled meanwhile. Billing staff will refund it.</p>${back}`);
+  if (state.status === 'failed') {
+    const why = escapeHtml(state.failure?.message ?? 'The payment failed.');
+    return sendPage(res, 200, 'Payment declined', `<h1>Payment declined</h1><p role="alert">${why} Nothing was charged and ${number} is still open. Try another card or payment method.</p>${back}`);
+  }
+  sendPage(res, 200, 'Payment processing', `<h1>Payment processing</h1><p role="status">The payment provider has not confirmed the payment of ${amount} on ${number} yet. Reload this page in a moment.</p>${back}`);
+}
+
+function field(body: unknown, name: string): string {
+  return body && typeof body === 'object' && name in body ? String((body as Record<string, unknown>)[name]) : '';
+}
+
+/** Mounts GET/POST /billing/pay/:customerId and GET /billing/pay/:customerId/attempts/:attemptId. */
+export function mountPaymentPage(app: express.Express, services: Services): void {
+  const form = express.urlencoded({ extended: false, limit: '4kb' });
+
+  app.get('/billing/pay/:customerId', async (req, res) => {
+    const who = await payer(req, res, services, req.originalUrl);
+    if (who) await listPage(res, services, who.session, who.customer);
+  });
+
+  app.get('/billing/pay/:customerId/attempts/:attemptId', async (req, res) => {
+    const who = await payer(req, res, services, req.originalUrl);
+    if (!who) return;
+    const attemptId = String(req.params.attemptId);
+    const state = UUID.test(attemptId) ? await paymentAttempts.load(services, attemptId) : null;
+    if (!state?.started || state.started.customer_id !== who.customer.id) return sendErrorPage(res, 404, 'Not found', 'There is no such payment.');
+    const invoice = await getInvoiceDoc(services.knex, state.started.invoice_id);
+    resultPage(res, who.customer.id, state, invoice?.number ?? 'the invoice');
+  });
+
+  app.post('/billing/pay/:customerId', form, async (req, res) => {
+    const who = await payer(req, res, services, payPath(String(req.params.customerId)));
+    if (!who) return;
+    const { session, customer } = who;
+    if (!validCsrf(session, field(req.body, 'csrf'))) return sendErrorPage(res, 403, 'Not paid', 'The form expired. Go back, reload the page and try again.');
+    const invoiceId = field(req.body, 'invoice_id');
+    const attemptId = field(req.body, 'attempt_id');
+    const choice = field(req.body, 'method');
+    const invoice = UUID.test(invoiceId) ? await getInvoiceDoc(services.knex, invoiceId) : null;
+    if (!invoice || invoice.customer_id !== customer.id || invoice.status === 'draft' || !UUID.test(attemptId)) return sendErrorPage(res, 404, 'Not found', 'There is no such invoice to pay.');
+    const methods = (await getProfileDoc(services.knex, customer.id))?.methods ?? [];
+    const ctx = commandContext(services, session);
+    let state = await paymentAttempts.load(services, attemptId);
+    try {
+      if (!state.started) {
+        // A new attempt pays what is owed now; the same form sent again continues its attempt (same amount, same method).
+        if (invoice.status !== 'open' || invoice.amount_remaining <= 0) return sendErrorPage(res, 409, 'Nothing to pay', `${invoice.number ?? 'This invoice'} has nothing left to pay.`);
+        const method = choice === 'new' ? null : methods.find((m) => m.id === choice);
+        if (method === undefined) return sendErrorPage(res, 400, 'Not paid', 'Choose one of the payment methods shown, or a new card.');
+        state = await startPaymentAttempt(ctx, {
+          attempt_id: attemptId, invoice_id: invoice.id, customer_id: customer.id, organization_id: customer.organization_id,
+          amount: invoice.amount_remaining, currency: invoice.currency, payment_method_id: method?.id ?? null, method_type: method?.type ?? 'card',
+        });
+      } else if (state.started.invoice_id !== invoice.id || state.started.customer_id !== customer.id) return sendErrorPage(res, 409, 'Not paid', 'This payment form was already used for another invoice. Reload the page.');
+    } catch (err) {
+      if (err instanceof DomainError) return sendErrorPage(res, err.status, 'Not paid', err.message);
+      throw err;
+    }
+    const started = state.started;
+    if (!started) return sendErrorPage(res, 409, 'Not paid', 'The payment could not be started. Reload the page.');
+    const resultUrl = `${services.config.appUrl}${payPath(customer.id)}/attempts/${attemptId}`;
+    const method = started.payment_method_id ? methods.find((m) => m.id === started.payment_method_id) : null;
+    if (method === undefined) return sendErrorPage(res, 409, 'Not paid', 'The chosen payment method was removed meanwhile. Reload the page.');
+    const payment = await paymentProvider(services).createPayment({
+      owner: { attempt_id: attemptId, invoice_id: started.invoice_id, customer_id: customer.id, organization_id: customer.organization_id },
+      amount: started.amount, currency: started.currency, method_ref: method?.provider_ref ?? null, return_url: resultUrl, idempotency_key: attemptId,
+    });
+    res.redirect(303, payment.next_action?.type === 'redirect' && payment.status === 'requires_action' ? payment.next_action.url : resultUrl);
   });
 }

@@ -1,11 +1,14 @@
-// The sandbox provider's hosted setup page (/sandbox/setup/<ref>): test card numbers, the extra authentication step, bank mandate confirmation.
+// The sandbox provider's hosted pages: setup (/sandbox/setup/<ref>: test card numbers, the extra authentication step, bank mandate
+// confirmation) and payment (/sandbox/pay/<ref>: pay an amount with a test card).
 import express from 'express';
 import type { Services } from '../context.ts';
 import { TEST_CARDS, paymentProvider } from '../payments/sandbox.ts';
 import { escapeHtml } from './html.ts';
+import { formatMoney } from './pay.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 
 const REF = /^seti_sbx_[0-9a-f]{32}$/;
+const PAYMENT_REF = /^pi_sbx_[0-9a-f]{32}$/;
 
 /** Mounts the sandbox setup page and its form posts. */
 export function mountSandboxPages(app: express.Express, services: Services): void {
@@ -62,5 +65,29 @@ ${TEST_CARDS.declined} is declined, ${TEST_CARDS.requiresAction} needs an extra 
     if (!s) return sendErrorPage(res, 404, 'Not found', 'No such setup.');
     if (!(await provider().confirmMandate(ref))) return void res.redirect(303, `/sandbox/setup/${ref}`);
     res.redirect(303, s.return_url);
+  });
+
+  app.get('/sandbox/pay/:ref', async (req, res) => {
+    const ref = String(req.params.ref);
+    const p = PAYMENT_REF.test(ref) ? await provider().paymentPageState(ref) : null;
+    if (!p) return sendErrorPage(res, 404, 'Not found', 'No such payment.');
+    const amount = escapeHtml(formatMoney(p.amount, p.currency));
+    const back = `<p><a href="${escapeHtml(p.return_url)}">Return to the merchant</a></p>`;
+    if (p.stage === 'done') return sendPage(res, 200, 'Payment finished', `<h1>Payment finished</h1><p>Status: <span id="status">${escapeHtml(p.status)}</span>.</p>${back}`);
+    const error = req.query.error === 'invalid' ? '<p role="alert">That is not a sandbox test card number.</p>' : '';
+    return sendPage(res, 200, 'Pay', `<h1>Pay ${amount} (sandbox)</h1><p>No money moves here. Test numbers: ${TEST_CARDS.succeeds} succeeds, ${TEST_CARDS.declined} and ${TEST_CARDS.chargeDeclined} are declined.</p>${error}
+<form method="post" action="/sandbox/pay/${ref}"><label>Card number <input name="number" id="card-number" autocomplete="off" inputmode="numeric" required></label>
+<label>Expiry <input name="expiry" id="card-expiry" placeholder="MM/YY"></label><label>CVC <input name="cvc" id="card-cvc"></label>
+<button type="submit" id="pay">Pay ${amount}</button></form>${back}`, [origin(p.return_url)]);
+  });
+
+  app.post('/sandbox/pay/:ref', form, async (req, res) => {
+    const ref = String(req.params.ref);
+    const p = PAYMENT_REF.test(ref) ? await provider().paymentPageState(ref) : null;
+    if (!p) return sendErrorPage(res, 404, 'Not found', 'No such payment.');
+    const body: unknown = req.body;
+    const number = body && typeof body === 'object' && 'number' in body ? String(body.number) : '';
+    if ((await provider().submitPaymentCard(ref, number)) === 'invalid') return void res.redirect(303, `/sandbox/pay/${ref}?error=invalid`);
+    res.redirect(303, p.return_url);
   });
 }

@@ -43,6 +43,30 @@ export interface SetupNotification {
   setup: ProviderSetup;
 }
 
+/** Who a payment belongs to on our side: the attempt and the invoice it pays (provider metadata, signed in notifications). */
+export interface PaymentOwner {
+  attempt_id: string;
+  invoice_id: string;
+  customer_id: string;
+  organization_id: string;
+}
+
+/** The provider's view of one payment (a Stripe PaymentIntent, a GoCardless payment). */
+export interface ProviderPayment {
+  ref: string;
+  status: 'requires_action' | 'processing' | 'succeeded' | 'failed';
+  amount: number;
+  currency: string;
+  /** The charge behind a succeeded payment. */
+  charge_ref: string | null;
+  next_action: NextAction | null;
+  failure: { code: string; message: string } | null;
+  owner: PaymentOwner;
+}
+
+/** A verified notification: about a setup, or about a payment. */
+export type ProviderNotification = ({ kind: 'setup' } & SetupNotification) | { kind: 'payment'; id: string; payment: ProviderPayment };
+
 /** The outcome of a charge. */
 export type ChargeResult = { status: 'succeeded'; charge_ref: string } | { status: 'failed'; charge_ref: string; code: string; message: string };
 
@@ -57,7 +81,12 @@ export interface PaymentProvider {
   /** The provider's current view of a setup (resume), or null when it does not know it. */
   getSetup(ref: string): Promise<ProviderSetup | null>;
   /** Verifies and reads a notification (raw body + headers); throws NotificationRejected. */
-  handleNotification(raw: { body: string; headers: Record<string, string | undefined> }): Promise<SetupNotification>;
+  handleNotification(raw: { body: string; headers: Record<string, string | undefined> }): Promise<ProviderNotification>;
+  /**
+   * Starts a payment of `amount` for `owner`: with a saved method it is charged at once (the outcome also arrives as a notification);
+   * without one, the answer's next action sends the payer to the provider's page. The same idempotency key answers the same payment.
+   */
+  createPayment(input: { owner: PaymentOwner; amount: number; currency: string; method_ref: string | null; return_url: string; idempotency_key: string }): Promise<ProviderPayment>;
   /** Charges a method; repeating with the same idempotency key answers the first outcome and charges once. */
   charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult>;
 }

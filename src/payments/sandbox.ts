@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Services } from '../context.ts';
-import { NotificationRejected, type ChargeResult, type PaymentProvider, type ProviderMethod, type ProviderSetup, type SetupOwner } from './port.ts';
+import { NotificationRejected, type ChargeResult, type PaymentOwner, type PaymentProvider, type ProviderMethod, type ProviderNotification, type ProviderPayment, type ProviderSetup, type SetupOwner } from './port.ts';
 import { signPayload, signatureProblem } from './signature.ts';
 
 /** The well-known test numbers of the sandbox. */
@@ -29,7 +29,24 @@ const NextActionSchema = z.union([
   z.object({ type: z.literal('redirect'), url: z.string(), return_url: z.string() }),
   z.object({ type: z.literal('display_details'), details: z.record(z.string(), z.string()) }),
 ]);
-const Notification = z.object({
+/** The sandbox's own record of a payment. */
+interface SandboxPayment {
+  payment: ProviderPayment;
+  stage: 'entry' | 'done';
+  return_url: string;
+}
+
+const Failure = z.object({ code: z.string(), message: z.string() }).nullable();
+const PaymentNotification = z.object({
+  id: z.string().min(1),
+  type: z.literal('payment.updated'),
+  payment: z.object({
+    ref: z.string(), status: z.enum(['requires_action', 'processing', 'succeeded', 'failed']), amount: z.number().int(), currency: z.string(),
+    charge_ref: z.string().nullable(), next_action: NextActionSchema.nullable(), failure: Failure,
+    owner: z.object({ attempt_id: z.string(), invoice_id: z.string(), customer_id: z.string(), organization_id: z.string() }),
+  }),
+});
+const SetupNotification = z.object({
   id: z.string().min(1),
   type: z.literal('setup.updated'),
   setup: z.object({
@@ -62,7 +79,7 @@ export class SandboxProvider implements PaymentProvider {
     return (await this.load(ref))?.setup ?? null;
   }
 
-  async handleNotification(raw: { body: string; headers: Record<string, string | undefined> }) {
+  async handleNotification(raw: { body: string; headers: Record<string, string | undefined> }): Promise<ProviderNotification> {
     const problem = signatureProblem(this.secret, raw.body, raw.headers[SANDBOX_SIGNATURE_HEADER], this.services.clock.now());
     if (problem) throw new NotificationRejected(problem);
     let json: unknown;
@@ -71,9 +88,60 @@ export class SandboxProvider implements PaymentProvider {
     } catch {
       throw new NotificationRejected('body is not JSON');
     }
-    const parsed = Notification.safeParse(json);
+    const parsed = z.union([SetupNotification, PaymentNotification]).safeParse(json);
     if (!parsed.success) throw new NotificationRejected('unreadable notification');
-    return { id: parsed.data.id, setup: parsed.data.setup };
+    const n = parsed.data;
+    return n.type === 'setup.updated' ? { kind: 'setup', id: n.id, setup: n.setup } : { kind: 'payment', id: n.id, payment: n.payment };
+  }
+
+  async createPayment(input: { owner: PaymentOwner; amount: number; currency: string; method_ref: string | null; return_url: string; idempotency_key: string }): Promise<ProviderPayment> {
+    const knex = this.services.knex;
+    const ref = `pi_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
+    const payment: ProviderPayment = {
+      ref, status: 'requires_action', amount: input.amount, currency: input.currency, charge_ref: null, failure: null, owner: input.owner,
+      next_action: input.method_ref ? null : { type: 'redirect', url: `${this.services.config.baseUrl}/sandbox/pay/${ref}`, return_url: input.return_url },
+    };
+    await knex('sandbox_provider_payments').insert({ id: ref, idempotency_key: input.idempotency_key, doc: JSON.stringify({ payment, stage: 'entry', return_url: input.return_url }) }).onConflict('idempotency_key').ignore();
+    // The same key answers the payment made first, whatever its state now (a retry charges nothing more).
+    const stored = (await knex('sandbox_provider_payments').where({ idempotency_key: input.idempotency_key }).first('doc')).doc as SandboxPayment;
+    if (stored.payment.ref !== ref || !input.method_ref) return stored.payment;
+    return this.settlePayment(stored, input.method_ref);
+  }
+
+  /** A payment as the hosted payment page needs it, or null. */
+  async paymentPageState(ref: string): Promise<{ amount: number; currency: string; stage: SandboxPayment['stage']; status: ProviderPayment['status']; return_url: string } | null> {
+    const p = await this.loadPayment(ref);
+    return p && { amount: p.payment.amount, currency: p.payment.currency, stage: p.stage, status: p.payment.status, return_url: p.return_url };
+  }
+
+  /** The payer entered a card on the hosted payment page: 'invalid' leaves the page as it was. */
+  async submitPaymentCard(ref: string, number: string): Promise<'invalid' | 'done'> {
+    const p = await this.loadPayment(ref);
+    const digits = number.replace(/\s+/g, '');
+    if (!p || p.stage !== 'entry') return 'invalid';
+    if (digits === TEST_CARDS.declined) await this.finishPayment(p, { status: 'failed', failure: { code: 'card_declined', message: 'The card was declined.' } });
+    else if (digits === TEST_CARDS.succeeds || digits === TEST_CARDS.chargeDeclined) await this.settlePayment(p, cardMethod(ref, digits).provider_ref);
+    else return 'invalid';
+    return 'done';
+  }
+
+  // Charges the method (idempotent on the payment) and finishes the payment with the outcome.
+  private async settlePayment(p: SandboxPayment, methodRef: string): Promise<ProviderPayment> {
+    const charge = await this.charge({ method_ref: methodRef, amount: p.payment.amount, currency: p.payment.currency, idempotency_key: p.payment.ref });
+    return this.finishPayment(p, charge.status === 'succeeded' ? { status: 'succeeded', charge_ref: charge.charge_ref } : { status: 'failed', failure: { code: charge.code, message: charge.message } });
+  }
+
+  // Records the outcome and notifies the service (signed, like every notification); the payer's page follows.
+  private async finishPayment(p: SandboxPayment, outcome: { status: 'succeeded'; charge_ref: string } | { status: 'failed'; failure: { code: string; message: string } }): Promise<ProviderPayment> {
+    const payment: ProviderPayment = { ...p.payment, ...outcome, next_action: null };
+    await this.services.knex('sandbox_provider_payments').where({ id: payment.ref }).update({ doc: JSON.stringify({ ...p, stage: 'done', payment }) });
+    await this.send({ type: 'payment.updated', payment }, payment.ref);
+    return payment;
+  }
+
+  private async loadPayment(ref: string): Promise<SandboxPayment | null> {
+    const row = await this.services.knex('sandbox_provider_payments').where({ id: ref }).first('doc');
+    return row ? (row.doc as SandboxPayment) : null;
   }
 
   async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult> {
@@ -137,9 +205,14 @@ export class SandboxProvider implements PaymentProvider {
     await this.notify(final);
   }
 
-  /** Signs and POSTs a notification to the service's webhook; a failed delivery is left to `get`'s resume. */
+  /** Signs and POSTs a setup notification to the service's webhook; a failed delivery is left to `get`'s resume. */
   async notify(setup: ProviderSetup): Promise<void> {
-    const body = JSON.stringify({ id: `evt_sbx_${crypto.randomUUID().replace(/-/g, '')}`, type: 'setup.updated', setup });
+    await this.send({ type: 'setup.updated', setup }, setup.ref);
+  }
+
+  // Signs and POSTs one notification to the service's webhook.
+  private async send(event: { type: 'setup.updated'; setup: ProviderSetup } | { type: 'payment.updated'; payment: ProviderPayment }, ref: string): Promise<void> {
+    const body = JSON.stringify({ id: `evt_sbx_${crypto.randomUUID().replace(/-/g, '')}`, ...event });
     try {
       await fetch(`${this.services.config.baseUrl}${SANDBOX_WEBHOOK_PATH}`, {
         method: 'POST',
@@ -147,7 +220,7 @@ export class SandboxProvider implements PaymentProvider {
         body,
       });
     } catch (err) {
-      this.services.logger.warn({ err, ref: setup.ref }, 'sandbox notification not delivered');
+      this.services.logger.warn({ err, ref }, 'sandbox notification not delivered');
     }
   }
 

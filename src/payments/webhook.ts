@@ -1,11 +1,15 @@
-// The provider notification endpoint: verifies the signature and freshness, then applies the setup update (idempotent on the notification id).
+// The provider notification endpoint: verifies the signature and freshness, then applies the setup or payment update (a repeat changes nothing).
 import express from 'express';
 import type { Services } from '../context.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
+import { applyProviderPayment } from '../commands/billing/payment-attempts.ts';
 import { NotificationRejected } from './port.ts';
 import { SANDBOX_WEBHOOK_PATH, paymentProvider } from './sandbox.ts';
 import { DomainError } from '../domain/errors.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
+import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
+import { billingPaymentsProjection } from '../projections/billing/payments.ts';
+import { billingStatementsProjection } from '../projections/billing/statements.ts';
 
 /** Mounts POST /webhooks/payments/sandbox. */
 export function mountPaymentWebhooks(app: express.Express, services: Services): void {
@@ -14,10 +18,16 @@ export function mountPaymentWebhooks(app: express.Express, services: Services): 
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
     try {
       const notification = await paymentProvider(services).handleNotification({ body, headers });
-      const { owner } = notification.setup;
-      const applied = await applyProviderSetup(providerContext(services, owner.organization_id), notification.setup, notification.id);
-      // Answer once the read model shows it: the provider's page returns the payer only after this answer.
-      await services.runner.waitFor(applied.position, [billingPaymentMethodsProjection], services.config.projectionWaitMs);
+      // Answer once the read models show it: the provider's page returns the payer only after this answer.
+      if (notification.kind === 'setup') {
+        const { owner } = notification.setup;
+        const applied = await applyProviderSetup(providerContext(services, owner.organization_id), notification.setup, notification.id);
+        await services.runner.waitFor(applied.position, [billingPaymentMethodsProjection], services.config.projectionWaitMs);
+      } else {
+        const { owner } = notification.payment;
+        const position = await applyProviderPayment(providerContext(services, owner.organization_id), notification.payment, notification.id);
+        await services.runner.waitFor(position, [billingInvoicesProjection, billingPaymentsProjection, billingStatementsProjection], services.config.projectionWaitMs);
+      }
       res.json({ received: true });
     } catch (err) {
       if (err instanceof NotificationRejected) return void res.status(400).json({ code: 'invalid_notification', message: err.message });

@@ -78,6 +78,16 @@ export class FileObjectStore implements ObjectStore {
     await fs.rm(this.pathOf(key), { force: true });
   }
 
+  async move(from: string, to: string): Promise<void> {
+    const target = this.pathOf(to);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    try {
+      await fs.rename(this.pathOf(from), target);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+    }
+  }
+
   async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {
     assertKey(key);
     const e = this.expiry(opts.expiresInSeconds);

@@ -30,6 +30,8 @@ export interface ObjectStore {
   get(key: string, opts?: { firstBytes?: number }): Promise<Readable | null>;
   /** Deletes the object; deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Moves the object to another key (replacing any object there), so URLs signed for `from` find nothing; a missing `from` is not an error (already moved). */
+  move(from: string, to: string): Promise<void>;
   /** A URL that accepts one PUT of at most `size` bytes of `contentType` to `key` for `expiresInSeconds`. */
   presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload>;
   /** A URL that serves `key` as a download named `filename` for `expiresInSeconds`. */

@@ -1,5 +1,5 @@
 // The S3 adapter (AWS S3, MinIO, Ceph or any S3-compatible store) through the AWS SDK v3 client and its presigner.
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
@@ -57,6 +57,17 @@ export class S3ObjectStore implements ObjectStore {
 
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: this.keyOf(key) }));
+  }
+
+  async move(from: string, to: string): Promise<void> {
+    // S3 has no rename: copy, then delete the source (objects here are at most 25 MiB, within one CopyObject's 5 GiB).
+    try {
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(to), CopySource: encodeURI(`${this.bucket}/${this.keyOf(from)}`) }));
+    } catch (err) {
+      if (isMissing(err)) return;
+      throw err;
+    }
+    await this.delete(from);
   }
 
   async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {

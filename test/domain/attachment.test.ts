@@ -50,6 +50,21 @@ describe('attachment expiry', () => {
   });
 });
 
+describe('attachment retention', () => {
+  const DAY = 86_400_000;
+  const at = (days: number, ms = 0) => new Date(Date.parse(T1) + days * DAY + ms).toISOString();
+  const purged: AttachmentEvent = { type: 'AttachmentPurged', data: { purged_at: at(30), retention_days: 30 } };
+  it('purges a removed attachment once its retention is over, once; never a kept or pending one', () => {
+    given(attachmentDecider, [prepared, committed, removed]).when({ type: 'PurgeAttachment', data: { retention_days: 30, now: at(30, -1) } }).thenNothing();
+    given(attachmentDecider, [prepared, committed, removed]).when({ type: 'PurgeAttachment', data: { retention_days: 30, now: at(30) } }).then([purged]);
+    given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'PurgeAttachment', data: { retention_days: 30, now: at(31) } }).thenNothing();
+    given(attachmentDecider, [prepared, committed]).when({ type: 'PurgeAttachment', data: { retention_days: 0, now: at(99) } }).thenNothing();
+    given(attachmentDecider, [prepared]).when({ type: 'PurgeAttachment', data: { retention_days: 0, now: at(99) } }).thenNothing();
+    given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'RemoveAttachment', data: { subject: CUS, now: at(31) } }).thenError('attachment_not_found');
+    given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, now: at(31) } }).thenError('attachment_not_found');
+  });
+});
+
 describe('attachment content check', () => {
   const b = (...parts: (string | number[])[]) => Buffer.concat(parts.map((p) => (typeof p === 'string' ? Buffer.from(p, 'latin1') : Buffer.from(p))));
   it('accepts each allowed type by its leading bytes and refuses the others', () => {

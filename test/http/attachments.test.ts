@@ -214,17 +214,40 @@ for (const [backend, storage] of backends().flatMap((b) => [[b, 'file'], [b, 's3
       expect((await svc.call(ops['billing.customers.attachments.insert'], { customer_id: otherCustomer, attachments: [{ id }] }, other.token)).body.code).to.equal('attachment_not_found');
     });
 
-    it('removing an attachment stops its download URL at once; the log keeps the history', async () => {
+    it('removing an attachment stops its download URL at once; the file is kept out of reach for the retention period, then purged (an event)', async () => {
       const id = await attach(owner.token, pdf('gone.pdf'));
+      const key = (await svc.app.knex('billing_attachments').where({ id }).first('doc')).doc.object_key as string;
       const url = (await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id }, owner.token)).body.url;
       expect((await fetch(url)).status).to.equal(200);
       const rm = await svc.call(ops['billing.customers.attachments.remove'], { ...customer(), id }, owner.token);
       expect(rm.status).to.equal(200);
       expect(rm.body).to.deep.equal({});
-      expect((await fetch(url)).status).to.be.oneOf([403, 404]);
+      expect((await fetch(url)).status).to.equal(404);
       expect(await listed(owner.token)).to.not.include(id);
+      expect((await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id }, owner.token)).body.code).to.equal('attachment_not_found');
       expect((await svc.call(ops['billing.customers.attachments.remove'], { ...customer(), id }, owner.token)).body.code).to.equal('attachment_not_found');
+      expect((await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id }] }, owner.token)).body.code).to.equal('attachment_not_found');
       expect(await streamTypes(id)).to.deep.equal(['AttachmentPrepared', 'AttachmentCommitted', 'AttachmentRemoved']);
+      // Kept (ATTACHMENT_RETENTION_DAYS, default 30) where no URL of the attachment reaches it.
+      expect(await svc.app.objects.head(key)).to.equal(null);
+      expect(await svc.app.objects.head(`removed/${key}`)).to.deep.equal({ size: PDF.length });
+      const DAY = 86_400_000;
+      try {
+        svc.clock.advance(30 * DAY - 1000);
+        expect((await attachmentExpiryWorker.runOnce(svc.app)).purged).to.not.include(id);
+        expect(await svc.app.objects.head(`removed/${key}`)).to.deep.equal({ size: PDF.length });
+        svc.clock.advance(1000);
+        expect((await attachmentExpiryWorker.runOnce(svc.app)).purged).to.include(id);
+        expect(await svc.app.objects.head(`removed/${key}`)).to.equal(null);
+        expect((await attachmentExpiryWorker.runOnce(svc.app)).purged).to.not.include(id);
+      } finally {
+        svc.clock.advance(-30 * DAY);
+      }
+      const events = await svc.app.knex('es_events').where({ stream_id: `attachment-${id}` }).orderBy('revision').select('type', 'data', 'metadata');
+      expect(events.map((e) => e.type)).to.deep.equal(['AttachmentPrepared', 'AttachmentCommitted', 'AttachmentRemoved', 'AttachmentPurged']);
+      expect(events[3]?.data.retention_days).to.equal(30);
+      expect(events[3]?.metadata.actor).to.deep.equal({ type: 'system', id: 'attachment-expiry-worker' });
+      expect(events[3]?.metadata.reason).to.equal('retention period over');
     });
 
     it('a plain member may list and download but not upload or remove', async () => {

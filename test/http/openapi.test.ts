@@ -22,6 +22,16 @@ describe('OpenAPI document and /docs', () => {
     for (const t of doc.tags) expect(SPEC_TAGS).to.include(t.name);
   });
 
+  it('always declares the spec\'s eight tags, each with a description, and every tag its operations carry', () => {
+    const declared = doc.tags.map((t: { name: string }) => t.name);
+    expect(declared.slice(0, 8)).to.deep.equal(['Authentication', 'Lookup', 'Ingest', 'Tier1', 'Uploads', 'Orders', 'Integrations', 'OpenBase']);
+    expect(new Set(declared).size).to.equal(declared.length);
+    for (const t of doc.tags) expect(t.description, t.name).to.be.a('string').and.have.length.greaterThan(10);
+    const carried = new Set(Object.values(doc.paths).flatMap((p: any) => p.post.tags as string[]));
+    for (const t of carried) expect(declared, `operation tag ${t}`).to.include(t);
+    expect(declared).to.include('Billing');
+  });
+
   it('has every registered core operation with its request, response and named error schema', () => {
     const ops = svc.app.registry.list('core');
     expect(ops.length).to.be.greaterThan(5);

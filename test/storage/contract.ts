@@ -45,6 +45,21 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
       expect(await s.store.get(k)).to.equal(null);
     });
 
+    it('moves an object out of reach of the URLs signed for its old key; moving it again is a no-op', async () => {
+      const from = key();
+      const to = `retained/${from}`;
+      await s.store.put(from, Buffer.from('keep me'));
+      const down = await s.store.presignDownload(from, { filename: 'f.txt', contentType: 'text/plain', expiresInSeconds: 60 });
+      expect((await fetch(down.url)).status).to.equal(200);
+      await s.store.move(from, to);
+      expect(await s.store.head(from)).to.equal(null);
+      expect((await fetch(down.url)).status).to.equal(404);
+      expect(await text(await s.store.get(to))).to.equal('keep me');
+      await s.store.move(from, to);
+      expect(await text(await s.store.get(to))).to.equal('keep me');
+      await s.store.delete(to);
+    });
+
     it('uploads through a presigned PUT with plain fetch and downloads through a presigned GET byte for byte', async () => {
       const k = key();
       const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x10]);

@@ -7,7 +7,7 @@ import { commitAttachments, prepareAttachments, removeAttachment } from './attac
 
 const PREPARE = 'Returns one private upload URL per file (PUT the exact bytes with the given Content-Type before expires_at) and a pending attachment id; commit with insert. Owners, admins and billing staff.';
 const INSERT = 'Commits uploaded files after checking each object exists, has the declared size and content of the declared type (by its leading bytes, not its name); all or none. is_internal hides a file from plain members.';
-const REMOVE = 'Removes an attachment; its file is deleted at once, so download URLs already issued stop working. The log keeps who removed it and when.';
+const REMOVE = 'Removes an attachment: it leaves the list and download URLs already issued stop working at once; the file is kept out of reach for ATTACHMENT_RETENTION_DAYS (default 30) and then deleted (AttachmentPurged). The log keeps who removed it and when.';
 const commitErrors = ['attachment_not_found', 'attachment_not_uploaded', 'attachment_size_mismatch', 'attachment_content_mismatch', 'attachment_committed', 'attachment_expired'] as const;
 
 export const customerAttachmentsPrepare = operation({

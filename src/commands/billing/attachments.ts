@@ -74,11 +74,17 @@ export async function commitAttachments(ctx: RequestContext, subject: Attachment
   return { items: out };
 }
 
-/** Removes a visible attachment and deletes its object at once, so its download URLs stop working. */
+/** Where a removed attachment's object waits out its retention: out of reach of every URL signed for its own key. */
+export function retainedKey(objectKey: string): string {
+  return `removed/${objectKey}`;
+}
+
+/** Removes a visible attachment: its object moves out of its URLs' reach at once and is kept for the retention period (then purged by the worker). */
 export async function removeAttachment(ctx: RequestContext, subject: AttachmentSubject, id: string): Promise<Record<string, never>> {
   const doc = await visibleAttachment(ctx, subject, id);
+  // Object first: once this answers, no issued URL serves the file; should the append fail, a retry moves nothing and appends.
+  await ctx.services.objects.move(doc.object_key, retainedKey(doc.object_key));
   const res = await attachments.run(ctx, id, { type: 'RemoveAttachment', data: { subject } }, { orgId: doc.organization_id });
   await ctx.waitFor(res.position, [billingAttachmentsProjection]);
-  await ctx.services.objects.delete(doc.object_key);
   return {};
 }

@@ -14,6 +14,7 @@ import { subscriptionDecider } from '../../domain/billing/subscription.ts';
 import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
 import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
 import { collectionDecider } from '../../domain/billing/collection.ts';
+import { paymentAttemptDecider } from '../../domain/billing/payment-attempt.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -54,3 +55,5 @@ export const exchangeRates = commandHandler(exchangeRateDecider, (pair: { base: 
 export const paymentProfiles = commandHandler(paymentProfileDecider, (customerId) => `paymentprofile-${customerId}`);
 /** `collection-<invoice id>`: automatic charge attempts of one invoice. */
 export const collections = commandHandler(collectionDecider, (invoiceId) => `collection-${invoiceId}`);
+/** `paymentattempt-<id>`: one try to pay an invoice on the payment page. */
+export const paymentAttempts = commandHandler(paymentAttemptDecider, (id) => `paymentattempt-${id}`);

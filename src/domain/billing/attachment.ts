@@ -24,6 +24,7 @@ export const attachmentEvents = eventSchemas({
   AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string() }),
   AttachmentRemoved: z.object({ removed_at: z.string() }),
   AttachmentExpired: z.object({ expired_at: z.string() }),
+  AttachmentPurged: z.object({ purged_at: z.string(), retention_days: z.number() }),
 });
 
 /** An attachment event (derived from `attachmentEvents`). */
@@ -39,34 +40,45 @@ export type AttachmentCommand =
   | { type: 'PrepareAttachment'; data: Omit<Prepared['data'], 'prepared_at'> & { now: string } }
   | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; now: string } }
   | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } }
-  | { type: 'ExpireAttachment'; data: { now: string } };
+  | { type: 'ExpireAttachment'; data: { now: string } }
+  | { type: 'PurgeAttachment'; data: { retention_days: number; now: string } };
 
 /** What the attachment decider needs. */
 export interface AttachmentState {
-  status: 'none' | 'pending' | 'committed' | 'removed' | 'expired';
+  status: 'none' | 'pending' | 'committed' | 'removed' | 'expired' | 'purged';
   subject: AttachmentSubject | null;
   expiresAt: string;
   isInternal: boolean;
+  removedAt: string | null;
+}
+
+const DAY_MS = 86_400_000;
+
+/** Whether a removed attachment's retention is over at `now`: `retentionDays` whole days after its removal. */
+export function retentionOver(removedAt: string, retentionDays: number, now: Date): boolean {
+  return Date.parse(removedAt) + retentionDays * DAY_MS <= now.getTime();
 }
 
 function sameSubject(a: AttachmentSubject | null, b: AttachmentSubject): boolean {
   return a !== null && a.type === b.type && a.id === b.id;
 }
 
-/** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one; expire only a stale pending one. */
+/** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one; expire only a stale pending one; purge only a removed one past its retention. */
 export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, AttachmentState> = {
   events: attachmentCodec,
-  initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false }),
+  initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false, removedAt: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'AttachmentPrepared':
-        return { status: 'pending', subject: event.data.subject, expiresAt: event.data.expires_at, isInternal: false };
+        return { status: 'pending', subject: event.data.subject, expiresAt: event.data.expires_at, isInternal: false, removedAt: null };
       case 'AttachmentCommitted':
         return { ...state, status: 'committed', isInternal: event.data.is_internal };
       case 'AttachmentRemoved':
-        return { ...state, status: 'removed' };
+        return { ...state, status: 'removed', removedAt: event.data.removed_at };
       case 'AttachmentExpired':
         return { ...state, status: 'expired' };
+      case 'AttachmentPurged':
+        return { ...state, status: 'purged' };
       default:
         return assertNever(event);
     }
@@ -80,7 +92,7 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
       }
       case 'CommitAttachment': {
         const { subject, is_internal, now } = command.data;
-        if (!sameSubject(state.subject, subject) || state.status === 'none' || state.status === 'removed') throw billingErrors.error('attachment_not_found', 'No such attachment.');
+        if (!sameSubject(state.subject, subject) || state.status === 'none' || state.status === 'removed' || state.status === 'purged') throw billingErrors.error('attachment_not_found', 'No such attachment.');
         if (state.status === 'committed') {
           if (state.isInternal === is_internal) return [];
           throw billingErrors.error('attachment_committed', 'The attachment is already committed.');
@@ -95,6 +107,10 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         // Only an upload never committed, once its URL has expired; anything else is left alone (a repeated pass is a no-op).
         if (state.status !== 'pending' || !(Date.parse(command.data.now) > Date.parse(state.expiresAt))) return [];
         return [{ type: 'AttachmentExpired', data: { expired_at: command.data.now } }];
+      case 'PurgeAttachment':
+        // Only a removed attachment whose retention is over; anything else (kept, already purged) is left alone, so a repeated pass is a no-op.
+        if (state.status !== 'removed' || state.removedAt === null || !retentionOver(state.removedAt, command.data.retention_days, new Date(command.data.now))) return [];
+        return [{ type: 'AttachmentPurged', data: { purged_at: command.data.now, retention_days: command.data.retention_days } }];
       default:
         return assertNever(command);
     }

@@ -62,4 +62,6 @@ export const billingErrors = errorCatalogue({
   product_exists: 409,
   subscription_canceled: 409,
   subscription_exists: 409,
+  payment_attempt_not_found: 404,
+  payment_attempt_exists: 409,
 });

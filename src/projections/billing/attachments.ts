@@ -1,4 +1,4 @@
-// billing_attachments: one document per pending or committed attachment (removed and expired ones leave the read model, not the log).
+// billing_attachments: one document per pending, committed or removed attachment (a removed one stays until purged after its retention; expired and purged ones leave the read model, not the log).
 import type { Actor } from '../../eventstore/port.ts';
 import { type AttachmentEvent, type AttachmentSubject, attachmentCodec } from '../../domain/billing/attachment.ts';
 import { documentProjection, documentTable } from '../projection.ts';
@@ -13,18 +13,20 @@ export interface AttachmentDoc {
   content_type: string;
   size: number;
   is_internal: boolean;
-  status: 'pending' | 'committed';
+  status: 'pending' | 'committed' | 'removed';
   prepared_by: Actor;
   prepared_at: string;
   expires_at: string;
   committed_by: Actor | null;
   committed_at: string | null;
+  removed_by: Actor | null;
+  removed_at: string | null;
 }
 
 /** Builds billing_attachments from attachment events. */
 export const billingAttachmentsProjection = documentProjection({
   name: 'billing.attachments',
-  version: 1,
+  version: 2,
   tables: [
     documentTable<AttachmentDoc, AttachmentEvent>({
       table: 'billing_attachments',
@@ -35,6 +37,7 @@ export const billingAttachmentsProjection = documentProjection({
         organization_id: d.organization_id,
         status: d.status,
         expires_at: d.expires_at,
+        removed_at: d.removed_at,
         created_at: d.committed_at ?? d.prepared_at,
       }),
       handlers: {
@@ -53,10 +56,13 @@ export const billingAttachmentsProjection = documentProjection({
           expires_at: d.expires_at,
           committed_by: null,
           committed_at: null,
+          removed_by: null,
+          removed_at: null,
         }),
         AttachmentCommitted: (doc, d, e) => doc && { ...doc, status: 'committed', is_internal: d.is_internal, committed_by: e.metadata.actor, committed_at: d.committed_at },
-        AttachmentRemoved: () => null,
+        AttachmentRemoved: (doc, d, e) => doc && { ...doc, status: 'removed', removed_by: e.metadata.actor, removed_at: d.removed_at },
         AttachmentExpired: () => null,
+        AttachmentPurged: () => null,
       },
     }),
   ],

@@ -74,3 +74,10 @@ export async function expiredUploads(knex: Knex, now: Date, limit = 500): Promis
   const rows = await knex('billing_attachments').where({ status: 'pending' }).andWhere('expires_at', '<', now).orderBy('expires_at').limit(limit).pluck('doc');
   return rows as AttachmentDoc[];
 }
+
+/** Removed attachments whose retention ended by `now` (the retention worker's work list), oldest removal first. */
+export async function retentionEnded(knex: Knex, now: Date, retentionDays: number, limit = 500): Promise<AttachmentDoc[]> {
+  const removedBy = new Date(now.getTime() - retentionDays * 86_400_000);
+  const rows = await knex('billing_attachments').where({ status: 'removed' }).andWhere('removed_at', '<=', removedBy).orderBy('removed_at').limit(limit).pluck('doc');
+  return rows as AttachmentDoc[];
+}

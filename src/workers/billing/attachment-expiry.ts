@@ -1,32 +1,46 @@
-// Attachment expiry worker: uploads prepared but never committed are deleted once their URL expired, and recorded as expired.
-import type { Services } from '../../context.ts';
+// Attachment expiry and retention worker: uploads never committed are deleted once their URL expired; removed attachments'
+// files are deleted once their retention period (ATTACHMENT_RETENTION_DAYS) is over. Both are events, so the audit shows them.
+import type { CommandContext, Services } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { attachments } from '../../commands/billing/handlers.ts';
+import { retainedKey } from '../../commands/billing/attachments.ts';
 import { IdSource } from '../../ids.ts';
-import { expiredUploads } from '../../queries/billing/attachments.ts';
+import { expiredUploads, retentionEnded } from '../../queries/billing/attachments.ts';
 
-/** What one pass did: the attachments recorded as expired. */
+/** What one pass did: the attachments recorded as expired, and those whose files were purged after their retention. */
 export interface AttachmentExpiryResult {
   expired: string[];
+  purged: string[];
 }
 
-/** Deletes the object of each stale pending attachment, then appends AttachmentExpired (the audit trail); a repeated pass is a no-op. */
+function systemContext(services: Services, now: Date, organizationId: string): CommandContext {
+  return {
+    store: services.store,
+    ids: IdSource.random(now),
+    now,
+    metadata: { org_id: organizationId, actor: { type: 'system', id: 'attachment-expiry-worker' }, request_id: null, correlation_id: null, causation_id: null },
+  };
+}
+
+/** Deletes the object of each stale pending attachment and of each removed one past retention, then appends the event; a repeated pass is a no-op. */
 export async function runAttachmentExpiryPass(services: Services): Promise<AttachmentExpiryResult> {
   const now = services.clock.now();
-  const result: AttachmentExpiryResult = { expired: [] };
+  const retentionDays = services.config.attachmentRetentionDays;
+  const result: AttachmentExpiryResult = { expired: [], purged: [] };
   for (const doc of await expiredUploads(services.knex, now)) {
     // Object first: should the append fail, the next pass finds the row again; a commit after expiry is refused meanwhile.
     await services.objects.delete(doc.object_key);
-    const ctx = {
-      store: services.store,
-      ids: IdSource.random(now),
-      now,
-      metadata: { org_id: doc.organization_id, actor: { type: 'system' as const, id: 'attachment-expiry-worker' }, request_id: null, correlation_id: null, causation_id: null },
-    };
-    const res = await attachments.run(ctx, doc.id, { type: 'ExpireAttachment', data: {} }, { orgId: doc.organization_id, reason: 'upload never committed' });
+    const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'ExpireAttachment', data: {} }, { orgId: doc.organization_id, reason: 'upload never committed' });
     if (res.events.length) result.expired.push(doc.id);
   }
-  if (result.expired.length) services.logger.info({ expired: result.expired.length }, 'expired uncommitted attachment uploads');
+  for (const doc of await retentionEnded(services.knex, now, retentionDays)) {
+    // Its own key too: nothing should be left there, but no copy of a removed file may outlive its retention.
+    await services.objects.delete(retainedKey(doc.object_key));
+    await services.objects.delete(doc.object_key);
+    const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'PurgeAttachment', data: { retention_days: retentionDays } }, { orgId: doc.organization_id, reason: 'retention period over' });
+    if (res.events.length) result.purged.push(doc.id);
+  }
+  if (result.expired.length || result.purged.length) services.logger.info({ expired: result.expired.length, purged: result.purged.length }, 'attachment files deleted');
   return result;
 }
 

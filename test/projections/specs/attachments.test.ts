@@ -1,4 +1,4 @@
-// billing.attachments, given one attachment's life: pending after prepare, committed with its flag and committer, gone when removed.
+// billing.attachments, given one attachment's life: pending after prepare, committed with its flag and committer, kept as removed, gone when purged.
 import { backends } from '../../support/db.ts';
 import type { AttachmentEvent } from '../../../src/domain/billing/attachment.ts';
 import { billingAttachmentsProjection } from '../../../src/projections/billing/attachments.ts';
@@ -17,6 +17,7 @@ const removed: AttachmentEvent = { type: 'AttachmentRemoved', data: { removed_at
 const pendingDoc = {
   id: ID, subject, organization_id: ORG, object_key: `attachments/${ORG}/${ID}`, filename: 'a.pdf', content_type: 'application/pdf', size: 10, is_internal: false,
   status: 'pending', prepared_by: SPEC_ACTOR, prepared_at: '2026-01-15T09:00:00.000Z', expires_at: '2026-01-15T09:15:00.000Z', committed_by: null, committed_at: null,
+  removed_by: null, removed_at: null,
 };
 
 for (const backend of backends()) {
@@ -39,8 +40,16 @@ for (const backend of backends()) {
       await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, expired])).then({ billing_attachments: [] });
     });
 
-    it('a removed attachment leaves the read model', async () => {
-      await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, committed, removed])).then({ billing_attachments: [] });
+    it('a removed attachment stays, marked removed with who and when, until its file is purged', async () => {
+      const committedDoc = { ...pendingDoc, status: 'committed', is_internal: true, committed_by: STAFF, committed_at: '2026-01-15T09:01:00.000Z' };
+      await spec
+        .given(billingAttachmentsProjection, [...on<AttachmentEvent>(`attachment-${ID}`, [prepared]), ...on<AttachmentEvent>(`attachment-${ID}`, [committed], { actor: STAFF }), ...on<AttachmentEvent>(`attachment-${ID}`, [removed])])
+        .then({ billing_attachments: [{ ...committedDoc, status: 'removed', removed_by: SPEC_ACTOR, removed_at: '2026-01-15T09:02:00.000Z' }] });
+    });
+
+    it('a purged attachment leaves the read model', async () => {
+      const purged: AttachmentEvent = { type: 'AttachmentPurged', data: { purged_at: '2026-02-14T09:02:00.000Z', retention_days: 30 } };
+      await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, committed, removed, purged])).then({ billing_attachments: [] });
     });
   });
 }

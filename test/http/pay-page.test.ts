@@ -1,0 +1,202 @@
+// The payment page behind overdue status's payment link (/billing/pay/<customer>): sign-in, paying with a saved method or a new card
+// through the sandbox, the asynchronous signed notification that records the payment, declines, and what forged or foreign requests get.
+import { expect } from 'chai';
+import { backends } from '../support/db.ts';
+import { startService, type TestService } from '../support/app.ts';
+import { ops } from '../support/ops.ts';
+import { WebClient, hiddenFields, logIn } from '../support/web.ts';
+import { billingStaff, openInvoice } from '../support/billing.ts';
+import { SANDBOX_SIGNATURE_HEADER, SANDBOX_WEBHOOK_PATH, TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { signPayload } from '../../src/payments/signature.ts';
+import { createSession } from '../../src/commands/identity/identity.ts';
+
+const PASSWORD = 'correct horse battery';
+
+/** An organization with its billing customer and a browser signed in to it. */
+interface Payer {
+  orgId: string;
+  token: string;
+  customerId: string;
+  web: WebClient;
+}
+
+for (const backend of backends()) {
+  describe(`payment page (${backend})`, () => {
+    let svc: TestService;
+    let staff: string;
+    const payPath = (p: Payer) => `/billing/pay/${p.customerId}`;
+    const streamTypes = async (stream: string) => svc.app.knex('es_events').where({ stream_id: stream }).orderBy('revision').pluck('type');
+    const attemptEventCount = async () => Number((await svc.app.knex('es_events').where('stream_id', 'like', 'paymentattempt-%').count({ n: '*' }))[0]?.n ?? 0);
+
+    async function payer(name = 'Pay Garage'): Promise<Payer> {
+      const u = await svc.signUp({ name });
+      // A session that outlives the test moving the clock by days.
+      const token = (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
+      const c = await svc.call(ops['billing.customers.insert'], { name: `${name} <Ltd>`, email: 'ap@pay.example', currency: 'GBP', payment_terms_days: 7 }, token);
+      expect(c.status, JSON.stringify(c.body)).to.equal(200);
+      const web = new WebClient(svc.url);
+      const done = await logIn(web, u.email, PASSWORD);
+      expect(done.status).to.equal(303);
+      return { orgId: u.orgId, token, customerId: c.body.id, web };
+    }
+
+    async function saveCard(p: Payer, number: string): Promise<string> {
+      const setup = await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: p.customerId, return_url: `${svc.url}/` }, p.token);
+      const next = setup.body.next_action;
+      if (next?.type !== 'redirect') throw new Error('expected a redirect');
+      await new WebClient(svc.url).post(new URL(next.url).pathname, { number });
+      const list = await svc.call(ops['billing.payment-methods.list'], { customer_id: p.customerId }, p.token);
+      const m = list.body.items.find((x) => x.last4 === number.slice(-4));
+      if (!m) throw new Error('card not saved');
+      return m.id;
+    }
+
+    /** The pay page's form fields for one invoice. */
+    async function formFor(p: Payer, invoiceId: string): Promise<Record<string, string> & { attempt_id: string; csrf: string }> {
+      const page = await p.web.get(payPath(p));
+      expect(page.status).to.equal(200);
+      const start = page.html.indexOf(`data-invoice="${invoiceId}"`);
+      expect(start, 'the invoice is on the page').to.be.greaterThan(-1);
+      const f = hiddenFields(page.html.slice(page.html.lastIndexOf('<form', start)), payPath(p));
+      return { ...f, attempt_id: f.attempt_id ?? '', csrf: f.csrf ?? '' };
+    }
+
+    before(async () => {
+      svc = await startService(backend, { selfUrl: true });
+      staff = await billingStaff(svc);
+    });
+    after(async () => svc?.close());
+
+    it('the payment link of overdue status asks for sign-in, then shows the open invoices, escaped, on a page that cannot be framed', async () => {
+      const p = await payer();
+      const inv = await openInvoice(svc, staff, p.customerId, [12345]);
+      const status = await svc.call(ops['billing.invoices.overdue-status.get'], {}, p.token);
+      const link = new URL(status.body.payment_url ?? '');
+      expect(link.pathname).to.equal(payPath(p));
+      const anonymous = await new WebClient(svc.url).get(link.pathname);
+      expect(anonymous.status).to.equal(303);
+      expect(anonymous.location).to.equal(`/auth/login?return_to=${encodeURIComponent(link.pathname)}`);
+      const page = await p.web.get(link.pathname);
+      expect(page.status).to.equal(200);
+      expect(page.html).to.contain(inv.number ?? 'no number');
+      expect(page.html).to.contain('£123.45');
+      expect(page.html).to.contain('Pay Garage &lt;Ltd&gt;');
+      expect(page.html).to.not.contain('Pay Garage <Ltd>');
+      expect(page.headers.get('x-frame-options')).to.equal('DENY');
+      expect(page.headers.get('content-security-policy')).to.contain("frame-ancestors 'none'");
+      expect(page.headers.get('content-security-policy')).to.contain("default-src 'none'");
+    });
+
+    it('pays with a saved card: the notification records a card payment on the invoice stream, the invoice is paid and overdue status is clear; the same form again charges nothing more', async () => {
+      const p = await payer();
+      const methodId = await saveCard(p, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, p.customerId, [4200]);
+      svc.clock.advance(10 * 86_400_000);
+      try {
+        expect((await svc.call(ops['billing.invoices.overdue-status.get'], {}, p.token)).body.past_due).to.equal(true);
+        const fields = { ...(await formFor(p, inv.id)), method: methodId };
+        const sent = await p.web.post(payPath(p), fields);
+        expect(sent.status).to.equal(303);
+        expect(sent.location).to.equal(`${svc.url}${payPath(p)}/attempts/${fields.attempt_id}`);
+        const result = await p.web.follow(sent);
+        expect(result.html).to.contain('Payment received');
+        expect(result.html).to.contain('£42.00');
+        expect((await svc.call(ops['billing.invoices.get'], inv.id, p.token)).body).to.include({ status: 'paid', amount_remaining: 0 });
+        const payments = await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff);
+        expect(payments.body.items.map((x) => [x.method, x.amount])).to.deep.equal([['card', 4200]]);
+        expect((await svc.call(ops['billing.invoices.overdue-status.get'], {}, p.token)).body).to.include({ past_due: false });
+        expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptSucceeded']);
+        const again = await p.web.post(payPath(p), fields);
+        expect(again.status).to.equal(303);
+        expect((await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff)).body.items).to.have.length(1);
+        const providerPayment = await svc.app.knex('sandbox_provider_payments').where({ idempotency_key: fields.attempt_id }).first('id');
+        const charges = await svc.app.knex('sandbox_provider_charges').where({ idempotency_key: providerPayment.id }).count({ n: '*' });
+        expect(Number(charges[0]?.n)).to.equal(1);
+      } finally {
+        svc.clock.advance(-10 * 86_400_000);
+      }
+    });
+
+    it('a new card on the sandbox page: the declining one shows a clear error and records nothing; the succeeding one pays', async () => {
+      const p = await payer();
+      const inv = await openInvoice(svc, staff, p.customerId, [990]);
+      const declined = await p.web.post(payPath(p), { ...(await formFor(p, inv.id)), method: 'new' });
+      expect(declined.status).to.equal(303);
+      const hosted = new URL(declined.location ?? '');
+      expect(hosted.pathname).to.match(/^\/sandbox\/pay\/pi_sbx_[0-9a-f]{32}$/);
+      const back = await p.web.post(hosted.pathname, { number: TEST_CARDS.declined });
+      const shown = await p.web.follow(back);
+      expect(shown.html).to.contain('Payment declined');
+      expect(shown.html).to.match(/role="alert">The card was declined\. Nothing was charged/);
+      expect(await streamTypes(`invoice-${inv.id}`)).to.not.include('PaymentRecorded');
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, p.token)).body).to.include({ status: 'open', amount_remaining: 990 });
+
+      const paid = await p.web.post(payPath(p), { ...(await formFor(p, inv.id)), method: 'new' });
+      const page = new URL(paid.location ?? '').pathname;
+      expect((await p.web.post(page, { number: '1234' })).location).to.equal(`${page}?error=invalid`);
+      const result = await p.web.follow(await p.web.post(page, { number: TEST_CARDS.succeeds }));
+      expect(result.html).to.contain('Payment received');
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, p.token)).body.status).to.equal('paid');
+      const next = await p.web.get(payPath(p));
+      expect(next.html).to.contain('Nothing to pay');
+    });
+
+    it('a saved card whose charges are declined: a clear message, no payment, the invoice still open', async () => {
+      const p = await payer();
+      const methodId = await saveCard(p, TEST_CARDS.chargeDeclined);
+      const inv = await openInvoice(svc, staff, p.customerId, [1500]);
+      const fields = { ...(await formFor(p, inv.id)), method: methodId };
+      const result = await p.web.follow(await p.web.post(payPath(p), fields));
+      expect(result.html).to.contain('Payment declined');
+      expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptFailed']);
+      expect(await streamTypes(`invoice-${inv.id}`)).to.not.include('PaymentRecorded');
+      expect((await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff)).body.items).to.deep.equal([]);
+    });
+
+    it('forged and foreign requests: no or wrong CSRF token 403, another organization\'s page, invoice or payment 404, an unknown method 400; nothing written', async () => {
+      const acme = await payer('Acme');
+      const other = await payer('Other');
+      const inv = await openInvoice(svc, staff, acme.customerId, [700]);
+      const fields = await formFor(acme, inv.id);
+      const before = await attemptEventCount();
+      expect((await acme.web.post(payPath(acme), { ...fields, csrf: '', method: 'new' })).status).to.equal(403);
+      expect((await acme.web.post(payPath(acme), { ...fields, csrf: 'forged', method: 'new' })).status).to.equal(403);
+      expect((await new WebClient(svc.url).post(payPath(acme), { ...fields, method: 'new' })).status).to.equal(303);
+      expect((await other.web.get(payPath(acme))).status).to.equal(404);
+      const otherCsrf = (await formFor(other, (await openInvoice(svc, staff, other.customerId, [100])).id)).csrf;
+      expect((await other.web.post(payPath(acme), { ...fields, csrf: otherCsrf, method: 'new' })).status).to.equal(404);
+      expect((await other.web.post(payPath(other), { ...fields, csrf: otherCsrf, method: 'new' })).status).to.equal(404);
+      expect((await acme.web.post(payPath(acme), { ...fields, method: 'not-a-method' })).status).to.equal(400);
+      expect((await acme.web.post(payPath(acme), { ...fields, attempt_id: 'nope', method: 'new' })).status).to.equal(404);
+      expect(await attemptEventCount()).to.equal(before);
+      const sent = await acme.web.post(payPath(acme), { ...fields, method: 'new' });
+      expect(sent.status).to.equal(303);
+      expect((await other.web.get(`${payPath(other)}/attempts/${fields.attempt_id}`)).status).to.equal(404);
+      expect((await other.web.get(`${payPath(acme)}/attempts/${fields.attempt_id}`)).status).to.equal(404);
+      const second = await openInvoice(svc, staff, acme.customerId, [800]);
+      expect((await acme.web.post(payPath(acme), { ...fields, invoice_id: second.id, method: 'new' })).status).to.equal(409);
+    });
+
+    it('a forged payment notification changes nothing; a replayed one is accepted and records nothing more', async () => {
+      const p = await payer();
+      const methodId = await saveCard(p, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, p.customerId, [2500]);
+      const fields = { ...(await formFor(p, inv.id)), method: methodId };
+      const ownerOf = { attempt_id: fields.attempt_id, invoice_id: inv.id, customer_id: p.customerId, organization_id: p.orgId };
+      const deliver = (body: string, signature: string) => fetch(`${svc.url}${SANDBOX_WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signature }, body });
+      const payment = { ref: 'pi_sbx_00000000000000000000000000000000', status: 'succeeded', amount: 2500, currency: 'GBP', charge_ref: 'ch_forged', next_action: null, failure: null, owner: ownerOf };
+      const forgedBody = JSON.stringify({ id: 'evt_forged_pay', type: 'payment.updated', payment });
+      expect((await deliver(forgedBody, signPayload('not-the-secret-at-all', forgedBody, svc.clock.now()))).status).to.equal(400);
+      // Signed, but for an attempt nobody started: refused, nothing recorded.
+      expect((await deliver(forgedBody, signPayload(svc.app.config.sandboxWebhookSecret, forgedBody, svc.clock.now()))).status).to.equal(404);
+      expect(await streamTypes(`invoice-${inv.id}`)).to.not.include('PaymentRecorded');
+      await p.web.follow(await p.web.post(payPath(p), fields));
+      const recorded = await streamTypes(`invoice-${inv.id}`);
+      expect(recorded.filter((t) => t === 'PaymentRecorded')).to.have.length(1);
+      const replay = JSON.stringify({ id: 'evt_sbx_replayed_pay', type: 'payment.updated', payment: { ...payment, charge_ref: 'ch_again' } });
+      expect((await deliver(replay, signPayload(svc.app.config.sandboxWebhookSecret, replay, svc.clock.now()))).status).to.equal(200);
+      expect(await streamTypes(`invoice-${inv.id}`)).to.deep.equal(recorded);
+      expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptSucceeded']);
+    });
+  });
+}
