@@ -8,6 +8,7 @@ import { benchAppends } from './appends.ts';
 import { benchReplay } from './replay.ts';
 import { type HttpFigures, benchCustomersInsert } from './http.ts';
 import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
+import { benchResolve } from './configuration.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -21,7 +22,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,resolve').split(',');
 // PGlite keeps the whole database in memory: the 1M-row list phase uses fewer rows there (said in the output).
 const invoicesFor = (b: BenchBackend) => Number(b === 'postgres' ? (process.env.BENCH_INVOICES ?? '1000000') : (process.env.BENCH_INVOICES_PGLITE ?? '200000'));
 const backends: BenchBackend[] = (process.env.BENCH_BACKENDS?.split(',') as BenchBackend[] | undefined) ?? (process.env.BENCH_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite']);
@@ -125,12 +126,25 @@ async function main(): Promise<void> {
       });
       report(lines, backend, '(e)');
     }
+    if (only.includes('resolve')) {
+      const r = await benchResolve(backend, Number(process.env.BENCH_RELATIONSHIPS ?? '10000'), Number(process.env.BENCH_REVISIONS ?? '1000'), 1000);
+      out.resolve = r;
+      const what = `${fmt(r.relationships)} relationships, ${fmt(r.revisions)} revisions`;
+      lines.push(
+        { phase: '(f) configuration.resolve.get', backend, metric: 'unloaded reference p50 / p99 (1 relationship, 2 revisions)', value: `${fmt(r.unloaded.p50Ms, 1)} / ${fmt(r.unloaded.p99Ms, 1)} ms` },
+        { phase: '(f) configuration.resolve.get', backend, metric: `p50 / p99 with ${what}, ${fmt(r.requests)} requests`, value: `${fmt(r.loaded.p50Ms, 1)} / ${fmt(r.loaded.p99Ms, 1)} ms (${fmt(r.loaded.p99Ms / r.unloaded.p99Ms, 2)}x reference)`, target: 'p99 < 20 ms', met: r.loaded.p99Ms < 20 },
+        { phase: '(f) configuration.resolve.get', backend, metric: 'set-up (seed through the event store and projections)', value: `${fmt(r.seed_seconds, 1)} s` },
+      );
+      report(lines, backend, '(f)');
+    }
   }
   console.log('');
   printTable(lines);
   console.log('\nTargets of issue 9, for a 2-core machine; (c0) is the plain CRUD reference measured in the same run.');
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
+  console.log('(f) seeds billing configuration through the event store (events made by the deciders), then times resolve.get one request');
+  console.log('    at a time (random buyer, instant and as_of) on the large subscription and on a nearly empty one, interleaved.');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

@@ -10,6 +10,7 @@ import { createOrganization, createSession, createUser } from '../src/commands/i
 import { POOL_SIZE } from './support.ts';
 import { seedInvoices } from './seed-invoices.ts';
 import { identityProjection } from '../src/projections/identity/identity.ts';
+import { type BenchConfiguration, seedConfiguration } from './seed-configuration.ts';
 
 /** What the child tells the parent once it listens. */
 export interface ServerReady {
@@ -20,6 +21,8 @@ export interface ServerReady {
   operations: string[];
   /** With BENCH_INVOICES: a sample of the customers whose invoices were inserted in bulk. */
   benchCustomerIds: string[];
+  /** With BENCH_CONFIGURATION=<relationships>,<revisions>: the billing configuration seeded for the resolve phase. */
+  benchConfiguration?: BenchConfiguration | null;
 }
 
 async function main(): Promise<void> {
@@ -47,7 +50,9 @@ async function main(): Promise<void> {
   if (process.env.BENCH_TRACE) trace(app);
   const url = await app.listen(0, '127.0.0.1');
   const benchCustomerIds = process.env.BENCH_INVOICES ? await seedInvoices(db.knex, Number(process.env.BENCH_INVOICES)) : [];
-  const ready: ServerReady = { url, staffToken: session.token, orgIds, operations: app.registry.list('core').map((o) => o.id), benchCustomerIds };
+  const [relCount, revCount] = (process.env.BENCH_CONFIGURATION ?? '').split(',').map(Number);
+  const benchConfiguration = relCount && revCount ? await seedConfiguration(app, orgIds, relCount, revCount) : null;
+  const ready: ServerReady = { url, staffToken: session.token, orgIds, operations: app.registry.list('core').map((o) => o.id), benchCustomerIds, benchConfiguration };
   process.send!({ ready });
   const stop = async () => {
     if (process.env.BENCH_TRACE) printTrace();

@@ -19,6 +19,7 @@ import * as m0055 from './0055_billing_payment_methods.ts';
 import * as m0056 from './0056_billing_attachments.ts';
 import * as m0057 from './0057_billing_attachment_retention.ts';
 import * as m0058 from './0058_sandbox_provider_payments.ts';
+import * as m0060 from './0060_billing_configuration.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const migrations: Record<string, Migration> = {
   '0056_billing_attachments': m0056,
   '0057_billing_attachment_retention': m0057,
   '0058_sandbox_provider_payments': m0058,
+  '0060_billing_configuration': m0060,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -4,9 +4,10 @@ import { billing } from './billing.ts';
 import { identity } from './identity.ts';
 import { integrations } from './integrations.ts';
 import { jobs } from './jobs.ts';
+import { billingConfiguration } from './billing-configuration.ts';
 
 /** The areas, in the order their projections are prepared. */
-export const areas: Area[] = [identity, integrations, jobs, billing];
+export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration];
 
 /** Every projection of every area, run by `project` and `start`, replayed by `rebuild`. */
 export const projections = areas.flatMap((a) => a.projections);

@@ -9,6 +9,7 @@ import { platformStaff } from '../support/catalogue.ts';
 import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -31,6 +32,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
+  await writeConfiguration(svc);
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {
@@ -160,4 +162,25 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
     if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
   }
   ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
+}
+
+/** Billing configuration: relationships (one claim accepted with evidence, one rejected), a baseline, two pricing revisions (the second splits the first). */
+async function writeConfiguration(svc: TestService): Promise<void> {
+  const c = await configuredSeller(svc);
+  const accepted = await relate(svc, c, await buyer(svc));
+  const rejected = await relate(svc, c, await buyer(svc));
+  await relate(svc, c, await buyer(svc));
+  const pdf = Buffer.from('%PDF-1.7 evidence\n');
+  const prep = ok(await svc.call(ops['billing.configuration.relationship-evidence.prepare'], { relationship_id: accepted.id, files: [{ filename: 'contract.pdf', content_type: 'application/pdf', size: pdf.length }] }, c.billingStaff), 'relationship-evidence.prepare');
+  const item = prep.body.items[0];
+  if (!item) throw new Error('relationship-evidence.prepare: one item expected');
+  if ((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: pdf })).status !== 200) throw new Error('evidence upload failed');
+  ok(await svc.call(ops['billing.configuration.relationship-evidence.insert'], { relationship_id: accepted.id, evidence: [{ id: item.id }] }, c.billingStaff), 'relationship-evidence.insert');
+  for (const [rel, decision] of [[accepted, 'accept_claim'], [rejected, 'reject_claim']] as const) {
+    ok(await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: 'claim_pre_existing', reason: 'pre-existing customer' }, c.billingStaff), 'claim');
+    ok(await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: decision, reason: 'checked' }, c.billingStaff), decision);
+  }
+  await baseline(svc, c, { effective_from: '2026-01-01', monthly_exempt_amount: 20_000 });
+  const p1 = await pricing(svc, c, { effective_from: '2026-01-01' });
+  await pricing(svc, c, { effective_from: '2026-03-01', effective_to: '2026-04-01', rates_bps: { platform_introduced: 800, pre_existing: 100 }, supersedes: [p1.id], reason: 'spring offer' });
 }

@@ -4,8 +4,9 @@ import { billingOperations } from '../../src/areas/billing.ts';
 import { identityOperations } from '../../src/areas/identity.ts';
 import { integrationsOperations } from '../../src/areas/integrations.ts';
 import { jobsOperations } from '../../src/areas/jobs.ts';
+import { billingConfigurationOperations } from '../../src/areas/billing-configuration.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

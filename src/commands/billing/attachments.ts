@@ -10,9 +10,16 @@ import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { attachments } from './handlers.ts';
 
-/** Pending attachments and their upload URLs for `files` of `subject`. */
-export async function prepareAttachments(ctx: RequestContext, subject: AttachmentSubject, files: { filename: string; content_type: AttachmentType; size: number }[]) {
-  const organizationId = await subjectOrganization(ctx, subject);
+/** The organization owning `subject`: `owner` when the caller resolved it (relationship evidence), else the visible customer's or invoice's (404 otherwise). */
+async function ownerOf(ctx: RequestContext, subject: AttachmentSubject, owner?: string): Promise<string> {
+  if (owner !== undefined) return owner;
+  if (subject.type === 'relationship') throw billingErrors.error('attachment_not_found', 'Relationship evidence needs its owner resolved by the caller.');
+  return subjectOrganization(ctx, { type: subject.type, id: subject.id });
+}
+
+/** Pending attachments and their upload URLs for `files` of `subject` (`owner`: the subject's organization when the caller resolved it). */
+export async function prepareAttachments(ctx: RequestContext, subject: AttachmentSubject, files: { filename: string; content_type: AttachmentType; size: number }[], owner?: string) {
+  const organizationId = await ownerOf(ctx, subject, owner);
   const items = [];
   let position: LogPosition | null = null;
   let expiresAt = new Date(ctx.now.getTime() + UPLOAD_URL_SECONDS * 1000);
@@ -53,8 +60,8 @@ async function checkUpload(ctx: RequestContext, doc: AttachmentDoc): Promise<voi
 }
 
 /** Commits uploaded attachments of `subject`: every upload is checked before any is committed. */
-export async function commitAttachments(ctx: RequestContext, subject: AttachmentSubject, items: { id: string; is_internal: boolean }[]) {
-  const organizationId = await subjectOrganization(ctx, subject);
+export async function commitAttachments(ctx: RequestContext, subject: AttachmentSubject, items: { id: string; is_internal: boolean }[], owner?: string) {
+  const organizationId = await ownerOf(ctx, subject, owner);
   const unique = [...new Map(items.map((i) => [i.id, i])).values()];
   for (const item of unique) {
     const doc = await pendingAttachment(ctx, subject, item.id);

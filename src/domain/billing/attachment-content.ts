@@ -4,6 +4,8 @@
 export const ATTACHMENT_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp', 'image/heic', 'text/plain', 'text/csv'] as const;
 /** One allowed attachment type. */
 export type AttachmentType = (typeof ATTACHMENT_TYPES)[number];
+/** Types relationship evidence may have: PDF or an image (checked by content like any attachment). */
+export const EVIDENCE_TYPES = ['application/pdf', 'image/png', 'image/jpeg', 'image/webp', 'image/heic'] as const satisfies readonly AttachmentType[];
 /** Largest attachment: 25 MiB. */
 export const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024;
 /** Files per prepare. */

@@ -1,10 +1,10 @@
-// Attachment aggregate (`attachment-<id>`): a file on a customer or an invoice, prepared, uploaded, committed, removed.
+// Attachment aggregate (`attachment-<id>`): a file on a customer, an invoice or a billing relationship (evidence), prepared, uploaded, committed, removed.
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 
 /** What an attachment belongs to. */
-export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: z.string() });
+export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice', 'relationship']), id: z.string() });
 /** What an attachment belongs to. */
 export type AttachmentSubject = z.infer<typeof AttachmentSubjectSchema>;
 

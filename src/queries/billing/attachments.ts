@@ -33,6 +33,13 @@ export async function attachmentDoc(ctx: RequestContext, id: string): Promise<At
   return row?.doc as AttachmentDoc | undefined;
 }
 
+/** 404 unless the caller may see `subject`; `owner` given: the caller already checked it (relationship evidence, staff only). */
+async function checkSubject(ctx: RequestContext, subject: AttachmentSubject, owner?: string): Promise<void> {
+  if (owner !== undefined) return;
+  if (subject.type === 'relationship') throw billingErrors.error('attachment_not_found', 'Relationship evidence is read through its own operations.');
+  await subjectOrganization(ctx, { type: subject.type, id: subject.id });
+}
+
 function sameSubject(doc: AttachmentDoc, subject: AttachmentSubject): boolean {
   return doc.subject.type === subject.type && doc.subject.id === subject.id;
 }
@@ -45,8 +52,8 @@ export async function pendingAttachment(ctx: RequestContext, subject: Attachment
 }
 
 /** A committed attachment of a subject the caller may see, internal ones only for those who see internal files; else 404. */
-export async function visibleAttachment(ctx: RequestContext, subject: AttachmentSubject, id: string): Promise<AttachmentDoc> {
-  await subjectOrganization(ctx, subject);
+export async function visibleAttachment(ctx: RequestContext, subject: AttachmentSubject, id: string, owner?: string): Promise<AttachmentDoc> {
+  await checkSubject(ctx, subject, owner);
   const doc = await attachmentDoc(ctx, id);
   if (!doc || !sameSubject(doc, subject) || doc.status !== 'committed' || (doc.is_internal && !seesInternal(ctx)))
     throw billingErrors.error('attachment_not_found', `No attachment ${id} on this ${subject.type}.`);
@@ -54,8 +61,8 @@ export async function visibleAttachment(ctx: RequestContext, subject: Attachment
 }
 
 /** One page of a subject's committed attachments the caller may see, oldest first. */
-export async function listAttachments(ctx: RequestContext, subject: AttachmentSubject, limit: number, cursor?: string) {
-  await subjectOrganization(ctx, subject); // 404 unless the caller may see the subject
+export async function listAttachments(ctx: RequestContext, subject: AttachmentSubject, limit: number, cursor?: string, owner?: string) {
+  await checkSubject(ctx, subject, owner);
   const q = ctx.services.knex('billing_attachments').where({ subject_type: subject.type, subject_id: subject.id, status: 'committed' }).select('id', 'created_at', 'doc');
   if (!seesInternal(ctx)) q.whereRaw(`(doc->>'is_internal')::boolean = false`);
   const res = await documentPage<AttachmentDoc>(q, { limit, cursor });
@@ -63,8 +70,8 @@ export async function listAttachments(ctx: RequestContext, subject: AttachmentSu
 }
 
 /** A short-lived download URL of a visible attachment. */
-export async function attachmentUrl(ctx: RequestContext, subject: AttachmentSubject, id: string) {
-  const doc = await visibleAttachment(ctx, subject, id);
+export async function attachmentUrl(ctx: RequestContext, subject: AttachmentSubject, id: string, owner?: string) {
+  const doc = await visibleAttachment(ctx, subject, id, owner);
   const url = await ctx.services.objects.presignDownload(doc.object_key, { filename: doc.filename, contentType: doc.content_type, expiresInSeconds: DOWNLOAD_URL_SECONDS });
   return { url: url.url, expires_at: url.expires_at.toISOString(), expires_in_seconds: DOWNLOAD_URL_SECONDS };
 }

@@ -1,0 +1,52 @@
+// billing.configuration.relationship-evidence.prepare and .insert: private uploads of PDF or image evidence, shared with
+// billing attachments (same aggregate, object storage port and content check), committed to one relationship.
+import { operation } from '../../../api/operation.ts';
+import {
+  RelationshipEvidenceInsertRequest,
+  RelationshipEvidenceInsertResponse,
+  RelationshipEvidencePrepareRequest,
+  RelationshipEvidencePrepareResponse,
+} from '../../../api/schemas/billing-configuration.ts';
+import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
+import type { LogPosition } from '../../../eventstore/port.ts';
+import { billingConfigurationProjection } from '../../../projections/billing/configuration/configuration.ts';
+import { relationshipBody, relationshipOrNotFound } from '../../../queries/billing/configuration/details.ts';
+import { commitAttachments, prepareAttachments } from '../attachments.ts';
+import { relationships } from './handlers.ts';
+import { writableSubscription } from './relationships.ts';
+
+const COMMIT_ERRORS = ['attachment_not_found', 'attachment_not_uploaded', 'attachment_size_mismatch', 'attachment_content_mismatch', 'attachment_committed', 'attachment_expired'] as const;
+
+export const relationshipEvidencePrepare = operation({
+  id: 'billing.configuration.relationship-evidence.prepare', surface: 'core', tags: ['Billing'],
+  summary: 'Prepares private uploads of PDF or image files as evidence. Staff only.',
+  description: 'Returns one private upload URL per file (PUT the exact bytes with the given Content-Type before expires_at) and a pending evidence id; commit with relationship-evidence.insert. PDF, PNG, JPEG, WebP or HEIC only, checked by content at commit. Billing staff only.',
+  request: RelationshipEvidencePrepareRequest, response: RelationshipEvidencePrepareResponse, error: 'billing.RelationshipEvidencePrepareError',
+  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'attachment_exists'), access: 'billing_staff', write: true,
+  async handle(ctx, req) {
+    const rel = await relationshipOrNotFound(ctx, req.relationship_id);
+    await writableSubscription(ctx, rel.subscription_id);
+    return prepareAttachments(ctx, { type: 'relationship', id: rel.relationship_id }, req.files, rel.organization_id);
+  },
+});
+
+export const relationshipEvidenceInsert = operation({
+  id: 'billing.configuration.relationship-evidence.insert', surface: 'core', tags: ['Billing'],
+  summary: 'Commits uploaded evidence to one relationship. Staff only.',
+  description: 'Checks every upload (present, declared size, content really PDF or an image) before committing any; a bad upload is deleted so it can be sent again. Committing evidence is not claim acceptance: accept the claim with relationships.update. Billing staff only.',
+  request: RelationshipEvidenceInsertRequest, response: RelationshipEvidenceInsertResponse, error: 'billing.RelationshipEvidenceInsertError',
+  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', ...COMMIT_ERRORS), access: 'billing_staff', write: true,
+  async handle(ctx, req) {
+    const rel = await relationshipOrNotFound(ctx, req.relationship_id);
+    await writableSubscription(ctx, rel.subscription_id);
+    const committed = await commitAttachments(ctx, { type: 'relationship', id: rel.relationship_id }, req.evidence.map((e) => ({ id: e.id, is_internal: true })), rel.organization_id);
+    // The relationship records each commit (the time axis resolve reads); a retry after a crash between the two appends the rest only.
+    let position: LogPosition | null = null;
+    for (const item of committed.items) {
+      const res = await relationships.run(ctx, rel.relationship_id, { type: 'CommitEvidence', data: { evidence_id: item.id } }, { orgId: rel.organization_id });
+      position = res.position ?? position;
+    }
+    await ctx.waitFor(position, [billingConfigurationProjection]);
+    return { items: committed.items, relationship: relationshipBody(await relationshipOrNotFound(ctx, rel.relationship_id), ctx.now) };
+  },
+});

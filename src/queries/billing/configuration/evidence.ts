@@ -1,0 +1,32 @@
+// billing.configuration.relationship-evidence.list and .get: committed evidence of one relationship, through the billing attachment reads.
+import { operation } from '../../../api/operation.ts';
+import { AttachmentUrlResponse } from '../../../api/schemas/billing-attachments.ts';
+import { RelationshipEvidenceListRequest, RelationshipEvidenceListResponse, RelationshipEvidenceUrlRequest } from '../../../api/schemas/billing-configuration.ts';
+import { DOWNLOAD_URL_SECONDS } from '../../../domain/billing/attachment-content.ts';
+import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
+import { attachmentUrl, listAttachments } from '../attachments.ts';
+import { relationshipOrNotFound } from './details.ts';
+
+export const relationshipEvidenceList = operation({
+  id: 'billing.configuration.relationship-evidence.list', surface: 'core', tags: ['Billing'],
+  summary: 'Lists evidence of one relationship. Staff only.',
+  description: 'Committed evidence, oldest first, paginated (limit 1-200, default 50; cursor). Billing staff only.',
+  request: RelationshipEvidenceListRequest, response: RelationshipEvidenceListResponse, error: 'billing.RelationshipEvidenceListError',
+  errors: configurationErrors.list('relationship_not_found', 'invalid_cursor'), access: 'billing_staff',
+  async handle(ctx, req) {
+    const rel = await relationshipOrNotFound(ctx, req.relationship_id);
+    return listAttachments(ctx, { type: 'relationship', id: rel.relationship_id }, req.limit, req.cursor, rel.organization_id);
+  },
+});
+
+export const relationshipEvidenceGet = operation({
+  id: 'billing.configuration.relationship-evidence.get', surface: 'core', tags: ['Billing'],
+  summary: 'Returns a short-lived private download URL. Staff only.',
+  description: `A private download URL valid for ${DOWNLOAD_URL_SECONDS} seconds; the file is served as an attachment under its original name. Billing staff only.`,
+  request: RelationshipEvidenceUrlRequest, response: AttachmentUrlResponse, error: 'billing.RelationshipEvidenceUrlError',
+  errors: configurationErrors.list('relationship_not_found', 'attachment_not_found'), access: 'billing_staff',
+  async handle(ctx, req) {
+    const rel = await relationshipOrNotFound(ctx, req.relationship_id);
+    return attachmentUrl(ctx, { type: 'relationship', id: rel.relationship_id }, req.id, rel.organization_id);
+  },
+});

@@ -1,0 +1,28 @@
+// billing.configuration.relationships.list: a subscription's relationships, oldest first, filtered and sliced.
+import { z } from 'zod';
+import { operation } from '../../../api/operation.ts';
+import { RelationshipDetail, RelationshipListRequest } from '../../../api/schemas/billing-configuration.ts';
+import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
+import type { RelationshipDoc } from '../../../projections/billing/configuration/configuration.ts';
+import { relationshipBody } from './details.ts';
+import { relationshipDoc, relationshipSlice } from './configuration.ts';
+import { configuredSubscription } from './snapshot.ts';
+
+export const relationshipsList = operation({
+  id: 'billing.configuration.relationships.list', surface: 'core', tags: ['Billing'],
+  summary: 'Lists relationships for a subscription.',
+  description: 'Oldest first, at most `limit` (default and maximum 1000); continue with starting_after = the last id. Filters: buyer, claim_status. Billing staff only.',
+  request: RelationshipListRequest, response: z.array(RelationshipDetail), error: 'billing.RelationshipListError',
+  errors: configurationErrors.list('subscription_not_found', 'relationship_not_found'), access: 'billing_staff',
+  async handle(ctx, req) {
+    await configuredSubscription(ctx, req.subscription_id);
+    let after: RelationshipDoc | undefined;
+    if (req.starting_after) {
+      const doc = await relationshipDoc(ctx.services.knex, req.starting_after);
+      if (!doc || doc.subscription_id !== req.subscription_id) throw configurationErrors.error('relationship_not_found', `starting_after: no relationship ${req.starting_after} on this subscription.`);
+      after = doc;
+    }
+    const docs = await relationshipSlice(ctx.services.knex, req.subscription_id, { limit: req.limit, buyer: req.buyer, claim_status: req.claim_status, after });
+    return docs.map((d) => relationshipBody(d, ctx.now));
+  },
+});

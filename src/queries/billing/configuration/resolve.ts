@@ -1,0 +1,93 @@
+// billing.configuration.resolve.get and billing.configuration.preview.get: answers from stored configuration, writing nothing.
+import { operation } from '../../../api/operation.ts';
+import { ApiError } from '../../../api/errors.ts';
+import {
+  ConfigurationPreviewRequest,
+  ConfigurationPreviewResponse,
+  ConfigurationResolveRequest,
+  ConfigurationResolveResponse,
+} from '../../../api/schemas/billing-configuration.ts';
+import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
+import { type RatedOrder, rateOrders } from '../../../domain/billing/configuration/rating.ts';
+import { resolve } from '../../../domain/billing/configuration/snapshot.ts';
+import type { RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';
+import { baselineBody, pricingBody } from './details.ts';
+import { configuredSubscription, loadConfigurationSnapshot, snapshotOf } from './snapshot.ts';
+import { resolveDocs } from './configuration.ts';
+
+/** The `as_of` of a request as an ISO instant: now by default; never after now (what is not yet known cannot be asked). */
+export function asOfOf(now: Date, asOf: string | undefined): string {
+  if (asOf === undefined) return now.toISOString();
+  const t = new Date(asOf);
+  if (t.getTime() > now.getTime()) throw configurationErrors.error('invalid_as_of', `as_of ${asOf} is in the future; ask for now or earlier.`);
+  return t.toISOString();
+}
+
+export const configurationResolveGet = operation({
+  id: 'billing.configuration.resolve.get', surface: 'core', tags: ['Billing'],
+  summary: 'Resolves stored classification, baseline and pricing for an event and period.',
+  description: 'For one event (seller, buyer, occurred_at): the relationship and its classification, and the baseline and pricing revisions in force at occurred_at (effective time), as known at as_of (recorded time, default now). No relationship registered: platform_introduced. Billing staff only.',
+  request: ConfigurationResolveRequest, response: ConfigurationResolveResponse, error: 'billing.ConfigurationResolveError',
+  errors: configurationErrors.list('subscription_not_found', 'invalid_as_of'), access: 'billing_staff',
+  async handle(ctx, req) {
+    const asOf = asOfOf(ctx.now, req.as_of);
+    const occurredAt = new Date(req.event.occurred_at).toISOString();
+    const event = { seller: req.event.seller, buyer: req.event.buyer, occurred_at: occurredAt };
+    // One relationship and at most one revision per kind: the snapshot narrowed to what this answer needs (two queries).
+    const subscription = await configuredSubscription(ctx, req.subscription_id);
+    const found = await resolveDocs(ctx.services.knex, subscription.id, event, occurredAt, asOf);
+    const docs = { subscription, relationships: found.relationship ? [found.relationship] : [], revisions: [found.baseline, found.pricing].filter((d) => d !== null) };
+    const r = resolve(snapshotOf(docs), event, asOf);
+    const byId = new Map<string, RevisionDoc>(docs.revisions.map((d) => [d.revision_id, d]));
+    const baseline = r.baseline && byId.get(r.baseline.revision_id);
+    const pricing = r.pricing && byId.get(r.pricing.revision_id);
+    return {
+      subscription_id: req.subscription_id,
+      event,
+      as_of: asOf,
+      classification: r.classification,
+      unclassifiable_reason: r.unclassifiable_reason,
+      relationship: r.relationship && {
+        id: r.relationship.relationship_id,
+        seller: r.relationship.seller,
+        buyer: r.relationship.buyer,
+        created_at: r.relationship.recorded_at,
+        claim_status: r.relationship.claim_status,
+        evidence_ids: r.relationship.evidence_ids,
+      },
+      baseline: baseline?.kind === 'baseline' ? baselineBody(baseline) : null,
+      pricing: pricing?.kind === 'pricing' ? pricingBody(pricing) : null,
+    };
+  },
+});
+
+export const configurationPreviewGet = operation({
+  id: 'billing.configuration.preview.get', surface: 'core', tags: ['Billing'],
+  summary: 'Rates hypothetical samples against stored configuration; writes nothing; fails closed when evidence is missing.',
+  description: 'Rates the samples together exactly as invoicing rates the same orders (as known at as_of, default now). Fails closed: if any sample cannot be classified (a pre_existing claim without committed evidence or without a decision) or has no pricing in force, the answer is 422 preview_unrateable whose issues name each such sample (samples.<index>) and why; no rating is given. Billing staff only.',
+  request: ConfigurationPreviewRequest, response: ConfigurationPreviewResponse, error: 'billing.ConfigurationPreviewError',
+  errors: configurationErrors.list('subscription_not_found', 'invalid_as_of', 'preview_unrateable'), access: 'billing_staff',
+  async handle(ctx, req) {
+    const asOf = asOfOf(ctx.now, req.as_of);
+    const orders = req.samples.map((s, i) => ({ order_id: s.order_id ?? `sample-${i}`, seller: s.seller, buyer: s.buyer, amount: s.amount, occurred_at: new Date(s.occurred_at).toISOString() }));
+    const seen = new Map<string, number>();
+    orders.forEach((o, i) => {
+      const first = seen.get(o.order_id);
+      if (first !== undefined) throw new ApiError(400, 'invalid_request', 'Sample order ids must be unique.', { issues: [{ path: `samples.${i}.order_id`, message: `${o.order_id} is also sample ${first}` }] });
+      seen.set(o.order_id, i);
+    });
+    // Only the relationships of the samples' pairs (a seller may have thousands); every revision (the timeline needs them).
+    const pairs = [...new Map(orders.map((o) => [`${o.seller}/${o.buyer}`, { seller: o.seller, buyer: o.buyer }])).values()];
+    const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id, { pairs });
+    const ratings = rateOrders(snapshot, orders, asOf);
+    const issues = ratings.flatMap((r, i) => (r.status === 'unrateable' ? r.reasons.map((why) => ({ path: `samples.${i}`, message: `${r.order_id}: ${why.code}: ${why.message}` })) : []));
+    if (issues.length > 0) throw new ApiError(422, 'preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
+    const items = ratings.filter((r): r is RatedOrder => r.status === 'rated').map(({ status: _status, ...rest }) => rest);
+    const totals = new Map<string, { currency: string; amount: number; fee: number }>();
+    for (const it of items) {
+      const t = totals.get(it.currency) ?? { currency: it.currency, amount: 0, fee: 0 };
+      totals.set(it.currency, { currency: it.currency, amount: t.amount + it.amount, fee: t.fee + it.fee });
+    }
+    return { subscription_id: req.subscription_id, as_of: asOf, items, totals: [...totals.values()] };
+  },
+});
