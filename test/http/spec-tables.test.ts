@@ -22,17 +22,6 @@ const NOT_YET_BUILT: Record<string, string> = {
   'assemblies.v4.search': 'issue 14',
   'assemblies.v4.updates.stream': 'issue 14',
   'async-imports.prepare': 'issue 14',
-  'billing.configuration.baselines.insert': 'issue 12',
-  'billing.configuration.history.get': 'issue 12',
-  'billing.configuration.preview.get': 'issue 12',
-  'billing.configuration.pricing.insert': 'issue 12',
-  'billing.configuration.relationship-evidence.get': 'issue 12',
-  'billing.configuration.relationship-evidence.insert': 'issue 12',
-  'billing.configuration.relationship-evidence.list': 'issue 12',
-  'billing.configuration.relationship-evidence.prepare': 'issue 12',
-  'billing.configuration.relationships.insert': 'issue 12',
-  'billing.configuration.relationships.list': 'issue 12',
-  'billing.configuration.resolve.get': 'issue 12',
   'billing.invoices.orders.list': 'issue 12',
 };
 

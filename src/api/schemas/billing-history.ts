@@ -3,12 +3,12 @@ import { z } from 'zod';
 import { PageRequest, Timestamp, Uuid, page } from './common.ts';
 
 /** Kinds of entity whose history can be read. */
-export const HISTORY_SUBJECT_TYPES = ['customer', 'invoice', 'payment', 'credit_note_request', 'note', 'attachment'] as const;
+export const HISTORY_SUBJECT_TYPES = ['customer', 'invoice', 'payment', 'credit_note_request', 'note', 'attachment', 'relationship', 'revision'] as const;
 
 /** billing.HistorySubject */
 export const HistorySubject = z
   .strictObject({
-    type: z.enum(HISTORY_SUBJECT_TYPES).describe('What kind of entity: a payment\'s events live on its invoice\'s stream and are picked out of it.'),
+    type: z.enum(HISTORY_SUBJECT_TYPES).describe('What kind of entity: a payment\'s events live on its invoice\'s stream, a baseline or pricing revision\'s on its subscription\'s configuration stream; they are picked out of it.'),
     id: Uuid.describe('Id of the entity.'),
   })
   .meta({ id: 'billing.HistorySubject' });

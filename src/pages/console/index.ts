@@ -13,6 +13,7 @@ import { mountNotes } from './sections.ts';
 import { mountStatement } from './statement.ts';
 import { mountOverdue } from './overdue.ts';
 import { mountHistory } from './history.ts';
+import { mountConfiguration } from './configuration.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -47,4 +48,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountStatement(app, services);
   mountOverdue(app, services);
   mountHistory(app, services);
+  mountConfiguration(app, services);
 }

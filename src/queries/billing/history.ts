@@ -7,6 +7,11 @@ import { attachmentDecider } from '../../domain/billing/attachment.ts';
 import { creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { configurationErrors } from '../../domain/billing/configuration/errors.ts';
+import { relationshipDecider } from '../../domain/billing/configuration/relationship.ts';
+import { revisionDecider } from '../../domain/billing/configuration/revisions.ts';
+import { errorCatalogue } from '../../domain/errors.ts';
+import { revisionDocs } from './configuration/configuration.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
@@ -20,9 +25,12 @@ const MAX_EVENTS = 20_000;
 
 type SubjectType = (typeof HISTORY_SUBJECT_TYPES)[number];
 
+/** The codes of this operation: billing's and configuration's not-found codes, and a revision's own. */
+const historyErrors = errorCatalogue({ ...billingErrors.statuses, ...configurationErrors.statuses, revision_not_found: 404 });
+
 /** How one kind of subject is found in the log: its stream, which of the stream's events are its own, and how its state is replayed. */
 interface SubjectKind {
-  notFound: Parameters<typeof billingErrors.error>[0];
+  notFound: Parameters<typeof historyErrors.error>[0];
   stream(ctx: RequestContext, id: string): Promise<string | null>;
   replay(id: string): Replay;
   owns?(event: RecordedEvent, id: string): boolean;
@@ -37,6 +45,21 @@ const KINDS: Record<SubjectType, SubjectKind> = {
   credit_note_request: { notFound: 'credit_note_request_not_found', stream: own('creditnoterequest'), replay: () => replayer(creditNoteRequestDecider) },
   note: { notFound: 'note_not_found', stream: own('note'), replay: () => replayer(noteDecider) },
   attachment: { notFound: 'attachment_not_found', stream: own('attachment'), replay: () => replayer(attachmentDecider) },
+  relationship: { notFound: 'relationship_not_found', stream: own('billingrelationship'), replay: () => replayer(relationshipDecider) },
+  // Baseline and pricing revisions share their subscription's configuration stream: replay it, show the revision, list its own event.
+  revision: {
+    notFound: 'revision_not_found',
+    stream: async (ctx, id) => {
+      const doc = (await revisionDocs(ctx.services.knex, [id])).get(id);
+      return doc ? `billingconfiguration-${doc.subscription_id}` : null;
+    },
+    replay: (id) => replayer(revisionDecider, (s) => {
+      const baseline = s.baseline.find((r) => r.revision_id === id);
+      const pricing = s.pricing.find((r) => r.revision_id === id);
+      return baseline ? { kind: 'baseline', ...baseline } : pricing ? { kind: 'pricing', ...pricing } : null;
+    }),
+    owns: (e, id) => typeof e.data === 'object' && e.data !== null && 'revision_id' in e.data && e.data.revision_id === id,
+  },
   // A payment is part of its invoice's aggregate: replay the invoice, show the payment, list only its events.
   payment: {
     notFound: 'payment_not_found',
@@ -57,7 +80,7 @@ export const historyGet = operation({
   id: 'billing.history.get',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'The audit timeline of a customer, invoice, payment, credit note request, note or attachment, and its state as of any instant, replayed from the event log.',
+  summary: 'The audit timeline of a customer, invoice, payment, credit note request, note, attachment, configuration relationship or revision, and its state as of any instant, replayed from the event log.',
   description:
     'Every event of the entity, oldest first, with its actor (and their name), time, reason and the fields of the entity it changed; '
     + '`state` is what the entity looked like at `as_of` (default now), rebuilt by replaying its events through the same aggregate that decides its commands. '
@@ -65,11 +88,11 @@ export const historyGet = operation({
   request: HistoryGetRequest,
   response: HistoryGetResponse,
   error: 'billing.HistoryGetError',
-  errors: billingErrors.list('customer_not_found', 'invoice_not_found', 'payment_not_found', 'credit_note_request_not_found', 'note_not_found', 'attachment_not_found', 'invalid_cursor'),
+  errors: historyErrors.list('customer_not_found', 'invoice_not_found', 'payment_not_found', 'credit_note_request_not_found', 'note_not_found', 'attachment_not_found', 'relationship_not_found', 'revision_not_found', 'invalid_cursor'),
   access: 'billing_staff',
   async handle(ctx, req) {
     const kind = KINDS[req.subject.type];
-    const missing = () => billingErrors.error(kind.notFound, `No ${req.subject.type.replaceAll('_', ' ')} ${req.subject.id}.`);
+    const missing = () => historyErrors.error(kind.notFound, `No ${req.subject.type.replaceAll('_', ' ')} ${req.subject.id}.`);
     const stream = await kind.stream(ctx, req.subject.id);
     if (!stream) throw missing();
     const asOf = req.as_of ? new Date(req.as_of) : null;
