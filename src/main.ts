@@ -59,6 +59,7 @@ program
     console.log(`core-server listening on ${base}`);
     console.log(describeEventLog(config));
     console.log(`API reference: ${base}/docs`);
+    console.log(`billing console (staff): ${base}/console`);
     if (seed) {
       console.log(`demo org user token (Acme Repairs): ${seed.orgToken}`);
       console.log(`demo billing staff token: ${seed.staffToken}`);

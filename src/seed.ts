@@ -6,6 +6,9 @@ import type { CommandContext } from './context.ts';
 import { addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
 import { findUserByEmail } from './queries/identity/identity.ts';
 import { identityProjection } from './projections/identity/identity.ts';
+import { customerIdOf } from './commands/billing/customers.ts';
+import { customers } from './commands/billing/handlers.ts';
+import { billingCustomersProjection } from './projections/billing/customers.ts';
 
 /** A command context for operator actions (CLI, seed): the actor is the system. */
 export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason?: string): CommandContext & { knex: Knex } {
@@ -22,6 +25,8 @@ export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason
 /** Demo credentials printed on first start. */
 export interface DemoSeed {
   orgId: string;
+  /** Acme's billing customer. */
+  customerId: string;
   orgToken: string;
   staffToken: string;
 }
@@ -40,11 +45,21 @@ export async function seedDemo(app: App): Promise<DemoSeed | null> {
   const platform = await createOrganization(ctx, { name: 'core-server platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: DEMO_STAFF, password: DEMO_PASSWORD, name: 'Billie Staff', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
   await app.runner.waitFor(staff.position, [identityProjection], 10_000);
+  // Acme's billing customer, so the billing console has someone to find on day one.
+  const customerId = customerIdOf(acme.id);
+  const customer = await customers.run(ctx, customerId, {
+    type: 'CreateCustomer',
+    data: {
+      customer_id: customerId, organization_id: acme.id, name: 'Acme Repairs Ltd', email: 'accounts@acme-repairs.example', currency: 'GBP', payment_terms_days: 30,
+      billing_address: { line1: '1 Main Street', city: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' }, tax_id: null, metadata: {},
+    },
+  }, { orgId: acme.id });
+  await app.runner.waitFor(customer.position, [billingCustomersProjection], 10_000);
   const now = app.clock.now();
   const ttl = app.config.sessionTtlHours;
   const orgToken = await createSession(app.knex, { userId: owner.id, organizationId: acme.id, now, ttlHours: ttl });
   const staffToken = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now, ttlHours: ttl });
-  return { orgId: acme.id, orgToken: orgToken.token, staffToken: staffToken.token };
+  return { orgId: acme.id, customerId, orgToken: orgToken.token, staffToken: staffToken.token };
 }
 
 /** True when the demo users exist (to print a hint instead of tokens on later starts). */

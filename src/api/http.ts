@@ -14,6 +14,7 @@ import { docsPage } from './docs.ts';
 import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
 import { textProblem } from './text.ts';
+import { requestReason } from './reason.ts';
 
 /** Whether `organizationId` has entitlement `key` in effect at `now`. */
 export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
@@ -166,6 +167,7 @@ async function dispatch(
     const now = services.clock.now();
     await checkEntitlement(op, auth, now, entitled);
     const input = parseInput(op, req.body);
+    const reason = op.kind === 'json' && op.write ? requestReason(req) : undefined;
     const makeCtx = (ids: IdSource): RequestContext => ({
       services,
       store: services.store,
@@ -182,6 +184,7 @@ async function dispatch(
         request_id: requestId,
         correlation_id: req.get('x-correlation-id')?.slice(0, 200) ?? requestId,
         causation_id: null,
+        ...(reason ? { reason } : {}),
       },
       waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
     });

@@ -1,6 +1,7 @@
 // OpenAPI 3.1.0 documents generated from the registry: nothing here lists operations by hand.
 import { z, type ZodType } from 'zod';
 import type { Operation } from './operation.ts';
+import { MAX_REASON, REASON_DOC, REASON_HEADER } from './reason.ts';
 
 /** The tags the interface spec says the API definition declares, with what each groups (the spec gives no purpose for Lookup, Uploads, Orders and OpenBase: said so). */
 export const SPEC_TAGS: Record<string, string> = {
@@ -75,6 +76,7 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
         tags: op.tags,
         summary: op.summary,
         description: [op.description, `Access: ${describeAccess(op)}.`, op.entitlement ? `Needs the \`${op.entitlement}\` entitlement in effect for the caller's organization (staff are exempt).` : '', op.write ? 'Send an `Idempotency-Key` header to make retries safe.' : ''].filter(Boolean).join('\n\n'),
+        ...(op.kind === 'json' && op.write ? { parameters: [{ name: REASON_HEADER, in: 'header', required: false, description: REASON_DOC, schema: { type: 'string', minLength: 1, maxLength: MAX_REASON * 9 } }] } : {}),
         security: op.access === 'public' ? [] : opts.surface === 'core' ? [{ bearerAuth: [] }] : [{ bearerAuth: [], integrationId: [] }],
         ...(op.requestHeaders?.length ? { parameters: op.requestHeaders.map((h) => ({ name: h, in: 'header', required: false, description: `Recorded as given; null when absent.`, schema: { type: ['string', 'null'] } })) } : {}),
         ...(requestId ? { requestBody: { required: true, content: { 'application/json': { schema: ref(requestId) } } } } : {}),

@@ -95,7 +95,7 @@ export function mountLogin(app: express.Express, services: Services): void {
     const current = orgs.find((o) => o.id === session.auth.organizationId);
     sendPage(res, 200, 'core-server', `<h1>core-server</h1>
 <div class="card"><p>Signed in as <strong>${escapeHtml(session.auth.email)}</strong> in <strong>${escapeHtml(current?.name ?? 'an organization')}</strong>${current ? ` (${escapeHtml(current.role)})` : ''}.</p>
-<p><a href="/docs">API reference</a></p>
+<p>${session.auth.platformRoles.length ? '<a href="/console">Billing console</a> · ' : ''}<a href="/docs">API reference</a></p>
 <form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}"><button type="submit" class="secondary">Sign out</button></form></div>
 ${orgSwitcher(session, orgs, '/')}`);
   });

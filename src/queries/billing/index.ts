@@ -18,6 +18,7 @@ import { billingEffectiveEntitlementQueries } from './effective-entitlements.ts'
 import { billingExchangeRateQueries } from './exchange-rates.ts';
 
 import { billingPaymentMethodQueries } from './payment-methods.ts';
+import { billingHistoryQueries } from './history.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -25,4 +26,5 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
+  ...billingHistoryQueries,
 ];

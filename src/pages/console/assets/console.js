@@ -1,0 +1,72 @@
+// The console's progressive enhancement: every page works without it (plain links and forms);
+// with it, statements draw their charts (Chart.js, served from node_modules), line editors grow and pages print.
+'use strict';
+(function () {
+  function ready(fn) {
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', fn);
+    else fn();
+  }
+
+  function drawCharts() {
+    var block = document.getElementById('statement-data');
+    if (!block || typeof window.Chart !== 'function') return;
+    var data = JSON.parse(block.textContent || '{}');
+    var money = new Intl.NumberFormat('en-GB', { style: 'currency', currency: data.currency });
+    var ticks = { callback: function (v) { return money.format(v); }, color: '#1b1b1b' };
+    var common = { responsive: true, maintainAspectRatio: false, animation: false, plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return money.format(c.parsed.y); } } } } };
+    var ageing = document.getElementById('ageing-chart');
+    if (ageing) {
+      new window.Chart(ageing, {
+        type: 'bar',
+        data: { labels: data.ageing.labels, datasets: [{ label: 'Owed', data: data.ageing.values, backgroundColor: ['#1a56db', '#b45309', '#c2410c', '#b91c1c', '#7f1d1d'] }] },
+        options: Object.assign({}, common, { scales: { y: { beginAtZero: true, ticks: ticks }, x: { ticks: { color: '#1b1b1b' } } } }),
+      });
+    }
+    var balance = document.getElementById('balance-chart');
+    if (balance) {
+      new window.Chart(balance, {
+        type: 'line',
+        data: { labels: data.balance.labels, datasets: [{ label: 'Balance', data: data.balance.values, borderColor: '#1a56db', backgroundColor: '#1a56db', stepped: true, pointRadius: 3 }] },
+        options: Object.assign({}, common, { scales: { y: { ticks: ticks }, x: { ticks: { color: '#1b1b1b', maxRotation: 60 } } } }),
+      });
+    }
+    document.documentElement.setAttribute('data-charts', 'drawn');
+  }
+
+  // "Add a line": copies the last row of the editor with the next index and empty values.
+  function lineEditors() {
+    document.querySelectorAll('[data-add-line]').forEach(function (button) {
+      var body = button.closest('fieldset').querySelector('[data-line-rows]');
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        var rows = body.querySelectorAll('tr');
+        var last = rows[rows.length - 1];
+        var next = rows.length;
+        var copy = last.cloneNode(true);
+        copy.querySelectorAll('input, label').forEach(function (el) {
+          ['id', 'name', 'for'].forEach(function (a) {
+            var v = el.getAttribute(a);
+            if (v) el.setAttribute(a, v.replace(/^line\d+_/, 'line' + next + '_'));
+          });
+          if (el.tagName === 'INPUT') el.value = '';
+          else el.textContent = el.textContent.replace(/Line \d+/, 'Line ' + (next + 1));
+        });
+        body.appendChild(copy);
+        copy.querySelector('input').focus();
+      });
+    });
+  }
+
+  function printButtons() {
+    document.querySelectorAll('[data-print]').forEach(function (b) {
+      b.hidden = false;
+      b.addEventListener('click', function () { window.print(); });
+    });
+  }
+
+  ready(function () {
+    drawCharts();
+    lineEditors();
+    printButtons();
+  });
+})();

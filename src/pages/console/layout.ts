@@ -1,0 +1,188 @@
+// The console's page frame, headers and small HTML helpers. Every value shown goes through `esc`.
+import type { Response } from 'express';
+import { escapeHtml as esc } from '../html.ts';
+import { csrfToken, type WebSession } from '../web-session.ts';
+import type { ApiProblem } from './api.ts';
+import { newIdempotencyKey } from './api.ts';
+
+export { esc };
+
+/** A UUID as the API writes ids (anything else in a URL or form is not sent on). */
+export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Where the console's own assets are served (CSP allows scripts and styles from 'self' only). */
+export const ASSETS = '/console/assets';
+
+/**
+ * Headers of every console page: a strict CSP (own scripts and styles only, nothing fetched by scripts,
+ * forms only to this origin), never framed, no Referer (URLs carry customer ids), not cached.
+ */
+export function consoleHeaders(res: Response): void {
+  res.set({
+    'Content-Security-Policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+    'X-Frame-Options': 'DENY',
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'Cache-Control': 'no-store',
+  });
+}
+
+/** A rendered console page: what sendConsole needs. */
+export interface PageParts {
+  title: string;
+  /** Already-escaped HTML of the main area. */
+  body: string;
+  /** Which navigation entry is current. */
+  section?: 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration';
+  /** A message of success (fixed text chosen by the server, never taken from the URL). */
+  notice?: string | null;
+  problem?: ApiProblem | null;
+}
+
+const NAV: [NonNullable<PageParts['section']>, string, string][] = [
+  ['customers', '/console/customers', 'Customers'],
+  ['invoices', '/console/invoices', 'Invoices'],
+  ['overdue', '/console/overdue', 'Overdue'],
+  ['history', '/console/history', 'History'],
+  ['configuration', '/console/configuration', 'Configuration'],
+];
+
+/** Messages after a successful form (PRG: `?done=<key>`); only these fixed texts are ever shown, nothing from the URL. */
+const DONE: Record<string, string> = {
+  drafted: 'Draft invoice saved.',
+  lines_saved: 'Lines saved.',
+  finalized: 'Invoice finalized: it has its number and due date.',
+  voided: 'Invoice voided.',
+  uncollectible: 'Invoice marked uncollectible.',
+  payment_recorded: 'Payment recorded.',
+  payment_saved: 'Payment changed.',
+  payment_voided: 'Payment voided.',
+  credit_raised: 'Credit note request raised.',
+  credit_approve: 'Credit note request approved.',
+  credit_reject: 'Credit note request rejected.',
+  credit_issue: 'Credit note issued.',
+  credit_cancel: 'Credit note request cancelled.',
+  note_added: 'Note added.',
+  note_saved: 'Note saved.',
+};
+
+/** Sends a console page inside the frame (navigation, who is signed in, sign out). */
+export function sendConsole(res: Response, session: WebSession, status: number, p: PageParts): void {
+  consoleHeaders(res);
+  const done = res.req?.query.done;
+  const notice = p.notice ?? (typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done] : null);
+  const nav = NAV.map(([key, href, label]) => `<li><a href="${href}"${p.section === key ? ' aria-current="page"' : ''}>${label}</a></li>`).join('');
+  res.status(status).type('html').send(`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${esc(p.title)} · Billing console</title>
+<link rel="stylesheet" href="${ASSETS}/console.css">
+<script src="${ASSETS}/chart.umd.min.js" defer></script>
+<script src="${ASSETS}/console.js" defer></script>
+</head>
+<body>
+<a class="skip" href="#main">Skip to content</a>
+<header class="top">
+<a class="brand" href="/console">Billing console</a>
+<nav aria-label="Sections"><ul>${nav}</ul></nav>
+<div class="who">
+<span>${esc(session.auth.name || session.auth.email)}</span>
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${esc(csrfToken(session))}"><button type="submit" class="link">Sign out</button></form>
+</div>
+</header>
+<main id="main">
+${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
+${p.problem ? problemBox(p.problem) : ''}
+${p.body}
+</main>
+</body>
+</html>`);
+}
+
+/** The API's refusal, as a clerk reads it: the message, each field's problem, and the request id to quote. */
+export function problemBox(p: ApiProblem): string {
+  const issues = p.issues.length ? `<ul>${p.issues.map((i) => `<li>${i.path ? `<code>${esc(i.path)}</code>: ` : ''}${esc(i.message)}</li>`).join('')}</ul>` : '';
+  return `<div class="problem" role="alert"><p><strong>Not done:</strong> ${esc(p.message)} <span class="muted">(${esc(p.code)}${p.requestId ? `, request ${esc(p.requestId)}` : ''})</span></p>${issues}</div>`;
+}
+
+/** The hidden fields every console form carries: the session's CSRF token and a fresh idempotency key. */
+export function formGuard(session: WebSession): string {
+  return `<input type="hidden" name="csrf" value="${esc(csrfToken(session))}"><input type="hidden" name="idem" value="${esc(newIdempotencyKey())}">`;
+}
+
+/** Money in minor units as the currency writes it (e.g. £1,234.50). Display only: amounts stay integers everywhere else. */
+export function money(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  try {
+    return new Intl.NumberFormat('en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits);
+  } catch {
+    return `${minor} ${currency} (minor units)`;
+  }
+}
+
+/** Minor-unit digits of a currency (2 for GBP, 0 for JPY), from the runtime's ISO 4217 data. */
+export function minorDigits(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
+}
+
+/** Parses an amount typed in major units ("12.5", "1,200.00") into integer minor units; null when it is not one. */
+export function parseMoney(text: unknown, currency: string): number | null {
+  if (typeof text !== 'string') return null;
+  const t = text.replaceAll(',', '').trim();
+  const digits = minorDigits(currency);
+  const m = /^(\d{1,13})(?:\.(\d*))?$/.exec(t);
+  if (!m || (m[2] ?? '').length > digits) return null;
+  return Number(m[1]) * 10 ** digits + Number((m[2] ?? '').padEnd(digits, '0') || '0');
+}
+
+/** Minor units as an editable major-unit figure ("12.50"). */
+export function moneyInput(minor: number, currency: string): string {
+  const digits = minorDigits(currency);
+  return digits === 0 ? String(minor) : `${Math.trunc(minor / 10 ** digits)}.${String(minor % 10 ** digits).padStart(digits, '0')}`;
+}
+
+/** A status as a labelled badge (the word is always written: colour is never the only cue). */
+export function badge(status: string): string {
+  return `<span class="badge badge-${esc(status.replace(/[^a-z_]/g, ''))}">${esc(status.replaceAll('_', ' '))}</span>`;
+}
+
+/** A timestamp shown in UTC, to the minute, in a <time> element. */
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return `<time datetime="${esc(iso)}">${esc(iso.replace('T', ' ').slice(0, 16))} UTC</time>`;
+}
+
+/** A table with a caption, scrolling sideways on narrow screens. `rows` are already-escaped cells. */
+export function table(caption: string, head: string[], rows: string[][], empty = 'Nothing yet.'): string {
+  if (rows.length === 0) return `<p class="muted">${esc(empty)}</p>`;
+  return `<div class="scroll" tabindex="0" role="region" aria-label="${esc(caption)}"><table>
+<caption>${esc(caption)}</caption>
+<thead><tr>${head.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
+<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody>
+</table></div>`;
+}
+
+/** A labelled form field. */
+export function field(name: string, label: string, input: string, hint?: string): string {
+  return `<div class="field"><label for="${esc(name)}">${esc(label)}</label>${input}${hint ? `<small id="${esc(name)}-hint">${esc(hint)}</small>` : ''}</div>`;
+}
+
+/** `<select>` options with one selected. */
+export function options(values: readonly string[], selected: string | undefined, blank?: string): string {
+  return `${blank !== undefined ? `<option value="">${esc(blank)}</option>` : ''}${values.map((v) => `<option value="${esc(v)}"${v === selected ? ' selected' : ''}>${esc(v.replaceAll('_', ' '))}</option>`).join('')}`;
+}
+
+/** Query string of the non-empty values. */
+export function qs(params: Record<string, string | undefined>): string {
+  const u = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v) u.set(k, v);
+  const s = u.toString();
+  return s ? `?${s}` : '';
+}

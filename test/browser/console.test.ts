@@ -1,0 +1,201 @@
+// The billing console in Chromium: a clerk runs a customer's month (draft, finalize, partial payment, credit), reads the
+// statement chart, answers "who changed this, when and why" from the history, and exports the invoice list as the API lists it.
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { backends } from '../support/db.ts';
+import { startService, type TestService } from '../support/app.ts';
+import { launchBrowser } from '../support/browser.ts';
+import { ops } from '../support/ops.ts';
+import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, seedDemo, type DemoSeed } from '../../src/seed.ts';
+
+/** Screenshots for people to look at (git-ignored). */
+const OUT = path.resolve(import.meta.dirname, '../../test-results/console');
+
+async function signIn(page: Page, url: string, email: string): Promise<void> {
+  await page.goto(`${url}/console`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(DEMO_PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+// Every visible form control has a label a screen reader announces.
+async function unlabelled(page: Page): Promise<string[]> {
+  return page.evaluate(`[...document.querySelectorAll('input:not([type=hidden]), select, textarea')]
+    .filter((el) => !el.closest('[hidden]') && (!el.labels || el.labels.length === 0) && !el.getAttribute('aria-label'))
+    .map((el) => el.name || el.id)`);
+}
+
+for (const backend of backends()) {
+  describe(`billing console in Chromium (${backend})`, function () {
+    this.timeout(180_000);
+    let svc: TestService;
+    let browser: Browser;
+    let demo: DemoSeed;
+
+    before(async () => {
+      [svc, browser] = await Promise.all([startService(backend, { env: { SESSION_TTL_HOURS: '2000' } }), launchBrowser()]);
+      const seeded = await seedDemo(svc.app);
+      if (!seeded) throw new Error('the fresh database was not seeded');
+      demo = seeded;
+      mkdirSync(OUT, { recursive: true });
+    });
+    after(async () => {
+      await browser?.close();
+      await svc?.close();
+    });
+
+    it('a clerk finds the demo customer, drafts, finalizes, takes a partial payment, issues a credit, reads the statement and the history, and exports the list', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      // Script errors and CSP refusals (pages answering 4xx on purpose, and the browser's favicon probe, are not problems).
+      page.on('console', (m) => void (m.type() === 'error' && !m.text().startsWith('Failed to load resource') && problems.push(m.text())));
+      page.on('response', (r) => void (r.status() >= 400 && r.request().resourceType() !== 'document' && !r.url().endsWith('/favicon.ico') && problems.push(`${r.status()} ${r.url()}`)));
+      page.on('pageerror', (e) => void problems.push(e.message));
+      try {
+        await signIn(page, svc.url, DEMO_STAFF);
+        await page.getByRole('heading', { name: 'Customers' }).waitFor();
+
+        // Find the demo customer by name.
+        await page.getByLabel('Name, email or organization id').fill('acme');
+        await page.getByRole('button', { name: 'Find' }).click();
+        await page.getByRole('link', { name: 'Acme Repairs Ltd' }).click();
+        await page.getByRole('heading', { name: /Acme Repairs Ltd/ }).waitFor();
+        expect(await unlabelled(page)).to.deep.equal([]);
+        await page.screenshot({ path: path.join(OUT, `customer-${backend}.png`), fullPage: true });
+
+        // Draft with two lines (the second row added with the keyboard-reachable "Add a line" button), then finalize.
+        await page.getByRole('link', { name: 'New draft invoice' }).click();
+        await page.getByLabel('Line 1 description').fill('Panel repair');
+        await page.getByLabel('Line 1 quantity').fill('2');
+        await page.getByLabel('Line 1 unit price').fill('150.00');
+        await page.getByLabel('Line 2 description').fill('Paint <b>& lacquer</b>');
+        await page.getByLabel('Line 2 unit price').fill('75.50');
+        await page.getByRole('button', { name: 'Add a line' }).click();
+        expect(await page.evaluate('document.activeElement.id')).to.equal('line5_description');
+        await page.getByRole('button', { name: 'Save draft' }).click();
+        await page.getByText('Draft invoice saved.').waitFor();
+        // Text is shown as text, never as markup.
+        await page.getByRole('cell', { name: 'Paint <b>& lacquer</b>', exact: true }).waitFor();
+        const invoiceId = new URL(page.url()).pathname.split('/').pop() ?? '';
+        await page.getByRole('button', { name: 'Finalize invoice' }).click();
+        await page.getByText('Invoice finalized').waitFor();
+        const number = (await page.getByRole('heading', { level: 1 }).innerText()).split(' ')[0];
+        expect(number).to.match(/^INV-\d{4}-\d{6}$/);
+
+        // A partial payment.
+        await page.getByLabel('Amount (GBP)').first().fill('100.00');
+        await page.getByLabel('Reference').fill('BACS 4471');
+        await page.getByRole('button', { name: 'Record payment' }).click();
+        await page.getByText('Payment recorded.').waitFor();
+
+        // A credit: raised, approved and issued, each step with its reason.
+        await page.locator('#credit-amount').fill('25.50');
+        await page.getByLabel('What happened').fill('Paint shade did not match');
+        await page.getByRole('button', { name: 'Raise request' }).click();
+        await page.getByText('Credit note request raised.').waitFor();
+        await page.getByLabel('Reason to approve').fill('Photos confirm the shade');
+        await page.getByRole('button', { name: 'Approve' }).click();
+        await page.getByText('Credit note request approved.').waitFor();
+        await page.getByLabel('Reason to issue credit note').fill('Approved by the team lead');
+        await page.getByRole('button', { name: 'Issue credit note' }).click();
+        await page.getByText('Credit note issued.').waitFor();
+        const inv = await svc.call(ops['billing.invoices.get'], invoiceId, demo.staffToken);
+        expect(inv.body).to.include({ total: 37550, amount_paid: 10000, amount_credited: 2550, amount_remaining: 25000, status: 'open' });
+        const figures = await page.locator('dl.figures').innerText();
+        expect(figures).to.contain('£250.00');
+        // A destructive step without a reason is refused before anything is sent.
+        await page.locator('#void-reason').evaluate((el) => el.removeAttribute('required'));
+        await page.getByRole('button', { name: 'Void invoice' }).click();
+        await page.getByRole('alert').filter({ hasText: 'Say why' }).waitFor();
+        expect((await svc.call(ops['billing.invoices.get'], invoiceId, demo.staffToken)).body.status).to.equal('open');
+
+        // The statement: both charts drawn by Chart.js; the screenshot is for people to look at.
+        await page.getByRole('link', { name: 'Statement' }).click();
+        await page.getByRole('heading', { name: 'Statement of Acme Repairs Ltd' }).waitFor();
+        await page.waitForSelector('html[data-charts=drawn]');
+        const painted = await page.evaluate(`['ageing-chart', 'balance-chart'].map((id) => {
+          const c = document.getElementById(id);
+          const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+          let n = 0;
+          for (let i = 3; i < px.length; i += 4) if (px[i] > 0) n++;
+          return n;
+        })`);
+        expect(painted).to.satisfy((n: number[]) => n.every((x) => x > 1000));
+        await page.screenshot({ path: path.join(OUT, `statement-${backend}.png`), fullPage: true });
+        // The printed page: no navigation or forms, the charts and tables kept.
+        await page.emulateMedia({ media: 'print' });
+        expect(await page.locator('header.top').isVisible()).to.equal(false);
+        expect(await page.locator('#balance-chart').isVisible()).to.equal(true);
+        await page.screenshot({ path: path.join(OUT, `statement-print-${backend}.png`), fullPage: true });
+        await page.emulateMedia({ media: 'screen' });
+        expect(await page.getByRole('table', { name: 'Ledger' }).innerText()).to.contain(number);
+
+        // The invoice's history: each step with its actor and reason.
+        await page.goto(`${svc.url}/console/invoices/${invoiceId}`);
+        await page.locator('main').getByRole('link', { name: 'History', exact: true }).first().click();
+        const timeline = page.getByRole('table', { name: 'Events, oldest first' });
+        await timeline.waitFor();
+        const rows = await timeline.locator('tbody tr').allInnerTexts();
+        expect(await timeline.locator('tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['InvoiceDrafted', 'InvoiceFinalized', 'PaymentRecorded', 'CreditNoteIssued']);
+        for (const r of rows) expect(r).to.contain('Billie Staff');
+        expect(rows[3]).to.contain('Approved by the team lead');
+        expect(rows[2]).to.contain('amount_paid');
+        await page.screenshot({ path: path.join(OUT, `history-${backend}.png`), fullPage: true });
+
+        // The invoice list exported as CSV: the same rows billing.invoices.list answers.
+        await page.getByRole('link', { name: 'Invoices', exact: true }).click();
+        await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+        await page.screenshot({ path: path.join(OUT, `invoices-${backend}.png`), fullPage: true });
+        const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export CSV' }).click()]);
+        const csv = readFileSync(await download.path(), 'utf8').trim().split('\r\n');
+        const api = await svc.call(ops['billing.invoices.list'], { limit: 200 }, demo.staffToken);
+        const [header, ...body] = csv;
+        const columns = (header ?? '').split(',');
+        const fromApi = api.body.items.map((i) => columns.map((c) => { const v = (i as Record<string, unknown>)[c]; return v === null || v === undefined ? '' : String(v); }).join(','));
+        expect(body).to.deep.equal(fromApi);
+        expect(body).to.have.length(1);
+
+        // Five weeks on, the invoice is past due: the overdue page names Acme, its suspension date (due + 14 days) and the payment link.
+        svc.clock.advance(35 * 86_400_000);
+        await page.getByRole('link', { name: 'Overdue' }).click();
+        const overdue = page.getByRole('table', { name: 'Organizations past due' });
+        await overdue.waitFor();
+        const due = new Date(`${inv.body.due_date}T00:00:00Z`);
+        const suspension = new Date(due.getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
+        const overdueRow = await overdue.locator('tbody tr').allInnerTexts();
+        expect(overdueRow).to.have.length(1);
+        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('£250.00').and.to.contain(suspension);
+        expect(await overdue.getByRole('link', { name: 'Payment link' }).getAttribute('href')).to.match(new RegExp(`/billing/pay/${demo.customerId}$`));
+
+        // Tablet width: nothing runs off the side of the page.
+        await page.setViewportSize({ width: 768, height: 1024 });
+        await page.goto(`${svc.url}/console/invoices/${invoiceId}`);
+        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).to.equal(true);
+        await page.screenshot({ path: path.join(OUT, `invoice-tablet-${backend}.png`), fullPage: true });
+        // Keyboard: the first Tab reaches the skip link, which leads to the content.
+        await page.keyboard.press('Tab');
+        expect(await page.evaluate('document.activeElement.textContent')).to.equal('Skip to content');
+        expect(problems, problems.join('\n')).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('an organization user cannot open the console', async () => {
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      try {
+        await signIn(page, svc.url, DEMO_OWNER);
+        await page.getByRole('heading', { name: 'The billing console is for billing staff' }).waitFor();
+        const res = await page.goto(`${svc.url}/console/customers/${demo.customerId}`);
+        expect(res?.status()).to.equal(403);
+        expect(await page.content()).not.to.contain('Acme Repairs Ltd');
+      } finally {
+        await context.close();
+      }
+    });
+  });
+}
