@@ -127,7 +127,7 @@ ${field('resolve-asof', 'As known at (UTC, optional)', '<input id="resolve-asof"
 ${field('preview-samples', 'Orders: one per line, "seller, buyer, amount in minor units, time (UTC)"', '<textarea id="preview-samples" name="samples" rows="5" required></textarea>')}
 ${field('preview-asof', 'As known at (UTC, optional)', '<input id="preview-asof" name="as_of" type="datetime-local">')}
 <div class="actions"><button type="submit">Preview</button></div></form></div></section>
-<p class="muted">Not shown here: the re-rating diff (it belongs to the usage half of issue 12).</p>`,
+<p class="muted">How a usage invoice would change under this configuration: open the invoice and use its Re-rate preview (it writes nothing).</p>`,
   });
 }
 

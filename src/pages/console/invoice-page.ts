@@ -9,6 +9,7 @@ import { badge, esc, field, formGuard, money, moneyInput, options, qs, sendConso
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
+import { type RerateDiff, hasMeteredLines, usageSection } from './invoice-usage.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
 
@@ -16,6 +17,8 @@ type Invoice = z.output<typeof InvoiceDetail>;
 export interface Outcome {
   status?: number;
   problem?: ApiProblem | null;
+  /** The re-rating diff to show (after "Re-rate preview"). */
+  rerate?: RerateDiff;
 }
 
 const reasonField = (id: string, label = 'Reason (kept in the audit trail)') =>
@@ -26,12 +29,13 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
   const inv = await p.api.call('billing.invoices.get', id, InvoiceDetail);
   if (!inv.ok) return void sendConsole(p.res, p.session, inv.problem.status, { title: 'Invoice', section: 'invoices', problem: inv.problem, body: '<h1>Invoice</h1><p><a href="/console/invoices">Back to the invoices</a></p>' });
   const i = inv.body;
-  const [customer, payments, credits, notes, files] = await Promise.all([
+  const [customer, payments, credits, notes, files, usage] = await Promise.all([
     p.api.call('billing.customers.get', { id: i.customer_id }, CustomerDetailItem),
     p.api.call('billing.payments.list', { invoice_id: id, limit: 200 }, PaymentListResponse),
     p.api.call('billing.credit-note-requests.list', { invoice_id: id, limit: 200 }, CreditNoteRequestPage),
     p.api.call('billing.notes.list', { subject: { type: 'invoice', id }, limit: 50 }, NoteListResponse),
     p.api.call('billing.invoices.attachments.list', { invoice_id: id, limit: 50 }, invoiceAttachmentSchemas.listResponse),
+    hasMeteredLines(i) ? usageSection(p, i, out.rerate) : '',
   ]);
   const title = i.number ?? 'Draft invoice';
   const cur = i.currency;
@@ -59,6 +63,7 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
 <section aria-labelledby="lines"><h2 id="lines">Lines</h2>
 ${table('Invoice lines', ['Description', 'Kind', 'Quantity', 'Unit price', 'Amount'], lineRows, 'No lines yet.')}
 ${i.status === 'draft' ? draftForms(p, i) : ''}</section>
+${usage}
 ${payable ? statusForms(p, i) : ''}
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${table('Payments of this invoice', ['Received', 'Amount', 'Method', 'Reference', 'Status', 'Links'], paymentRows(pays), 'No payments.')}

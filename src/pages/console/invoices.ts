@@ -1,9 +1,10 @@
-// Invoices: the filtered list with the API's cursors, its CSV export, the new-draft form and the invoice page route.
+// Invoices: the filtered list with the API's cursors, its CSV export, the new-draft form and the invoice page routes (with its re-rate preview).
 import type express from 'express';
 import type { z } from 'zod';
 import type { Services } from '../../context.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceStatus, type InvoiceListItem } from '../../api/schemas/billing-invoices.ts';
 import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
+import { InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
 import { badge, esc, field, formGuard, money, options, qs, sendConsole, table, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';
@@ -45,6 +46,12 @@ export function mountInvoices(app: express.Express, services: Services): void {
   app.get('/console/invoices/new', ...consoleRoute(services, (p) => newPage(p)));
   app.post('/console/invoices', ...consoleRoute(services, createDraft));
   app.get('/console/invoices/:id', ...consoleRoute(services, (p) => invoicePage(p, String(p.req.params.id))));
+  // Re-rate preview: a read (GET, no CSRF token needed), shown on the invoice page; a refusal (e.g. usage_unrateable) is shown as the API gives it.
+  app.get('/console/invoices/:id/rerate', ...consoleRoute(services, async (p) => {
+    const id = String(p.req.params.id);
+    const r = await p.api.call('billing.invoices.rerate.preview', { invoice_id: id }, InvoiceRerateDiff);
+    return invoicePage(p, id, r.ok ? { rerate: r.body } : { status: r.problem.status, problem: r.problem });
+  }));
 }
 
 async function listPage(p: ConsolePage): Promise<void> {

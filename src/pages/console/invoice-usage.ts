@@ -1,0 +1,111 @@
+// The metered part of an invoice page: the orders behind each metered line (billing.invoices.orders.list, paged by its
+// cursor) and the re-rating diff (billing.invoices.rerate.preview, which writes nothing).
+import type { z } from 'zod';
+import type { InvoiceDetail } from '../../api/schemas/billing-invoices.ts';
+import { InvoiceOrderDetailPage, type InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
+import { esc, money, problemBox, qs, table, when } from './layout.ts';
+import type { ConsolePage } from './route.ts';
+
+type Invoice = z.output<typeof InvoiceDetail>;
+/** The API's re-rating diff of an invoice. */
+export type RerateDiff = z.output<typeof InvoiceRerateDiff>;
+type Rating = RerateDiff['orders'][number]['old'];
+
+/** Orders shown per metered line and page. */
+const ORDERS_PER_PAGE = 50;
+
+/** True when the invoice has a line generated from usage. */
+export function hasMeteredLines(i: Invoice): boolean {
+  return i.lines.some((l) => l.kind === 'metered');
+}
+
+/** A difference with its sign written (+£0.50, -£1.20, £0.00): the sign is never left to colour. */
+function signed(minor: number, currency: string): string {
+  return `${minor > 0 ? '+' : ''}${money(minor, currency)}`;
+}
+
+// A revision id, shortened, linking to its history (who recorded it, when and why).
+function revision(id: string | null): string {
+  return id ? `<a href="/console/history${qs({ type: 'revision', id })}" title="${esc(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : 'none';
+}
+
+const words = (s: string) => esc(s.replaceAll('_', ' '));
+
+/**
+ * The "Metered usage" section: per metered line what rated it and its orders (one page each; `?line=<index>&cursor=`
+ * pages one line), the re-rate preview action, and, after it was asked for, the diff.
+ */
+export async function usageSection(p: ConsolePage, i: Invoice, rerate?: RerateDiff): Promise<string> {
+  const pagedLine = Number(p.req.query.line);
+  const pagedCursor = typeof p.req.query.cursor === 'string' ? p.req.query.cursor : undefined;
+  const metered = i.lines.flatMap((l, index) => (l.metered ? [{ l, m: l.metered, index }] : []));
+  const pages = await Promise.all(metered.map(({ index }) => {
+    const cursor = index === pagedLine ? pagedCursor : undefined;
+    return p.api.call('billing.invoices.orders.list', { invoice_id: i.id, line_index: index, limit: ORDERS_PER_PAGE, ...(cursor ? { cursor } : {}) }, InvoiceOrderDetailPage);
+  }));
+  const cur = i.currency;
+  const lines = metered.map(({ l, m, index }, k) => {
+    const r = pages[k];
+    const paged = index === pagedLine && pagedCursor !== undefined;
+    const rows = r?.ok
+      ? r.body.items.map((o) => [
+        esc(o.order_id), when(o.occurred_at), `<code title="${esc(o.buyer)}">${esc(o.buyer.slice(0, 8))}</code>`, money(o.amount.amount, o.amount.currency), words(o.classification),
+        esc(String(o.rate_bps)), money(o.exempt_amount, cur), money(o.chargeable_amount, cur), money(o.fee.amount, o.fee.currency),
+        o.relationship_id ? `<a href="/console/history${qs({ type: 'relationship', id: o.relationship_id })}">Relationship</a>` : 'none',
+      ])
+      : [];
+    const next = r?.ok && r.body.pagination ? `<a href="/console/invoices/${esc(i.id)}${qs({ line: String(index), cursor: r.body.pagination.cursor })}#line-${index}">Next orders of line ${index + 1}</a>` : '';
+    const first = paged ? `<a href="/console/invoices/${esc(i.id)}#line-${index}">First orders of line ${index + 1}</a> ` : '';
+    return `<div class="card"><h3 id="line-${index}">Line ${index + 1}: ${esc(l.description)}</h3>
+<dl class="details"><div><dt>Period</dt><dd>${esc(m.period)}</dd></div><div><dt>Classification</dt><dd>${words(m.classification)}</dd></div>
+<div><dt>Orders</dt><dd>${esc(String(m.order_count))} worth ${money(m.order_amount, cur)}</dd></div><div><dt>Exempt / chargeable</dt><dd>${money(m.exempt_amount, cur)} / ${money(m.chargeable_amount, cur)}</dd></div>
+<div><dt>Rate</dt><dd>${esc(String(m.rate_bps))} bps, minimum ${money(m.minimum_fee, cur)} an order</dd></div>
+<div><dt>Pricing revision</dt><dd>${revision(m.pricing_revision_id)}</dd></div><div><dt>Baseline revision</dt><dd>${revision(m.baseline_revision_id)}</dd></div>
+<div><dt>Line amount</dt><dd>${money(l.amount, cur)}</dd></div></dl>
+${r && !r.ok ? problemBox(r.problem) : ''}
+${table(`Orders behind line ${index + 1}`, ['Order', 'Placed', 'Buyer', 'Amount', 'Classification', 'Rate (bps)', 'Exempt', 'Chargeable', 'Fee', 'Relationship'], rows, 'No orders on this page.')}
+<p class="pager">${first}${next}</p></div>`;
+  });
+  const subscription = metered[0]?.m.subscription_id;
+  return `<section aria-labelledby="usage"><h2 id="usage">Metered usage</h2>
+${subscription ? `<p class="links"><a href="/console/configuration${qs({ subscription_id: subscription })}">Configuration of the subscription</a></p>` : ''}
+<form method="get" action="/console/invoices/${esc(i.id)}/rerate" class="card"><h3>Re-rate preview</h3>
+<p>Rates this invoice's orders again under the configuration as known now and shows what would change, per line and per order. <strong>Writes nothing:</strong> the invoice stays as it is.</p>
+<div class="actions"><button type="submit">Re-rate preview</button></div></form>
+${rerate ? rerateAnswer(rerate) : ''}
+${lines.join('\n')}</section>`;
+}
+
+// What differs between two ratings of an order, as a clerk reads it.
+function differences(o: RerateDiff['orders'][number], currency: string): string {
+  const show: Record<keyof Rating, (r: Rating) => string> = {
+    classification: (r) => words(r.classification),
+    relationship_id: (r) => (r.relationship_id ? `<code>${esc(r.relationship_id.slice(0, 8))}</code>` : 'none'),
+    rate_bps: (r) => `${esc(String(r.rate_bps))} bps`,
+    exempt_amount: (r) => money(r.exempt_amount, currency),
+    fee: (r) => money(r.fee, currency),
+    pricing_revision_id: (r) => revision(r.pricing_revision_id),
+    baseline_revision_id: (r) => revision(r.baseline_revision_id),
+  };
+  const known = (f: string): f is keyof Rating => Object.hasOwn(show, f);
+  const items = o.changed.map((f) => `<li>${words(f)}${known(f) ? `: ${show[f](o.old)} → ${show[f](o.new)}` : ''}</li>`);
+  return items.length ? `<ul class="changes">${items.join('')}</ul>` : '—';
+}
+
+/** The diff the API answered: totals, each metered line, and each order whose fee or rating revisions differ. */
+export function rerateAnswer(d: RerateDiff): string {
+  const cur = d.currency;
+  const lineRows = d.lines.map((l) => [esc(String(l.line_index + 1)), esc(l.description), money(l.old_amount, cur), money(l.new_amount, cur), signed(l.difference, cur)]);
+  const orderRows = d.orders.map((o) => [esc(o.order_id), esc(String(o.line_index + 1)), money(o.old.fee, cur), money(o.new.fee, cur), signed(o.difference, cur), differences(o, cur)]);
+  return `<section class="card" aria-labelledby="rerate" role="status"><h2 id="rerate">Re-rate preview (nothing was written)</h2>
+<dl class="figures">
+<div><dt>As invoiced</dt><dd>${money(d.old_total, cur)}</dd></div>
+<div><dt>Rated now</dt><dd>${money(d.new_total, cur)}</dd></div>
+<div><dt>Difference</dt><dd>${signed(d.difference, cur)}</dd></div>
+<div><dt>Orders that differ</dt><dd>${esc(String(d.changed_order_count))}</dd></div>
+</dl>
+<p class="muted">Configuration as known at ${when(d.as_of)}. The invoice is unchanged; a correction is a credit note or a new invoice.</p>
+${table('Re-rated lines', ['Line', 'Description', 'As invoiced', 'Rated now', 'Difference'], lineRows, 'No metered lines.')}
+${table('Orders that differ', ['Order', 'Line', 'Old fee', 'New fee', 'Difference', 'What differs (old → new)'], orderRows, 'No order differs: rating now gives the same fees and revisions.')}
+${d.orders_truncated ? `<p class="muted">Only the first ${esc(String(d.orders.length))} of ${esc(String(d.changed_order_count))} differing orders are listed.</p>` : ''}</section>`;
+}
