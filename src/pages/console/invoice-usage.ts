@@ -26,7 +26,7 @@ function signed(minor: number, currency: string): string {
 
 // A revision id, shortened, linking to its history (who recorded it, when and why).
 function revision(id: string | null): string {
-  return id ? `<a href="/console/history${qs({ type: 'revision', id })}" title="${esc(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : 'none';
+  return id ? `<a href="/console/history${esc(qs({ type: 'revision', id }))}" title="${esc(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : 'none';
 }
 
 const words = (s: string) => esc(s.replaceAll('_', ' '));
@@ -51,10 +51,10 @@ export async function usageSection(p: ConsolePage, i: Invoice, rerate?: RerateDi
       ? r.body.items.map((o) => [
         esc(o.order_id), when(o.occurred_at), `<code title="${esc(o.buyer)}">${esc(o.buyer.slice(0, 8))}</code>`, money(o.amount.amount, o.amount.currency), words(o.classification),
         esc(String(o.rate_bps)), money(o.exempt_amount, cur), money(o.chargeable_amount, cur), money(o.fee.amount, o.fee.currency),
-        o.relationship_id ? `<a href="/console/history${qs({ type: 'relationship', id: o.relationship_id })}">Relationship</a>` : 'none',
+        o.relationship_id ? `<a href="/console/history${esc(qs({ type: 'relationship', id: o.relationship_id }))}">Relationship</a>` : 'none',
       ])
       : [];
-    const next = r?.ok && r.body.pagination ? `<a href="/console/invoices/${esc(i.id)}${qs({ line: String(index), cursor: r.body.pagination.cursor })}#line-${index}">Next orders of line ${index + 1}</a>` : '';
+    const next = r?.ok && r.body.pagination ? `<a href="/console/invoices/${esc(i.id)}${esc(qs({ line: String(index), cursor: r.body.pagination.cursor }))}#line-${index}">Next orders of line ${index + 1}</a>` : '';
     const first = paged ? `<a href="/console/invoices/${esc(i.id)}#line-${index}">First orders of line ${index + 1}</a> ` : '';
     return `<div class="card"><h3 id="line-${index}">Line ${index + 1}: ${esc(l.description)}</h3>
 <dl class="details"><div><dt>Period</dt><dd>${esc(m.period)}</dd></div><div><dt>Classification</dt><dd>${words(m.classification)}</dd></div>
@@ -68,7 +68,7 @@ ${table(`Orders behind line ${index + 1}`, ['Order', 'Placed', 'Buyer', 'Amount'
   });
   const subscription = metered[0]?.m.subscription_id;
   return `<section aria-labelledby="usage"><h2 id="usage">Metered usage</h2>
-${subscription ? `<p class="links"><a href="/console/configuration${qs({ subscription_id: subscription })}">Configuration of the subscription</a></p>` : ''}
+${subscription ? `<p class="links"><a href="/console/configuration${esc(qs({ subscription_id: subscription }))}">Configuration of the subscription</a></p>` : ''}
 <form method="get" action="/console/invoices/${esc(i.id)}/rerate" class="card"><h3>Re-rate preview</h3>
 <p>Rates this invoice's orders again under the configuration as known now and shows what would change, per line and per order. <strong>Writes nothing:</strong> the invoice stays as it is.</p>
 <div class="actions"><button type="submit">Re-rate preview</button></div></form>
