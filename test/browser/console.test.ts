@@ -1,5 +1,6 @@
 // The billing console in Chromium: a clerk runs a customer's month (draft, finalize, partial payment, credit), reads the
-// statement chart, answers "who changed this, when and why" from the history, and exports the invoice list as the API lists it.
+// statement chart, answers "who changed this, when and why" from the history, and exports the invoice list as the API lists it;
+// on a usage invoice, the orders behind its line and the re-rate preview after a back-dated price.
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
@@ -8,6 +9,10 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { ops } from '../support/ops.ts';
+import { buyer, configuredSeller, pricing } from '../support/configuration.ts';
+import { order } from '../support/usage.ts';
+import { TestClock } from '../../src/clock.ts';
+import { money } from '../../src/pages/console/layout.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, seedDemo, type DemoSeed } from '../../src/seed.ts';
 
 /** Screenshots for people to look at (git-ignored). */
@@ -35,7 +40,8 @@ for (const backend of backends()) {
     let demo: DemoSeed;
 
     before(async () => {
-      [svc, browser] = await Promise.all([startService(backend, { env: { SESSION_TTL_HOURS: '2000' } }), launchBrowser()]);
+      // A fixed day (the usage invoice below is for October 2026; the subscriptions run through 2026).
+      [svc, browser] = await Promise.all([startService(backend, { clock: new TestClock('2026-11-02T09:00:00.000Z'), env: { SESSION_TTL_HOURS: '2000' } }), launchBrowser()]);
       const seeded = await seedDemo(svc.app);
       if (!seeded) throw new Error('the fresh database was not seeded');
       demo = seeded;
@@ -179,6 +185,39 @@ for (const backend of backends()) {
         await page.keyboard.press('Tab');
         expect(await page.evaluate('document.activeElement.textContent')).to.equal('Skip to content');
         expect(problems, problems.join('\n')).to.deep.equal([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('a clerk opens a usage invoice: the orders behind its line, and the re-rate preview after a back-dated price (nothing written)', async () => {
+      const c = await configuredSeller(svc);
+      expect((await svc.call(ops['billing.customers.insert'], { name: 'Usage Seller Ltd', email: 'ap@usage.example', currency: 'GBP' }, c.seller.token)).status).to.equal(200);
+      const early = await pricing(svc, c, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 500, pre_existing: 200 } });
+      const b = await buyer(svc);
+      const orders = [order('OCT-1', c.seller.orgId, b, 10000, '2026-10-05T10:00:00Z'), order('OCT-2', c.seller.orgId, b, 20000, '2026-10-12T10:00:00Z'), order('OCT-3', c.seller.orgId, b, 30000, '2026-10-20T10:00:00Z')];
+      expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
+      const inv = (await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body;
+      await pricing(svc, c, { effective_from: '2026-10-10', rates_bps: { platform_introduced: 600, pre_existing: 200 }, supersedes: [early.id], reason: 'Rate agreed late' });
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      try {
+        await signIn(page, svc.url, DEMO_STAFF);
+        await page.getByRole('heading', { name: 'Customers' }).waitFor();
+        await page.goto(`${svc.url}/console/invoices/${inv.id}`);
+        const behind = page.getByRole('table', { name: 'Orders behind line 1' });
+        expect(await behind.locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['OCT-1', 'OCT-2', 'OCT-3']);
+        await page.getByRole('button', { name: 'Re-rate preview' }).click();
+        await page.getByRole('heading', { name: 'Re-rate preview (nothing was written)' }).waitFor();
+        // 5% -> 6% on the two orders from 10 October: +£2.00 and +£3.00.
+        const differ = page.getByRole('table', { name: 'Orders that differ' });
+        expect(await differ.locator('tbody tr td:nth-child(1)').allInnerTexts()).to.deep.equal(['OCT-2', 'OCT-3']);
+        expect(await differ.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£2.00', '+£3.00']);
+        const diff = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body;
+        expect(await page.locator('section[aria-labelledby=rerate] dl.figures').innerText()).to.contain(money(diff.new_total, 'GBP')).and.to.contain('+£5.00');
+        expect(await unlabelled(page)).to.deep.equal([]);
+        await page.screenshot({ path: path.join(OUT, `rerate-${backend}.png`), fullPage: true });
+        expect((await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body.total).to.equal(inv.total);
       } finally {
         await context.close();
       }

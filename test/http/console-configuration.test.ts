@@ -2,6 +2,7 @@
 // timeline, a new revision from the form, resolve and preview answers, and the relationship's history; a usage invoice's
 // orders (paged) and its re-rating diff after a back-dated price.
 import { expect } from 'chai';
+import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { WebClient, hiddenFields, logIn, unescapeHtml } from '../support/web.ts';
@@ -25,7 +26,8 @@ for (const backend of backends()) {
     let web: WebClient;
     let c: ConfiguredSeller;
     before(async () => {
-      svc = await startService(backend);
+      // A fixed day after the October used below (the subscriptions run through 2026).
+      svc = await startService(backend, { clock: new TestClock('2026-11-02T09:00:00.000Z') });
       c = await configuredSeller(svc);
       const clerk = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
       web = new WebClient(svc.url);
@@ -145,11 +147,18 @@ for (const backend of backends()) {
       const rows = cells(shown.html, 'Orders that differ');
       expect(rows.map((r) => r.slice(0, 5))).to.deep.equal(diff.orders.map((o) => [o.order_id, String(o.line_index + 1), money(o.old.fee, 'GBP'), money(o.new.fee, 'GBP'), `+${money(o.difference, 'GBP')}`]));
       expect(rows[0]?.[0]).to.equal(id(27));
-      expect(rows[0]?.[5]).to.contain('rate bps: 500 bps → 600 bps').and.to.contain(`pricing revision id: ${early.id.slice(0, 8)} → ${backdated.id.slice(0, 8)}`);
-      expect(rows.at(-1)?.[5]).to.contain('rate bps: 400 bps → 600 bps').and.to.contain(`${late.id.slice(0, 8)} → ${backdated.id.slice(0, 8)}`);
+      expect(rows[0]?.[5]).to.contain('rate bps: 500 bps → 600 bps').and.to.contain(`pricing revision id: …${early.id.slice(-8)} → …${backdated.id.slice(-8)}`);
+      expect(rows.at(-1)?.[5]).to.contain('rate bps: 400 bps → 600 bps').and.to.contain(`…${late.id.slice(-8)} → …${backdated.id.slice(-8)}`);
       expect((await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body.total).to.equal(inv.total);
       // The back-dated revision's link leads to its history: who recorded it and why.
       expect(shown.html).to.contain(`/console/history?type=revision&amp;id=${backdated.id}`);
+      // Its draft's memo can change from the page; its usage lines cannot be replaced by hand (the form sends no lines).
+      const memoForm = hiddenFields(shown.html, `/console/invoices/${inv.id}/lines`);
+      expect(shown.html).not.to.contain('line0_description');
+      const saved = await web.post(`/console/invoices/${inv.id}/lines`, { ...memoForm, memo: 'October fees', line0_description: 'Hand made', line0_unit_amount: '1.00' });
+      expect(saved.status, saved.html.slice(0, 300)).to.equal(303);
+      const after = (await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body;
+      expect([after.memo, after.lines]).to.deep.equal(['October fees', inv.lines]);
       // A manual invoice has no usage: the API's refusal is shown, not a crash.
       const manual = await svc.call(ops['billing.invoices.insert'], { customer_id: inv.customer_id, lines: [{ description: 'Setup', unit_amount: 100 }] }, c.billingStaff);
       const refused = await web.get(`/console/invoices/${manual.body.id}/rerate`);

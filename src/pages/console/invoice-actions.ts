@@ -34,9 +34,11 @@ export function mountInvoiceActions(app: express.Express, services: Services): v
     }));
 
   action('/console/invoices/:id/lines', (p, i) => {
+    const memo = (p.form.memo ?? '').trim();
+    // Lines generated from usage are not the clerk's to edit: only the memo is sent.
+    if (i.lines.some((l) => l.kind === 'metered')) return { op: 'billing.invoices.update', body: { id: i.id, memo: memo || null }, schema: InvoiceDetail, done: 'lines_saved' };
     const read = readLines(p.form, i.currency);
     if ('problem' in read) return read;
-    const memo = (p.form.memo ?? '').trim();
     return { op: 'billing.invoices.update', body: { id: i.id, lines: read.lines, memo: memo || null }, schema: InvoiceDetail, done: 'lines_saved' };
   });
   action('/console/invoices/:id/finalize', (_p, i) => ({ op: 'billing.invoices.update', body: { id: i.id, action: 'finalize' }, schema: InvoiceDetail, done: 'finalized' }));

@@ -82,9 +82,9 @@ ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok
 function draftForms(p: ConsolePage, i: Invoice): string {
   return `<form method="post" action="/console/invoices/${esc(i.id)}/lines" class="card">${formGuard(p.session)}
 <h3>Edit the draft</h3>
-${lineEditor(i.lines.filter((l) => l.kind === 'manual'), i.currency, 2)}
+${hasMeteredLines(i) ? '<p class="muted">The lines come from usage (see Metered usage below) and are not edited by hand; the memo can change.</p>' : lineEditor(i.lines.filter((l) => l.kind === 'manual'), i.currency, 2)}
 ${field('memo', 'Memo (printed on the invoice)', `<textarea id="memo" name="memo" rows="2" maxlength="5000">${esc(i.memo ?? '')}</textarea>`)}
-<div class="actions"><button type="submit">Save lines</button></div></form>
+<div class="actions"><button type="submit">${hasMeteredLines(i) ? 'Save memo' : 'Save lines'}</button></div></form>
 <form method="post" action="/console/invoices/${esc(i.id)}/finalize" class="card">${formGuard(p.session)}
 <h3>Finalize</h3><p>Gives the invoice its number, issue date and due date; its lines can no longer change.</p>
 <div class="actions"><button type="submit">Finalize invoice</button></div></form>`;

@@ -24,9 +24,12 @@ function signed(minor: number, currency: string): string {
   return `${minor > 0 ? '+' : ''}${money(minor, currency)}`;
 }
 
+// An id shortened to its last 8 characters: ids are UUID v7, whose leading characters are a timestamp that ids made close together share.
+const short = (id: string) => `…${id.slice(-8)}`;
+
 // A revision id, shortened, linking to its history (who recorded it, when and why).
 function revision(id: string | null): string {
-  return id ? `<a href="/console/history${esc(qs({ type: 'revision', id }))}" title="${esc(id)}"><code>${esc(id.slice(0, 8))}</code></a>` : 'none';
+  return id ? `<a href="/console/history${esc(qs({ type: 'revision', id }))}" title="${esc(id)}"><code>${esc(short(id))}</code></a>` : 'none';
 }
 
 const words = (s: string) => esc(s.replaceAll('_', ' '));
@@ -49,7 +52,7 @@ export async function usageSection(p: ConsolePage, i: Invoice, rerate?: RerateDi
     const paged = index === pagedLine && pagedCursor !== undefined;
     const rows = r?.ok
       ? r.body.items.map((o) => [
-        esc(o.order_id), when(o.occurred_at), `<code title="${esc(o.buyer)}">${esc(o.buyer.slice(0, 8))}</code>`, money(o.amount.amount, o.amount.currency), words(o.classification),
+        esc(o.order_id), when(o.occurred_at), `<code title="${esc(o.buyer)}">${esc(short(o.buyer))}</code>`, money(o.amount.amount, o.amount.currency), words(o.classification),
         esc(String(o.rate_bps)), money(o.exempt_amount, cur), money(o.chargeable_amount, cur), money(o.fee.amount, o.fee.currency),
         o.relationship_id ? `<a href="/console/history${esc(qs({ type: 'relationship', id: o.relationship_id }))}">Relationship</a>` : 'none',
       ])
@@ -80,7 +83,7 @@ ${lines.join('\n')}</section>`;
 function differences(o: RerateDiff['orders'][number], currency: string): string {
   const show: Record<keyof Rating, (r: Rating) => string> = {
     classification: (r) => words(r.classification),
-    relationship_id: (r) => (r.relationship_id ? `<code>${esc(r.relationship_id.slice(0, 8))}</code>` : 'none'),
+    relationship_id: (r) => (r.relationship_id ? `<code title="${esc(r.relationship_id)}">${esc(short(r.relationship_id))}</code>` : 'none'),
     rate_bps: (r) => `${esc(String(r.rate_bps))} bps`,
     exempt_amount: (r) => money(r.exempt_amount, currency),
     fee: (r) => money(r.fee, currency),
