@@ -83,9 +83,18 @@ export function attemptGuard(
       const counted = opts.keys(req);
       const retryAfter = await limits.begin(counted);
       const logger = res.locals.logger as { warn(o: object, m: string): void } | undefined;
-      res.on('finish', () => {
-        void limits.end(counted, retryAfter === null ? opts.outcome(res.statusCode) : 'other').catch((err: unknown) => logger?.warn({ err }, 'rate limit counter not settled'));
-      });
+      // Settled before the answer leaves (not on 'finish'): a client's next attempt must see a success's reset.
+      const end = res.end;
+      let settled = false;
+      res.end = function (this: Response, ...args: unknown[]) {
+        if (settled) return Reflect.apply(end, this, args) as Response;
+        settled = true;
+        void limits
+          .end(counted, retryAfter === null ? opts.outcome(res.statusCode) : 'other')
+          .catch((err: unknown) => logger?.warn({ err }, 'rate limit counter not settled'))
+          .finally(() => Reflect.apply(end, this, args));
+        return this;
+      } as Response['end'];
       if (retryAfter !== null) return opts.refuse(req, res, next, retryAfter);
       next();
     } catch (err) {

@@ -139,9 +139,11 @@ describe('crashes', function () {
         const base = `http://127.0.0.1:${port}`;
         let proc = spawnCli(['start'], env);
         const token = (await proc.waitFor(/demo org user token \(Acme Repairs\): (svc_sess_\S+)/))[1] ?? '';
-        const created = await fetch(`${base}/api/v1/billing.customers.insert`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Crash Customer', email: 'c@example.com', currency: 'GBP' }) });
-        expect(created.status).to.equal(200);
-        const customerId = ((await created.json()) as { id: string }).id;
+        // The demo seed gives Acme its billing customer (one per organization): the notes go on it.
+        const listed = await fetch(`${base}/api/v1/billing.customers.list`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+        expect(listed.status).to.equal(200);
+        const customerId = ((await listed.json()) as { items: { id: string }[] }).items[0]?.id ?? '';
+        expect(customerId).to.not.equal('');
         const load = writeLoad(() => base, token, customerId, 3);
         const rnd = random(10);
         let restarts = 0;
