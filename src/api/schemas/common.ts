@@ -1,4 +1,5 @@
 // Shapes shared by every area: ids, pagination, money, dates, metadata.
+import { CurrencyCode } from '../../domain/currency-code.ts';
 import { z, type ZodType } from 'zod';
 
 /** uuid.Uuid */
@@ -13,14 +14,8 @@ export const CalendarDate = z.iso.date().describe('Calendar date, YYYY-MM-DD.');
 /** RFC 3339 UTC timestamp. */
 export const Timestamp = z.iso.datetime().describe('RFC 3339 timestamp (UTC).');
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
-
-/** ISO 4217 currency code known to the runtime. */
-export const CurrencyCode = z
-  .string()
-  .regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case ISO 4217 code')
-  .refine((c) => CURRENCIES.has(c), 'not an ISO 4217 currency')
-  .describe('ISO 4217 currency code, e.g. GBP.');
+/** ISO 4217 currency code known to the runtime (one definition, in the domain, so imported rows check it too). */
+export { CurrencyCode };
 
 /** Integer amount in minor units. */
 export const MinorUnits = z.int().min(-1e15).max(1e15).describe('Integer amount in minor units (pence, cents).');

@@ -1,7 +1,7 @@
 // A sellable item as a supplier sends it: one row of an import, checked like an API request body.
 import { z } from 'zod';
+import { CurrencyCode } from '../currency-code.ts';
 
-const CURRENCIES = new Set(Intl.supportedValuesOf('currency'));
 // Printable text: no control characters (tabs and newlines are allowed in descriptions only).
 const PRINTABLE = /^[^\p{Cc}]*$/u;
 const TEXTUAL = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
@@ -30,7 +30,7 @@ export const SellableItemRowSchema = z.strictObject({
   price: z
     .strictObject({
       amount: z.int('must be a whole number of minor units').min(0).max(MAX_PRICE_MINOR_UNITS).describe('Unit price in minor units (pence, cents).'),
-      currency: z.string().regex(/^[A-Z]{3}$/, 'must be a 3-letter upper-case ISO 4217 code').refine((c) => CURRENCIES.has(c), 'not an ISO 4217 currency').describe('ISO 4217 currency code.'),
+      currency: CurrencyCode.describe('ISO 4217 currency code.'),
     })
     .describe('Unit price before tax.'),
   stock_quantity: z.int('must be a whole number').min(0).max(1_000_000_000).describe('Units in stock now.'),
