@@ -53,8 +53,9 @@ export async function runCommand<C, E extends DomainEvent, S>(
     org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
     ...(opts.reason ? { reason: opts.reason } : {}),
   };
+  const toData = (events: E[]): EventData[] => events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata }));
   if (opts.expectNew) {
-    const created = await tryNewStream(ctx, decider, stream, command, (events) => events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata })));
+    const created = await tryNewStream(ctx, decider, stream, command, toData);
     if (created) return created;
   }
   for (let attempt = 1; ; attempt++) {
@@ -64,11 +65,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
     // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
     if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
     try {
-      const res = await ctx.store.appendToStream(
-        stream,
-        events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata })),
-        { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now },
-      );
+      const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now });
       const state = events.reduce(decider.evolve, loaded.state);
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
