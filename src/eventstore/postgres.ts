@@ -11,6 +11,10 @@ import { wakeOrTimeout } from './wake.ts';
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
+/** application_name of every LISTEN connection: how a process sees whether any other process listens. */
+const LISTENER_NAME = 'core-server log listener';
+/** How long a finding that no other process listens is trusted (a new listener polls meanwhile). */
+const LISTENERS_CHECK_MS = 1000;
 
 interface Row {
   global_position: string | number;
@@ -74,6 +78,8 @@ export class PostgresEventStore implements EventStore {
   private notifying = false;
   private notifyAgain = false;
   private notifyTimer?: NodeJS.Timeout;
+  private othersListen = true;
+  private listenersCheckedAt = 0;
   private closed = false;
 
   constructor(private readonly db: Db) {
@@ -240,15 +246,27 @@ export class PostgresEventStore implements EventStore {
   // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid, and
   // every reader of $all waits for open xids) and takes no pool connection. One NOTIFY at a time; the
   // next carries the newest head.
+  // A NOTIFY only when another process listens: with none (one process on the database, as `npm start` and the
+  // bench run), it was a round trip for nobody after every burst of appends. The statement that notifies also
+  // finds out whether anyone else listens; that no one does is trusted for LISTENERS_CHECK_MS, during which a
+  // process that has just started listening still finds new events by polling.
   private sendNotify(): void {
     if (this.closed || !this.knownHead) return;
     if (this.notifying) {
       this.notifyAgain = true;
       return;
     }
+    if (!this.othersListen && Date.now() - this.listenersCheckedAt < LISTENERS_CHECK_MS) return;
     this.notifying = true;
     const via = this.listenReady ? this.listenClient : undefined;
-    (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]))
+    const sql = `select count(pg_notify($1, $2))::int as sent from pg_stat_activity
+                 where datname = current_database() and application_name = $3 and pid <> pg_backend_pid()`;
+    const args = [CHANNEL, this.knownHead, LISTENER_NAME];
+    (via ? via.query<{ sent: number }>(sql, args).then((r) => r.rows) : this.knex.raw<{ rows: { sent: number }[] }>(sql.replace(/\$\d/g, '?'), args).then((r) => r.rows))
+      .then((rows) => {
+        this.othersListen = (rows[0]?.sent ?? 0) > 0;
+        this.listenersCheckedAt = Date.now();
+      })
       .catch(() => {})
       .finally(() => {
         this.notifying = false;
@@ -263,7 +281,7 @@ export class PostgresEventStore implements EventStore {
   async listen(): Promise<void> {
     if (this.listenClient || this.closed) return;
     if (this.db.kind === 'pglite') return; // one process: local announcements suffice
-    const client = new pg.Client({ connectionString: this.db.url });
+    const client = new pg.Client({ connectionString: this.db.url, application_name: LISTENER_NAME });
     this.listenClient = client;
     let ownPid: number | null = null;
     client.on('notification', (msg) => {
