@@ -84,14 +84,8 @@ export class LogFanout {
         this.pending.push(e);
         if (!this.pumping) void this.pump();
       },
-      // The reader failed: every client ends (each resumes from its last id) and the next one starts a new reader.
-      error: () => {
-        const ended = [...this.sinks];
-        this.sinks.clear();
-        this.reading = null;
-        this.pending = [];
-        for (const s of ended) s.end();
-      },
+      error: () => this.endAll(),
+      complete: () => this.endAll(),
     });
     return () => {
       this.sinks.delete(sink);
@@ -101,6 +95,15 @@ export class LogFanout {
         this.pending = [];
       }
     };
+  }
+
+  // The reader failed or the store closed: every client ends (each resumes from its last id) and the next one starts a new reader.
+  private endAll(): void {
+    const ended = [...this.sinks];
+    this.sinks.clear();
+    this.reading = null;
+    this.pending = [];
+    for (const s of ended) s.end();
   }
 
   // Events in order; each one to the sinks attached when its delivery starts (a sink attached after the event
