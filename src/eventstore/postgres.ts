@@ -4,8 +4,8 @@ import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Db } from '../db.ts';
 import {
-  type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, InvalidPositionError, WrongExpectedVersionError, comparePositions,
+  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type LogPosition,
+  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { wakeOrTimeout } from './wake.ts';
 
@@ -87,15 +87,18 @@ export class PostgresEventStore implements EventStore {
     this.emitter.setMaxListeners(0);
   }
 
-  async appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult> {
+  async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('appendToStream needs at least one event');
     const expected = typeof opts.expectedRevision === 'bigint' ? opts.expectedRevision.toString() : opts.expectedRevision;
     let rows: { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
     try {
-      const res = await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', [
-        stream, expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), opts.now ?? new Date(),
-      ]);
+      const args = [stream, expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), opts.now ?? new Date()];
+      // With a required stream, es_append runs once per row of it (its first argument depends on the row): not at all when it is missing.
+      const res = opts.requireStream === undefined
+        ? await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', args)
+        : await this.knex.raw('select r.* from es_streams g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ?', [...args, opts.requireStream]);
       rows = res.rows;
+      if (opts.requireStream !== undefined && rows.length === 0) throw new RequiredStreamMissingError(stream, opts.requireStream);
     } catch (err) {
       const e = err as { code?: string; detail?: string; constraint?: string };
       // A retry with 'any' or 'stream_exists' runs into its own stored event ids (es_append checks for
