@@ -7,6 +7,20 @@ import { projections } from '../../src/areas/index.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
 import { dumpReadModels, readModelTables, writeSampleData } from './support.ts';
 import { ops } from '../support/ops.ts';
+import type { Knex } from 'knex';
+
+/** Every index and constraint of the read-model tables, as the catalog defines them. */
+async function indexesAndConstraints(knex: Knex): Promise<unknown[]> {
+  const tables = readModelTables();
+  const indexes = await knex.raw(`select tablename, indexname, indexdef from pg_indexes where schemaname = current_schema() and tablename = any(?) order by 1, 2`, [tables]);
+  const constraints = await knex.raw(
+    `select conrelid::regclass::text as tablename, conname, pg_get_constraintdef(oid) as def from pg_constraint
+     where connamespace = current_schema()::regnamespace and conrelid::regclass::text = any(?) order by 1, 2`,
+    [tables],
+  );
+  expect(indexes.rows.length).to.be.greaterThan(tables.length); // every table has its primary key, some more
+  return [...indexes.rows, ...constraints.rows];
+}
 
 for (const backend of backends()) {
   describe(`projection rebuild (${backend})`, () => {
@@ -20,12 +34,15 @@ for (const backend of backends()) {
 
     it('rebuilding every read model from the log yields exactly the rows live projection produced', async () => {
       const live = await dumpReadModels(svc.app.knex);
+      const schema = await indexesAndConstraints(svc.app.knex);
       // The sample data fills every read model, so each comparison below compares something.
       for (const table of readModelTables()) expect(live[table]?.length, table).to.be.greaterThan(0);
       let progress = 0;
       await svc.app.runner.rebuild([], () => progress++);
       expect(progress).to.be.greaterThan(0);
       expect(await dumpReadModels(svc.app.knex)).to.deep.equal(live);
+      // A replay into an empty table builds its indexes afterwards: the same indexes and constraints come back.
+      expect(await indexesAndConstraints(svc.app.knex)).to.deep.equal(schema);
       // And the service still answers (the live loop follows the rebuilt checkpoints).
       const me = await svc.signUp();
       expect((await svc.call(ops['auth.sessions.get'], undefined, me.token)).status).to.equal(200);
