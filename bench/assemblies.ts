@@ -1,9 +1,11 @@
 // Phases (f) and (g) of issue 14: assemblies.v4.search of a ready vehicle (unloaded, then with the
 // subscribers connected), and N concurrent assemblies.subscribe.stream clients: append-to-client latency
 // and the server's memory per client. The real service in a child process, lookups by its worker.
-import http from 'node:http';
+import path from 'node:path';
+import { fork } from 'node:child_process';
 import { type BenchServer, startBenchServer } from './http.ts';
 import { type BenchBackend, percentile, sleep } from './support.ts';
+import type { SubscribersCommand, SubscribersReply } from './subscribers.ts';
 
 /** Figures of the assemblies phases. */
 export interface AssemblyFigures {
@@ -41,37 +43,23 @@ async function timed(server: BenchServer, n: number, op = 'assemblies.v4.search'
   return { p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), n };
 }
 
-/** One SSE client: records, per event, the time from the search's `completed_at` to its arrival. */
-function subscriber(url: URL, token: string, latencies: number[], counts: number[], i: number): Promise<http.ClientRequest> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, path: '/api/v1/assemblies.subscribe.stream', method: 'POST', agent: false, headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`subscribe: ${res.statusCode}`));
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buf += chunk;
-        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
-          const frame = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          const data = frame.split('\n').find((l) => l.startsWith('data: '));
-          if (!data) continue;
-          const at = Date.parse((JSON.parse(data.slice(6)) as { completed_at: string }).completed_at);
-          latencies.push(Date.now() - at);
-          counts[i] = (counts[i] ?? 0) + 1;
-        }
-      });
-      res.on('error', () => {});
-      resolve(req);
-    });
-    req.on('error', reject);
-    req.end('{}');
-  });
+// The subscribers' process: commands in, one reply per command.
+function subscribersProcess(): { ask(m: SubscribersCommand): Promise<SubscribersReply>; stop(): void } {
+  const child = fork(path.join(import.meta.dirname, 'subscribers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  return {
+    ask: (m) =>
+      new Promise((resolve, reject) => {
+        child.once('message', (r) => ('error' in (r as SubscribersReply) ? reject(new Error((r as { error: string }).error)) : resolve(r as SubscribersReply)));
+        child.send(m);
+      }),
+    stop: () => child.disconnect(),
+  };
 }
 
 /** Runs both phases on `backend` with `clients` subscribers and `events` searches while they listen. */
 export async function benchAssemblies(backend: BenchBackend, clients: number, events: number): Promise<AssemblyFigures> {
   const server = await startBenchServer(backend, 1, { BENCH_WORKERS: '1', VEHICLE_DATA_DECODE_DELAY_MS: '0', VEHICLE_DATA_TREE_DELAY_MS: '0', VEHICLE_DATA_ENRICH_DELAY_MS: '0', LOG_LEVEL: 'warn' });
-  const requests: http.ClientRequest[] = [];
+  const subscribers = subscribersProcess();
   try {
     // Ready the vehicle: the first search queues its lookup, the worker (every second) answers it in two steps.
     for (let ready = false, tries = 0; !ready; tries++) {
@@ -85,12 +73,9 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
     await timed(server, 50, 'auth.sessions.get', {});
     const reference_unloaded = await timed(server, 500, 'auth.sessions.get', {});
     const search_unloaded = await timed(server, 500);
-    const url = new URL(server.url);
     const rss0 = await metric(server.url, 'process_resident_memory_bytes');
     const heap0 = await metric(server.url, 'nodejs_heap_size_used_bytes');
-    const latencies: number[] = [];
-    const counts: number[] = [];
-    for (let i = 0; i < clients; i += 50) requests.push(...(await Promise.all(Array.from({ length: Math.min(50, clients - i) }, (_, k) => subscriber(url, server.staffToken, latencies, counts, i + k)))));
+    const { connected } = (await subscribers.ask({ connect: { url: server.url, token: server.staffToken, clients } })) as { connected: number };
     await sleep(2_000);
     const rss1 = await metric(server.url, 'process_resident_memory_bytes');
     const heap1 = await metric(server.url, 'nodejs_heap_size_used_bytes');
@@ -100,16 +85,20 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
       await sleep(20);
     }
     const deadline = Date.now() + 30_000;
-    while (latencies.length < clients * events && Date.now() < deadline) await sleep(100);
-    const delivered = counts.reduce((a, b) => a + (b ?? 0), 0);
-    const seen = [...latencies];
+    let seen: number[] = [];
+    let delivered = 0;
+    for (;;) {
+      ({ latencies: seen, delivered } = (await subscribers.ask({ report: true })) as { latencies: number[]; delivered: number });
+      if (delivered >= clients * events || Date.now() > deadline) break;
+      await sleep(200);
+    }
     const search_with_subscribers = await timed(server, 200);
     return {
       reference_unloaded,
       search_unloaded,
       search_with_subscribers,
       clients,
-      connected: requests.length,
+      connected,
       events_per_client: events,
       delivered,
       latency_p50_ms: percentile(seen, 50),
@@ -119,7 +108,7 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
       heap_per_client_bytes: (heap1 - heap0) / clients,
     };
   } finally {
-    for (const r of requests) r.destroy();
+    subscribers.stop();
     await server.stop();
   }
 }

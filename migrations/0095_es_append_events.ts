@@ -9,14 +9,16 @@ export async function up(knex: Knex): Promise<void> {
     -- One event with an exact expected revision (-1: no_stream): the commands' append, one statement.
     -- Inserts revision p_expected + 1 only if revision p_expected is committed (none for -1); the primary key
     -- (stream_id, revision) refuses a second writer of the same revision. No row: the expected revision is
-    -- ahead of the stream; a unique violation: it is behind, or this is a retry (PostgresEventStore tells).
-    create function es_append_one(p_stream text, p_expected bigint, p_id uuid, p_type text, p_data jsonb, p_metadata jsonb, p_created_at timestamptz)
+    -- ahead of the stream, or the stream p_require (when not null) has no events; a unique violation: the
+    -- expected revision is behind, or this is a retry (PostgresEventStore tells which).
+    create function es_append_one(p_stream text, p_expected bigint, p_id uuid, p_type text, p_data jsonb, p_metadata jsonb, p_created_at timestamptz, p_require text)
     returns table (out_xid text, out_position bigint)
     language plpgsql as $fn$
     begin
       return query insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
         select p_stream, p_expected + 1, p_id, p_type, p_data, p_metadata, p_created_at
-        where p_expected < 0 or exists (select from es_events e where e.stream_id = p_stream and e.revision = p_expected)
+        where (p_expected < 0 or exists (select from es_events e where e.stream_id = p_stream and e.revision = p_expected))
+          and (p_require is null or exists (select from es_events r where r.stream_id = p_require and r.revision = 0))
         returning transaction_id::text, global_position;
     end
     $fn$;

@@ -4,9 +4,27 @@ import { v5 as uuidv5, v7 as uuidv7 } from 'uuid';
 
 const NAMESPACE = '6f1d3a52-8c1e-4b8e-9a51-2f0c9d7e4b10';
 
-/** A fresh random UUID v7. */
+// Random bytes drawn 4 KiB at a time: one getRandomValues per id cost about 2% of a request's CPU.
+const pool = Buffer.alloc(4096);
+let pooled = pool.length;
+const v7State = { msecs: -Infinity, seq: 0 };
+
+/** A fresh random UUID v7, monotonic within the process (as uuid's own v7 keeps them). */
 export function newId(): string {
-  return uuidv7();
+  if (pooled + 16 > pool.length) {
+    crypto.randomFillSync(pool);
+    pooled = 0;
+  }
+  const random = pool.subarray(pooled, (pooled += 16));
+  const now = Date.now();
+  if (now > v7State.msecs) {
+    v7State.msecs = now;
+    v7State.seq = ((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!;
+  } else {
+    v7State.seq = (v7State.seq + 1) | 0;
+    if (v7State.seq === 0) v7State.msecs++;
+  }
+  return uuidv7({ random, msecs: v7State.msecs, seq: v7State.seq });
 }
 
 /** A stable UUID (v5) for a name, e.g. a reservation stream keyed by an email address. */

@@ -41,6 +41,8 @@ export function createHttpApp(
 ): express.Express {
   const app = express();
   app.disable('x-powered-by');
+  // Answers to POSTs are not cached: hashing every body for an ETag is wasted work.
+  app.set('etag', false);
   app.set('trust proxy', 'loopback');
   app.use(requestLogging(services));
   opts.before?.(app);
@@ -160,7 +162,10 @@ async function dispatch(
   }
   res.locals.operation = op.id;
   const abort = new AbortController();
-  res.on('close', () => abort.abort());
+  // Only a client that left before its answer aborts (an abort builds a DOMException: not for every request).
+  res.on('close', () => {
+    if (!res.writableFinished) abort.abort();
+  });
   try {
     const auth = await authenticate(req, services);
     checkAccess(op.access, auth);

@@ -44,7 +44,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: { orgId?: string | null; reason?: string; maxAttempts?: number; expectNew?: boolean } = {},
+  opts: RunOptions & { maxAttempts?: number } = {},
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);
@@ -54,8 +54,9 @@ export async function runCommand<C, E extends DomainEvent, S>(
     ...(opts.reason ? { reason: opts.reason } : {}),
   };
   const toData = (events: E[]): EventData[] => events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata }));
+  const requireStream = opts.requireStream;
   if (opts.expectNew) {
-    const created = await tryNewStream(ctx, decider, stream, command, toData);
+    const created = await tryNewStream(ctx, decider, stream, command, toData, requireStream);
     if (created) return created;
   }
   for (let attempt = 1; ; attempt++) {
@@ -65,7 +66,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
     // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
     if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
     try {
-      const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now });
+      const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now, requireStream });
       const state = events.reduce(decider.evolve, loaded.state);
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
@@ -88,6 +89,7 @@ async function tryNewStream<C, E extends DomainEvent, S>(
   stream: string,
   command: C,
   toData: (events: E[]) => EventData[],
+  requireStream: string | undefined,
 ): Promise<CommandResult<E, S> | null> {
   let events: E[];
   try {
@@ -97,7 +99,7 @@ async function tryNewStream<C, E extends DomainEvent, S>(
   }
   if (events.length === 0) return null;
   try {
-    const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: 'no_stream', now: ctx.now });
+    const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: 'no_stream', now: ctx.now, requireStream });
     if (res.duplicate) {
       const loaded = await loadAggregate(ctx.store, decider, stream);
       return { position: res.position, events: [], state: loaded.state, duplicate: true };
@@ -118,6 +120,8 @@ export interface RunOptions {
   reason?: string;
   /** The stream is most likely new (a fresh id): append with no_stream without reading it first; an existing stream falls back to load and decide. */
   expectNew?: boolean;
+  /** Another aggregate's stream that must exist: checked by the append itself (RequiredStreamMissingError, nothing written). */
+  requireStream?: string;
 }
 
 /** A decider bound to its stream (Emmett's CommandHandler): load, decide, append, with the clock injected here only. */

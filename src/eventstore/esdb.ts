@@ -4,8 +4,8 @@ import {
   BACKWARDS, END, EventStoreDBClient, FORWARDS, type Position, type ReadPosition, START, type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
 import {
-  type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition, type ReadAllFrom,
-  type RecordedEvent, comparePositions,
+  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type LogPosition, type ReadAllFrom,
+  type RecordedEvent, RequiredStreamMissingError, comparePositions,
 } from './port.ts';
 import {
   fromEsdbRecord, isDuplicateAppend, isStreamNotFound, mapAppendError, pageAfter, parseEsdbPosition,
@@ -33,8 +33,10 @@ export class EsdbEventStore implements EventStore {
     return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
   }
 
-  async appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult> {
+  async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('appendToStream needs at least one event');
+    // A read first (EventStoreDB has no condition on another stream): streams are never deleted, so it still holds at the append.
+    if (opts.requireStream !== undefined && (await this.readRaw(opts.requireStream, { maxCount: 1 })).length === 0) throw new RequiredStreamMissingError(stream, opts.requireStream);
     const expectedRevision = toEsdbExpectedRevision(opts.expectedRevision);
     const now = opts.now ?? new Date();
     const head = await this.lastRecord();

@@ -1,11 +1,11 @@
 // An EventStore decorator that records append latency in the service's metrics.
 import type { Histogram } from 'prom-client';
-import type { AppendResult, EventData, EventStore, ExpectedRevision } from './port.ts';
+import type { AppendOptions, AppendResult, EventData, EventStore } from './port.ts';
 
 /** Wraps a store so every append is timed into `eventstore_append_duration_seconds`. */
 export function measuredStore(store: EventStore, appendDuration: Histogram<never>): EventStore {
   return {
-    async appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult> {
+    async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
       const end = appendDuration.startTimer();
       try {
         return await store.appendToStream(stream, events, opts);

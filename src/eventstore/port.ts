@@ -59,9 +59,21 @@ export interface AppendResult {
 /** Where a global read starts. `after` is exclusive. */
 export type ReadAllFrom = 'start' | 'end' | { after: LogPosition };
 
+/** How an append is checked. */
+export interface AppendOptions {
+  expectedRevision: ExpectedRevision;
+  now?: Date;
+  /**
+   * Append only if this other stream exists, else RequiredStreamMissingError and nothing written: a command
+   * that needs another aggregate to exist checks the log itself, in the append's round trip. Streams are
+   * never deleted here, so a stream that exists when it is checked still exists when the append commits.
+   */
+  requireStream?: string;
+}
+
 /** The event log. */
 export interface EventStore {
-  appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult>;
+  appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult>;
   readStream(stream: string, opts?: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' }): AsyncIterable<RecordedEvent>;
   readAll(opts: { from: ReadAllFrom; maxCount: number }): Promise<RecordedEvent[]>;
   subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp>;
@@ -88,6 +100,16 @@ export class WrongExpectedVersionError extends Error {
     readonly actual: bigint | 'no_stream',
   ) {
     super(`wrong expected version for ${stream}: expected ${String(expected)}, actual ${String(actual)}`);
+  }
+}
+
+/** An append's `requireStream` does not exist: nothing was appended. */
+export class RequiredStreamMissingError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly required: string,
+  ) {
+    super(`not appended to ${stream}: ${required} does not exist`);
   }
 }
 

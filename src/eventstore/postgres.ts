@@ -4,14 +4,18 @@ import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Db } from '../db.ts';
 import {
-  type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, InvalidPositionError, WrongExpectedVersionError, comparePositions,
+  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
+  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { pooledQuery } from './pooled-query.ts';
 import { wakeOrTimeout } from './wake.ts';
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
+/** application_name of every LISTEN connection: how a process sees whether any other process listens. */
+const LISTENER_NAME = 'core-server log listener';
+/** How long a finding that no other process listens is trusted (a new listener polls meanwhile). */
+const LISTENERS_CHECK_MS = 1000;
 
 interface Row {
   global_position: string | number;
@@ -38,7 +42,7 @@ const HORIZON = `coalesce(
   pg_snapshot_xmax(pg_current_snapshot()))`;
 
 /** The one-event append (migration 0095); named, so Postgres parses and plans it once per connection. */
-const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position from es_append_one($1, $2, $3, $4, $5, $6, $7)' };
+const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
 
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
@@ -81,6 +85,8 @@ export class PostgresEventStore implements EventStore {
   private notifying = false;
   private notifyAgain = false;
   private notifyTimer?: NodeJS.Timeout;
+  private othersListen = true;
+  private listenersCheckedAt = 0;
   private closed = false;
 
   constructor(private readonly db: Db) {
@@ -88,7 +94,7 @@ export class PostgresEventStore implements EventStore {
     this.emitter.setMaxListeners(0);
   }
 
-  async appendToStream(stream: string, events: EventData[], opts: { expectedRevision: ExpectedRevision; now?: Date }): Promise<AppendResult> {
+  async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('appendToStream needs at least one event');
     const expected = opts.expectedRevision;
     const createdAt = opts.now ?? new Date();
@@ -97,8 +103,8 @@ export class PostgresEventStore implements EventStore {
       try {
         const [one] = events;
         result = one && events.length === 1 && expected !== 'any' && expected !== 'stream_exists'
-          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt)
-          : await this.appendMany(stream, events, expected, createdAt);
+          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt, opts.requireStream)
+          : await this.appendMany(stream, events, expected, createdAt, opts.requireStream);
       } catch (err) {
         const settled = await this.refused(stream, events, expected, err);
         if (settled) return settled;
@@ -116,20 +122,26 @@ export class PostgresEventStore implements EventStore {
    * pooled connection, past knex's query building; on Postgres as a prepared statement, parsed once per
    * connection. The function inserts nothing when the expected revision is ahead of the stream.
    */
-  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date): Promise<AppendResult> {
-    const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt];
+  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+    const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
     const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, APPEND_ONE, values);
     const [row] = rows;
-    if (!row) throw new AheadOfStream();
+    if (!row) {
+      if (requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
+      throw new AheadOfStream();
+    }
     return { nextExpectedRevision: expected + 1n, position: formatPosition(row.out_xid, row.out_position), duplicate: false };
   }
 
-  private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date): Promise<AppendResult> {
-    const res = await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', [
-      stream, typeof expected === 'bigint' ? expected.toString() : expected,
-      JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), createdAt,
-    ]);
+  private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+    const args = [stream, typeof expected === 'bigint' ? expected.toString() : expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), createdAt];
+    // With a required stream, es_append runs once per row of that stream's first event (its first argument
+    // depends on the row): not at all when it is missing.
+    const res = requireStream === undefined
+      ? await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', args)
+      : await this.knex.raw('select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ? and g.revision = 0', [...args, requireStream]);
     const [row] = res.rows as { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
+    if (!row && requireStream !== undefined) throw new RequiredStreamMissingError(stream, requireStream);
     if (!row) throw new Error('es_append returned no row');
     return { nextExpectedRevision: BigInt(row.out_revision), position: formatPosition(row.out_xid, row.out_position), duplicate: row.out_duplicate };
   }
@@ -286,15 +298,27 @@ export class PostgresEventStore implements EventStore {
   // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid, and
   // every reader of $all waits for open xids) and takes no pool connection. One NOTIFY at a time; the
   // next carries the newest head.
+  // A NOTIFY only when another process listens: with none (one process on the database, as `npm start` and the
+  // bench run), it was a round trip for nobody after every burst of appends. The statement that notifies also
+  // finds out whether anyone else listens; that no one does is trusted for LISTENERS_CHECK_MS, during which a
+  // process that has just started listening still finds new events by polling.
   private sendNotify(): void {
     if (this.closed || !this.knownHead) return;
     if (this.notifying) {
       this.notifyAgain = true;
       return;
     }
+    if (!this.othersListen && Date.now() - this.listenersCheckedAt < LISTENERS_CHECK_MS) return;
     this.notifying = true;
     const via = this.listenReady ? this.listenClient : undefined;
-    (via ? via.query('select pg_notify($1, $2)', [CHANNEL, this.knownHead]) : this.knex.raw('select pg_notify(?, ?)', [CHANNEL, this.knownHead]))
+    const sql = `select count(pg_notify($1, $2))::int as sent from pg_stat_activity
+                 where datname = current_database() and application_name = $3 and pid <> pg_backend_pid()`;
+    const args = [CHANNEL, this.knownHead, LISTENER_NAME];
+    (via ? via.query<{ sent: number }>(sql, args).then((r) => r.rows) : this.knex.raw<{ rows: { sent: number }[] }>(sql.replace(/\$\d/g, '?'), args).then((r) => r.rows))
+      .then((rows) => {
+        this.othersListen = (rows[0]?.sent ?? 0) > 0;
+        this.listenersCheckedAt = Date.now();
+      })
       .catch(() => {})
       .finally(() => {
         this.notifying = false;
@@ -309,7 +333,7 @@ export class PostgresEventStore implements EventStore {
   async listen(): Promise<void> {
     if (this.listenClient || this.closed) return;
     if (this.db.kind === 'pglite') return; // one process: local announcements suffice
-    const client = new pg.Client({ connectionString: this.db.url });
+    const client = new pg.Client({ connectionString: this.db.url, application_name: LISTENER_NAME });
     this.listenClient = client;
     let ownPid: number | null = null;
     client.on('notification', (msg) => {

@@ -1,13 +1,27 @@
 // Live fan-out for SSE (DESIGN.md section 11): one subscription to the log per process shared through rxjs
-// (`share()`), each stream a `filter` of it, heartbeats from one shared ticker on the injected clock, and a
-// bounded queue per client (a client that falls too far behind is dropped; it resumes with Last-Event-ID).
-import { Observable, type Subscription, filter, merge, share } from 'rxjs';
+// (`share()`), handed to every client's sink a slice of clients at a time, heartbeats from one shared ticker
+// on the injected clock, and a bounded queue per client (a client that falls too far behind is dropped; it
+// resumes with Last-Event-ID).
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { Observable, type Subscription, share } from 'rxjs';
 import type { Clock } from '../clock.ts';
 import type { SseMessage } from '../api/operation.ts';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions, laterPosition } from '../eventstore/port.ts';
 
 /** Messages a client may have queued before it is dropped. */
 export const CLIENT_QUEUE_CAP = 1_000;
+
+/**
+ * Clients served per turn of the event loop: a thousand clients' writes for one event would otherwise hold
+ * the loop for tens of milliseconds, and every request arriving meanwhile (a search, say) would wait for them.
+ */
+export const FANOUT_SLICE = 128;
+
+/** A client of the fan-out: each event read, and the end if the shared reader fails. */
+export interface Sink {
+  event(e: RecordedEvent): void;
+  end(): void;
+}
 
 /** A message with the log position it came from (none for heartbeats). */
 export interface Positioned {
@@ -28,6 +42,10 @@ export class LogFanout {
   private run: ReaderRun | null = null;
   /** Live clients (for metrics and tests). */
   clients = 0;
+  private readonly sinks = new Set<Sink>();
+  private pending: RecordedEvent[] = [];
+  private pumping = false;
+  private reading: Subscription | null = null;
 
   constructor(private readonly store: EventStore) {
     this.events$ = new Observable<RecordedEvent>((sub) => {
@@ -52,6 +70,57 @@ export class LogFanout {
         if (this.run === run) this.run = null;
       };
     }).pipe(share());
+  }
+
+  /**
+   * Hands every log event read from now on to `sink`, in log order, until the returned function is called.
+   * Events reach the sinks a slice of FANOUT_SLICE sinks per turn of the event loop (one reader of `events$`
+   * for all of them), so a large audience never holds the loop for long.
+   */
+  attach(sink: Sink): () => void {
+    this.sinks.add(sink);
+    this.reading ??= this.events$.subscribe({
+      next: (e) => {
+        this.pending.push(e);
+        if (!this.pumping) void this.pump();
+      },
+      error: () => this.endAll(),
+      complete: () => this.endAll(),
+    });
+    return () => {
+      this.sinks.delete(sink);
+      if (this.sinks.size === 0 && this.reading) {
+        this.reading.unsubscribe();
+        this.reading = null;
+        this.pending = [];
+      }
+    };
+  }
+
+  // The reader failed or the store closed: every client ends (each resumes from its last id) and the next one starts a new reader.
+  private endAll(): void {
+    const ended = [...this.sinks];
+    this.sinks.clear();
+    this.reading = null;
+    this.pending = [];
+    for (const s of ended) s.end();
+  }
+
+  // Events in order; each one to the sinks attached when its delivery starts (a sink attached after the event
+  // was read has a hand-over position at or past it and skips it), a slice per turn, skipping sinks detached meanwhile.
+  private async pump(): Promise<void> {
+    this.pumping = true;
+    try {
+      for (let e = this.pending.shift(); e; e = this.pending.shift()) {
+        const sinks = [...this.sinks];
+        for (let i = 0; i < sinks.length; i += FANOUT_SLICE) {
+          if (i > 0) await nextTurn();
+          for (const sink of sinks.slice(i, i + FANOUT_SLICE)) if (this.sinks.has(sink)) sink.event(e);
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
   }
 
   /** Where the shared reader is: every event after this position reaches current subscribers. Waits for its first catch-up. */
@@ -127,31 +196,28 @@ export async function* catchUpThenLive(s: LiveStream): AsyncIterable<SseMessage>
     wake?.();
     wake = null;
   };
-  const live$ = s.fanout.events$.pipe(filter(s.select));
-  const source: Observable<Positioned> = merge(
-    new Observable<Positioned>((sub) => live$.subscribe({ next: (e) => sub.next({ message: s.toMessage(e), position: e.position }), error: (err) => sub.error(err), complete: () => sub.complete() })),
-    new Observable<Positioned>((sub) => (s.extra ?? new Observable<SseMessage>()).subscribe({ next: (m) => sub.next({ message: m, position: null }) })),
-  );
-  let subscription: Subscription | null = null;
-  subscription = source.subscribe({
-    next: (m) => {
-      if (queue.length >= (s.cap ?? CLIENT_QUEUE_CAP)) {
-        ended = true; // too slow: dropped, it resumes from its last id
-        subscription?.unsubscribe();
-      } else queue.push(m);
-      notify();
-    },
-    error: () => {
-      ended = true;
-      notify();
-    },
-    complete: () => {
-      ended = true;
-      notify();
-    },
-  });
-  const onAbort = () => {
+  const stop = () => {
     ended = true;
+    detach();
+    extra?.unsubscribe();
+    notify();
+  };
+  const take = (m: Positioned) => {
+    if (ended) return;
+    if (queue.length >= (s.cap ?? CLIENT_QUEUE_CAP)) return stop(); // too slow: dropped, it resumes from its last id
+    queue.push(m);
+    notify();
+  };
+  const detach = s.fanout.attach({
+    event: (e) => {
+      if (s.select(e)) take({ message: s.toMessage(e), position: e.position });
+    },
+    end: stop,
+  });
+  const extra: Subscription | null = s.extra?.subscribe({ next: (m) => take({ message: m, position: null }) }) ?? null;
+  let aborted = s.signal.aborted; // read once: the getter is costly on a path taken per client per event
+  const onAbort = () => {
+    aborted = ended = true;
     notify();
   };
   s.signal.addEventListener('abort', onAbort);
@@ -160,15 +226,19 @@ export async function* catchUpThenLive(s: LiveStream): AsyncIterable<SseMessage>
     const handover = await s.fanout.position();
     let last: LogPosition | null = null;
     for await (const m of s.catchUp(handover)) {
-      if (s.signal.aborted) return;
+      if (aborted) return;
       last = m.position ?? last;
       yield m.message;
     }
-    const after = laterPosition(handover, last);
-    while (!s.signal.aborted) {
+    // Queued messages up to the hand-over were in the catch-up; positions only grow, so once past it stop comparing.
+    let after = laterPosition(handover, last);
+    while (!aborted) {
       const m = queue.shift();
       if (m) {
-        if (m.position !== null && after !== null && comparePositions(m.position, after) <= 0) continue;
+        if (m.position !== null && after !== null) {
+          if (comparePositions(m.position, after) <= 0) continue;
+          after = null;
+        }
         if (m.position !== null && s.beforeLive) await s.beforeLive(m.position);
         yield m.message;
         continue;
@@ -179,6 +249,7 @@ export async function* catchUpThenLive(s: LiveStream): AsyncIterable<SseMessage>
   } finally {
     s.fanout.clients--;
     s.signal.removeEventListener('abort', onAbort);
-    subscription?.unsubscribe();
+    detach();
+    extra?.unsubscribe();
   }
 }

@@ -6,17 +6,24 @@ const KEEPALIVE_MS = 15_000;
 /** Bytes a slow reader may leave unread before we drop it (it resumes with Last-Event-ID). */
 const MAX_BUFFERED = 1024 * 1024;
 
-// A message fanned out to many clients is one object: serialise it once.
-const frames = new WeakMap<SseMessage, string>();
+// A message fanned out to many clients is one object: serialise and encode it once, as the HTTP/1.1 chunk
+// its bytes travel in.
+const chunks = new WeakMap<SseMessage, Buffer>();
 
-/** The wire form of a message (memoised per message object). */
+/** The wire form of a message. */
 export function frameOf(m: SseMessage): string {
-  let frame = frames.get(m);
-  if (frame === undefined) {
-    frame = `${m.id ? `id: ${m.id}\n` : ''}event: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`;
-    frames.set(m, frame);
+  return `${m.id ? `id: ${m.id}\n` : ''}event: ${m.event}\ndata: ${JSON.stringify(m.data)}\n\n`;
+}
+
+/** A message as one chunk of a chunked body (memoised per message object). */
+function chunkOf(m: SseMessage): Buffer {
+  let chunk = chunks.get(m);
+  if (chunk === undefined) {
+    const frame = Buffer.from(frameOf(m));
+    chunk = Buffer.concat([Buffer.from(`${frame.length.toString(16)}\r\n`), frame, Buffer.from('\r\n')]);
+    chunks.set(m, chunk);
   }
-  return frame;
+  return chunk;
 }
 
 /** Streams `events` to the client until it leaves or the iterable ends. */
@@ -30,23 +37,31 @@ export async function writeSse(res: Response, events: AsyncIterable<SseMessage>,
   res.flushHeaders();
   res.write(': connected\n\n');
   const keepalive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
+  // Once the headers are out, a chunked body's messages go to the socket as ready-made chunks (one buffer
+  // shared by every client, no per-client encoding): the same bytes res.write would send, at a fraction of its cost.
+  const socket = res.chunkedEncoding ? res.socket : null;
+  const out: { write(data: string | Buffer): boolean; writableLength: number; on(e: 'drain', f: () => void): unknown; off(e: 'drain', f: () => void): unknown } = socket ?? res;
+  let left = signal.aborted;
+  const leave = () => (left = true);
+  signal.addEventListener('abort', leave);
   try {
     for await (const m of events) {
-      if (signal.aborted) break;
-      if (!res.write(frameOf(m))) {
-        if (res.writableLength > MAX_BUFFERED) break;
+      if (left) break;
+      if (!out.write(socket ? chunkOf(m) : frameOf(m))) {
+        if (out.writableLength > MAX_BUFFERED) break;
         await new Promise<void>((resolve) => {
           const done = () => {
-            res.off('drain', done);
+            out.off('drain', done);
             signal.removeEventListener('abort', done);
             resolve();
           };
-          res.on('drain', done);
+          out.on('drain', done);
           signal.addEventListener('abort', done);
         });
       }
     }
   } finally {
+    signal.removeEventListener('abort', leave);
     clearInterval(keepalive);
     res.end();
   }

@@ -6,7 +6,7 @@ import { parseEventStore } from '../../src/config.ts';
 import type { Db } from '../../src/db.ts';
 import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { type EventData, type EventStore, type RecordedEvent, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
+import { type EventData, type EventStore, type RecordedEvent, RequiredStreamMissingError, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
 import { backends, openTestDb } from '../support/db.ts';
 
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
@@ -212,6 +212,26 @@ for (const { backend, open } of targets()) {
       expect(await collect(store.readStream(s))).to.have.length(2);
     });
 
+    it('appends with requireStream only while that other stream exists; otherwise writes nothing', async () => {
+      const owner = stream('owner');
+      const s = stream();
+      const refused = await store.appendToStream(s, [ev('A')], { expectedRevision: 'no_stream', requireStream: owner }).then(
+        () => null,
+        (err: unknown) => err,
+      );
+      expect(refused).to.be.instanceOf(RequiredStreamMissingError);
+      expect(await collect(store.readStream(s))).to.have.length(0);
+      await store.appendToStream(owner, [ev('Owner')], { expectedRevision: 'no_stream' });
+      const events = [ev('A'), ev('B')];
+      const res = await store.appendToStream(s, events, { expectedRevision: 'no_stream', requireStream: owner });
+      expect(res.nextExpectedRevision).to.equal(1n);
+      expect((await collect(store.readStream(s))).map((e) => e.type)).to.deep.equal(['A', 'B']);
+      // The required stream is only read: it is unchanged, and a retry is the same no-op as without the option.
+      expect(await collect(store.readStream(owner))).to.have.length(1);
+      expect(await store.appendToStream(s, events, { expectedRevision: 'no_stream', requireStream: owner })).to.deep.equal({ ...res, duplicate: true });
+      await wrongVersion(store.appendToStream(s, [ev('C')], { expectedRevision: 'no_stream', requireStream: owner }));
+    });
+
     it('lets exactly one of several concurrent appends with the same expected revision win', async () => {
       const s = stream();
       await store.appendToStream(s, [ev('Start')], { expectedRevision: 'no_stream' });
@@ -342,7 +362,7 @@ for (const { backend, open } of targets()) {
         let exact: Promise<unknown> = Promise.resolve();
         let any: Promise<unknown> = Promise.resolve();
         try {
-          await trx.raw('select * from es_append_one(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)', [s, '0', crypto.randomUUID(), 'B', '{}', JSON.stringify(meta), new Date()]);
+          await trx.raw('select * from es_append_one(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, null)', [s, '0', crypto.randomUUID(), 'B', '{}', JSON.stringify(meta), new Date()]);
           exact = store.appendToStream(s, [ev('C')], { expectedRevision: 0n }).catch((err: unknown) => err);
           any = store.appendToStream(s, [ev('D')], { expectedRevision: 'any' }).catch((err: unknown) => err);
           // Both insert revision 1 too and wait for the open transaction's row.

@@ -35,6 +35,17 @@ for (const backend of backends()) {
       expect(again.body.code).to.equal('customer_exists');
     });
 
+    it('refuses a customer for an organization that does not exist with 404 organization_not_found, writing nothing', async () => {
+      const nowhere = crypto.randomUUID();
+      const res = await svc.send('billing.customers.insert', { organization_id: nowhere, name: 'Ghost Ltd', email: 'g@ghost.example', currency: 'GBP' }, staff.token);
+      expect(res.status).to.equal(404);
+      expect(res.body.code).to.equal('organization_not_found');
+      const list = await svc.call(ops['billing.customers.list'], { organization_id: nowhere }, staff.token);
+      expect(list.body.items).to.have.length(0);
+      const [written] = await svc.app.knex('es_events').where('metadata', '@>', JSON.stringify({ org_id: nowhere })).count({ n: '*' });
+      expect(Number(written?.n)).to.equal(0);
+    });
+
     it('rejects unknown fields and bad currencies with 400 and issues, writing nothing', async () => {
       const other = await svc.signUp();
       const bad = await svc.send('billing.customers.insert', { name: 'X', email: 'x@x.example', currency: 'XXY', colour: 'red' }, other.token);

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { backends, suiteStore } from '../support/db.ts';
-import { LogFanout, catchUpThenLive } from '../../src/streams/fanout.ts';
+import { FANOUT_SLICE, LogFanout, catchUpThenLive } from '../../src/streams/fanout.ts';
 import type { SseMessage } from '../../src/api/operation.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 
@@ -44,6 +44,42 @@ for (const backend of backends()) {
       abort.abort();
       expect((await fast.next()).done).to.equal(true);
       expect(fanout.clients).to.equal(0);
+    });
+
+    it('hands each event to a large audience a slice at a time, in log order, letting other work run between slices', async () => {
+      const fanout = new LogFanout(opened.store);
+      const stream = `wide-${crypto.randomUUID()}`;
+      const clients = 3 * FANOUT_SLICE + 1;
+      const seen: number[][] = Array.from({ length: clients }, () => []);
+      const order: string[] = [];
+      let turned = false;
+      const all = new Promise<void>((resolve) => {
+        const detachers = Array.from({ length: clients }, (_, k) =>
+          fanout.attach({
+            event: (e) => {
+              if (e.streamId !== stream) return;
+              seen[k]!.push((e.data as { n: number }).n);
+              // Work queued when the first client hears of an event runs before the last client does.
+              if (k === 0) setImmediate(() => (turned = true));
+              if (k === clients - 1) {
+                order.push(turned ? 'other work, then last client' : 'last client first');
+                turned = false;
+                if (seen[k]!.length === 3) {
+                  for (const d of detachers) d();
+                  resolve();
+                }
+              }
+            },
+            end: () => {},
+          }),
+        );
+      });
+      await fanout.position();
+      const first = n;
+      await append(stream, 3);
+      await all;
+      for (const got of seen) expect(got).to.deep.equal([first, first + 1, first + 2]);
+      expect(order).to.deep.equal(Array(3).fill('other work, then last client'));
     });
   });
 }

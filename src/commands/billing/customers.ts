@@ -7,7 +7,8 @@ import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, Custo
 import { nameId } from '../../ids.ts';
 import { recentCustomer, visibleCustomer } from '../../queries/billing/customers.ts';
 import { openInvoiceCount } from '../../queries/billing/invoices.ts';
-import { getOrganization } from '../../queries/identity/identity.ts';
+import { organizations } from '../identity/handlers.ts';
+import { RequiredStreamMissingError } from '../../eventstore/port.ts';
 import { customers } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -34,13 +35,17 @@ export const customersInsert = operation({
     const organizationId = req.organization_id ?? own;
     if (!organizationId) throw new ApiError(400, 'invalid_request', 'organization_id is required.');
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden('Only billing staff may create a customer for another organization.');
-    if (!(await getOrganization(ctx.services.knex, organizationId))) throw billingErrors.error('organization_not_found', `No organization ${organizationId}.`);
     const id = customerIdOf(organizationId);
     const { metadata, tax_id, billing_address, ...rest } = req;
-    const res = await customers.run(ctx, id, {
-      type: 'CreateCustomer',
-      data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
-    }, { orgId: organizationId, expectNew: true });
+    // The organization must exist in the log (checked by the append itself, so no read model lag and no round trip of its own).
+    const res = await customers
+      .run(ctx, id, {
+        type: 'CreateCustomer',
+        data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
+      }, { orgId: organizationId, expectNew: true, requireStream: organizations.stream(organizationId) })
+      .catch((err: unknown) => {
+        throw err instanceof RequiredStreamMissingError ? billingErrors.error('organization_not_found', `No organization ${organizationId}.`) : err;
+      });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     // The document the projection committed for this write is the answer: no read back (the caller may see it: checked above).
     return recentCustomer(ctx.services.knex, id, res.position) ?? visibleCustomer(ctx, id);

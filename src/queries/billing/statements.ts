@@ -18,13 +18,25 @@ export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'da
   return 'days_over_90';
 }
 
-const sumOf = (rows: { n: string | number | null }[]) => Number(rows[0]?.n ?? 0);
-
 /** Builds a customer's statement for a period from the ledger entries; all amounts integer minor units of `currency`. */
 export async function buildStatement(knex: Knex, customerId: string, currency: string, from: string, to: string) {
   const entries = () => knex('billing_ledger_entries').where({ customer_id: customerId, currency });
-  const opening = sumOf(await entries().where('entry_date', '<', from).select(knex.raw('sum(debit - credit) as n')));
-  const rows = (await entries().whereBetween('entry_date', [from, to]).orderBy([{ column: 'entry_date' }, { column: 'seq' }]).select('doc')) as { doc: LedgerEntryDoc }[];
+  // Three independent reads at once (the opening balance and the unapplied credit are one scan).
+  const [totals, rows, owed] = await Promise.all([
+    entries().first<{ opening: string | number | null; unapplied: string | number | null }>(
+      knex.raw('sum(debit - credit) filter (where entry_date < ?) as opening', [from]),
+      knex.raw('sum(balance_credit) filter (where entry_date <= ?) as unapplied', [to]),
+    ),
+    entries().whereBetween('entry_date', [from, to]).orderBy([{ column: 'entry_date' }, { column: 'seq' }]).select('doc') as Promise<{ doc: LedgerEntryDoc }[]>,
+    // What each invoice still owed at the end of `to`, aged by its due date.
+    knex('billing_ledger_entries as e')
+      .join('billing_receivables as r', 'r.id', 'e.invoice_id')
+      .where({ 'e.customer_id': customerId, 'e.currency': currency })
+      .where('e.entry_date', '<=', to)
+      .groupBy('e.invoice_id', 'r.due_date')
+      .select('r.due_date', knex.raw('sum(e.item_effect) as owed')) as Promise<{ due_date: string; owed: string }[]>,
+  ]);
+  const opening = Number(totals?.opening ?? 0);
   let balance = opening;
   let debits = 0;
   let credits = 0;
@@ -37,14 +49,7 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
       debit: d.debit, credit: d.credit, balance,
     };
   });
-  const unapplied = sumOf(await entries().where('entry_date', '<=', to).select(knex.raw('sum(balance_credit) as n')));
-  // What each invoice still owed at the end of `to`, aged by its due date.
-  const owed = (await knex('billing_ledger_entries as e')
-    .join('billing_receivables as r', 'r.id', 'e.invoice_id')
-    .where({ 'e.customer_id': customerId, 'e.currency': currency })
-    .where('e.entry_date', '<=', to)
-    .groupBy('e.invoice_id', 'r.due_date')
-    .select('r.due_date', knex.raw('sum(e.item_effect) as owed'))) as { due_date: string; owed: string }[];
+  const unapplied = Number(totals?.unapplied ?? 0);
   const ageing = { current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 };
   for (const o of owed) ageing[ageingBucket(daysBetween(o.due_date, to))] += Number(o.owed);
   return {

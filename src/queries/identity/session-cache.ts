@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import type { Auth, SessionAuth } from '../../context.ts';
 import { onDocumentWritten } from '../../projections/projection.ts';
 import { sessionAuth } from './identity.ts';
-import { hashSecret, looksValid } from '../../secrets.ts';
+import { looksValid } from '../../secrets.ts';
 
 /**
  * How long (ms of the service clock) a resolved session is reused. A sign-out in this process, and any change
@@ -22,22 +22,22 @@ for (const table of ['identity_users', 'identity_memberships']) onDocumentWritte
 
 /** Resolves a session token like `sessionAuth`, reusing a resolution younger than SESSION_CACHE_MS. Only valid sessions are kept. */
 export async function cachedSessionAuth(knex: Knex, token: string, now: Date): Promise<Auth | null> {
-  if (!looksValid(token, 'svc_sess_')) return null;
   let cache = caches.get(knex);
   if (!cache) {
     cache = new Map();
     caches.set(knex, cache);
   }
-  const tokenHash = hashSecret(token);
-  const hit = cache.get(tokenHash);
+  // Keyed by the token itself (in this process's memory only): a hit costs no hashing.
+  const hit = cache.get(token);
   if (hit && hit.generation === generation && hit.until > now.getTime() && hit.auth.expiresAt > now) return hit.auth;
-  cache.delete(tokenHash);
+  cache.delete(token);
+  if (!looksValid(token, 'svc_sess_')) return null;
   const seen = generation;
   const auth = await sessionAuth(knex, token, now);
   // A sign-out or identity change during the lookup: do not keep what may predate it.
   if (auth?.kind === 'session' && seen === generation) {
     if (cache.size >= MAX_ENTRIES) cache.clear();
-    cache.set(tokenHash, { auth, until: now.getTime() + SESSION_CACHE_MS, generation });
+    cache.set(token, { auth, until: now.getTime() + SESSION_CACHE_MS, generation });
   }
   return auth;
 }
