@@ -35,8 +35,6 @@ export async function benchReplay(db: Db, customers: number): Promise<ReplayFigu
       await knex.raw(phase === 'created' ? CREATED : UPDATED, [from, to]);
     }
   }
-  await knex.raw(`insert into es_streams (stream_id, revision) select stream_id, max(revision) from es_events where stream_id like 'customer-%' group by stream_id
-                  on conflict (stream_id) do update set revision = excluded.revision`);
   await knex.raw('analyze es_events');
   const s0 = performance.now();
   const all = await knex.raw('select global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at from es_events order by transaction_id, global_position');

@@ -60,9 +60,12 @@ async function main(): Promise<void> {
         { phase: '(a) appends', backend, metric: 'raw INSERT commits/s, c=16', value: fmt(a.raw_insert_c16.opsPerSec) },
         { phase: '(a) appends', backend, metric: 'event appends/s, c=16', value: fmt(a.append_c16.opsPerSec) },
         { phase: '(a) appends', backend, metric: 'appends/raw at c=16', value: `${fmt(a.ratio_c16 * 100, 1)}%`, target: '>= 80%', met: a.ratio_c16 >= 0.8 },
+        { phase: '(a) appends', backend, metric: 'prepared raw INSERT commits/s, c=16', value: fmt(a.raw_prepared_c16.opsPerSec) },
+        { phase: '(a) appends', backend, metric: 'appends/prepared raw at c=16', value: `${fmt(a.ratio_prepared_c16 * 100, 1)}%` },
+        { phase: '(a) appends', backend, metric: 'acknowledged appends not stored once', value: fmt(a.unaccounted), target: '0', met: a.unaccounted === 0 },
       );
       report(lines, backend, '(a)');
-      const errs = a.append_c16.errors + a.append_c1.errors + a.raw_insert_c16.errors + a.raw_insert_c1.errors;
+      const errs = a.append_c16.errors + a.append_c1.errors + a.raw_insert_c16.errors + a.raw_insert_c1.errors + a.raw_prepared_c16.errors;
       if (errs) console.log(`  (a) ${errs} errors, first: ${a.append_c16.firstError ?? a.append_c1.firstError ?? a.raw_insert_c16.firstError}`);
     }
     if (only.includes('replay')) {

@@ -48,7 +48,6 @@ async function main(): Promise<void> {
   // Organizations in bulk, straight into the log (set-up, not measured).
   const res = await db.knex.raw(ORGS, [orgCount]);
   const orgIds = (res.rows as { id: string }[]).map((r) => r.id);
-  await db.knex.raw(`insert into es_streams (stream_id, revision) select stream_id, 0 from es_events where type = 'OrganizationCreated' and metadata->>'actor' like '%bench-bulk%'`);
   const head = await app.store.headPosition();
   await app.runner.waitFor(head, [identityProjection], 120_000);
   await app.runner.waitFor(staff.position, [identityProjection], 10_000);

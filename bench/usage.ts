@@ -114,6 +114,5 @@ async function writeUsage(knex: import('knex').Knex, subscriptionId: string, sel
       [JSON.stringify(meta), JSON.stringify(events)],
     );
   }
-  await knex.raw(`insert into es_streams (stream_id, revision) select stream_id, 0 from es_events where type = 'UsageRecorded' on conflict (stream_id) do nothing`);
   await knex.raw('analyze es_events');
 }

@@ -24,6 +24,7 @@ import * as m0075 from './0075_ingest.ts';
 import * as m0076 from './0076_analytics.ts';
 import * as m0060 from './0060_billing_configuration.ts';
 import * as m0065 from './0065_billing_usage.ts';
+import * as m0095 from './0095_es_append_events.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -55,13 +56,14 @@ const migrations: Record<string, Migration> = {
   '0076_analytics': m0076,
   '0060_billing_configuration': m0060,
   '0065_billing_usage': m0065,
+  '0095_es_append_events': m0095,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */
 export type EventLogKind = 'postgres' | 'esdb';
 
 /** Migrations only the Postgres event log needs (its tables and append function). */
-export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim'];
+export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim', '0095_es_append_events'];
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
 export function migrationSourceFor(eventLog: EventLogKind): Knex.MigrationSource<string> {

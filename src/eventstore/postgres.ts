@@ -4,9 +4,10 @@ import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Db } from '../db.ts';
 import {
-  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type LogPosition,
+  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
   type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
+import { pooledQuery } from './pooled-query.ts';
 import { wakeOrTimeout } from './wake.ts';
 
 const CHANNEL = 'es_appended';
@@ -39,6 +40,12 @@ const HORIZON = `coalesce(
   (select min(x) from pg_snapshot_xip(pg_current_snapshot()) as x
     where not exists (select 1 from pg_stat_activity a where a.backend_xid = xid(x) and a.datname is distinct from current_database())),
   pg_snapshot_xmax(pg_current_snapshot()))`;
+
+/** The one-event append (migration 0095); named, so Postgres parses and plans it once per connection. */
+const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
+
+/** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
+class AheadOfStream extends Error {}
 
 const COLUMNS = `global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at`;
 /** COLUMNS as fields of one JSON object (PGlite's batched read). */
@@ -91,35 +98,71 @@ export class PostgresEventStore implements EventStore {
 
   async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('appendToStream needs at least one event');
-    const expected = typeof opts.expectedRevision === 'bigint' ? opts.expectedRevision.toString() : opts.expectedRevision;
-    let rows: { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
-    try {
-      const args = [stream, expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), opts.now ?? new Date()];
-      // With a required stream, es_append runs once per row of it (its first argument depends on the row): not at all when it is missing.
-      const res = opts.requireStream === undefined
-        ? await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', args)
-        : await this.knex.raw('select r.* from es_streams g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ?', [...args, opts.requireStream]);
-      rows = res.rows;
-      if (opts.requireStream !== undefined && rows.length === 0) throw new RequiredStreamMissingError(stream, opts.requireStream);
-    } catch (err) {
-      const e = err as { code?: string; detail?: string; constraint?: string };
-      // A retry with 'any' or 'stream_exists' runs into its own stored event ids (es_append checks for
-      // retries only when the expected revision fails): answer as the stored append did.
-      if (e.code === '23505' && e.constraint === 'es_events_event_id_key') {
-        const stored = await this.storedAppend(stream, events);
-        if (stored) return stored;
+    const expected = opts.expectedRevision;
+    const createdAt = opts.now ?? new Date();
+    for (let attempt = 1; ; attempt++) {
+      let result: AppendResult;
+      try {
+        const [one] = events;
+        result = one && events.length === 1 && expected !== 'any' && expected !== 'stream_exists'
+          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt, opts.requireStream)
+          : await this.appendMany(stream, events, expected, createdAt, opts.requireStream);
+      } catch (err) {
+        const settled = await this.refused(stream, events, expected, err);
+        if (settled) return settled;
+        // 'any' and 'stream_exists' lost their revision to a concurrent exact append: take the next one.
+        if (attempt < 100) continue;
+        throw err;
       }
-      if (e.code === 'ES409') {
-        const actual = e.detail === 'no_stream' || e.detail === undefined ? 'no_stream' : BigInt(e.detail);
-        throw new WrongExpectedVersionError(stream, opts.expectedRevision, actual);
-      }
-      throw err;
+      this.announce(result.position);
+      return result;
     }
+  }
+
+  /**
+   * The commands' append: one event, exact expected revision (-1 for no_stream). Sent straight to the
+   * pooled connection, past knex's query building; on Postgres as a prepared statement, parsed once per
+   * connection. The function inserts nothing when the expected revision is ahead of the stream.
+   */
+  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+    const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
+    const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, APPEND_ONE, values);
     const [row] = rows;
+    if (!row) {
+      if (requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
+      throw new AheadOfStream();
+    }
+    return { nextExpectedRevision: expected + 1n, position: formatPosition(row.out_xid, row.out_position), duplicate: false };
+  }
+
+  private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+    const args = [stream, typeof expected === 'bigint' ? expected.toString() : expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), createdAt];
+    // With a required stream, es_append runs once per row of that stream's first event (its first argument
+    // depends on the row): not at all when it is missing.
+    const res = requireStream === undefined
+      ? await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', args)
+      : await this.knex.raw('select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ? and g.revision = 0', [...args, requireStream]);
+    const [row] = res.rows as { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
+    if (!row && requireStream !== undefined) throw new RequiredStreamMissingError(stream, requireStream);
     if (!row) throw new Error('es_append returned no row');
-    const position = formatPosition(row.out_xid, row.out_position);
-    this.announce(position);
-    return { nextExpectedRevision: BigInt(row.out_revision), position, duplicate: row.out_duplicate };
+    return { nextExpectedRevision: BigInt(row.out_revision), position: formatPosition(row.out_xid, row.out_position), duplicate: row.out_duplicate };
+  }
+
+  /**
+   * After a refused append: the stored result when these very events are already in the stream (a
+   * retry), WrongExpectedVersionError for a conflict, null when an 'any' or 'stream_exists' append should
+   * simply run again, else the error itself.
+   */
+  private async refused(stream: string, events: EventData[], expected: ExpectedRevision, err: unknown): Promise<AppendResult | null> {
+    const e = err as { code?: string; detail?: string; constraint?: string };
+    const taken = e.code === '23505' && e.constraint === 'es_events_pkey';
+    if (!(err instanceof AheadOfStream) && e.code !== 'ES409' && !taken && !(e.code === '23505' && e.constraint === 'es_events_event_id_key')) throw err;
+    const stored = await this.storedAppend(stream, events);
+    if (stored) return stored;
+    if (e.code === '23505' && !taken) throw err; // these event ids belong to another stream
+    if (taken && (expected === 'any' || expected === 'stream_exists')) return null;
+    const actual = e.code === 'ES409' ? e.detail : await this.lastRevision(stream);
+    throw new WrongExpectedVersionError(stream, expected, actual === undefined || actual === 'no_stream' ? 'no_stream' : BigInt(actual));
   }
 
   /** The result of an earlier append of exactly these events to `stream`, or null. */
@@ -134,6 +177,12 @@ export class PostgresEventStore implements EventStore {
     );
     const row = res.rows[0] as { xid: string; global_position: string; revision: string } | undefined;
     return row ? { nextExpectedRevision: BigInt(row.revision), position: formatPosition(row.xid, row.global_position), duplicate: true } : null;
+  }
+
+  /** A stream's last revision, 'no_stream' when it has no events. */
+  private async lastRevision(stream: string): Promise<string> {
+    const res = await this.knex.raw('select max(revision)::text as revision from es_events where stream_id = ?', [stream]);
+    return (res.rows[0] as { revision: string | null } | undefined)?.revision ?? 'no_stream';
   }
 
   async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {

@@ -354,6 +354,36 @@ for (const { backend, open } of targets()) {
         expect(late2.map((e) => e.type)).to.deep.equal(['Late']);
       });
 
+      it('appends racing an open append to one stream: the same revision conflicts, any takes the next, xids follow revisions (Postgres only)', async () => {
+        const db = pgDb();
+        const s = stream();
+        await store.appendToStream(s, [ev('A')], { expectedRevision: 'no_stream' });
+        const trx = await db.knex.transaction();
+        let exact: Promise<unknown> = Promise.resolve();
+        let any: Promise<unknown> = Promise.resolve();
+        try {
+          await trx.raw('select * from es_append_one(?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, null)', [s, '0', crypto.randomUUID(), 'B', '{}', JSON.stringify(meta), new Date()]);
+          exact = store.appendToStream(s, [ev('C')], { expectedRevision: 0n }).catch((err: unknown) => err);
+          any = store.appendToStream(s, [ev('D')], { expectedRevision: 'any' }).catch((err: unknown) => err);
+          // Both insert revision 1 too and wait for the open transaction's row.
+          const deadline = Date.now() + 20_000;
+          const waiting = async () => Number((await db.knex.raw(`select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`)).rows[0].n);
+          while ((await waiting()) < 2 && Date.now() < deadline);
+          await trx.commit();
+        } catch (err) {
+          await trx.rollback();
+          throw err;
+        }
+        const lost = await exact;
+        expect(lost).to.be.instanceOf(WrongExpectedVersionError);
+        expect((lost as WrongExpectedVersionError).actual).to.equal(1n);
+        expect(await any).to.include({ nextExpectedRevision: 2n, duplicate: false });
+        const read = await collect(store.readStream(s));
+        expect(read.map((e) => e.type)).to.deep.equal(['A', 'B', 'D']);
+        const positions = read.map((e) => e.position);
+        expect([...positions].sort()).to.deep.equal(positions);
+      });
+
       it('is not held back by a transaction open in another database of the same server (Postgres only)', async () => {
         const other = await openTestDb('postgres');
         const trx = await other.knex.transaction();

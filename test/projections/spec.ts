@@ -43,7 +43,7 @@ export function projectionSpec(backend: Backend) {
   const opened = suiteStore(backend);
 
   async function run(projection: Projection, given: GivenEvent[], opts: ThenOptions): Promise<Record<string, unknown[]>> {
-    await opened.db.knex.raw('truncate es_events, es_streams');
+    await opened.db.knex.raw('truncate es_events');
     await opened.db.knex('projection_checkpoints').where({ name: projection.name }).delete();
     const clock = new TestClock(SPEC_START);
     let n = 0;
