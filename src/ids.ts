@@ -19,7 +19,7 @@ export function newId(): string {
   const now = Date.now();
   if (now > v7State.msecs) {
     v7State.msecs = now;
-    v7State.seq = ((random[6]! & 0x7f) << 24) | (random[7]! << 16) | (random[8]! << 8) | random[9]!;
+    v7State.seq = random.readUInt32BE(6) & 0x7fffffff; // bytes 6-9 as uuid's own v7 seeds its sequence
   } else {
     v7State.seq = (v7State.seq + 1) | 0;
     if (v7State.seq === 0) v7State.msecs++;
