@@ -15,6 +15,11 @@ export async function up(knex: Knex): Promise<void> {
     returns table (out_xid text, out_position bigint)
     language plpgsql as $fn$
     begin
+      -- Revision order equals xid order only if the xid is taken here, after the check's snapshot: an append
+      -- must be the first write of its transaction.
+      if pg_current_xact_id_if_assigned() is not null then
+        raise exception 'an append must be the first write of its transaction' using errcode = 'ES400';
+      end if;
       return query insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
         select p_stream, p_expected + 1, p_id, p_type, p_data, p_metadata, p_created_at
         where (p_expected < 0 or exists (select from es_events e where e.stream_id = p_stream and e.revision = p_expected))
@@ -35,6 +40,11 @@ export async function up(knex: Knex): Promise<void> {
       v_base bigint;
       v_current bigint;
     begin
+      -- Revision order equals xid order only if the xid is taken here, after the check's snapshot: an append
+      -- must be the first write of its transaction.
+      if pg_current_xact_id_if_assigned() is not null then
+        raise exception 'an append must be the first write of its transaction' using errcode = 'ES400';
+      end if;
       if p_expected = 'any' or p_expected = 'stream_exists' then
         perform pg_advisory_xact_lock(hashtextextended(p_stream, 0));
         select max(revision) into v_current from es_events where stream_id = p_stream;
