@@ -16,8 +16,6 @@ export interface HttpFigures {
 
 /** A running bench server and a keep-alive client for it. */
 export interface BenchServer extends ServerReady {
-  /** The server process. */
-  pid: number;
   post(op: string, body: unknown, token: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
   stop(): Promise<void>;
 }
@@ -41,7 +39,6 @@ export async function startBenchServer(backend: BenchBackend, orgs: number, env:
   const target = new URL(ready.url);
   return {
     ...ready,
-    pid: child.pid!,
     post: (op, body, token, headers = {}) =>
       new Promise((resolve, reject) => {
         const payload = JSON.stringify(body);

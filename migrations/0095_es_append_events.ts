@@ -11,15 +11,22 @@ export async function up(knex: Knex): Promise<void> {
     -- (stream_id, revision) refuses a second writer of the same revision. No row: the expected revision is
     -- ahead of the stream, or the stream p_require (when not null) has no events; a unique violation: the
     -- expected revision is behind, or this is a retry (PostgresEventStore tells which).
+    -- Revision order equals xid order only if an append takes its xid at its insert, after the check's
+    -- snapshot: an append must be the first write of its transaction.
+    create function es_assert_first_write() returns void
+    language plpgsql as $fn$
+    begin
+      if pg_current_xact_id_if_assigned() is not null then
+        raise exception 'an append must be the first write of its transaction' using errcode = 'ES400';
+      end if;
+    end
+    $fn$;
+    --;
     create function es_append_one(p_stream text, p_expected bigint, p_id uuid, p_type text, p_data jsonb, p_metadata jsonb, p_created_at timestamptz, p_require text)
     returns table (out_xid text, out_position bigint)
     language plpgsql as $fn$
     begin
-      -- Revision order equals xid order only if the xid is taken here, after the check's snapshot: an append
-      -- must be the first write of its transaction.
-      if pg_current_xact_id_if_assigned() is not null then
-        raise exception 'an append must be the first write of its transaction' using errcode = 'ES400';
-      end if;
+      perform es_assert_first_write();
       return query insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
         select p_stream, p_expected + 1, p_id, p_type, p_data, p_metadata, p_created_at
         where (p_expected < 0 or exists (select from es_events e where e.stream_id = p_stream and e.revision = p_expected))
@@ -40,11 +47,7 @@ export async function up(knex: Knex): Promise<void> {
       v_base bigint;
       v_current bigint;
     begin
-      -- Revision order equals xid order only if the xid is taken here, after the check's snapshot: an append
-      -- must be the first write of its transaction.
-      if pg_current_xact_id_if_assigned() is not null then
-        raise exception 'an append must be the first write of its transaction' using errcode = 'ES400';
-      end if;
+      perform es_assert_first_write();
       if p_expected = 'any' or p_expected = 'stream_exists' then
         perform pg_advisory_xact_lock(hashtextextended(p_stream, 0));
         select max(revision) into v_current from es_events where stream_id = p_stream;
@@ -84,6 +87,8 @@ export async function down(knex: Knex): Promise<void> {
     insert into es_streams (stream_id, revision) select stream_id, max(revision) from es_events group by stream_id;
     --;
     drop function es_append_one;
+    --;
+    drop function es_assert_first_write;
   `);
   // es_append as migration 0051 left it (it claims es_streams rows).
   const { up: claim } = await import('./0051_es_append_claim.ts');
