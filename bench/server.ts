@@ -1,6 +1,7 @@
 // Child process of the HTTP phases: the real service (createApp, default log level) over the bench
 // database, with pre-created organizations and a billing-staff token; tells the parent over IPC.
-import pino from 'pino';
+import fs from 'node:fs';
+import { createLogger, stdoutLogOutput } from '../src/logging.ts';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/app.ts';
 import { openPglite, openPostgres } from '../src/db.ts';
@@ -32,9 +33,9 @@ async function main(): Promise<void> {
   const orgCount = Number(process.env.BENCH_ORGS ?? '1000');
   const db = backend === 'postgres' ? openPostgres(process.env.BENCH_SERVER_DB!, POOL_SIZE) : await openPglite();
   const config = loadConfig({ ...process.env, DATABASE_URL: undefined, PORT: '0', HOST: '127.0.0.1' });
-  // The service's own logger at its configured level (info by default), written to a file as in production.
-  const logFile = process.env.BENCH_LOG_FILE ?? '/dev/null';
-  const logger = pino({ level: config.logLevel, base: { service: 'core-server' } }, pino.destination({ dest: logFile, sync: false }));
+  // The service's own logger and output at its configured level (info by default), written to a file.
+  const output = stdoutLogOutput(fs.openSync(process.env.BENCH_LOG_FILE ?? '/dev/null', 'a'));
+  const logger = createLogger(config.logLevel, output);
   // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
   const mode = process.env.BENCH_COMMIT_MODE;
   // BENCH_WORKERS=1: background workers too (the assembly lookups of the assemblies phases); BENCH_WORKER_MS: their
@@ -70,7 +71,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_TRACE) printTrace();
     await app.close();
     await db.close();
-    logger.flush();
+    await output.flushWithin(2_000);
     process.exit(0);
   };
   process.on('message', (m) => {

@@ -26,9 +26,8 @@ import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
 import { mountSandboxPages } from './pages/sandbox.ts';
 import { mountPaymentWebhooks } from './payments/webhook.ts';
-import { AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
+import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './pages/login-limits.ts';
-import { securityHeaders } from './api/security-headers.ts';
 import { opsGuard } from './api/ops-guard.ts';
 import { openFileObjectStore } from './storage/index.ts';
 import { mountFileObjectRoutes } from './storage/file-routes.ts';
@@ -119,15 +118,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics, objects };
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
-  const app = createHttpApp(services, registry, {
+  const httpApp = createHttpApp(services, registry, {
     checkContracts: opts.checkContracts,
     entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now),
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,
     },
+    guardedPaths: ATTEMPT_LIMITED_PATHS,
     before: (express) => {
-      express.use(securityHeaders);
       if (objects instanceof FileObjectStore) mountFileObjectRoutes(express, objects);
       express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
       mountApiAttemptLimits(express, limits);
@@ -147,10 +146,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...services,
     runner,
     registry,
-    express: app,
+    express: httpApp.express,
     workers,
     async listen(port = config.port, host = config.host) {
-      const listening = http.createServer(app);
+      const listening = http.createServer(httpApp.listener);
       listening.keepAliveTimeout = 65_000;
       await new Promise<void>((resolve, reject) => {
         listening.once('error', reject);

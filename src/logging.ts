@@ -8,6 +8,15 @@ const { SonicBoom } = sonicBoom;
 
 /** Most log bytes held in memory while stdout is not being read; beyond it lines are dropped, not queued. */
 const MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+/**
+ * Access-log lines (one per request) are written in batches of this many bytes, or every FLUSH_MS: a write per
+ * line cost about a twentieth of a cheap request's CPU. Every other line is written at once, so what a failing
+ * start or a crash logged is never held back.
+ */
+const BATCH_BYTES = 8 * 1024; // below sonic-boom's largest single write (16 KiB)
+const FLUSH_MS = 200;
+/** How an access-log line ends (pino writes msg last). */
+const ACCESS_LINE_END = '"msg":"request"}\n';
 
 /** A log destination that can be flushed within a bound. */
 export interface LogOutput extends DestinationStream {
@@ -21,15 +30,26 @@ export interface LogOutput extends DestinationStream {
  * on a synchronous flush of a pipe nobody drains.
  */
 export function stdoutLogOutput(fd = 1): LogOutput {
-  const boom = new SonicBoom({ fd, sync: false, maxLength: MAX_BUFFERED_BYTES });
+  const boom = new SonicBoom({ fd, sync: false, maxLength: MAX_BUFFERED_BYTES, minLength: BATCH_BYTES, periodicFlush: FLUSH_MS });
   let broken = false;
+  let urgent = false;
+  boom.on('drain', () => {
+    if (!urgent || broken) return;
+    urgent = false;
+    boom.flush();
+  });
   // EPIPE and friends: the reader is gone; stop writing rather than crash on an unhandled 'error'.
   boom.on('error', () => {
     broken = true;
   });
   return {
     write(line: string) {
-      if (!broken) boom.write(line);
+      if (broken) return;
+      boom.write(line);
+      if (line.endsWith(ACCESS_LINE_END)) return;
+      // Written now, or, when a write is in flight, as soon as it is done.
+      urgent = true;
+      boom.flush();
     },
     flushWithin(timeoutMs) {
       if (broken) return Promise.resolve(false);

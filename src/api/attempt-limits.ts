@@ -119,10 +119,13 @@ function field(body: unknown, name: string): unknown {
 const rateLimited = (retryAfter: number) =>
   new ApiError(429, 'rate_limited', `Too many failed attempts; retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } });
 
+/** Operation paths with an attempt guard in front of them (they must go through express's router). */
+export const ATTEMPT_LIMITED_PATHS = ['/api/v1/auth.sessions.insert', '/api/2026-01/integrations.insert'] as const;
+
 /** Guards `auth.sessions.insert` (per account and address) and `integrations.insert` (per client). */
 export function mountApiAttemptLimits(app: express.Express, limits: AttemptLimits): void {
   app.post(
-    '/api/v1/auth.sessions.insert',
+    ATTEMPT_LIMITED_PATHS[0],
     jsonIfAny,
     attemptGuard(limits, {
       keys: (req) => limits.login(field(req.body, 'email'), req.ip),
@@ -131,7 +134,7 @@ export function mountApiAttemptLimits(app: express.Express, limits: AttemptLimit
     }),
   );
   app.post(
-    '/api/2026-01/integrations.insert',
+    ATTEMPT_LIMITED_PATHS[1],
     jsonIfAny,
     attemptGuard(limits, {
       keys: (req) => {

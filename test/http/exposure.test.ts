@@ -44,6 +44,26 @@ for (const backend of backends()) {
       expect(loadConfig({ HOST: '0.0.0.0' }).host).to.equal('0.0.0.0');
     });
 
+    it('answers an operation alike on its canonical path (the fast lane) and on the other paths express routes to it', async () => {
+      const user = await svc.signUp();
+      const call = (path: string, body: string | undefined, method = 'POST') =>
+        fetch(`${svc.url}${path}`, { method, headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json', 'x-request-id': 'routing-1' }, body });
+      const answers = [];
+      for (const path of ['/api/v1/auth.sessions.get', '/api/v1/auth.sessions.get/', '/api/v1/auth%2Esessions.get']) {
+        const ok = await call(path, '{}');
+        const broken = await call(path, '{');
+        answers.push({ status: ok.status, body: await ok.json(), broken: broken.status, brokenBody: await broken.json(), requestId: ok.headers.get('x-request-id'), nosniff: ok.headers.get('x-content-type-options') });
+      }
+      expect(answers[0]).to.deep.include({ status: 200, broken: 400, requestId: 'routing-1', nosniff: 'nosniff' });
+      expect(answers[0].body).to.have.property('user');
+      expect(answers[0].brokenBody).to.deep.equal({ type: svc.app.registry.get('core', 'auth.sessions.get')?.error, code: 'malformed_json', message: 'The request body is not valid JSON.', request_id: 'routing-1' });
+      expect(answers[1]).to.deep.equal(answers[0]);
+      expect(answers[2]).to.deep.equal(answers[0]);
+      const get = await call('/api/v1/auth.sessions.get', undefined, 'GET');
+      expect(get.status).to.equal(405);
+      expect(get.headers.get('allow')).to.equal('POST');
+    });
+
     it('sends X-Content-Type-Options: nosniff and a Content-Security-Policy on API answers (also errors) and /docs', async () => {
       const user = await svc.signUp();
       const answers = [
