@@ -44,9 +44,21 @@ export async function writeSse(res: Response, events: AsyncIterable<SseMessage>,
   let left = signal.aborted;
   const leave = () => (left = true);
   signal.addEventListener('abort', leave);
+  // Messages that are ready together (a batch of the fan-out, a page of a replay) leave in one write: the socket
+  // is corked at the first one and uncorked once this turn's ready messages are written.
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    socket?.uncork();
+  };
   try {
     for await (const m of events) {
       if (left) break;
+      if (socket && !corked) {
+        corked = true;
+        socket.cork();
+        process.nextTick(uncork);
+      }
       if (!out.write(socket ? chunkOf(m) : frameOf(m))) {
         if (out.writableLength > MAX_BUFFERED) break;
         await new Promise<void>((resolve) => {

@@ -46,24 +46,61 @@ for (const backend of backends()) {
       expect(fanout.clients).to.equal(0);
     });
 
+    it('hands events read together to each client together, in log order (its stream writes them at once)', async () => {
+      const fanout = new LogFanout(opened.store);
+      const stream = `burst-${crypto.randomUUID()}`;
+      // More clients than one slice: the last one is served after a turn of the loop, and still gets the burst whole.
+      const clients = FANOUT_SLICE + 1;
+      const got: number[][] = Array.from({ length: clients }, () => []);
+      const turns = Array<number>(clients).fill(0);
+      const turnsWithin = Array<number>(clients).fill(-1);
+      const done = new Promise<void>((resolve) => {
+        let complete = 0;
+        const detachers = Array.from({ length: clients }, (_, k) =>
+          fanout.attach({
+            event: (e) => {
+              if (e.streamId !== stream) return;
+              // Counts the turns of the event loop that pass while this client receives the burst.
+              if (got[k]!.length === 0) setImmediate(() => turns[k]!++);
+              got[k]!.push((e.data as { n: number }).n);
+              if (got[k]!.length < 5) return;
+              turnsWithin[k] = turns[k]!;
+              if (++complete === clients) {
+                for (const d of detachers) d();
+                resolve();
+              }
+            },
+            end: () => {},
+          }),
+        );
+      });
+      await fanout.position();
+      const first = n;
+      await opened.store.appendToStream(stream, Array.from({ length: 5 }, () => ({ id: crypto.randomUUID(), type: 'Tick', data: { n: n++ }, metadata })), { expectedRevision: 'any' });
+      await done;
+      for (const g of got) expect(g).to.deep.equal([first, first + 1, first + 2, first + 3, first + 4]);
+      expect(turnsWithin, 'turns of the loop between the first and the last event of the burst, per client').to.deep.equal(Array(clients).fill(0));
+    });
+
     it('hands each event to a large audience a slice at a time, in log order, letting other work run between slices', async () => {
       const fanout = new LogFanout(opened.store);
       const stream = `wide-${crypto.randomUUID()}`;
       const clients = 3 * FANOUT_SLICE + 1;
       const seen: number[][] = Array.from({ length: clients }, () => []);
+      // Events after whose delivery to the first client other work ran (before the last client had them).
+      const turnedAfter = new Set<number>();
       const order: string[] = [];
-      let turned = false;
       const all = new Promise<void>((resolve) => {
         const detachers = Array.from({ length: clients }, (_, k) =>
           fanout.attach({
             event: (e) => {
               if (e.streamId !== stream) return;
-              seen[k]!.push((e.data as { n: number }).n);
+              const got = (e.data as { n: number }).n;
+              seen[k]!.push(got);
               // Work queued when the first client hears of an event runs before the last client does.
-              if (k === 0) setImmediate(() => (turned = true));
+              if (k === 0) setImmediate(() => turnedAfter.add(got));
               if (k === clients - 1) {
-                order.push(turned ? 'other work, then last client' : 'last client first');
-                turned = false;
+                order.push(turnedAfter.has(got) ? 'other work, then last client' : 'last client first');
                 if (seen[k]!.length === 3) {
                   for (const d of detachers) d();
                   resolve();
