@@ -130,8 +130,8 @@ export function createHttpApp(
   }
 
   // The fast lane: a POST to a registered operation's canonical path skips express's router (its setup and a
-  // dozen layers matched per request, about a twentieth of a cheap operation's CPU). It gives the request and
-  // answer express's prototypes, as express's own app.handle does, so the handlers see the same objects.
+  // dozen layers matched per request: about 7% of analytics.events.insert's CPU profile). It gives the request
+  // and answer express's prototypes, as express's own app.handle does, so the handlers see the same objects.
   // Anything else (other methods, a guarded operation, an unknown name, a path that is not byte for byte
   // canonical) goes to express, whose routes give the same answers.
   const listener = (rawReq: http.IncomingMessage, rawRes: http.ServerResponse): void => {
@@ -147,9 +147,15 @@ export function createHttpApp(
     res.locals = Object.create(null) as Response['locals'];
     startRequest(services, req, res);
     setSecurityHeaders(req, res);
+    // What express's final handler does with an error once the answer has started: log it and close.
+    const failed = (err: unknown) => {
+      if (!res.headersSent) return sendError(err, req, res);
+      services.logger.error({ err, request_id: res.locals.requestId as string }, 'unhandled error');
+      res.destroy();
+    };
     jsonBody(req, res, (err?: unknown) => {
-      if (err) return sendError(err, req, res);
-      dispatch(services, op, opts.authenticators[op.surface], req, res, dispatchOpts).catch((e: unknown) => sendError(e, req, res));
+      if (err) return failed(err);
+      dispatch(services, op, opts.authenticators[op.surface], req, res, dispatchOpts).catch(failed);
     });
   };
   return { express: app, listener };
