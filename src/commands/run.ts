@@ -19,6 +19,7 @@ export async function loadAggregate<E extends DomainEvent, S>(
   decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'events'>,
   stream: string,
   lookFor?: string,
+  ids?: Set<string>,
 ): Promise<{ state: S; revision: bigint | null; position: LogPosition | null; found: boolean }> {
   let state = decider.initialState();
   let revision: bigint | null = null;
@@ -29,8 +30,18 @@ export async function loadAggregate<E extends DomainEvent, S>(
     revision = e.revision;
     position = e.position;
     if (e.id === lookFor) found = true;
+    ids?.add(e.id);
   }
   return { state, revision, position, found };
+}
+
+/** An aggregate as read before its command runs: a caller that must see it first (a 404, say) passes it on, so the stream is read once. */
+export interface LoadedAggregate<S> {
+  state: S;
+  revision: bigint | null;
+  position: LogPosition | null;
+  /** Ids of the stream's events: a retried request is recognized by its first event id without reading again. */
+  eventIds: ReadonlySet<string>;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -44,7 +55,7 @@ export async function runCommand<C, E extends DomainEvent, S>(
   decider: Decider<C, E, S>,
   stream: string,
   command: C,
-  opts: RunOptions & { maxAttempts?: number } = {},
+  opts: RunOptions<S> & { maxAttempts?: number } = {},
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);
@@ -60,7 +71,9 @@ export async function runCommand<C, E extends DomainEvent, S>(
     if (created) return created;
   }
   for (let attempt = 1; ; attempt++) {
-    const loaded = await loadAggregate(ctx.store, decider, stream, firstEventId);
+    // The caller's read serves the first attempt; a lost race reads the stream again.
+    const given = attempt === 1 ? opts.loaded : undefined;
+    const loaded = given ? { ...given, found: given.eventIds.has(firstEventId) } : await loadAggregate(ctx.store, decider, stream, firstEventId);
     if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
     const events = decider.decide(command, loaded.state);
     // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
@@ -115,13 +128,15 @@ async function tryNewStream<C, E extends DomainEvent, S>(
 export type Unstamped<C> = C extends { type: infer T; data: infer D } ? { type: T; data: Omit<D, 'now'> } : never;
 
 /** Options of one command run: the organization it belongs to (metadata) and the actor's reason. */
-export interface RunOptions {
+export interface RunOptions<S = unknown> {
   orgId?: string | null;
   reason?: string;
   /** The stream is most likely new (a fresh id): append with no_stream without reading it first; an existing stream falls back to load and decide. */
   expectNew?: boolean;
   /** Another aggregate's stream that must exist: checked by the append itself (RequiredStreamMissingError, nothing written). */
   requireStream?: string;
+  /** The stream as the caller just read it (`CommandHandler.read`): decided on without reading it again; a conflict re-reads. */
+  loaded?: LoadedAggregate<S>;
 }
 
 /** A decider bound to its stream (Emmett's CommandHandler): load, decide, append, with the clock injected here only. */
@@ -130,10 +145,12 @@ export interface CommandHandler<C, E extends DomainEvent, S, I = string> {
   stream(id: I): string;
   /** The aggregate's state as its stream says now. */
   load(ctx: Pick<CommandContext, 'store'>, id: I): Promise<S>;
+  /** The aggregate as its stream says now, to pass to `run` as `loaded` (one read of the stream for both). */
+  read(ctx: Pick<CommandContext, 'store'>, id: I): Promise<LoadedAggregate<S>>;
   /** Tries a decision on `state` without appending (a refusal throws): for checks before a side effect. */
   decide(ctx: Pick<CommandContext, 'now'>, command: Unstamped<C>, state: S): E[];
   /** Decides `command` on aggregate `id` (stamped with `ctx.now`) and appends the events. */
-  run(ctx: CommandContext, id: I, command: Unstamped<C>, opts?: RunOptions): Promise<CommandResult<E, S>>;
+  run(ctx: CommandContext, id: I, command: Unstamped<C>, opts?: RunOptions<S>): Promise<CommandResult<E, S>>;
 }
 
 /** Binds `decider` to the streams named by `stream`; lost races are re-decided up to `maxAttempts` times. */
@@ -145,6 +162,11 @@ export function commandHandler<C extends { type: string; data: object }, E exten
   return {
     stream,
     load: async (ctx, id) => (await loadAggregate(ctx.store, decider, stream(id))).state,
+    read: async (ctx, id) => {
+      const eventIds = new Set<string>();
+      const { state, revision, position } = await loadAggregate(ctx.store, decider, stream(id), undefined, eventIds);
+      return { state, revision, position, eventIds };
+    },
     decide: (ctx, command, state) => decider.decide(stamp<C>(command, ctx.now), state),
     run: (ctx, id, command, run = {}) => runCommand(ctx, decider, stream(id), stamp<C>(command, ctx.now), { ...run, maxAttempts: opts.maxAttempts }),
   };

@@ -52,6 +52,18 @@ export interface BulkApplier {
 /** Handler of one event type in a document table: returns the new document, null to delete, undefined for no change. */
 export type DocumentHandler<D, Data = unknown> = (doc: D | null, data: Data, event: RecordedEvent) => D | null | undefined;
 
+const replacingHandlers = new WeakSet<object>();
+
+/**
+ * A handler whose document never depends on the stored one and always exists (a creating event: a new
+ * payment, a ledger line): a batch whose first event for a key has one does not read that key's row.
+ */
+export function replacing<D, Data>(fn: (data: Data, event: RecordedEvent) => NoInfer<D>): DocumentHandler<D, Data> {
+  const handler: DocumentHandler<D, Data> = (_doc, data, event) => fn(data, event);
+  replacingHandlers.add(handler);
+  return handler;
+}
+
 /** Handlers keyed by event type, each receiving that event's typed data. */
 export type DocumentHandlers<D, E extends DomainEvent> = { [K in E['type']]?: DocumentHandler<D, Extract<E, { type: K }>['data']> };
 
@@ -260,11 +272,18 @@ async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: Document
   const docs = new Map<string, D | null>();
   const keys = new Set<string>();
   for (const e of events) {
-    const key = keyOf(e, readRecorded(def.events, e));
+    const read = readRecorded(def.events, e);
+    const key = keyOf(e, read);
     if (key === null || keys.has(key) || docs.has(key)) continue;
     const held = known?.get(`${def.table}:${key}`);
     if (held) {
       docs.set(key, held.doc as D | null);
+      continue;
+    }
+    // The key's first event in the batch makes its document from the event alone: the stored row is not needed.
+    const handler = handlerOf(def, read.type);
+    if (handler && replacingHandlers.has(handler)) {
+      docs.set(key, null);
       continue;
     }
     // Keyed by its stream (the default), a document is born with its stream: the first event of a

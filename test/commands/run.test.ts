@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import { WrongExpectedVersionError, type EventMetadata } from '../../src/eventstore/port.ts';
 import { IdSource } from '../../src/ids.ts';
 import type { CommandContext } from '../../src/context.ts';
-import { runCommand } from '../../src/commands/run.ts';
+import { commandHandler, runCommand } from '../../src/commands/run.ts';
 import { customerDecider, type CustomerCommand } from '../../src/domain/billing/customer.ts';
 import { backends, suiteStore } from '../support/db.ts';
 
@@ -65,6 +65,30 @@ for (const backend of backends()) {
       expect(again.duplicate).to.equal(true);
       expect(again.position).to.equal(first.position);
       expect(await typesOf(stream)).to.deep.equal(['CustomerCreated', 'CustomerUpdated']);
+    });
+
+    it('loaded: decides on the caller\'s read; a stale read conflicts and is decided again on the stream; a retry is a no-op', async () => {
+      const handler = commandHandler(customerDecider, (id: string) => `customer-${id}`);
+      const id = crypto.randomUUID();
+      const stream = handler.stream(id);
+      await runCommand(ctx(), customerDecider, stream, create(crypto.randomUUID()));
+      const read = await handler.read(ctx(), id);
+      expect(read.revision).to.equal(0n);
+      const seed = crypto.randomUUID();
+      const first = await handler.run(ctx(new IdSource(seed, NOW.getTime())), id, { type: 'UpdateCustomer', data: { changes: { name: 'B' } } }, { loaded: read });
+      expect(first.state.fields?.name).to.equal('B');
+      // The same read again is stale now (revision 0 of 1): the append conflicts, the stream is read and the command decided on it.
+      const second = await handler.run(ctx(), id, { type: 'UpdateCustomer', data: { changes: { name: 'C' } } }, { loaded: read });
+      expect(second.duplicate).to.equal(false);
+      expect(await typesOf(stream)).to.deep.equal(['CustomerCreated', 'CustomerUpdated', 'CustomerUpdated']);
+      // The first request retried with a fresh read: recognized by its event ids, nothing appended; it
+      // reports the stream's last position, as a retry without `loaded` does (a wait then sees both writes).
+      const fresh = await handler.read(ctx(), id);
+      const again = await handler.run(ctx(new IdSource(seed, NOW.getTime())), id, { type: 'UpdateCustomer', data: { changes: { name: 'B' } } }, { loaded: fresh });
+      expect(again.duplicate).to.equal(true);
+      expect(again.position).to.equal(fresh.position);
+      expect(again.position).to.equal(second.position);
+      expect(await typesOf(stream)).to.have.length(3);
     });
 
     it('expectNew: creates without reading; on an existing stream answers exactly as a load would; a retry is a no-op', async () => {

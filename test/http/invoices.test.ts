@@ -158,6 +158,9 @@ for (const backend of backends()) {
         ['billing.invoices.insert', { customer_id: acme.customerId, colour: 'red' }, 400, 'invalid_request'],
         ['billing.invoices.get', 'not-a-uuid', 400, 'invalid_request'],
         ['billing.invoices.get', '0190c6a8-0000-7000-8000-000000000000', 404, 'invoice_not_found'],
+        // Writes on an invoice read its stream for the 404: a missing one is 404 as before.
+        ['billing.invoices.update', { id: '0190c6a8-0000-7000-8000-000000000000', action: 'finalize' }, 404, 'invoice_not_found'],
+        ['billing.payments.insert', paymentBody('0190c6a8-0000-7000-8000-000000000000', 100), 404, 'invoice_not_found'],
         ['billing.payments.insert', paymentBody(inv.id, 0), 400, 'invalid_request'],
         ['billing.payments.insert', paymentBody(inv.id, -5), 400, 'invalid_request'],
         ['billing.payments.insert', paymentBody(inv.id, 100, { received_on: '2026-02-30' }), 400, 'invalid_request'],

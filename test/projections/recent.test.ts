@@ -4,6 +4,7 @@ import { backends } from '../support/db.ts';
 import { startService } from '../support/app.ts';
 import { recentCustomer } from '../../src/queries/billing/customers.ts';
 import { ops } from '../support/ops.ts';
+import { billedOrg, billingStaff, openInvoice, paymentBody } from '../support/billing.ts';
 
 for (const backend of backends()) {
   describe(`recent documents of the live projection (${backend})`, () => {
@@ -23,5 +24,38 @@ for (const backend of backends()) {
         await svc.close();
       }
     });
+
+    it('writes a new payment, ledger line and receivable without reading their rows, and the rows equal a rebuild', async () => {
+      const svc = await startService(backend);
+      try {
+        const staff = await billingStaff(svc);
+        const { customerId } = await billedOrg(svc);
+        const reads: string[] = [];
+        const listen = (q: { sql: string }) => {
+          const m = /^select id::text as id, doc from "(billing_payments|billing_ledger_entries|billing_receivables)"/.exec(q.sql);
+          if (m?.[1]) reads.push(m[1]);
+        };
+        svc.app.knex.on('query', listen);
+        const invoice = await openInvoice(svc, staff, customerId, [1000]);
+        const paid = await svc.call(ops['billing.payments.insert'], paymentBody(invoice.id, 400), staff);
+        svc.app.knex.off('query', listen);
+        expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
+        // Finalize makes the receivable and a ledger line, the payment its document and a line: all from the events alone.
+        expect(reads).to.deep.equal([]);
+        const before = await tableRows(svc.app.knex);
+        await svc.app.runner.rebuild(['billing.payments', 'billing.statements']);
+        expect(await tableRows(svc.app.knex)).to.deep.equal(before);
+        expect(before.billing_payments).to.have.length(1);
+        expect(before.billing_ledger_entries).to.have.length(2);
+      } finally {
+        await svc.close();
+      }
+    });
   });
+}
+
+async function tableRows(knex: import('knex').Knex): Promise<Record<string, unknown[]>> {
+  const out: Record<string, unknown[]> = {};
+  for (const t of ['billing_payments', 'billing_ledger_entries', 'billing_receivables']) out[t] = await knex(t).orderBy('id').select('id', 'doc');
+  return out;
 }

@@ -10,14 +10,19 @@ import { type LogPosition, laterPosition } from '../../eventstore/port.ts';
 import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { visibleCreditNoteRequest } from '../../queries/billing/credit-note-requests.ts';
-import { visibleInvoice } from '../../queries/billing/invoices.ts';
+import type { InvoiceRef, InvoiceState } from '../../domain/billing/invoice-events.ts';
 import { creditNoteRequests, invoices } from './handlers.ts';
+import { readVisibleInvoice } from './invoices.ts';
 
 /** The invoice as its stream says now: requests are decided on this, not on the read model. */
 async function invoiceFacts(ctx: RequestContext, invoiceId: string): Promise<InvoiceFacts> {
   const s = await invoices.load(ctx, invoiceId);
   if (!s.ref) throw billingErrors.error('invoice_not_found', `No invoice ${invoiceId} in this organization.`);
-  return { ...s.ref, invoice_number: s.number, status: s.status, creditable: creditable(s) };
+  return factsOf(s.ref, s);
+}
+
+function factsOf(ref: InvoiceRef, s: InvoiceState): InvoiceFacts {
+  return { ...ref, invoice_number: s.number, status: s.status, creditable: creditable(s) };
 }
 
 /** billing.credit-note-requests.insert */
@@ -33,8 +38,9 @@ export const creditNoteRequestsInsert = operation({
   access: 'org_admin',
   write: true,
   async handle(ctx, req) {
-    const visible = await visibleInvoice(ctx, req.invoice_id);
-    const invoice = await invoiceFacts(ctx, visible.id);
+    // One read of the invoice stream for the 404 (visibleInvoice's rule) and the facts the request is decided on.
+    const { loaded, ref } = await readVisibleInvoice(ctx, req.invoice_id);
+    const invoice = factsOf(ref, loaded.state);
     const id = ctx.ids.next();
     const res = await creditNoteRequests.run(ctx, id, {
       type: 'RequestCreditNote',

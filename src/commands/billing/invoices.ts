@@ -1,15 +1,16 @@
 // billing.invoices.insert and .update: drafts, line and detail edits, and the status machine (finalize, void, mark uncollectible).
 import { operation } from '../../api/operation.ts';
-import type { RequestContext } from '../../context.ts';
+import { hasRole, type RequestContext } from '../../context.ts';
 import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceAction, InvoiceCommand, InvoiceLine } from '../../domain/billing/invoice.ts';
+import type { InvoiceRef, InvoiceState } from '../../domain/billing/invoice-events.ts';
 import { allocationEventId, formatInvoiceNumber, invoiceNumberStream } from '../../domain/billing/invoice-number.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
-import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
+import { canSeeOrganization, getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
 import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts';
-import type { Unstamped } from '../run.ts';
+import type { LoadedAggregate, Unstamped } from '../run.ts';
 import { invoices } from './handlers.ts';
 
 /** The edits and action of billing.invoices.update, as the decider takes them. */
@@ -18,6 +19,19 @@ type InvoiceUpdate = Unstamped<Extract<InvoiceCommand, { type: 'UpdateInvoice' }
 /** Request lines -> stored lines: the amount is always quantity x unit_amount. */
 function toLines(lines: { kind: 'manual'; description: string; quantity: number; unit_amount: number }[]): InvoiceLine[] {
   return lines.map((l) => ({ kind: l.kind, description: l.description, quantity: l.quantity, unit_amount: l.unit_amount, amount: l.quantity * l.unit_amount }));
+}
+
+/**
+ * The invoice as its stream says now, when the caller may see it (visibleInvoice's rule applied to the
+ * stream's state), for a command that then runs on it with `loaded`: one read serves the 404 and the
+ * decision. The stream, not the read model, so an invoice is found as soon as it is written.
+ */
+export async function readVisibleInvoice(ctx: RequestContext, id: string): Promise<{ loaded: LoadedAggregate<InvoiceState>; ref: InvoiceRef }> {
+  const loaded = await invoices.read(ctx, id);
+  const { ref, status } = loaded.state;
+  if (!ref || !canSeeOrganization(ctx, ref.organization_id) || (!hasRole(ctx.auth, 'billing_staff') && status === 'draft'))
+    throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);
+  return { loaded, ref };
 }
 
 /**
@@ -39,10 +53,7 @@ export async function allocateInvoiceNumber(ctx: RequestContext, invoiceId: stri
  * current state first, so a refusal reserves no number; the reservation is bound to this invoice, so the one
  * write after it can only be retried, never leave a number unused by another invoice.
  */
-async function finalizeAction(ctx: RequestContext, id: string, edits: Omit<InvoiceUpdate, 'action'>): Promise<InvoiceAction> {
-  const state = await invoices.load(ctx, id);
-  const ref = state.ref;
-  if (!ref) throw billingErrors.error('invoice_not_found', 'No such invoice.');
+async function finalizeAction(ctx: RequestContext, id: string, state: InvoiceState, ref: InvoiceRef, edits: Omit<InvoiceUpdate, 'action'>): Promise<InvoiceAction> {
   const customer = await getCustomerDoc(ctx.services.knex, ref.customer_id);
   if (!customer) throw billingErrors.error('customer_not_found', 'The invoice\'s customer does not exist.');
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
@@ -96,15 +107,15 @@ export const invoicesUpdate = operation({
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
-    const doc = await visibleInvoice(ctx, req.id);
+    const { loaded, ref } = await readVisibleInvoice(ctx, req.id);
     // Edits and status change are one decision: a refused action keeps none of the edits.
     const edits = { lines: req.lines === undefined ? undefined : toLines(req.lines), memo: req.memo, metadata: req.metadata };
     const action: InvoiceAction | undefined =
-      req.action === 'finalize' ? await finalizeAction(ctx, req.id, edits)
+      req.action === 'finalize' ? await finalizeAction(ctx, req.id, loaded.state, ref, edits)
       : req.action === 'void' ? { type: 'VoidInvoice' }
       : req.action === 'mark_uncollectible' ? { type: 'MarkInvoiceUncollectible' }
       : undefined;
-    const res = await invoices.run(ctx, req.id, { type: 'UpdateInvoice', data: { ...edits, action } }, { orgId: doc.organization_id, reason: req.reason });
+    const res = await invoices.run(ctx, req.id, { type: 'UpdateInvoice', data: { ...edits, action } }, { orgId: ref.organization_id, reason: req.reason, loaded });
     await ctx.waitFor(res.position, [billingInvoicesProjection]);
     return recentInvoice(ctx.services.knex, req.id, res.position) ?? visibleInvoice(ctx, req.id);
   },

@@ -9,6 +9,7 @@ import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts
 import { recentPayment, visiblePayment } from '../../queries/billing/payments.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { invoices } from './handlers.ts';
+import { readVisibleInvoice } from './invoices.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -41,13 +42,13 @@ export const paymentsInsert = operation({
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
-    const invoice = await visibleInvoice(ctx, req.invoice_id);
+    const { loaded, ref } = await readVisibleInvoice(ctx, req.invoice_id);
     notInFuture(ctx, req.received_on);
     const paymentId = ctx.ids.next();
     const { invoice_id: _i, ...details } = req;
-    const res = await invoices.run(ctx, invoice.id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: invoice.organization_id });
+    const res = await invoices.run(ctx, ref.invoice_id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: ref.organization_id, loaded });
     await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
-    return paymentAndInvoice(ctx, paymentId, invoice.id, res.position);
+    return paymentAndInvoice(ctx, paymentId, ref.invoice_id, res.position);
   },
 });
 

@@ -1,7 +1,7 @@
 // billing_payments: one document per payment, built from invoice-stream events, read by queries/billing/payments.ts.
 import { type InvoiceEvent, type PaymentMethod, invoiceCodec } from '../../domain/billing/invoice.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable, replacing } from '../projection.ts';
 
 /** The stored payment: exactly the billing.Payment body. */
 export interface PaymentDoc {
@@ -35,10 +35,10 @@ export const billingPaymentsProjection = documentProjection({
       keyOf: paymentKey,
       columns: (d) => ({ invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, created_at: d.created_at }),
       handlers: {
-        PaymentRecorded: (_doc, d) => ({
+        PaymentRecorded: replacing((d) => ({
           id: d.payment_id, invoice_id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, amount: d.amount, currency: d.currency,
           method: d.method, reference: d.reference, received_on: d.received_on, status: 'recorded', void_reason: null, created_at: d.recorded_at, updated_at: d.recorded_at,
-        }),
+        })),
         PaymentUpdated: (doc, d) => doc && { ...doc, ...d.changes, updated_at: d.updated_at },
         PaymentVoided: (doc, d) => doc && { ...doc, status: 'voided', void_reason: d.reason, updated_at: d.voided_at },
       },

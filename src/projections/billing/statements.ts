@@ -4,7 +4,7 @@ import type { Knex } from 'knex';
 import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
 import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, knownDocument, readRecorded, stageDocuments } from '../projection.ts';
+import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, knownDocument, readRecorded, replacing, stageDocuments } from '../projection.ts';
 
 /** One dated line of a customer's account. */
 export interface LedgerEntryDoc {
@@ -49,10 +49,10 @@ const receivables = documentTable<ReceivableDoc, InvoiceEvent>({
   events: invoiceCodec,
   columns: (d) => ({ organization_id: d.organization_id, customer_id: d.customer_id, currency: d.currency, status: d.status, due_date: d.due_date, amount_remaining: d.amount_remaining }),
   handlers: {
-    InvoiceFinalized: (_doc, d) => ({
+    InvoiceFinalized: replacing((d) => ({
       id: d.invoice_id, organization_id: d.organization_id, customer_id: d.customer_id, currency: d.currency, number: d.number,
       status: 'open', issue_date: d.issue_date, due_date: d.due_date, total: d.total, amount_remaining: d.total,
-    }),
+    })),
     InvoiceVoided: (doc) => doc && { ...doc, status: 'void', amount_remaining: 0 },
     InvoiceMarkedUncollectible: (doc) => doc && { ...doc, status: 'uncollectible' },
     InvoicePaid: (doc) => doc && { ...doc, status: 'paid', amount_remaining: 0 },
@@ -91,24 +91,24 @@ function entriesTable(numbers: Map<string, string>): DocumentTable<LedgerEntryDo
       debit: d.debit, credit: d.credit, item_effect: d.item_effect, balance_credit: d.balance_credit,
     }),
     handlers: {
-      InvoiceFinalized: (_doc, d, e) => ({ ...base(d, e), invoice_number: d.number, kind: 'invoice', date: d.issue_date, description: `Invoice ${d.number}`, debit: d.total, item_effect: d.total }),
-      PaymentRecorded: (_doc, d, e) => ({
+      InvoiceFinalized: replacing((d, e) => ({ ...base(d, e), invoice_number: d.number, kind: 'invoice', date: d.issue_date, description: `Invoice ${d.number}`, debit: d.total, item_effect: d.total })),
+      PaymentRecorded: replacing((d, e) => ({
         ...base(d, e), kind: 'payment', date: d.received_on, payment_id: d.payment_id, description: paymentText(d.reference, d.method, d.invoice_id),
         credit: d.amount, item_effect: -d.amount,
-      }),
+      })),
       PaymentUpdated: (doc, d) => {
         if (!doc) return undefined;
         const p = { ...d.previous, ...d.changes };
         return { ...doc, date: p.received_on, description: paymentText(p.reference, p.method, d.invoice_id), credit: p.amount, item_effect: -p.amount };
       },
-      PaymentVoided: (_doc, d, e) => ({
+      PaymentVoided: replacing((d, e) => ({
         ...base(d, e), kind: 'adjustment', date: day(d.voided_at), payment_id: d.payment_id,
         description: `Payment ${d.reference} reversed${numbers.has(d.invoice_id) ? ` on ${numbers.get(d.invoice_id)}` : ''}`, debit: d.amount, item_effect: d.amount,
-      }),
-      CreditNoteIssued: (_doc, d, e) => ({
+      })),
+      CreditNoteIssued: replacing((d, e) => ({
         ...base(d, e), kind: 'credit', date: day(d.issued_at), description: `Credit note${numbers.has(d.invoice_id) ? ` on ${numbers.get(d.invoice_id)}` : ''} (${d.reason.replace('_', ' ')})`,
         credit: d.amount, item_effect: -d.applied_to_invoice, balance_credit: d.credited_to_balance,
-      }),
+      })),
       InvoiceVoided: (_doc, d, e) =>
         d.amount_remaining === 0
           ? undefined
