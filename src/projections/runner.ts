@@ -39,6 +39,9 @@ const MAX_PENDING_ROWS = 200_000;
 const BULK_COMMIT_MS = 30_000;
 
 /** Drives every projection of the service. One runner may be active per projection across processes. */
+/** How long catchUp waits for committed events hidden behind an open older transaction. */
+const CATCH_UP_WAIT_MS = 30_000;
+
 export class ProjectionRunner implements ReadModelProgress {
   private readonly checkpoints = new Map<string, LogPosition | null>();
   /** The checkpoint as stored in projection_checkpoints; behind `checkpoints` after batches with nothing to apply. */
@@ -129,7 +132,26 @@ export class ProjectionRunner implements ReadModelProgress {
       for (const p of only) await this.flush(p);
       return;
     }
-    for (const p of only) await this.drainAlone(p, onProgress);
+    await this.drainToHead(only, onProgress);
+  }
+
+  /**
+   * Drains each projection alone up to everything committed before the call. A read may not see all of it yet:
+   * events committed after an older transaction that is still open (elsewhere in the cluster) lie past the
+   * reading horizon, and a drain stops at its first short read.
+   */
+  private async drainToHead(projections: Projection[], onProgress?: (name: string, events: number) => void): Promise<void> {
+    const target = await this.store.lastCommittedPosition();
+    const deadline = Date.now() + CATCH_UP_WAIT_MS;
+    const behind = (p: Projection) => comparePositions(this.checkpoints.get(p.name) ?? null, target) < 0;
+    for (const p of projections) {
+      await this.drainAlone(p, onProgress);
+      while (behind(p) && Date.now() < deadline) {
+        await delay(5);
+        await this.drainAlone(p, onProgress);
+      }
+      if (behind(p)) this.opts.logger.warn({ projection: p.name, target }, 'catch-up stopped short of the log head: an older transaction stayed open');
+    }
   }
 
   /** Drops the named read models (all when none named) and replays them from the log. */
@@ -151,7 +173,7 @@ export class ProjectionRunner implements ReadModelProgress {
         forgetDocuments(this.knex, p.tables);
         this.setCheckpoint(p.name, null, true);
       }
-      for (const p of chosen) await this.drainAlone(p, onProgress);
+      await this.drainToHead(chosen, onProgress);
     } finally {
       if (this.running) {
         for (const p of chosen) this.mode.set(p.name, 'ready');
