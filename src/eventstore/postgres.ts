@@ -9,6 +9,7 @@ import {
 } from './port.ts';
 import { pooledQuery } from './pooled-query.ts';
 import { wakeOrTimeout } from './wake.ts';
+import { STORED_EVENT_COLUMNS, StoredEvent, TEXT_ROWS } from './stored-event.ts';
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
@@ -47,7 +48,7 @@ const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position 
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
 
-const COLUMNS = `global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at`;
+const COLUMNS = STORED_EVENT_COLUMNS;
 /** COLUMNS as fields of one JSON object (PGlite's batched read). */
 const JSON_FIELDS = `'global_position', e.global_position::text, 'xid', e.xid, 'stream_id', e.stream_id, 'revision', e.revision::text, 'event_id', e.event_id, 'type', e.type, 'data', e.data, 'metadata', e.metadata, 'created_at', e.created_at`;
 
@@ -222,8 +223,8 @@ export class PostgresEventStore implements EventStore {
       const res = await this.knex.raw(`select coalesce(json_agg(json_build_object(${JSON_FIELDS}) order by e.xid::xid8, e.global_position)::text, '[]') as batch from (${select}) e`, bindings);
       return (JSON.parse((res.rows[0] as { batch: string }).batch) as Row[]).map(toRecorded);
     }
-    const res = await this.knex.raw(select, bindings);
-    return (res.rows as Row[]).map(toRecorded);
+    const res = await this.knex.raw(select, bindings).options(TEXT_ROWS);
+    return (res.rows as string[][]).map(StoredEvent.fromText);
   }
 
   async headPosition(): Promise<LogPosition | null> {

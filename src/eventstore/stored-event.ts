@@ -1,0 +1,100 @@
+// An es_events row as the port's RecordedEvent, decoded field by field when first read.
+import pg from 'pg';
+import type { EventMetadata, LogPosition, RecordedEvent } from './port.ts';
+
+/** The driver's own decoders, so a field decoded late reads exactly as the driver would have returned it. */
+const parseJson = pg.types.getTypeParser(pg.types.builtins.JSONB) as (text: string) => unknown;
+const parseTimestamptz = pg.types.getTypeParser(pg.types.builtins.TIMESTAMPTZ) as (text: string) => Date;
+
+/**
+ * node-postgres query options that return every column as the server's text, in an array per row: with
+ * STORED_EVENT_COLUMNS, the input of `StoredEvent.fromText`. Decoding every field of every row up front
+ * (metadata, a Date, a BigInt, the position) was most of a replay's CPU and garbage on Postgres; a
+ * projection handler usually reads the type, the stream and the data only.
+ */
+export const TEXT_ROWS = { rowMode: 'array', types: { getTypeParser: () => (text: string) => text } } as const;
+
+/** The columns of es_events that `StoredEvent.fromText` takes, in this order. */
+export const STORED_EVENT_COLUMNS = 'global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at';
+
+/** Fixed-width position token (see formatPosition in postgres.ts): tokens order as strings. */
+function position(xid: string, globalPosition: string): LogPosition {
+  return `pg1:${xid.padStart(20, '0')}:${globalPosition.padStart(20, '0')}`;
+}
+
+/**
+ * A recorded event whose data, metadata, creation time, revision and position are decoded on first
+ * read, once. The accessors are enumerable (on the prototype) and `toJSON` gives the plain shape, so
+ * deep comparisons and JSON see the same fields as a plain RecordedEvent.
+ */
+export class StoredEvent implements RecordedEvent {
+  readonly streamId: string;
+  readonly id: string;
+  readonly type: string;
+  #xid: string;
+  #globalPosition: string;
+  #position: LogPosition | undefined;
+  #revisionText: string;
+  #revision: bigint | undefined;
+  #dataText: string;
+  #data: unknown;
+  #metadataText: string;
+  #metadata: EventMetadata | undefined;
+  #createdAtText: string;
+  #createdAt: Date | undefined;
+
+  private constructor(row: readonly string[]) {
+    this.#globalPosition = row[0] ?? '';
+    this.#xid = row[1] ?? '';
+    this.streamId = row[2] ?? '';
+    this.#revisionText = row[3] ?? '';
+    this.id = row[4] ?? '';
+    this.type = row[5] ?? '';
+    this.#dataText = row[6] ?? '';
+    this.#metadataText = row[7] ?? '';
+    this.#createdAtText = row[8] ?? '';
+  }
+
+  /** A row of STORED_EVENT_COLUMNS read with TEXT_ROWS. */
+  static fromText(row: readonly string[]): StoredEvent {
+    return new StoredEvent(row);
+  }
+
+  get revision(): bigint {
+    return (this.#revision ??= BigInt(this.#revisionText));
+  }
+
+  get position(): LogPosition {
+    return (this.#position ??= position(this.#xid, this.#globalPosition));
+  }
+
+  get data(): unknown {
+    if (this.#data === undefined) {
+      this.#data = parseJson(this.#dataText);
+      this.#dataText = '';
+    }
+    return this.#data;
+  }
+
+  get metadata(): EventMetadata {
+    if (this.#metadata === undefined) {
+      this.#metadata = parseJson(this.#metadataText) as EventMetadata;
+      this.#metadataText = '';
+    }
+    return this.#metadata;
+  }
+
+  get createdAt(): Date {
+    return (this.#createdAt ??= parseTimestamptz(this.#createdAtText));
+  }
+
+  toJSON(): RecordedEvent {
+    const { streamId, revision, position, id, type, data, metadata, createdAt } = this;
+    return { streamId, revision, position, id, type, data, metadata, createdAt };
+  }
+}
+
+for (const name of ['revision', 'position', 'data', 'metadata', 'createdAt']) {
+  const accessor = Object.getOwnPropertyDescriptor(StoredEvent.prototype, name);
+  if (accessor) Object.defineProperty(StoredEvent.prototype, name, { ...accessor, enumerable: true });
+}
