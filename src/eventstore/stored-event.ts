@@ -36,28 +36,39 @@ export class StoredEvent implements RecordedEvent {
   #position: LogPosition | undefined;
   #revisionText: string;
   #revision: bigint | undefined;
-  #dataText: string;
+  /** Data and metadata as JSON text until first read (null: `#data` / `#metadata` hold them). */
+  #dataText: string | null;
   #data: unknown;
-  #metadataText: string;
-  #metadata: EventMetadata | undefined;
+  #metadataText: string | null;
+  #metadata: unknown;
   #createdAtText: string;
+  /** Postgres's text output of a timestamptz, or (from JSON) an ISO 8601 string. */
+  #createdAtIso: boolean;
   #createdAt: Date | undefined;
 
-  private constructor(row: readonly string[]) {
-    this.#globalPosition = row[0] ?? '';
-    this.#xid = row[1] ?? '';
-    this.streamId = row[2] ?? '';
-    this.#revisionText = row[3] ?? '';
-    this.id = row[4] ?? '';
-    this.type = row[5] ?? '';
-    this.#dataText = row[6] ?? '';
-    this.#metadataText = row[7] ?? '';
-    this.#createdAtText = row[8] ?? '';
+  private constructor(row: readonly unknown[], json: boolean) {
+    this.#globalPosition = String(row[0]);
+    this.#xid = String(row[1]);
+    this.streamId = String(row[2]);
+    this.#revisionText = String(row[3]);
+    this.id = String(row[4]);
+    this.type = String(row[5]);
+    this.#dataText = json ? null : String(row[6]);
+    this.#data = json ? row[6] : undefined;
+    this.#metadataText = json ? null : String(row[7]);
+    this.#metadata = json ? row[7] : undefined;
+    this.#createdAtText = String(row[8]);
+    this.#createdAtIso = json;
   }
 
-  /** A row of STORED_EVENT_COLUMNS read with TEXT_ROWS. */
+  /** A row of STORED_EVENT_COLUMNS read with TEXT_ROWS (every column as the server's text). */
   static fromText(row: readonly string[]): StoredEvent {
-    return new StoredEvent(row);
+    return new StoredEvent(row, false);
+  }
+
+  /** The same columns as a parsed JSON array: positions and revision as text, data and metadata as values, created_at as ISO text. */
+  static fromJson(row: readonly unknown[]): StoredEvent {
+    return new StoredEvent(row, true);
   }
 
   get revision(): bigint {
@@ -69,23 +80,23 @@ export class StoredEvent implements RecordedEvent {
   }
 
   get data(): unknown {
-    if (this.#data === undefined) {
+    if (this.#dataText !== null) {
       this.#data = parseJson(this.#dataText);
-      this.#dataText = '';
+      this.#dataText = null;
     }
     return this.#data;
   }
 
   get metadata(): EventMetadata {
-    if (this.#metadata === undefined) {
-      this.#metadata = parseJson(this.#metadataText) as EventMetadata;
-      this.#metadataText = '';
+    if (this.#metadataText !== null) {
+      this.#metadata = parseJson(this.#metadataText);
+      this.#metadataText = null;
     }
-    return this.#metadata;
+    return this.#metadata as EventMetadata;
   }
 
   get createdAt(): Date {
-    return (this.#createdAt ??= parseTimestamptz(this.#createdAtText));
+    return (this.#createdAt ??= this.#createdAtIso ? new Date(this.#createdAtText) : parseTimestamptz(this.#createdAtText));
   }
 
   toJSON(): RecordedEvent {
