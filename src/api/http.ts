@@ -14,6 +14,7 @@ import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
 import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
+import { foreground } from '../streams/foreground.ts';
 import { textProblem } from './text.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
@@ -220,6 +221,8 @@ async function dispatch(
     return;
   }
   res.locals.operation = op.id;
+  // An operation's request is foreground work until its answer is done (streams run in the background).
+  if (op.kind === 'json') res.once('close', foreground.enter());
   // Made only when a handler asks for it, and aborted only when the client left before its answer: a controller,
   // its signal and an abort's DOMException for every request cost about 2% of a cheap operation's CPU.
   let abort: AbortController | undefined;

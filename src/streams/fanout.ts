@@ -5,6 +5,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Observable, type Subscription, share } from 'rxjs';
 import type { Clock } from '../clock.ts';
+import { type Foreground, foreground } from './foreground.ts';
 import type { SseMessage } from '../api/operation.ts';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions, laterPosition } from '../eventstore/port.ts';
 
@@ -16,6 +17,12 @@ export const CLIENT_QUEUE_CAP = 1_000;
  * the loop for tens of milliseconds, and every request arriving meanwhile (a search, say) would wait for them.
  */
 export const FANOUT_SLICE = 128;
+
+/**
+ * How long a batch may wait for operation requests before its slices stop yielding to them: requests go
+ * first (a search should not wait behind a thousand writes), and a busy process still delivers within this.
+ */
+export const MAX_YIELD_MS = 50;
 
 /** A client of the fan-out: each event read, and the end if the shared reader fails. */
 export interface Sink {
@@ -44,10 +51,20 @@ export class LogFanout {
   clients = 0;
   private readonly sinks = new Set<Sink>();
   private pending: RecordedEvent[] = [];
+  /** When the oldest pending event was read. */
+  private pendingSince = 0;
   private pumping = false;
   private reading: Subscription | null = null;
 
-  constructor(private readonly store: EventStore) {
+  private readonly foreground: Foreground;
+  private readonly maxYieldMs: number;
+
+  constructor(
+    private readonly store: EventStore,
+    opts: { foreground?: Foreground; maxYieldMs?: number } = {},
+  ) {
+    this.foreground = opts.foreground ?? foreground;
+    this.maxYieldMs = opts.maxYieldMs ?? MAX_YIELD_MS;
     this.events$ = new Observable<RecordedEvent>((sub) => {
       const abort = new AbortController();
       let reached: () => void = () => {};
@@ -81,6 +98,7 @@ export class LogFanout {
     this.sinks.add(sink);
     this.reading ??= this.events$.subscribe({
       next: (e) => {
+        if (this.pending.length === 0) this.pendingSince = performance.now();
         this.pending.push(e);
         if (!this.pumping) void this.pump();
       },
@@ -111,16 +129,27 @@ export class LogFanout {
   // the writes are most of the fan-out's cost, and a busy log makes batches larger, not deliveries later).
   // Each batch goes to the sinks attached when its delivery starts (a sink attached after an event was read has
   // a hand-over position at or past it and skips it), a slice per turn, skipping sinks detached meanwhile.
+  // Between slices, and before the first (the rest of the page the reader is handing over joins that batch),
+  // a turn of the loop; while operation requests are in flight, also until they are done, for at most
+  // maxYieldMs after the batch's first event was read. Requests cut in; the backlog they leave makes the next
+  // batch larger, which costs the same writes.
   private async pump(): Promise<void> {
     this.pumping = true;
     try {
-      await nextTurn(); // the rest of the page the reader is handing over joins this first batch
+      let since = 0;
+      const turn = async () => {
+        await nextTurn();
+        const left = since + this.maxYieldMs - performance.now();
+        if (this.foreground.busy && left > 0) await this.foreground.idle(left);
+      };
       while (this.pending.length) {
+        since = this.pendingSince;
+        await turn();
         const batch = this.pending;
         this.pending = [];
         const sinks = [...this.sinks];
         for (let i = 0; i < sinks.length; i += FANOUT_SLICE) {
-          if (i > 0) await nextTurn();
+          if (i > 0) await turn();
           for (const sink of sinks.slice(i, i + FANOUT_SLICE)) {
             for (const e of batch) if (this.sinks.has(sink)) sink.event(e);
           }

@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import { filter, firstValueFrom, take, toArray } from 'rxjs';
 import { backends, suiteStore } from '../support/db.ts';
 import { FANOUT_SLICE, LogFanout, catchUpThenLive } from '../../src/streams/fanout.ts';
+import { Foreground } from '../../src/streams/foreground.ts';
 import type { SseMessage } from '../../src/api/operation.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
 
@@ -80,6 +81,44 @@ for (const backend of backends()) {
       await done;
       for (const g of got) expect(g).to.deep.equal([first, first + 1, first + 2, first + 3, first + 4]);
       expect(turnsWithin, 'turns of the loop between the first and the last event of the burst, per client').to.deep.equal(Array(clients).fill(0));
+    });
+
+    it('lets operation requests in flight go first: an event reaches the clients once the last request is done', async () => {
+      const fg = new Foreground();
+      const fanout = new LogFanout(opened.store, { foreground: fg, maxYieldMs: 60_000 });
+      const stream = `yield-${crypto.randomUUID()}`;
+      const clients = FANOUT_SLICE + 1;
+      const got = Array<number>(clients).fill(0);
+      const delivered = new Promise<void>((resolve) => {
+        let complete = 0;
+        const detachers = Array.from({ length: clients }, (_, k) =>
+          fanout.attach({
+            event: (e) => {
+              if (e.streamId !== stream) return;
+              got[k]!++;
+              if (++complete === clients) {
+                for (const d of detachers) d();
+                resolve();
+              }
+            },
+            end: () => {},
+          }),
+        );
+      });
+      await fanout.position();
+      const first = fg.enter();
+      const second = fg.enter();
+      const read = firstValueFrom(fanout.events$.pipe(filter((e) => e.streamId === stream)));
+      await append(stream, 1);
+      await read;
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(got.filter(Boolean), 'clients served while two requests are in flight').to.have.length(0);
+      first();
+      for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+      expect(got.filter(Boolean), 'clients served while one request is in flight').to.have.length(0);
+      second();
+      await delivered;
+      expect(got).to.deep.equal(Array(clients).fill(1));
     });
 
     it('hands each event to a large audience a slice at a time, in log order, letting other work run between slices', async () => {
