@@ -47,26 +47,19 @@ for (const backend of backends()) {
       expect(fanout.clients).to.equal(0);
     });
 
-    it('hands events read together to each client together, in log order (its stream writes them at once)', async () => {
-      const fanout = new LogFanout(opened.store);
-      const stream = `burst-${crypto.randomUUID()}`;
-      // More clients than one slice: the last one is served after a turn of the loop, and still gets the burst whole.
-      const clients = FANOUT_SLICE + 1;
+    // `clients` sinks keeping the `n` of each event of `stream`, detached once every one has `count` of them;
+    // `seen(k, got)` runs after each delivery to client k.
+    function audience(fanout: LogFanout, stream: string, clients: number, count: number, seen: (k: number, got: number[]) => void = () => {}) {
       const got: number[][] = Array.from({ length: clients }, () => []);
-      const turns = Array<number>(clients).fill(0);
-      const turnsWithin = Array<number>(clients).fill(-1);
       const done = new Promise<void>((resolve) => {
         let complete = 0;
         const detachers = Array.from({ length: clients }, (_, k) =>
           fanout.attach({
             event: (e) => {
               if (e.streamId !== stream) return;
-              // Counts the turns of the event loop that pass while this client receives the burst.
-              if (got[k]!.length === 0) setImmediate(() => turns[k]!++);
               got[k]!.push((e.data as { n: number }).n);
-              if (got[k]!.length < 5) return;
-              turnsWithin[k] = turns[k]!;
-              if (++complete === clients) {
+              seen(k, got[k]!);
+              if (got[k]!.length === count && ++complete === clients) {
                 for (const d of detachers) d();
                 resolve();
               }
@@ -74,6 +67,21 @@ for (const backend of backends()) {
             end: () => {},
           }),
         );
+      });
+      return { got, done };
+    }
+
+    it('hands events read together to each client together, in log order (its stream writes them at once)', async () => {
+      const fanout = new LogFanout(opened.store);
+      const stream = `burst-${crypto.randomUUID()}`;
+      // More clients than one slice: the last one is served after a turn of the loop, and still gets the burst whole.
+      const clients = FANOUT_SLICE + 1;
+      const turns = Array<number>(clients).fill(0);
+      const turnsWithin = Array<number>(clients).fill(-1);
+      // Counts the turns of the event loop that pass while each client receives the burst.
+      const { got, done } = audience(fanout, stream, clients, 5, (k, g) => {
+        if (g.length === 1) setImmediate(() => turns[k]!++);
+        if (g.length === 5) turnsWithin[k] = turns[k]!;
       });
       await fanout.position();
       const first = n;
@@ -88,23 +96,8 @@ for (const backend of backends()) {
       const fanout = new LogFanout(opened.store, { foreground: fg, maxYieldMs: 60_000 });
       const stream = `yield-${crypto.randomUUID()}`;
       const clients = FANOUT_SLICE + 1;
-      const got = Array<number>(clients).fill(0);
-      const delivered = new Promise<void>((resolve) => {
-        let complete = 0;
-        const detachers = Array.from({ length: clients }, (_, k) =>
-          fanout.attach({
-            event: (e) => {
-              if (e.streamId !== stream) return;
-              got[k]!++;
-              if (++complete === clients) {
-                for (const d of detachers) d();
-                resolve();
-              }
-            },
-            end: () => {},
-          }),
-        );
-      });
+      const { got, done } = audience(fanout, stream, clients, 1);
+      const served = () => got.filter((g) => g.length > 0).length;
       await fanout.position();
       const first = fg.enter();
       const second = fg.enter();
@@ -112,48 +105,32 @@ for (const backend of backends()) {
       await append(stream, 1);
       await read;
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-      expect(got.filter(Boolean), 'clients served while two requests are in flight').to.have.length(0);
+      expect(served(), 'clients served while two requests are in flight').to.equal(0);
       first();
       for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
-      expect(got.filter(Boolean), 'clients served while one request is in flight').to.have.length(0);
+      expect(served(), 'clients served while one request is in flight').to.equal(0);
       second();
-      await delivered;
-      expect(got).to.deep.equal(Array(clients).fill(1));
+      await done;
+      expect(served()).to.equal(clients);
     });
 
     it('hands each event to a large audience a slice at a time, in log order, letting other work run between slices', async () => {
       const fanout = new LogFanout(opened.store);
       const stream = `wide-${crypto.randomUUID()}`;
       const clients = 3 * FANOUT_SLICE + 1;
-      const seen: number[][] = Array.from({ length: clients }, () => []);
       // Events after whose delivery to the first client other work ran (before the last client had them).
       const turnedAfter = new Set<number>();
       const order: string[] = [];
-      const all = new Promise<void>((resolve) => {
-        const detachers = Array.from({ length: clients }, (_, k) =>
-          fanout.attach({
-            event: (e) => {
-              if (e.streamId !== stream) return;
-              const got = (e.data as { n: number }).n;
-              seen[k]!.push(got);
-              // Work queued when the first client hears of an event runs before the last client does.
-              if (k === 0) setImmediate(() => turnedAfter.add(got));
-              if (k === clients - 1) {
-                order.push(turnedAfter.has(got) ? 'other work, then last client' : 'last client first');
-                if (seen[k]!.length === 3) {
-                  for (const d of detachers) d();
-                  resolve();
-                }
-              }
-            },
-            end: () => {},
-          }),
-        );
+      const { got: seen, done } = audience(fanout, stream, clients, 3, (k, g) => {
+        const latest = g.at(-1)!;
+        // Work queued when the first client hears of an event runs before the last client does.
+        if (k === 0) setImmediate(() => turnedAfter.add(latest));
+        if (k === clients - 1) order.push(turnedAfter.has(latest) ? 'other work, then last client' : 'last client first');
       });
       await fanout.position();
       const first = n;
       await append(stream, 3);
-      await all;
+      await done;
       for (const got of seen) expect(got).to.deep.equal([first, first + 1, first + 2]);
       expect(order).to.deep.equal(Array(3).fill('other work, then last client'));
     });
