@@ -9,7 +9,9 @@ import {
 } from './port.ts';
 import { pooledQuery } from './pooled-query.ts';
 import { wakeOrTimeout } from './wake.ts';
-import { STORED_EVENT_COLUMNS, StoredEvent, TEXT_ROWS } from './stored-event.ts';
+import { STORED_EVENT_COLUMNS as COLUMNS, StoredEvent, TEXT_ROWS, formatPosition } from './stored-event.ts';
+
+export { formatPosition };
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
@@ -48,14 +50,9 @@ const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position 
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
 
-const COLUMNS = STORED_EVENT_COLUMNS;
 /** COLUMNS as one JSON array per event, in StoredEvent.fromJson's order (PGlite's batched read). */
 const JSON_ROW = `json_build_array(e.global_position::text, e.xid, e.stream_id, e.revision::text, e.event_id, e.type, e.data, e.metadata, e.created_at)`;
 
-/** Formats the position token of an event: fixed width so tokens order as strings. */
-export function formatPosition(xid: string, globalPosition: string | number): LogPosition {
-  return `pg1:${String(xid).padStart(20, '0')}:${String(globalPosition).padStart(20, '0')}`;
-}
 
 /** Parses a position token; throws InvalidPositionError on anything else. */
 export function parsePosition(token: LogPosition): { xid: string; globalPosition: string } {

@@ -17,9 +17,9 @@ export const TEXT_ROWS = { rowMode: 'array', types: { getTypeParser: () => (text
 /** The columns of es_events that `StoredEvent.fromText` takes, in this order. */
 export const STORED_EVENT_COLUMNS = 'global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at';
 
-/** Fixed-width position token (see formatPosition in postgres.ts): tokens order as strings. */
-function position(xid: string, globalPosition: string): LogPosition {
-  return `pg1:${xid.padStart(20, '0')}:${globalPosition.padStart(20, '0')}`;
+/** Formats the position token of an event: fixed width so tokens order as strings. */
+export function formatPosition(xid: string, globalPosition: string | number): LogPosition {
+  return `pg1:${String(xid).padStart(20, '0')}:${String(globalPosition).padStart(20, '0')}`;
 }
 
 /**
@@ -76,7 +76,7 @@ export class StoredEvent implements RecordedEvent {
   }
 
   get position(): LogPosition {
-    return (this.#position ??= position(this.#xid, this.#globalPosition));
+    return (this.#position ??= formatPosition(this.#xid, this.#globalPosition));
   }
 
   get data(): unknown {
