@@ -8,6 +8,7 @@ import {
   type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { pooledQuery } from './pooled-query.ts';
+import { AppendGroup } from './append-group.ts';
 import { wakeOrTimeout } from './wake.ts';
 import { STORED_EVENT_COLUMNS as COLUMNS, StoredEvent, TEXT_ROWS, formatPosition } from './stored-event.ts';
 
@@ -88,10 +89,12 @@ export class PostgresEventStore implements EventStore {
   private othersListen = true;
   private listenersCheckedAt = 0;
   private closed = false;
+  private readonly group: AppendGroup;
 
   constructor(private readonly db: Db) {
     this.knex = db.knex;
     this.emitter.setMaxListeners(0);
+    this.group = new AppendGroup(db);
   }
 
   async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
@@ -123,6 +126,9 @@ export class PostgresEventStore implements EventStore {
    * connection. The function inserts nothing when the expected revision is ahead of the stream.
    */
   private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+    // In a group with whatever else arrives meanwhile; one left out is tried alone, which tells why.
+    const grouped = await this.group.append({ stream, expected, event, createdAt, requireStream: requireStream ?? null }).catch(() => null);
+    if (grouped) return { nextExpectedRevision: expected + 1n, position: formatPosition(grouped.xid, grouped.position), duplicate: false };
     const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
     const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, APPEND_ONE, values);
     const [row] = rows;

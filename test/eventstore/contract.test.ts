@@ -6,7 +6,7 @@ import { parseEventStore } from '../../src/config.ts';
 import type { Db } from '../../src/db.ts';
 import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { type EventData, type EventStore, type RecordedEvent, RequiredStreamMissingError, WrongExpectedVersionError } from '../../src/eventstore/port.ts';
+import { type EventData, type EventStore, type RecordedEvent, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions } from '../../src/eventstore/port.ts';
 import { backends, openTestDb } from '../support/db.ts';
 
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
@@ -249,6 +249,49 @@ for (const { backend, open } of targets()) {
       const n = stream();
       const created = await Promise.allSettled(Array.from({ length: 10 }, () => store.appendToStream(n, [ev('Created')], { expectedRevision: 'no_stream' })));
       expect(created.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+    });
+
+    it('answers each of a burst of one-event appends as if it were alone: new, next, conflicting, retried, ahead, missing owner', async () => {
+      const owner = stream('owner');
+      const existing = stream();
+      const stored = ev('Stored');
+      await store.appendToStream(existing, [ev('Start')], { expectedRevision: 'no_stream' });
+      const retried = await store.appendToStream(existing, [stored], { expectedRevision: 0n });
+      const fresh = Array.from({ length: 12 }, () => stream());
+      const racing = stream();
+      await store.appendToStream(racing, [ev('Start')], { expectedRevision: 'no_stream' });
+      const withOwner = stream();
+      const orphan = stream();
+      await store.appendToStream(owner, [ev('Owner')], { expectedRevision: 'no_stream' });
+      // All sent in the same turn of the loop: a log that appends them together must still answer each alone.
+      const [news, retry, race, ahead, owned, missing] = await Promise.all([
+        Promise.all(fresh.map((s) => store.appendToStream(s, [ev('New')], { expectedRevision: 'no_stream' }))),
+        store.appendToStream(existing, [stored], { expectedRevision: 0n }),
+        Promise.allSettled([0, 1, 2].map((i) => store.appendToStream(racing, [ev(`Racer${i}`)], { expectedRevision: 0n }))),
+        store.appendToStream(existing, [ev('Ahead')], { expectedRevision: 5n }).then(() => null, (err: unknown) => err),
+        store.appendToStream(withOwner, [ev('Owned')], { expectedRevision: 'no_stream', requireStream: owner }),
+        store.appendToStream(orphan, [ev('Orphan')], { expectedRevision: 'no_stream', requireStream: stream('owner') }).then(() => null, (err: unknown) => err),
+      ]);
+      expect(news.map((r) => r.nextExpectedRevision)).to.deep.equal(fresh.map(() => 0n));
+      expect(new Set(news.map((r) => r.position)).size).to.equal(fresh.length);
+      expect(retry).to.deep.equal({ ...retried, duplicate: true });
+      expect(race.filter((r) => r.status === 'fulfilled')).to.have.length(1);
+      for (const r of race.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) expect((r.reason as WrongExpectedVersionError).actual).to.equal(1n);
+      expect(ahead).to.be.instanceOf(WrongExpectedVersionError);
+      expect((ahead as WrongExpectedVersionError).actual).to.equal(1n);
+      expect(owned.nextExpectedRevision).to.equal(0n);
+      expect(missing).to.be.instanceOf(RequiredStreamMissingError);
+      // What the log holds: each stream exactly what its answers said, nothing of the refused ones.
+      expect((await collect(store.readStream(existing))).map((e) => e.type)).to.deep.equal(['Start', 'Stored']);
+      expect(await collect(store.readStream(racing))).to.have.length(2);
+      expect(await collect(store.readStream(orphan))).to.have.length(0);
+      for (const s of [...fresh, withOwner]) expect(await collect(store.readStream(s))).to.have.length(1);
+      // Every answered position is in $all exactly once, in the order of the positions.
+      const last = news.map((r) => r.position).sort(comparePositions).at(-1)!;
+      await visible(store, [last, owned.position].sort(comparePositions).at(-1)!);
+      const all = await store.readAll({ from: 'start', maxCount: 100_000 });
+      const answered = [...news.map((r) => r.position), owned.position];
+      for (const p of answered) expect(all.filter((e) => e.position === p)).to.have.length(1);
     });
 
     it('20 writers on 200 streams while a reader follows $all: every event exactly once, each stream in order', async () => {
