@@ -85,16 +85,15 @@ export class AppendGroup {
 
 /** The group as the statement's eight arrays. */
 function columns(group: Waiting[]): unknown[][] {
-  const cols: unknown[][] = [[], [], [], [], [], [], [], []];
-  for (const { append: a } of group) {
-    cols[0]!.push(a.stream);
-    cols[1]!.push(a.expected.toString());
-    cols[2]!.push(a.event.id);
-    cols[3]!.push(a.event.type);
-    cols[4]!.push(JSON.stringify(a.event.data));
-    cols[5]!.push(JSON.stringify(a.event.metadata));
-    cols[6]!.push(a.createdAt.toISOString());
-    cols[7]!.push(a.requireStream);
-  }
-  return cols;
+  const rows = group.map((w) => w.append);
+  return [
+    rows.map((a) => a.stream),
+    rows.map((a) => a.expected.toString()),
+    rows.map((a) => a.event.id),
+    rows.map((a) => a.event.type),
+    rows.map((a) => JSON.stringify(a.event.data)),
+    rows.map((a) => JSON.stringify(a.event.metadata)),
+    rows.map((a) => a.createdAt.toISOString()),
+    rows.map((a) => a.requireStream),
+  ];
 }
