@@ -3,6 +3,7 @@
 import type { CommandContext } from '../context.ts';
 import { type Decider, type DomainEvent, readEvent } from '../domain/decider.ts';
 import { type EventData, type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
+import { forget, recall, remember } from './remembered.ts';
 
 /** Result of a command: the log position to wait for, and the aggregate state after it. */
 export interface CommandResult<E, S> {
@@ -42,6 +43,8 @@ export interface LoadedAggregate<S> {
   position: LogPosition | null;
   /** Ids of the stream's events: a retried request is recognized by its first event id without reading again. */
   eventIds: ReadonlySet<string>;
+  /** As this process last read or wrote it (src/commands/remembered.ts): the stream may have moved on since. */
+  remembered?: boolean;
 }
 
 const MAX_ATTEMPTS = 5;
@@ -70,23 +73,58 @@ export async function runCommand<C, E extends DomainEvent, S>(
     const created = await tryNewStream(ctx, decider, stream, command, toData, requireStream);
     if (created) return created;
   }
+  // The caller's read, or the aggregate as this process last saw it, serves the first attempt; a lost race reads the stream.
+  let given: LoadedAggregate<S> | undefined = opts.loaded ?? recall<S>(ctx.store, stream);
   for (let attempt = 1; ; attempt++) {
-    // The caller's read serves the first attempt; a lost race reads the stream again.
-    const given = attempt === 1 ? opts.loaded : undefined;
-    const loaded = given ? { ...given, found: given.eventIds.has(firstEventId) } : await loadAggregate(ctx.store, decider, stream, firstEventId);
+    const loaded = given ? { ...given, found: given.eventIds.has(firstEventId) } : await readAggregate(ctx.store, decider, stream, firstEventId);
+    const stale = given?.remembered === true;
+    given = undefined;
     if (loaded.found) return { position: loaded.position, events: [], state: loaded.state, duplicate: true };
-    const events = decider.decide(command, loaded.state);
-    // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
-    if (events.length === 0) return { position: loaded.position, events, state: loaded.state, duplicate: false };
+    let events: E[];
     try {
-      const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now, requireStream });
+      events = decider.decide(command, loaded.state);
+    } catch (err) {
+      // A refusal on a remembered state may be the stale state's: the stream decides.
+      if (!stale) throw err;
+      forget(ctx.store, stream);
+      attempt--;
+      continue;
+    }
+    if (events.length === 0) {
+      if (stale) {
+        forget(ctx.store, stream);
+        attempt--;
+        continue;
+      }
+      // Nothing to append: the position is the stream's last, so a read-your-writes wait still sees what a racing writer did.
+      return { position: loaded.position, events, state: loaded.state, duplicate: false };
+    }
+    try {
+      const data = toData(events);
+      const res = await ctx.store.appendToStream(stream, data, { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now, requireStream });
       const state = events.reduce(decider.evolve, loaded.state);
+      remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: new Set([...loaded.eventIds, ...data.map((e) => e.id)]) });
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
+      forget(ctx.store, stream);
       if (err instanceof WrongExpectedVersionError && attempt < (opts.maxAttempts ?? MAX_ATTEMPTS)) continue;
       throw err;
     }
   }
+}
+
+/** Reads the aggregate from its stream (with its event ids) and remembers it for the next command. */
+async function readAggregate<E extends DomainEvent, S>(
+  store: EventStore,
+  decider: Pick<Decider<unknown, E, S>, 'initialState' | 'evolve' | 'events'>,
+  stream: string,
+  lookFor?: string,
+): Promise<LoadedAggregate<S> & { found: boolean }> {
+  const eventIds = new Set<string>();
+  const { state, revision, position, found } = await loadAggregate(store, decider, stream, lookFor, eventIds);
+  const loaded = { state, revision, position, eventIds };
+  remember(store, stream, loaded);
+  return { ...loaded, found };
 }
 
 /**
@@ -112,12 +150,15 @@ async function tryNewStream<C, E extends DomainEvent, S>(
   }
   if (events.length === 0) return null;
   try {
-    const res = await ctx.store.appendToStream(stream, toData(events), { expectedRevision: 'no_stream', now: ctx.now, requireStream });
+    const data = toData(events);
+    const res = await ctx.store.appendToStream(stream, data, { expectedRevision: 'no_stream', now: ctx.now, requireStream });
     if (res.duplicate) {
       const loaded = await loadAggregate(ctx.store, decider, stream);
       return { position: res.position, events: [], state: loaded.state, duplicate: true };
     }
-    return { position: res.position, events, state: events.reduce(decider.evolve, decider.initialState()), duplicate: false };
+    const state = events.reduce(decider.evolve, decider.initialState());
+    remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: new Set(data.map((e) => e.id)) });
+    return { position: res.position, events, state, duplicate: false };
   } catch (err) {
     if (err instanceof WrongExpectedVersionError) return null;
     throw err;
@@ -145,8 +186,12 @@ export interface CommandHandler<C, E extends DomainEvent, S, I = string> {
   stream(id: I): string;
   /** The aggregate's state as its stream says now. */
   load(ctx: Pick<CommandContext, 'store'>, id: I): Promise<S>;
-  /** The aggregate as its stream says now, to pass to `run` as `loaded` (one read of the stream for both). */
-  read(ctx: Pick<CommandContext, 'store'>, id: I): Promise<LoadedAggregate<S>>;
+  /**
+   * The aggregate to pass to `run` as `loaded` (one read of the stream for both): as this process last saw
+   * it (`remembered`, possibly behind the stream) unless `fresh`. What a remembered state shows can only
+   * have moved on: a caller that finds it missing or refuses on it reads it `fresh` first.
+   */
+  read(ctx: Pick<CommandContext, 'store'>, id: I, opts?: { fresh?: boolean }): Promise<LoadedAggregate<S>>;
   /** Tries a decision on `state` without appending (a refusal throws): for checks before a side effect. */
   decide(ctx: Pick<CommandContext, 'now'>, command: Unstamped<C>, state: S): E[];
   /** Decides `command` on aggregate `id` (stamped with `ctx.now`) and appends the events. */
@@ -162,10 +207,11 @@ export function commandHandler<C extends { type: string; data: object }, E exten
   return {
     stream,
     load: async (ctx, id) => (await loadAggregate(ctx.store, decider, stream(id))).state,
-    read: async (ctx, id) => {
-      const eventIds = new Set<string>();
-      const { state, revision, position } = await loadAggregate(ctx.store, decider, stream(id), undefined, eventIds);
-      return { state, revision, position, eventIds };
+    read: async (ctx, id, opts = {}) => {
+      const hit = opts.fresh ? undefined : recall<S>(ctx.store, stream(id));
+      if (hit) return hit;
+      const { found: _, ...loaded } = await readAggregate(ctx.store, decider, stream(id));
+      return loaded;
     },
     decide: (ctx, command, state) => decider.decide(stamp<C>(command, ctx.now), state),
     run: (ctx, id, command, run = {}) => runCommand(ctx, decider, stream(id), stamp<C>(command, ctx.now), { ...run, maxAttempts: opts.maxAttempts }),

@@ -6,6 +6,7 @@ import { IdSource } from '../../src/ids.ts';
 import type { CommandContext } from '../../src/context.ts';
 import { commandHandler, runCommand } from '../../src/commands/run.ts';
 import { customerDecider, type CustomerCommand } from '../../src/domain/billing/customer.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { backends, suiteStore } from '../support/db.ts';
 
 const metadata: EventMetadata = { org_id: null, actor: { type: 'user', id: 'u1' }, request_id: 'r1', correlation_id: 'r1', causation_id: null };
@@ -89,6 +90,39 @@ for (const backend of backends()) {
       expect(again.position).to.equal(fresh.position);
       expect(again.position).to.equal(second.position);
       expect(await typesOf(stream)).to.have.length(3);
+    });
+
+    it('decides on what this process last read or wrote; a change another process made since is never lost or repeated', async () => {
+      // Another process: its own store on the same database, so it remembers nothing of this one's reads and writes.
+      const other = new PostgresEventStore(opened.db);
+      const otherCtx = (): CommandContext => ({ ...ctx(), store: other });
+      const handler = commandHandler(customerDecider, (id: string) => `customer-${id}`);
+      try {
+        const id = crypto.randomUUID();
+        const stream = handler.stream(id);
+        // Read here before it exists, created by the other process: an update here is decided on the stream, not refused.
+        expect((await handler.read(ctx(), id)).revision).to.equal(null);
+        await runCommand(otherCtx(), customerDecider, stream, create(crypto.randomUUID()));
+        const updated = await handler.run(ctx(), id, { type: 'UpdateCustomer', data: { changes: { name: 'B' } } });
+        expect(updated.state.fields?.name).to.equal('B');
+        // Remembered here as B, renamed to C there: renaming it back to B decides nothing on what is remembered,
+        // but the stream says C, so it is appended.
+        await runCommand(otherCtx(), customerDecider, stream, rename('C'));
+        const back = await runCommand(ctx(), customerDecider, stream, rename('B'));
+        expect(back.events.map((e) => e.type)).to.deep.equal(['CustomerUpdated']);
+        // Renamed to D there: renaming it to D here conflicts, and on the stream there is nothing left to do.
+        await runCommand(otherCtx(), customerDecider, stream, rename('D'));
+        const same = await runCommand(ctx(), customerDecider, stream, rename('D'));
+        expect(same.events).to.deep.equal([]);
+        expect(same.state.fields?.name).to.equal('D');
+        // Removed there: a rename here is refused as the stream says, nothing appended.
+        await runCommand(otherCtx(), customerDecider, stream, { type: 'RemoveCustomer', data: { now: NOW.toISOString(), open_invoices: 0 } });
+        const refused = await runCommand(ctx(), customerDecider, stream, rename('E')).then(() => null, (err: unknown) => err);
+        expect(refused).to.be.instanceOf(Error);
+        expect(await typesOf(stream)).to.deep.equal(['CustomerCreated', 'CustomerUpdated', 'CustomerUpdated', 'CustomerUpdated', 'CustomerUpdated', 'CustomerRemoved']);
+      } finally {
+        await other.close();
+      }
     });
 
     it('expectNew: creates without reading; on an existing stream answers exactly as a load would; a retry is a no-op', async () => {

@@ -26,11 +26,14 @@ function toLines(lines: { kind: 'manual'; description: string; quantity: number;
  * stream's state), for a command that then runs on it with `loaded`: one read serves the 404 and the
  * decision. The stream, not the read model, so an invoice is found as soon as it is written.
  */
-export async function readVisibleInvoice(ctx: RequestContext, id: string): Promise<{ loaded: LoadedAggregate<InvoiceState>; ref: InvoiceRef }> {
-  const loaded = await invoices.read(ctx, id);
-  const { ref, status } = loaded.state;
-  if (!ref || !canSeeOrganization(ctx, ref.organization_id) || (!hasRole(ctx.auth, 'billing_staff') && status === 'draft'))
-    throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);
+export async function readVisibleInvoice(ctx: RequestContext, id: string, opts: { fresh?: boolean } = {}): Promise<{ loaded: LoadedAggregate<InvoiceState>; ref: InvoiceRef }> {
+  const visible = (s: InvoiceState) => s.ref && canSeeOrganization(ctx, s.ref.organization_id) && (hasRole(ctx.auth, 'billing_staff') || s.status !== 'draft');
+  // An invoice's organization never changes and it never returns to draft: what a remembered state shows
+  // visible still is; one it does not show (not yet seen here, or still a draft) is read from the stream.
+  let loaded = await invoices.read(ctx, id, opts);
+  if (!visible(loaded.state) && loaded.remembered) loaded = await invoices.read(ctx, id, { fresh: true });
+  const { ref } = loaded.state;
+  if (!ref || !visible(loaded.state)) throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);
   return { loaded, ref };
 }
 
@@ -107,7 +110,8 @@ export const invoicesUpdate = operation({
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {
-    const { loaded, ref } = await readVisibleInvoice(ctx, req.id);
+    // Finalize reserves a number before it appends: it decides on the stream as it is, never on a remembered state.
+    const { loaded, ref } = await readVisibleInvoice(ctx, req.id, { fresh: req.action === 'finalize' });
     // Edits and status change are one decision: a refused action keeps none of the edits.
     const edits = { lines: req.lines === undefined ? undefined : toLines(req.lines), memo: req.memo, metadata: req.metadata };
     const action: InvoiceAction | undefined =
