@@ -241,7 +241,7 @@ export class ProjectionRunner implements ReadModelProgress {
       const step = this.tailStep();
       this.tailBusy = step.then(() => {}, () => {});
       try {
-        // After a non-empty batch the next one is already being read (prefetch): go on without waiting.
+        // After a non-empty batch there may be more at once (a full batch's successor is already being read): go on without waiting.
         full = (await step) > 0;
         backoff = 0;
       } catch (err) {
@@ -301,10 +301,9 @@ export class ProjectionRunner implements ReadModelProgress {
     const from = this.tail;
     const ahead = this.prefetch;
     this.prefetch = null;
-    // A batch read during the previous commit is as good as a new read (a cursor read never skips): the
-    // tail applies it at once and reads the next one during this commit, so under load a cycle costs
-    // the longer of a read and a commit, not both. Appends that committed during the previous commit
-    // were invisible to it; they are in the read made during this one. Only an empty one is read again.
+    // A batch read during the previous commit (catching up) is as good as a new read (a cursor read never
+    // skips): the tail applies it at once and reads the next one during this commit, so a cycle costs the
+    // longer of a read and a commit, not both. Only an empty one is read again.
     let events = ahead && ahead.from === from ? await ahead.events : [];
     if (events.length === 0) events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.batchSize });
     const members = this.projections.filter((p) => this.mode.get(p.name) === 'joined');
@@ -315,10 +314,14 @@ export class ProjectionRunner implements ReadModelProgress {
       for (const p of members) this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
-    // Read the next batch while this one commits: when catching up, the commit's round trips and the read overlap.
-    const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
-    next.catch(() => {}); // a failed prefetch is read again by the next step
-    this.prefetch = { from: last.position, events: next.catch(() => []) };
+    // Catching up (a full batch): read the next batch while this one commits, so the commit's round trips and the
+    // read overlap. Live (a partial batch), the next read waits for the commit: a read made during it misses what
+    // commits meanwhile, and commands waiting for those appends would wait a whole extra cycle.
+    if (events.length >= this.batchSize) {
+      const next = this.store.readAll({ from: { after: last.position }, maxCount: this.batchSize });
+      next.catch(() => {}); // a failed prefetch is read again by the next step
+      this.prefetch = { from: last.position, events: next.catch(() => []) };
+    }
     const parts: CommitPart[] = [];
     const quiet: Projection[] = [];
     for (const p of members) {
