@@ -1,5 +1,6 @@
 // billing.customers.statement.get over HTTP: a clerk's month, balances that add up, ageing, and rebuild equality.
 import { expect } from 'chai';
+import crypto from 'node:crypto';
 import { TestClock } from '../../src/clock.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
@@ -118,6 +119,8 @@ for (const backend of backends()) {
       expect(hidden.status).to.equal(404);
       expect(hidden.body.code).to.equal('customer_not_found');
       expect((await statement('2026-01-01', '2026-01-31', staff)).status).to.equal(200);
+      const unknown = await statement('2026-01-01', '2026-01-31', staff, crypto.randomUUID());
+      expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'customer_not_found']);
       for (const [from, to] of [['2026-02-01', '2026-01-01'], ['2026-02-30', '2026-03-01'], ['2026-1-1', '2026-02-01'], ['2000-01-01', '2026-01-01']]) {
         const bad = await statement(from!, to!);
         expect(bad.status, `${from}..${to}`).to.equal(400);

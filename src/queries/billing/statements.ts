@@ -5,7 +5,8 @@ import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../ap
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
-import { visibleCustomer } from './customers.ts';
+import { canSeeOrganization } from './customers.ts';
+import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -18,22 +19,27 @@ export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'da
   return 'days_over_90';
 }
 
-/** Builds a customer's statement for a period from the ledger entries; all amounts integer minor units of `currency`. */
-export async function buildStatement(knex: Knex, customerId: string, currency: string, from: string, to: string) {
-  // One statement for the three reads (opening balance and unapplied credit, the period's lines, what each
-  // invoice still owed at the end of `to`): one round trip instead of three.
+/**
+ * Builds a customer's statement for a period from the ledger entries, in `currency` or the customer's own;
+ * all amounts integer minor units of it. `check` sees the customer first (null: there is none) and may throw.
+ */
+export async function buildStatement(knex: Knex, customerId: string, currency: string | null, from: string, to: string, check: (customer: CustomerDoc | null) => void) {
+  // One statement for the customer and the three reads (opening balance and unapplied credit, the period's
+  // lines, what each invoice still owed at the end of `to`): one round trip instead of four.
   const res = await knex.raw(
-    `select
+    `with cust as (select doc, coalesce(?::text, doc->>'currency') as currency from billing_customers where id = ?)
+     select (select doc from cust) as customer, (select currency from cust) as currency,
        (select json_build_object('opening', sum(debit - credit) filter (where entry_date < ?), 'unapplied', sum(balance_credit) filter (where entry_date <= ?))
-          from billing_ledger_entries where customer_id = ? and currency = ?) as totals,
+          from billing_ledger_entries where customer_id = ? and currency = (select currency from cust)) as totals,
        (select coalesce(json_agg(doc order by entry_date, seq), '[]'::json)
-          from billing_ledger_entries where customer_id = ? and currency = ? and entry_date between ? and ?) as lines,
+          from billing_ledger_entries where customer_id = ? and currency = (select currency from cust) and entry_date between ? and ?) as lines,
        (select coalesce(json_agg(json_build_object('due_date', o.due_date, 'owed', o.owed)), '[]'::json) from (
           select r.due_date, sum(e.item_effect) as owed from billing_ledger_entries e join billing_receivables r on r.id = e.invoice_id
-          where e.customer_id = ? and e.currency = ? and e.entry_date <= ? group by e.invoice_id, r.due_date) o) as owed`,
-    [from, to, customerId, currency, customerId, currency, from, to, customerId, currency, to],
+          where e.customer_id = ? and e.currency = (select currency from cust) and e.entry_date <= ? group by e.invoice_id, r.due_date) o) as owed`,
+    [currency, customerId, from, to, customerId, customerId, from, to, customerId, to],
   );
-  const row = res.rows[0] as { totals: { opening: number | null; unapplied: number | null } | null; lines: LedgerEntryDoc[]; owed: { due_date: string; owed: number }[] };
+  const row = res.rows[0] as { customer: CustomerDoc | null; currency: string | null; totals: { opening: number | null; unapplied: number | null } | null; lines: LedgerEntryDoc[]; owed: { due_date: string; owed: number }[] };
+  check(row.customer);
   const { totals, owed } = row;
   const opening = Number(totals?.opening ?? 0);
   let balance = opening;
@@ -53,7 +59,7 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
   for (const o of owed) ageing[ageingBucket(daysBetween(o.due_date, to))] += Number(o.owed);
   return {
     customer_id: customerId,
-    currency,
+    currency: row.currency ?? currency ?? '',
     from,
     to,
     opening_balance: opening,
@@ -80,9 +86,10 @@ export const customersStatementGet = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'org_user',
   async handle(ctx, req) {
-    // The customer and the log's last position at once (the wait covers what committed before this request either way).
-    const [customer] = await Promise.all([visibleCustomer(ctx, req.customer_id), caughtUp(ctx, [billingStatementsProjection])]);
-    return buildStatement(ctx.services.knex, customer.id, req.currency ?? customer.currency, req.from, req.to);
+    await caughtUp(ctx, [billingStatementsProjection]);
+    return buildStatement(ctx.services.knex, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
+      if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
+    });
   },
 });
 
