@@ -37,10 +37,11 @@ const today = () => new Date().toISOString().slice(0, 10);
 
 /**
  * Each of 32 workers repeats: draft an invoice with 5 lines, finalize it, record 2 partial payments,
- * list the customer's open invoices, read the customer's statement for this month.
+ * list the customer's open invoices, read the customer's statement for this month. With `script`
+ * 'crud-ledger-server.ts', the same flows against the plain CRUD ledger (the mix's same-run reference).
  */
-export async function benchLedgerMix(backend: BenchBackend, durationMs: number): Promise<MixFigures> {
-  const server = await startBenchServer(backend, CUSTOMERS);
+export async function benchLedgerMix(backend: BenchBackend, durationMs: number, script = 'server.ts'): Promise<MixFigures> {
+  const server = await startBenchServer(backend, CUSTOMERS, {}, script);
   try {
     const customers = await createCustomers(server);
     const skipped = server.operations.includes('billing.customers.statement.get') ? [] : ['statement reads (no billing.customers.statement.get operation)'];
