@@ -16,6 +16,9 @@ export async function getCustomerDoc(knex: Knex, id: string): Promise<CustomerDo
   return row ? (row.doc as CustomerDoc) : null;
 }
 
+/** SQL of a customer's document row (one `?`: the customer id), for a query of another module that reads it in the same round trip. */
+export const CUSTOMER_DOC_SQL = 'select doc from billing_customers where id = ?';
+
 /** The customer of an organization (active or removed), or null. */
 export async function customerOfOrganization(knex: Knex, organizationId: string): Promise<CustomerDoc | null> {
   const row = await knex('billing_customers').where({ organization_id: organizationId }).first('doc');

@@ -5,7 +5,7 @@ import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../ap
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
-import { canSeeOrganization } from './customers.ts';
+import { CUSTOMER_DOC_SQL, canSeeOrganization } from './customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -27,7 +27,7 @@ export async function buildStatement(knex: Knex, customerId: string, currency: s
   // One statement for the customer and the three reads (opening balance and unapplied credit, the period's
   // lines, what each invoice still owed at the end of `to`): one round trip instead of four.
   const res = await knex.raw(
-    `with cust as (select doc, coalesce(?::text, doc->>'currency') as currency from billing_customers where id = ?)
+    `with cust as (select doc, coalesce(?::text, doc->>'currency') as currency from (${CUSTOMER_DOC_SQL}) c)
      select (select doc from cust) as customer, (select currency from cust) as currency,
        (select json_build_object('opening', sum(debit - credit) filter (where entry_date < ?), 'unapplied', sum(balance_credit) filter (where entry_date <= ?))
           from billing_ledger_entries where customer_id = ? and currency = (select currency from cust)) as totals,
