@@ -263,14 +263,17 @@ for (const { backend, open } of targets()) {
       const withOwner = stream();
       const orphan = stream();
       await store.appendToStream(owner, [ev('Owner')], { expectedRevision: 'no_stream' });
+      const poisoned = stream();
       // All sent in the same turn of the loop: a log that appends them together must still answer each alone.
-      const [news, retry, race, ahead, owned, missing] = await Promise.all([
+      const [news, retry, race, ahead, owned, missing, poison] = await Promise.all([
         Promise.all(fresh.map((s) => store.appendToStream(s, [ev('New')], { expectedRevision: 'no_stream' }))),
         store.appendToStream(existing, [stored], { expectedRevision: 0n }),
         Promise.allSettled([0, 1, 2].map((i) => store.appendToStream(racing, [ev(`Racer${i}`)], { expectedRevision: 0n }))),
         store.appendToStream(existing, [ev('Ahead')], { expectedRevision: 5n }).then(() => null, (err: unknown) => err),
         store.appendToStream(withOwner, [ev('Owned')], { expectedRevision: 'no_stream', requireStream: owner }),
         store.appendToStream(orphan, [ev('Orphan')], { expectedRevision: 'no_stream', requireStream: stream('owner') }).then(() => null, (err: unknown) => err),
+        // Data the database refuses (jsonb has no NUL character): that append fails, the others of its burst do not.
+        store.appendToStream(poisoned, [ev('Poison', { text: 'a\u0000b' })], { expectedRevision: 'no_stream' }).then(() => null, (err: unknown) => err),
       ]);
       expect(news.map((r) => r.nextExpectedRevision)).to.deep.equal(fresh.map(() => 0n));
       expect(new Set(news.map((r) => r.position)).size).to.equal(fresh.length);
@@ -281,6 +284,8 @@ for (const { backend, open } of targets()) {
       expect((ahead as WrongExpectedVersionError).actual).to.equal(1n);
       expect(owned.nextExpectedRevision).to.equal(0n);
       expect(missing).to.be.instanceOf(RequiredStreamMissingError);
+      expect(poison).to.be.instanceOf(Error);
+      expect(await collect(store.readStream(poisoned))).to.have.length(0);
       // What the log holds: each stream exactly what its answers said, nothing of the refused ones.
       expect((await collect(store.readStream(existing))).map((e) => e.type)).to.deep.equal(['Start', 'Stored']);
       expect(await collect(store.readStream(racing))).to.have.length(2);
