@@ -2,7 +2,6 @@
 // pg (or PGlite), the same zod request schemas, rows updated in place in one transaction per write. No events,
 // no projections. What the same invoicing work costs without event sourcing, for phase (d).
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import express, { type Request, type Response } from 'express';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
@@ -11,7 +10,7 @@ import { CustomerCreateRequest } from '../src/api/schemas/billing-customers.ts';
 import { InvoiceCreateRequest, InvoiceListRequest, InvoiceUpdateRequest, PaymentInsertRequest } from '../src/api/schemas/billing-invoices.ts';
 import { CustomerStatementGetRequest } from '../src/api/schemas/billing-statements.ts';
 import { POOL_SIZE } from './support.ts';
-import type { ServerReady } from './server.ts';
+import { serveReference } from './child.ts';
 
 type Row = Record<string, unknown>;
 type Query = (sql: string, params?: unknown[]) => Promise<Row[]>;
@@ -161,23 +160,7 @@ async function main(): Promise<void> {
     return { customer_id: r.customer_id, currency: customer.currency, from: r.from, to: r.to, opening_balance: Number(row?.opening ?? 0), lines: row?.lines ?? [] };
   });
 
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  server.keepAliveTimeout = 65_000;
-  const port = (server.address() as AddressInfo).port;
-  const orgIds = Array.from({ length: Number(process.env.BENCH_ORGS ?? '64') }, () => crypto.randomUUID());
-  const ready: ServerReady = { url: `http://127.0.0.1:${port}`, staffToken: 'crud', orgIds, operations: ['billing.customers.statement.get'], benchCustomerIds: [] };
-  process.send?.({ ready });
-  const stop = async () => {
-    server.closeAllConnections();
-    server.close();
-    await db.close();
-    process.exit(0);
-  };
-  process.on('message', (m) => {
-    if (m === 'stop') void stop();
-  });
-  process.on('disconnect', () => void stop());
+  await serveReference(app, { operations: ['billing.customers.statement.get'], defaultOrgs: 64, close: () => db.close() });
 }
 
 main().catch((err) => {

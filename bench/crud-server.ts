@@ -1,13 +1,12 @@
 // Child process of the CRUD baseline: express 5 + pg (or PGlite), the same zod request schema as
 // billing.customers.insert, one INSERT ... RETURNING and one SELECT per request. No events, no projections.
 import crypto from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { CustomerCreateRequest } from '../src/api/schemas/billing-customers.ts';
 import { POOL_SIZE } from './support.ts';
-import type { ServerReady } from './server.ts';
+import { serveReference } from './child.ts';
 
 type Query = (sql: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
 
@@ -52,23 +51,7 @@ async function main(): Promise<void> {
       res.status(e.code === '23505' ? 409 : 500).json({ code: e.code === '23505' ? 'customer_exists' : 'internal', message: e.message });
     }
   });
-  const server = app.listen(0, '127.0.0.1');
-  await new Promise<void>((r) => server.once('listening', () => r()));
-  server.keepAliveTimeout = 65_000;
-  const port = (server.address() as AddressInfo).port;
-  const orgIds = Array.from({ length: Number(process.env.BENCH_ORGS ?? '1000') }, () => crypto.randomUUID());
-  const ready: ServerReady = { url: `http://127.0.0.1:${port}`, staffToken: 'crud', orgIds, operations: ['billing.customers.insert'], benchCustomerIds: [] };
-  process.send?.({ ready });
-  const stop = async () => {
-    server.closeAllConnections();
-    server.close();
-    await db.close();
-    process.exit(0);
-  };
-  process.on('message', (m) => {
-    if (m === 'stop') void stop();
-  });
-  process.on('disconnect', () => void stop());
+  await serveReference(app, { operations: ['billing.customers.insert'], defaultOrgs: 1000, close: () => db.close() });
 }
 
 main().catch((err) => {
