@@ -6,6 +6,7 @@
 import type { Db } from '../db.ts';
 import type { EventData } from './port.ts';
 import { type NamedStatement, pooledQuery } from './pooled-query.ts';
+import { InFlightBatch } from '../in-flight-batch.ts';
 
 /** One event with an exact expected revision (-1: no_stream), as es_append_one takes it. */
 export interface OneAppend {
@@ -38,54 +39,33 @@ const GROUP_APPEND: NamedStatement = {
     returning event_id::text as id, transaction_id::text as xid, global_position::text as position`,
 };
 
-interface Waiting {
-  append: OneAppend;
-  resolve(r: Grouped): void;
-  reject(err: unknown): void;
-}
-
 /**
  * Appends one-event appends in groups, one group in flight at a time: measured at 32 clients, one in
  * flight made the largest groups and the best throughput (two or four in flight did worse).
  */
 export class AppendGroup {
-  private queue: Waiting[] = [];
-  private sending = false;
+  private readonly batch: InFlightBatch<OneAppend, Grouped>;
 
-  constructor(private readonly db: Db) {}
+  constructor(db: Db) {
+    // A statement that fails (connection lost, say) fails the group: each caller then tries alone and gets its own answer.
+    this.batch = new InFlightBatch(async (group) => {
+      const rows = await pooledQuery<{ id: string; xid: string; position: string }>(db, GROUP_APPEND, columns(group.map((p) => p.item)));
+      const stored = new Map(rows.map((r) => [r.id, r]));
+      for (const p of group) {
+        const row = stored.get(p.item.event.id);
+        p.resolve(row ? { xid: row.xid, position: row.position } : null);
+      }
+    }, MAX_GROUP);
+  }
 
   /** Stores `append` with whatever else is waiting; null when it was left out (the caller finds out why alone). */
   append(append: OneAppend): Promise<Grouped> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ append, resolve, reject });
-      if (!this.sending) void this.send();
-    });
-  }
-
-  private async send(): Promise<void> {
-    const group = this.queue.splice(0, MAX_GROUP);
-    if (group.length === 0) return;
-    this.sending = true;
-    try {
-      const rows = await pooledQuery<{ id: string; xid: string; position: string }>(this.db, GROUP_APPEND, columns(group));
-      const stored = new Map(rows.map((r) => [r.id, r]));
-      for (const w of group) {
-        const row = stored.get(w.append.event.id);
-        w.resolve(row ? { xid: row.xid, position: row.position } : null);
-      }
-    } catch (err) {
-      // The statement itself failed (connection lost, say): each caller tries alone and gets its own answer.
-      for (const w of group) w.reject(err);
-    } finally {
-      this.sending = false;
-      if (this.queue.length > 0) void this.send();
-    }
+    return this.batch.add(append);
   }
 }
 
 /** The group as the statement's eight arrays. */
-function columns(group: Waiting[]): unknown[][] {
-  const rows = group.map((w) => w.append);
+function columns(rows: OneAppend[]): unknown[][] {
   return [
     rows.map((a) => a.stream),
     rows.map((a) => a.expected.toString()),
