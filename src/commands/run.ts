@@ -84,13 +84,11 @@ export async function runCommand<C, E extends DomainEvent, S>(
     try {
       events = decider.decide(command, loaded.state);
     } catch (err) {
-      // A refusal on a remembered state may be the stale state's: the stream decides.
       if (!stale) throw err;
-      forget(ctx.store, stream);
-      attempt--;
-      continue;
+      events = [];
     }
     if (events.length === 0) {
+      // A refusal or a decision of nothing on a remembered state may be the stale state's: the stream decides.
       if (stale) {
         forget(ctx.store, stream);
         attempt--;
