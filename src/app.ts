@@ -14,6 +14,7 @@ import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
 import { type CommitMode, ProjectionRunner } from './projections/runner.ts';
+import { progressChannel } from './projections/remote-progress.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';
 import { createHttpApp } from './api/http.ts';
@@ -112,7 +113,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     throw err;
   }
   const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
-  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db) });
+  // Between processes: runners say that checkpoints moved; `serve` processes waiting for their own writes hear it.
+  const progress = progressChannel(db);
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db), progressChannel: progress });
   await runner.prepare();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics, objects };
@@ -172,6 +175,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await workers.stop();
       await runner.stop();
+      await progress.close();
       await store.close();
       if (ownsDb) await db.close();
     },

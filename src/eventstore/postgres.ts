@@ -1,8 +1,8 @@
 // Postgres event store adapter (runs unchanged on PGlite). See DESIGN.md section 5 for the xid8 reading rule.
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Db } from '../db.ts';
+import { DbChannel } from '../db-channel.ts';
 import {
   type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
   type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
@@ -16,10 +16,8 @@ export { formatPosition };
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
-/** application_name of every LISTEN connection: how a process sees whether any other process listens. */
+/** application_name of every LISTEN connection of the log: how a process sees whether any other process listens. */
 const LISTENER_NAME = 'core-server log listener';
-/** How long a finding that no other process listens is trusted (a new listener polls meanwhile). */
-const LISTENERS_CHECK_MS = 1000;
 
 interface Row {
   global_position: string | number;
@@ -81,20 +79,18 @@ export class PostgresEventStore implements EventStore {
   private readonly emitter = new EventEmitter();
   /** Highest position this process knows was committed (own appends and NOTIFY payloads). */
   private knownHead: LogPosition | null = null;
-  private listenClient?: pg.Client;
-  private listenReady = false;
-  private notifying = false;
-  private notifyAgain = false;
-  private notifyTimer?: NodeJS.Timeout;
-  private othersListen = true;
-  private listenersCheckedAt = 0;
-  private closed = false;
+  /** Other processes' appends (their newest head as payload) and ours to them. */
+  private readonly channel: DbChannel;
   private readonly group: AppendGroup;
 
   constructor(private readonly db: Db) {
     this.knex = db.knex;
     this.emitter.setMaxListeners(0);
     this.group = new AppendGroup(db);
+    this.channel = new DbChannel(db, CHANNEL, LISTENER_NAME);
+    this.channel.onMessage((payload) => {
+      if (/^pg1:/.test(payload)) this.announce(payload, true);
+    });
   }
 
   async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
@@ -280,7 +276,7 @@ export class PostgresEventStore implements EventStore {
 
   async waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
-    if (!this.listenClient) void this.listen(); // projection runners wait here without subscribing: wake them across processes too
+    if (!this.channel.started) void this.listen(); // projection runners wait here without subscribing: wake them across processes too
     // A known commit not yet readable (an older transaction is still open): poll again shortly.
     const behind = comparePositions(cursor, this.knownHead) < 0;
     const ms = token !== this.appendCount ? 0 : behind ? 2 : POLL_MS;
@@ -294,84 +290,17 @@ export class PostgresEventStore implements EventStore {
     if (comparePositions(position, this.knownHead) > 0) this.knownHead = position;
     this.appendCount++;
     this.emitter.emit('append');
-    if (!fromOtherProcess && this.db.kind === 'postgres') this.scheduleNotify();
-  }
-
-  // NOTIFY outside the append transaction, coalesced: pg_notify inside it would serialize every commit.
-  private scheduleNotify(): void {
-    if (this.notifyTimer || this.closed) return;
-    if (!this.listenClient) void this.listen();
-    this.notifyTimer = setTimeout(() => {
-      this.notifyTimer = undefined;
-      this.sendNotify();
-    }, 5);
-  }
-
-  // On the LISTEN connection when there is one: it commits asynchronously (a NOTIFY takes an xid, and
-  // every reader of $all waits for open xids) and takes no pool connection. One NOTIFY at a time; the
-  // next carries the newest head.
-  // A NOTIFY only when another process listens: with none (one process on the database, as `npm start` and the
-  // bench run), it was a round trip for nobody after every burst of appends. The statement that notifies also
-  // finds out whether anyone else listens; that no one does is trusted for LISTENERS_CHECK_MS, during which a
-  // process that has just started listening still finds new events by polling.
-  private sendNotify(): void {
-    if (this.closed || !this.knownHead) return;
-    if (this.notifying) {
-      this.notifyAgain = true;
-      return;
-    }
-    if (!this.othersListen && Date.now() - this.listenersCheckedAt < LISTENERS_CHECK_MS) return;
-    this.notifying = true;
-    const via = this.listenReady ? this.listenClient : undefined;
-    const sql = `select count(pg_notify($1, $2))::int as sent from pg_stat_activity
-                 where datname = current_database() and application_name = $3 and pid <> pg_backend_pid()`;
-    const args = [CHANNEL, this.knownHead, LISTENER_NAME];
-    (via ? via.query<{ sent: number }>(sql, args).then((r) => r.rows) : this.knex.raw<{ rows: { sent: number }[] }>(sql.replace(/\$\d/g, '?'), args).then((r) => r.rows))
-      .then((rows) => {
-        this.othersListen = (rows[0]?.sent ?? 0) > 0;
-        this.listenersCheckedAt = Date.now();
-      })
-      .catch(() => {})
-      .finally(() => {
-        this.notifying = false;
-        if (this.notifyAgain) {
-          this.notifyAgain = false;
-          this.sendNotify();
-        }
-      });
+    // NOTIFY outside the append transaction, coalesced: pg_notify inside it would serialize every commit.
+    if (!fromOtherProcess) this.channel.notify(() => this.knownHead);
   }
 
   /** Starts the cross-process wake-up (LISTEN) once; polling still guarantees progress without it. */
-  async listen(): Promise<void> {
-    if (this.listenClient || this.closed) return;
-    if (this.db.kind === 'pglite') return; // one process: local announcements suffice
-    const client = new pg.Client({ connectionString: this.db.url, application_name: LISTENER_NAME });
-    this.listenClient = client;
-    let ownPid: number | null = null;
-    client.on('notification', (msg) => {
-      if (msg.processId === ownPid) return; // our own NOTIFY: already announced locally
-      if (msg.payload && /^pg1:/.test(msg.payload)) this.announce(msg.payload, true);
-    });
-    client.on('error', () => {
-      this.listenClient = undefined; // polling carries on; next subscription reconnects
-      this.listenReady = false;
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${CHANNEL}`);
-      await client.query('set synchronous_commit = off');
-      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? null;
-      this.listenReady = this.listenClient === client;
-    } catch {
-      this.listenClient = undefined;
-    }
+  listen(): Promise<void> {
+    return this.channel.listen();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    this.listenReady = false;
-    clearTimeout(this.notifyTimer);
     this.emitter.emit('append');
-    if (this.listenClient) await this.listenClient.end().catch(() => {});
+    await this.channel.close();
   }
 }

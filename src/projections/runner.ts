@@ -9,6 +9,8 @@ import type { Metrics } from '../metrics.ts';
 import { type BulkApplier, type Projection, forgetDocuments } from './projection.ts';
 import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
 import { laggingProjections } from './readiness.ts';
+import { RemoteProgress } from './remote-progress.ts';
+import type { DbChannel } from '../db-channel.ts';
 import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 
 /** How caught-up projections commit a tail batch: all in one transaction, or one transaction each. */
@@ -25,6 +27,8 @@ export interface RunnerOptions {
   bulkBatchSize?: number;
   /** See docs/decisions.md: together spares commits (default); separate commits in parallel, each projection on its own. */
   commitMode?: CommitMode;
+  /** Where runners say that stored checkpoints moved, and processes that do not run the projections hear it. */
+  progressChannel?: DbChannel;
 }
 
 // joined: fed by the tail. solo: catching up on its own. ready: caught up, joins at the tail's next batch.
@@ -62,6 +66,8 @@ export class ProjectionRunner implements ReadModelProgress {
   private running = false;
   private readonly batchSize: number;
   private readonly bulkBatchSize: number;
+  /** Read-your-writes while another process runs the projections. */
+  private readonly remote: RemoteProgress;
 
   constructor(
     private readonly knex: Knex,
@@ -72,6 +78,7 @@ export class ProjectionRunner implements ReadModelProgress {
     this.advanced.setMaxListeners(0);
     this.batchSize = opts.batchSize ?? 1000;
     this.bulkBatchSize = opts.bulkBatchSize ?? Math.max(this.batchSize, 5000);
+    this.remote = new RemoteProgress(knex, opts.progressChannel);
     const names = new Set<string>();
     for (const p of projections) {
       if (names.has(p.name)) throw new Error(`duplicate projection name ${p.name}`);
@@ -191,7 +198,7 @@ export class ProjectionRunner implements ReadModelProgress {
     const pending = () => names.filter((n) => comparePositions(this.checkpoints.get(n) ?? null, position) < 0);
     if (pending().length === 0) return;
     if (!this.running) {
-      await this.pollCheckpoints(position, names, timeoutMs);
+      await this.remote.waitFor(position, names, timeoutMs);
       return;
     }
     await new Promise<void>((resolve, reject) => {
@@ -207,18 +214,6 @@ export class ProjectionRunner implements ReadModelProgress {
       const timer = setTimeout(() => finish(new ProjectionLagError(pending())), timeoutMs);
       this.advanced.on('advanced', check);
     });
-  }
-
-  /** Another process runs the projections: read their checkpoints from the table. */
-  private async pollCheckpoints(position: LogPosition, names: string[], timeoutMs: number): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position')) as { name: string; position: string | null }[];
-      const behind = names.filter((n) => comparePositions(rows.find((r) => r.name === n)?.position ?? null, position) < 0);
-      if (behind.length === 0) return;
-      if (Date.now() > deadline) throw new ProjectionLagError(behind);
-      await new Promise((r) => setTimeout(r, 10));
-    }
   }
 
   /** The checkpoint of each projection as this process last saw it. */
@@ -528,7 +523,9 @@ export class ProjectionRunner implements ReadModelProgress {
 
   private setCheckpoint(name: string, position: LogPosition | null, stored: boolean): void {
     this.checkpoints.set(name, position);
-    if (stored) this.persisted.set(name, { position, at: Date.now() });
+    if (!stored) return;
+    this.persisted.set(name, { position, at: Date.now() });
+    if (this.running) this.opts.progressChannel?.notify(() => 'moved'); // a `serve` process waiting for it reads it now
   }
 
   private storedPosition(p: Projection): LogPosition | null {
