@@ -38,10 +38,11 @@ const today = () => new Date().toISOString().slice(0, 10);
 /**
  * Each of 32 workers repeats: draft an invoice with 5 lines, finalize it, record 2 partial payments,
  * list the customer's open invoices, read the customer's statement for this month. With `script`
- * 'crud-ledger-server.ts', the same flows against the plain CRUD ledger (the mix's same-run reference).
+ * 'crud-ledger-server.ts', the same flows against the plain CRUD ledger (the mix's same-run reference); `env`
+ * goes to the server (BENCH_TOPOLOGY=split: `serve` and `project` in two processes).
  */
-export async function benchLedgerMix(backend: BenchBackend, durationMs: number, script = 'server.ts'): Promise<MixFigures> {
-  const server = await startBenchServer(backend, CUSTOMERS, {}, script);
+export async function benchLedgerMix(backend: BenchBackend, durationMs: number, script = 'server.ts', env: Record<string, string> = {}): Promise<MixFigures> {
+  const server = await startBenchServer(backend, CUSTOMERS, env, script);
   try {
     const customers = await createCustomers(server);
     const skipped = server.operations.includes('billing.customers.statement.get') ? [] : ['statement reads (no billing.customers.statement.get operation)'];

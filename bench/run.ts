@@ -132,6 +132,15 @@ async function main(): Promise<void> {
       for (const s of m.skipped) lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'skipped', value: s });
       if (m.errors) lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'errors', value: `${m.errors}: ${m.firstError}` });
       report(lines, backend, '(d)');
+      if (pg) {
+        // The production shape: HTTP in one process (`serve`), the projections in another (`project`).
+        const split = await benchLedgerMix(backend, seconds * 1000, 'server.ts', { BENCH_TOPOLOGY: 'split' });
+        out.ledger_mix_split = split;
+        lines.push({ phase: '(d1) mix, serve+project', backend, metric: 'all operations/s (of (d), one process)', value: `${fmt(split.opsPerSec)} (${fmt((split.opsPerSec / m.opsPerSec) * 100, 1)}%)` });
+        lines.push({ phase: '(d1) mix, serve+project', backend, metric: 'slowest request', value: `${fmt(split.maxMs, 1)} ms` });
+        if (split.errors) lines.push({ phase: '(d1) mix, serve+project', backend, metric: 'errors', value: `${split.errors}: ${split.firstError}` });
+        report(lines, backend, '(d1)');
+      }
     }
     if (only.includes('list')) {
       const l = await benchInvoiceList(backend, invoicesFor(backend), 400);

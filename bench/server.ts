@@ -1,10 +1,12 @@
 // Child process of the HTTP phases: the real service (createApp, default log level) over the bench
 // database, with pre-created organizations and a billing-staff token; tells the parent over IPC.
 import fs from 'node:fs';
+import { fork } from 'node:child_process';
 import { createLogger, stdoutLogOutput } from '../src/logging.ts';
-import { loadConfig } from '../src/config.ts';
+import { type Config, loadConfig } from '../src/config.ts';
 import { createApp } from '../src/app.ts';
-import { openPglite, openPostgres } from '../src/db.ts';
+import { type Db, openPglite, openPostgres } from '../src/db.ts';
+import type { Logger } from 'pino';
 import { systemContext } from '../src/seed.ts';
 import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
 
@@ -42,7 +44,10 @@ async function main(): Promise<void> {
   // common interval in ms (imports start on the next pass).
   const workerMs = Number(process.env.BENCH_WORKER_MS ?? '0');
   const workers = process.env.BENCH_WORKERS === '1' || workerMs > 0;
-  const app = await createApp(config, { db, logger, projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined, ...(workers ? { workers: true, ...(workerMs > 0 ? { workerIntervalMs: workerMs } : {}) } : {}) });
+  if (process.env.BENCH_ROLE === 'project') return project(db, config, logger);
+  // BENCH_TOPOLOGY=split (Postgres): the production shape, `serve` here and `project` in a child process of its own.
+  const projector = process.env.BENCH_TOPOLOGY === 'split' && backend === 'postgres' ? await startProjector() : null;
+  const app = await createApp(config, { db, logger, ...(projector ? { projections: false } : {}), projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined, ...(workers ? { workers: true, ...(workerMs > 0 ? { workerIntervalMs: workerMs } : {}) } : {}) });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
@@ -69,6 +74,7 @@ async function main(): Promise<void> {
   process.send!({ ready });
   const stop = async () => {
     if (process.env.BENCH_TRACE) printTrace();
+    await projector?.stop();
     await app.close();
     await db.close();
     await output.flushWithin(2_000);
@@ -78,6 +84,32 @@ async function main(): Promise<void> {
     if (m === 'stop') void stop();
   });
   process.on('disconnect', () => void stop());
+}
+
+/** `core-server project` over the bench database: the projection runner alone, until told to stop. */
+async function project(db: Db, config: Config, logger: Logger): Promise<void> {
+  const app = await createApp(config, { db, logger, http: false });
+  process.on('message', (m) => {
+    if (m !== 'stop') return;
+    void app.close().then(() => db.close()).then(() => process.exit(0));
+  });
+  process.send!({ projecting: true });
+}
+
+/** Starts this script as the projector process; `stop` returns once it has exited. */
+async function startProjector(): Promise<{ stop: () => Promise<void> }> {
+  const child = fork(import.meta.filename, [], { execArgv: process.execArgv, env: { ...process.env, BENCH_ROLE: 'project' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise<void>((resolve, reject) => {
+    child.once('message', () => resolve());
+    child.once('exit', (code) => reject(new Error(`projector exited with ${code}`)));
+  });
+  return {
+    stop: async () => {
+      const exited = new Promise<void>((r) => child.once('exit', () => r()));
+      child.send('stop');
+      await exited;
+    },
+  };
 }
 
 const traced = new Map<string, { n: number; ms: number }>();
