@@ -1,4 +1,4 @@
-// One statement on a pooled connection, past knex's query building (the event store's hot append).
+// One statement on a pooled connection, past knex's query building (the event store's hot statements).
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
 import type { Db } from '../db.ts';
@@ -12,13 +12,18 @@ export interface NamedStatement {
 /**
  * Runs `statement` with `values` ($1, $2, ...) on a connection taken from knex's pool and given back after,
  * so it queues with every other query (on PGlite: its one connection, in turn, never inside another's
- * transaction). Skips knex's binding rewrite, query events and response wrapping.
+ * transaction). Skips knex's binding rewrite, query events and response wrapping. `rows` (Postgres): rows as
+ * arrays and the column parsers to use (TEXT_ROWS: every column as the server's text).
  */
-export async function pooledQuery<R>(db: Db, statement: NamedStatement, values: unknown[]): Promise<R[]> {
+export async function pooledQuery<R>(db: Db, statement: NamedStatement, values: unknown[], rows?: { rowMode: 'array'; types?: pg.CustomTypesConfig }): Promise<R[]> {
   const client = db.knex.client as { acquireConnection(): Promise<unknown>; releaseConnection(c: unknown): Promise<unknown> };
   const connection = await client.acquireConnection();
   try {
-    if (db.kind === 'pglite') return (await (connection as PGlite).query<R>(statement.text, values)).rows;
+    if (db.kind === 'pglite') {
+      if (rows) throw new Error('pooledQuery: row options are for Postgres (PGlite parses every column itself)');
+      return (await (connection as PGlite).query<R>(statement.text, values)).rows;
+    }
+    if (rows) return (await (connection as pg.Client).query({ ...statement, ...rows, values })).rows as R[];
     return (await (connection as pg.Client).query<R & pg.QueryResultRow>({ ...statement, values })).rows;
   } finally {
     await client.releaseConnection(connection);

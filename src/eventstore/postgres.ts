@@ -46,6 +46,22 @@ const HORIZON = `coalesce(
 /** The one-event append (migration 0095); named, so Postgres parses and plans it once per connection. */
 const APPEND_ONE = { name: 'es_append_one', text: 'select out_xid, out_position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
 
+/** The log after a position, up to the reading horizon (DESIGN.md section 5), in log order: the tails' read. */
+const READ_ALL = {
+  name: 'es_read_all',
+  text: `select ${COLUMNS} from es_events
+    where (transaction_id, global_position) > ($1::text::xid8, $2::bigint)
+      and transaction_id < ${HORIZON}
+    order by transaction_id, global_position
+    limit $3`,
+};
+
+/** The newest event committed, past the horizon (read-after-write of queries that must see every earlier commit). */
+const LAST_COMMITTED = { name: 'es_last_committed', text: 'select transaction_id::text as xid, global_position from es_events order by transaction_id desc, global_position desc limit 1' };
+
+/** Appends of several events, or with 'any' / 'stream_exists' (migration 0095's es_append). */
+const APPEND_MANY = { name: 'es_append', text: 'select * from es_append($1, $2, $3::jsonb, $4)' };
+
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
 
@@ -139,10 +155,11 @@ export class PostgresEventStore implements EventStore {
     const args = [stream, typeof expected === 'bigint' ? expected.toString() : expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), createdAt];
     // With a required stream, es_append runs once per row of that stream's first event (its first argument
     // depends on the row): not at all when it is missing.
-    const res = requireStream === undefined
-      ? await this.knex.raw('select * from es_append(?, ?, ?::jsonb, ?)', args)
-      : await this.knex.raw('select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ? and g.revision = 0', [...args, requireStream]);
-    const [row] = res.rows as { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean }[];
+    type Out = { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean };
+    const rows = requireStream === undefined
+      ? await pooledQuery<Out>(this.db, APPEND_MANY, args)
+      : ((await this.knex.raw('select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ? and g.revision = 0', [...args, requireStream])).rows as Out[]);
+    const [row] = rows;
     if (!row && requireStream !== undefined) throw new RequiredStreamMissingError(stream, requireStream);
     if (!row) throw new Error('es_append returned no row');
     return { nextExpectedRevision: BigInt(row.out_revision), position: formatPosition(row.out_xid, row.out_position), duplicate: row.out_duplicate };
@@ -209,21 +226,16 @@ export class PostgresEventStore implements EventStore {
   async readAll(opts: { from: ReadAllFrom; maxCount: number }): Promise<RecordedEvent[]> {
     if (opts.from === 'end') return [];
     const after = opts.from === 'start' ? { xid: '0', globalPosition: '0' } : parsePosition(opts.from.after);
-    const select = `select ${COLUMNS} from es_events
-       where (transaction_id, global_position) > (?::text::xid8, ?::bigint)
-         and transaction_id < ${HORIZON}
-       order by transaction_id, global_position
-       limit ?`;
     const bindings = [after.xid, after.globalPosition, opts.maxCount];
     if (this.db.kind === 'pglite') {
+      const select = READ_ALL.text.replace(/\$\d/g, '?');
       // PGlite decodes every row and column in JavaScript: one JSON text per batch, parsed natively, reads
       // a replay's 5,000-event batches 2-3x faster. Same values: positions and revisions as text, data and
       // metadata as stored, created_at as an ISO timestamp. Arrays, not objects: no key names to build and parse.
       const res = await this.knex.raw(`select coalesce(json_agg(${JSON_ROW} order by e.xid::xid8, e.global_position)::text, '[]') as batch from (${select}) e`, bindings);
       return (JSON.parse((res.rows[0] as { batch: string }).batch) as unknown[][]).map(StoredEvent.fromJson);
     }
-    const res = await this.knex.raw(select, bindings).options(TEXT_ROWS);
-    return (res.rows as string[][]).map(StoredEvent.fromText);
+    return (await pooledQuery<string[]>(this.db, READ_ALL, bindings, TEXT_ROWS)).map(StoredEvent.fromText);
   }
 
   async headPosition(): Promise<LogPosition | null> {
@@ -237,8 +249,7 @@ export class PostgresEventStore implements EventStore {
   }
 
   async lastCommittedPosition(): Promise<LogPosition | null> {
-    const res = await this.knex.raw(`select transaction_id::text as xid, global_position from es_events order by transaction_id desc, global_position desc limit 1`);
-    const r = res.rows[0] as { xid: string; global_position: string } | undefined;
+    const [r] = await pooledQuery<{ xid: string; global_position: string }>(this.db, LAST_COMMITTED, []);
     return r ? formatPosition(r.xid, r.global_position) : null;
   }
 
