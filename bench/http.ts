@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type ChildProcess, fork } from 'node:child_process';
 import type { BenchBackend, LoadResult } from './support.ts';
-import { closedLoop, createPostgresDatabase, percentile } from './support.ts';
+import { type SlicedLoad, SliceTotals, closedLoop, createPostgresDatabase, percentile } from './support.ts';
 import type { ServerReady } from './server.ts';
 
 /** Figures of phase (c). */
@@ -70,11 +70,17 @@ export function expectOk(reply: { status: number; body: string }, what: string):
   if (reply.status !== 200) throw new Error(`${what}: HTTP ${reply.status} ${reply.body.slice(0, 200)}`);
 }
 
+/** A started customers.insert load (phase (c), or with `crud` the baseline (c0)): its unloaded latency, then slices of c=32. */
+export interface InsertLoad extends SlicedLoad {
+  figures(): HttpFigures;
+}
+
 /**
  * Customers inserted by billing staff, one per pre-created organization; each answer waited for its read
  * model. With `crud`, the same requests against the plain CRUD baseline (bench/crud-server.ts) instead.
+ * Starts the server, warms it up and takes the unloaded latency (200 serial requests); `slice` adds load.
  */
-export async function benchCustomersInsert(backend: BenchBackend, durationMs: number, maxOps: number, crud = false): Promise<HttpFigures> {
+export async function startInsertLoad(backend: BenchBackend, maxOps: number, crud = false): Promise<InsertLoad> {
   const warmup = 300;
   const serial = 200;
   const server = await startBenchServer(backend, maxOps + warmup + serial, {}, crud ? 'crud-server.ts' : 'server.ts');
@@ -93,9 +99,16 @@ export async function benchCustomersInsert(backend: BenchBackend, durationMs: nu
       await insert();
       lat.push(performance.now() - t0);
     }
-    const c32 = await closedLoop({ concurrency: 32, durationMs, maxOps: server.orgIds.length - o }, insert);
-    return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32 };
-  } finally {
+    const c32 = new SliceTotals();
+    return {
+      async slice(ms) {
+        c32.add(await closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert));
+      },
+      figures: () => ({ unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: c32.result() }),
+      stop: () => server.stop(),
+    };
+  } catch (err) {
     await server.stop();
+    throw err;
   }
 }

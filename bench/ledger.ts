@@ -1,6 +1,6 @@
 // Issue 4's phases: a realistic invoicing mix over HTTP at concurrency 32, and billing.invoices.list
 // latency over a read model of 1,000,000 invoices (rows inserted in bulk, straight into the table).
-import { closedLoop, percentile, type BenchBackend } from './support.ts';
+import { type BenchBackend, type SlicedLoad, SliceTotals, closedLoop, percentile } from './support.ts';
 import { type BenchServer, expectOk, startBenchServer } from './http.ts';
 
 /** Latency and count of one operation type in the mix. */
@@ -35,13 +35,19 @@ export interface ListFigures {
 const CUSTOMERS = 64;
 const today = () => new Date().toISOString().slice(0, 10);
 
+/** A started ledger mix: slices of c=32, and the figures of all of them. */
+export interface MixLoad extends SlicedLoad {
+  figures(): MixFigures;
+}
+
 /**
  * Each of 32 workers repeats: draft an invoice with 5 lines, finalize it, record 2 partial payments,
  * list the customer's open invoices, read the customer's statement for this month. With `script`
  * 'crud-ledger-server.ts', the same flows against the plain CRUD ledger (the mix's same-run reference); `env`
- * goes to the server (BENCH_TOPOLOGY=split: `serve` and `project` in two processes).
+ * goes to the server (BENCH_TOPOLOGY=split: `serve` and `project` in two processes). Starts the server,
+ * creates the customers and warms up; `slice` adds load.
  */
-export async function benchLedgerMix(backend: BenchBackend, durationMs: number, script = 'server.ts', env: Record<string, string> = {}): Promise<MixFigures> {
+export async function startLedgerMix(backend: BenchBackend, script = 'server.ts', env: Record<string, string> = {}): Promise<MixLoad> {
   const server = await startBenchServer(backend, CUSTOMERS, env, script);
   try {
     const customers = await createCustomers(server);
@@ -70,17 +76,27 @@ export async function benchLedgerMix(backend: BenchBackend, durationMs: number, 
     };
     await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: 16 }, flow); // warm-up
     lat.clear();
-    const run = await closedLoop({ concurrency: 32, durationMs }, flow);
-    const byOperation: Record<string, OpFigures> = {};
-    let ops = 0;
-    for (const [op, xs] of lat) {
-      byOperation[op] = { ops: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) };
-      ops += xs.length;
-    }
-    const maxMs = Math.max(...[...lat.values()].flat());
-    return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped };
-  } finally {
+    const flows = new SliceTotals();
+    return {
+      async slice(ms) {
+        flows.add(await closedLoop({ concurrency: 32, durationMs: ms, latencies: flows.latencies }, flow));
+      },
+      figures() {
+        const run = flows.result();
+        const byOperation: Record<string, OpFigures> = {};
+        let ops = 0;
+        for (const [op, xs] of lat) {
+          byOperation[op] = { ops: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) };
+          ops += xs.length;
+        }
+        const maxMs = Math.max(...[...lat.values()].flat());
+        return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped };
+      },
+      stop: () => server.stop(),
+    };
+  } catch (err) {
     await server.stop();
+    throw err;
   }
 }
 

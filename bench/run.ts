@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BenchBackend, machineFacts, openBenchDb, serverVersion } from './support.ts';
+import { type BenchBackend, type SlicedLoad, interleave, machineFacts, openBenchDb, serverVersion } from './support.ts';
 import { benchAppends } from './appends.ts';
 import { benchReplay } from './replay.ts';
-import { type HttpFigures, benchCustomersInsert } from './http.ts';
-import { benchInvoiceList, benchLedgerMix } from './ledger.ts';
+import { startInsertLoad } from './http.ts';
+import { benchInvoiceList, startLedgerMix } from './ledger.ts';
 import { benchAssemblies } from './assemblies.ts';
 import { benchAnalytics, benchIngest } from './ingest.ts';
 import { benchResolve } from './configuration.ts';
@@ -80,10 +80,16 @@ async function main(): Promise<void> {
       );
       report(lines, backend, '(b)');
     }
-    // The CRUD baseline (express + pg/PGlite, one INSERT ... RETURNING and one SELECT per request), same load.
-    let crud: HttpFigures | undefined;
-    if (only.includes('http') || only.includes('mix')) {
-      crud = await benchCustomersInsert(backend, seconds * 1000, pg ? 15_000 : 6_000, true);
+    // The CRUD baseline (express + pg/PGlite, one INSERT ... RETURNING and one SELECT per request) and customers.insert,
+    // same load, in interleaved slices: the ratio compares loads measured in the same seconds.
+    const maxOps = pg ? 15_000 : 6_000;
+    if (only.includes('http')) {
+      const { crud, h } = await withLoads(async (keep) => {
+        const crudLoad = keep(await startInsertLoad(backend, maxOps, true));
+        const insertLoad = keep(await startInsertLoad(backend, maxOps));
+        await interleave([crudLoad, insertLoad], seconds * 1000);
+        return { crud: crudLoad.figures(), h: insertLoad.figures() };
+      });
       out.crud_baseline = crud;
       lines.push(
         { phase: '(c0) CRUD baseline', backend, metric: 'customers insert c=32 ops/s', value: fmt(crud.c32.opsPerSec) },
@@ -91,13 +97,9 @@ async function main(): Promise<void> {
       );
       if (crud.c32.errors) lines.push({ phase: '(c0) CRUD baseline', backend, metric: 'errors', value: `${crud.c32.errors}: ${crud.c32.firstError}` });
       report(lines, backend, '(c0)');
-    }
-    if (only.includes('http')) {
-      const h = await benchCustomersInsert(backend, seconds * 1000, pg ? 15_000 : 6_000);
       out.customers_insert = h;
-      const base = crud?.c32;
-      const ratio = base ? h.c32.opsPerSec / base.opsPerSec : Number.NaN;
-      const p99x = base ? h.c32.p99Ms / base.p99Ms : Number.NaN;
+      const ratio = h.c32.opsPerSec / crud.c32.opsPerSec;
+      const p99x = h.c32.p99Ms / crud.c32.p99Ms;
       out.customers_insert_vs_crud = { ops_ratio: ratio, p99_ratio: p99x };
       lines.push(
         { phase: '(c) customers.insert', backend, metric: 'unloaded latency p50 / p99', value: `${fmt(h.unloaded_p50_ms, 1)} / ${fmt(h.unloaded_p99_ms, 1)} ms` },
@@ -113,16 +115,24 @@ async function main(): Promise<void> {
       report(lines, backend, '(c)');
     }
     if (only.includes('mix')) {
-      // The same flows done the plain CRUD way (rows updated in place, one transaction per write): what the mix's work costs without events.
-      const plain = await benchLedgerMix(backend, seconds * 1000, 'crud-ledger-server.ts');
+      // The CRUD baseline again, the same flows done the plain CRUD way (rows updated in place, one transaction per
+      // write: what the mix's work costs without events), the mix, and on Postgres the mix against serve + project
+      // in two processes (the production shape), all in interleaved slices.
+      const { crud, plain, m, split } = await withLoads(async (keep) => {
+        const crudLoad = keep(await startInsertLoad(backend, maxOps, true));
+        const plainLoad = keep(await startLedgerMix(backend, 'crud-ledger-server.ts'));
+        const mixLoad = keep(await startLedgerMix(backend));
+        const splitLoad = pg ? keep(await startLedgerMix(backend, 'server.ts', { BENCH_TOPOLOGY: 'split' })) : null;
+        await interleave([crudLoad, plainLoad, mixLoad, ...(splitLoad ? [splitLoad] : [])], seconds * 1000);
+        return { crud: crudLoad.figures().c32, plain: plainLoad.figures(), m: mixLoad.figures(), split: splitLoad?.figures() };
+      });
       out.crud_ledger_mix = plain;
-      lines.push({ phase: '(d0) CRUD ledger mix', backend, metric: 'all operations/s c=32', value: fmt(plain.opsPerSec) });
+      lines.push({ phase: '(d0) CRUD ledger mix', backend, metric: 'all operations/s c=32 (CRUD baseline in the same slices)', value: `${fmt(plain.opsPerSec)} (${fmt(crud.opsPerSec)})` });
       if (plain.errors) lines.push({ phase: '(d0) CRUD ledger mix', backend, metric: 'errors', value: `${plain.errors}: ${plain.firstError}` });
       report(lines, backend, '(d0)');
-      const m = await benchLedgerMix(backend, seconds * 1000);
       out.ledger_mix = m;
-      const ratio = crud ? m.opsPerSec / crud.c32.opsPerSec : Number.NaN;
-      out.ledger_mix_vs_crud = { ops_ratio: ratio, of_crud_ledger_mix: m.opsPerSec / plain.opsPerSec };
+      const ratio = m.opsPerSec / crud.opsPerSec;
+      out.ledger_mix_vs_crud = { ops_ratio: ratio, of_crud_ledger_mix: m.opsPerSec / plain.opsPerSec, crud_baseline_ops_per_sec: crud.opsPerSec };
       lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'all operations/s (of CRUD baseline)', value: `${fmt(m.opsPerSec)} (${fmt(ratio * 100, 1)}%)`, ...(pg ? { target: '>= 75% of CRUD', met: ratio >= 0.75 } : {}) });
       lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'same, of the CRUD ledger mix (d0)', value: `${fmt((m.opsPerSec / plain.opsPerSec) * 100, 1)}%` });
       lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'slowest request', value: `${fmt(m.maxMs, 1)} ms`, ...(pg ? {} : { target: '<= 2,000 ms', met: m.maxMs <= 2000 }) });
@@ -132,9 +142,7 @@ async function main(): Promise<void> {
       for (const s of m.skipped) lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'skipped', value: s });
       if (m.errors) lines.push({ phase: '(d) ledger mix c=32', backend, metric: 'errors', value: `${m.errors}: ${m.firstError}` });
       report(lines, backend, '(d)');
-      if (pg) {
-        // The production shape: HTTP in one process (`serve`), the projections in another (`project`).
-        const split = await benchLedgerMix(backend, seconds * 1000, 'server.ts', { BENCH_TOPOLOGY: 'split' });
+      if (split) {
         out.ledger_mix_split = split;
         lines.push({ phase: '(d1) mix, serve+project', backend, metric: 'all operations/s (of (d), one process)', value: `${fmt(split.opsPerSec)} (${fmt((split.opsPerSec / m.opsPerSec) * 100, 1)}%)` });
         lines.push({ phase: '(d1) mix, serve+project', backend, metric: 'slowest request', value: `${fmt(split.maxMs, 1)} ms` });
@@ -233,6 +241,19 @@ async function main(): Promise<void> {
   const file = path.join(import.meta.dirname, 'results.json');
   fs.writeFileSync(file, `${JSON.stringify(results, (_k, v) => (typeof v === 'bigint' ? v.toString() : v), 2)}\n`);
   console.log(`wrote ${path.relative(process.cwd(), file)}`);
+}
+
+/** Runs `fn`, then stops every load it kept (started), whether it finished or failed. */
+async function withLoads<T>(fn: (keep: <L extends SlicedLoad>(load: L) => L) => Promise<T>): Promise<T> {
+  const started: SlicedLoad[] = [];
+  try {
+    return await fn((load) => {
+      started.push(load);
+      return load;
+    });
+  } finally {
+    await Promise.all(started.map((l) => l.stop()));
+  }
 }
 
 function report(lines: Line[], backend: BenchBackend, phase: string): void {

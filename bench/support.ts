@@ -57,10 +57,11 @@ export interface LoadResult {
 
 /**
  * Runs `fn` from `concurrency` workers back to back until `durationMs` passes or `maxOps` calls started.
- * `fn(i, worker)` gets a unique sequence number and the worker's index. Latency is measured per call.
+ * `fn(i, worker)` gets a unique sequence number and the worker's index. Latency is measured per call (and pushed to
+ * `latencies` when given).
  */
-export async function closedLoop(opts: { concurrency: number; durationMs: number; maxOps?: number }, fn: (i: number, worker: number) => Promise<void>): Promise<LoadResult> {
-  const latencies: number[] = [];
+export async function closedLoop(opts: { concurrency: number; durationMs: number; maxOps?: number; latencies?: number[] }, fn: (i: number, worker: number) => Promise<void>): Promise<LoadResult> {
+  const latencies: number[] = opts.latencies ?? [];
   let next = 0;
   let errors = 0;
   let firstError: string | undefined;
@@ -82,7 +83,47 @@ export async function closedLoop(opts: { concurrency: number; durationMs: number
   };
   await Promise.all(Array.from({ length: opts.concurrency }, worker));
   const seconds = (performance.now() - started) / 1000;
+  return loadResult(latencies, seconds, errors, firstError);
+}
+
+/** A LoadResult of these latencies over `seconds`. */
+export function loadResult(latencies: number[], seconds: number, errors: number, firstError?: string): LoadResult {
   return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.length ? Math.max(...latencies) : Number.NaN, firstError };
+}
+
+/** A started load that runs in slices at concurrency 32 and sums them (see `interleave`). */
+export interface SlicedLoad {
+  slice(ms: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs each load for `msEach` in all, in `rounds` slices taken in turn, ABBA order (A B, B A, A B, ...), so that
+ * a machine that speeds up or slows down during the phase (these 2-core VMs do, by 2x within minutes) weighs
+ * on every load alike: a reference and the load compared with it are measured in the same seconds.
+ */
+export async function interleave(loads: SlicedLoad[], msEach: number, rounds = 4): Promise<void> {
+  for (let r = 0; r < rounds; r++) {
+    for (const load of r % 2 === 0 ? loads : [...loads].reverse()) await load.slice(msEach / rounds);
+  }
+}
+
+/** A load's slices so far as one LoadResult: `latencies` is what closedLoop records into, `add` each slice's result. */
+export class SliceTotals {
+  readonly latencies: number[] = [];
+  private seconds = 0;
+  private errors = 0;
+  private firstError?: string;
+
+  add(r: LoadResult): void {
+    this.seconds += r.seconds;
+    this.errors += r.errors;
+    this.firstError ??= r.firstError;
+  }
+
+  result(): LoadResult {
+    return loadResult(this.latencies, this.seconds, this.errors, this.firstError);
+  }
 }
 
 /** The p-th percentile (nearest rank) of `values`, in the same unit. */
