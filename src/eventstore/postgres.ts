@@ -56,7 +56,7 @@ const READ_ALL = {
     limit $3`,
 };
 
-/** The newest event committed, past the horizon (read-after-write of queries that must see every earlier commit). */
+/** The newest event the statement's snapshot sees, horizon or not: what a query must wait for to reflect every earlier commit. */
 const LAST_COMMITTED = { name: 'es_last_committed', text: 'select transaction_id::text as xid, global_position from es_events order by transaction_id desc, global_position desc limit 1' };
 
 /** Appends of several events, or with 'any' / 'stream_exists' (migration 0095's es_append). */

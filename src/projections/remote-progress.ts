@@ -15,9 +15,9 @@ interface Waiter {
   reject: (err: Error) => void;
 }
 
-/** Poll without a channel (PGlite, or LISTEN not up): as often as each request polled on its own before. */
+/** Poll until a projector's NOTIFY has been heard: as often as each request polled on its own before. */
 const POLL_MS = 10;
-/** With projectors' NOTIFYs heard, polling only covers a lost notification or a checkpoint stored without one. */
+/** Once NOTIFYs arrive, polling only covers a lost one or a checkpoint stored without one. */
 const NOTIFIED_POLL_MS = 100;
 
 /** The channel on which runners say that stored checkpoints moved (one per process). */
@@ -29,6 +29,8 @@ export class RemoteProgress {
   private readonly waiters = new Set<Waiter>();
   private loop: Promise<void> | null = null;
   private signalled = false;
+  /** A projector's NOTIFY reached this process: they flow (a runner that has just started may not know yet that we listen). */
+  private heard = false;
   private wake?: () => void;
 
   /** `pollMs` overrides the fallback poll (tests). */
@@ -38,6 +40,7 @@ export class RemoteProgress {
     private readonly pollMs?: number,
   ) {
     channel?.onMessage(() => {
+      this.heard = true;
       this.signalled = true;
       this.wake?.();
     });
@@ -81,7 +84,7 @@ export class RemoteProgress {
 
   /** Until a projector's NOTIFY, the poll interval, or the nearest deadline, whichever comes first. */
   private pause(now: number): Promise<void> {
-    const poll = this.pollMs ?? (this.channel?.listening ? NOTIFIED_POLL_MS : POLL_MS);
+    const poll = this.pollMs ?? (this.heard && this.channel?.listening ? NOTIFIED_POLL_MS : POLL_MS);
     const nearest = Math.min(...[...this.waiters].map((w) => w.deadline)) - now + 1;
     return new Promise<void>((resolve) => {
       const done = () => {
