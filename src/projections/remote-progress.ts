@@ -50,35 +50,38 @@ export class RemoteProgress {
   waitFor(position: LogPosition, names: string[], timeoutMs: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.waiters.add({ position, names, deadline: Date.now() + timeoutMs, resolve, reject });
-      this.loop ??= this.run().finally(() => {
-        this.loop = null;
-      });
+      this.loop ??= this.run();
     });
   }
 
   private async run(): Promise<void> {
     void this.channel?.listen();
-    while (this.waiters.size) {
-      this.signalled = false;
-      const names = [...new Set([...this.waiters].flatMap((w) => w.names))];
-      let stored: Map<string, LogPosition | null>;
-      try {
-        const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position')) as { name: string; position: string | null }[];
-        stored = new Map(rows.map((r) => [r.name, r.position]));
-      } catch (err) {
-        for (const w of this.waiters) w.reject(err instanceof Error ? err : new Error(String(err)));
-        this.waiters.clear();
-        return;
+    try {
+      while (this.waiters.size) {
+        this.signalled = false;
+        const names = [...new Set([...this.waiters].flatMap((w) => w.names))];
+        let stored: Map<string, LogPosition | null>;
+        try {
+          const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position')) as { name: string; position: string | null }[];
+          stored = new Map(rows.map((r) => [r.name, r.position]));
+        } catch (err) {
+          for (const w of this.waiters) w.reject(err instanceof Error ? err : new Error(String(err)));
+          this.waiters.clear();
+          return;
+        }
+        const now = Date.now();
+        for (const w of this.waiters) {
+          const behind = w.names.filter((n) => comparePositions(stored.get(n) ?? null, w.position) < 0);
+          if (behind.length && now <= w.deadline) continue;
+          this.waiters.delete(w);
+          if (behind.length) w.reject(new ProjectionLagError(behind));
+          else w.resolve();
+        }
+        if (this.waiters.size && !this.signalled) await this.pause(now);
       }
-      const now = Date.now();
-      for (const w of this.waiters) {
-        const behind = w.names.filter((n) => comparePositions(stored.get(n) ?? null, w.position) < 0);
-        if (behind.length && now <= w.deadline) continue;
-        this.waiters.delete(w);
-        if (behind.length) w.reject(new ProjectionLagError(behind));
-        else w.resolve();
-      }
-      if (this.waiters.size && !this.signalled) await this.pause(now);
+    } finally {
+      // In the same turn as the last look at the waiters (no await between): a waiter added later starts a new loop.
+      this.loop = null;
     }
   }
 

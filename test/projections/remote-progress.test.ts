@@ -13,7 +13,7 @@ import { ops } from '../support/ops.ts';
 import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { TestClock } from '../../src/clock.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { PostgresEventStore, formatPosition } from '../../src/eventstore/postgres.ts';
 import { ProjectionRunner } from '../../src/projections/runner.ts';
 import { RemoteProgress, progressChannel } from '../../src/projections/remote-progress.ts';
 
@@ -67,6 +67,24 @@ for (const backend of backends()) {
       } finally {
         await serve.close();
         await svc.close();
+      }
+    });
+
+    it('a wait asked for as the reader answers the last one is still served', async function () {
+      this.timeout(20_000);
+      const db = await openTestDb(backend);
+      try {
+        await db.knex('projection_checkpoints').insert({ name: 'test.remote', version: 1, position: formatPosition('5', '5') });
+        const remote = new RemoteProgress(db.knex, undefined, 600_000);
+        const at = formatPosition('4', '4');
+        await remote.waitFor(at, ['test.remote'], 600_000);
+        // This runs in the turn that answered the first wait, while the reader that answered it is ending: a
+        // reader that still counted as running would never serve it (nor time it out).
+        let served = false;
+        await remote.waitFor(at, ['test.remote'], 600_000).then(() => (served = true));
+        expect(served).to.equal(true);
+      } finally {
+        await db.close();
       }
     });
 
