@@ -98,7 +98,9 @@ export class DbChannel {
   notify(payload: () => string | null): void {
     if (this.timer || this.closed) return;
     if (this.db.kind === 'pglite') {
-      if (![...localPeers(this.db, this.channel)].some((c) => c !== this)) return;
+      // Called on every append: count the listeners other than this one without copying the set.
+      const peers = localPeers(this.db, this.channel);
+      if (peers.size - (peers.has(this) ? 1 : 0) === 0) return;
     } else if (!this.client) void this.listen();
     this.timer = setTimeout(() => {
       this.timer = undefined;
