@@ -3,8 +3,7 @@ import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { type ChildProcess, fork } from 'node:child_process';
-import type { BenchBackend, LoadResult } from './support.ts';
-import { type SlicedLoad, SliceTotals, closedLoop, createPostgresDatabase, percentile } from './support.ts';
+import { type BenchBackend, type LoadResult, type SlicedLoad, SliceTotals, closedLoop, createPostgresDatabase, percentile } from './support.ts';
 import type { ServerReady } from './server.ts';
 
 /** Figures of phase (c). */
