@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import type { Db } from '../src/db.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { pooledQuery } from '../src/eventstore/pooled-query.ts';
+import { pooledQuery } from '../src/pooled-query.ts';
 import { closedLoop, type LoadResult } from './support.ts';
 
 /** Figures of phase (a). */

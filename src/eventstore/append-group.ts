@@ -5,7 +5,7 @@
 // missing stream). Why it pays and why it keeps the log's order: docs/decisions.md, issue 9, fifth pass.
 import type { Db } from '../db.ts';
 import type { EventData } from './port.ts';
-import { type NamedStatement, pooledQuery } from './pooled-query.ts';
+import { type NamedStatement, pooledQuery } from '../pooled-query.ts';
 import { InFlightBatch } from '../in-flight-batch.ts';
 
 /** One event with an exact expected revision (-1: no_stream), as es_append_one takes it. */

@@ -7,7 +7,7 @@ import {
   type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
   type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
-import { pooledQuery } from './pooled-query.ts';
+import { pooledQuery } from '../pooled-query.ts';
 import { AppendGroup } from './append-group.ts';
 import { wakeOrTimeout } from './wake.ts';
 import { STORED_EVENT_COLUMNS as COLUMNS, StoredEvent, TEXT_ROWS, formatPosition } from './stored-event.ts';
@@ -58,6 +58,12 @@ const READ_ALL = {
 
 /** The newest event the statement's snapshot sees, horizon or not: what a query must wait for to reflect every earlier commit. */
 const LAST_COMMITTED = { name: 'es_last_committed', text: 'select transaction_id::text as xid, global_position from es_events order by transaction_id desc, global_position desc limit 1' };
+
+/** A stream's events from a revision on, one page (every command's aggregate load: named, planned once per connection). */
+const READ_STREAM = { name: 'es_read_stream', text: `select ${COLUMNS} from es_events where stream_id = $1 and revision >= $2::bigint order by revision limit $3` };
+const READ_STREAM_BACKWARDS = { name: 'es_read_stream_back', text: `select ${COLUMNS} from es_events where stream_id = $1 and revision <= $2::bigint order by revision desc limit $3` };
+/** No stream reaches it: a backwards read from the end. */
+const MAX_REVISION = 2n ** 63n - 1n;
 
 /** Appends of several events, or with 'any' / 'stream_exists' (migration 0095's es_append). */
 const APPEND_MANY = { name: 'es_append', text: 'select * from es_append($1, $2, $3::jsonb, $4)' };
@@ -204,14 +210,12 @@ export class PostgresEventStore implements EventStore {
 
   async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {
     const backwards = opts.direction === 'backwards';
-    let cursor = opts.fromRevision ?? (backwards ? null : 0n);
+    const statement = backwards ? READ_STREAM_BACKWARDS : READ_STREAM;
+    let cursor = opts.fromRevision ?? (backwards ? MAX_REVISION : 0n);
     let remaining = opts.maxCount ?? Number.POSITIVE_INFINITY;
     const page = 1000;
     while (remaining > 0) {
-      const q = this.knex('es_events').select(this.knex.raw(COLUMNS)).where('stream_id', stream);
-      if (cursor !== null) q.andWhere('revision', backwards ? '<=' : '>=', cursor.toString());
-      q.orderBy('revision', backwards ? 'desc' : 'asc').limit(Math.min(page, remaining));
-      const rows = (await q) as Row[];
+      const rows = await pooledQuery<Row>(this.db, statement, [stream, cursor.toString(), Math.min(page, remaining)]);
       for (const r of rows) yield toRecorded(r);
       remaining -= rows.length;
       if (rows.length < page) return;

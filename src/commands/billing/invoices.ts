@@ -57,7 +57,7 @@ export async function allocateInvoiceNumber(ctx: RequestContext, invoiceId: stri
  * write after it can only be retried, never leave a number unused by another invoice.
  */
 async function finalizeAction(ctx: RequestContext, id: string, state: InvoiceState, ref: InvoiceRef, edits: Omit<InvoiceUpdate, 'action'>): Promise<InvoiceAction> {
-  const customer = await getCustomerDoc(ctx.services.knex, ref.customer_id);
+  const customer = await getCustomerDoc(ctx.services.db, ref.customer_id);
   if (!customer) throw billingErrors.error('customer_not_found', 'The invoice\'s customer does not exist.');
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; its drafts cannot be finalized.');
   const issueDate = isoDate(ctx.now);

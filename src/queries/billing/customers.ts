@@ -1,5 +1,7 @@
 // billing.customers.get and .list, reading billing_customers (written by projections/billing/customers.ts).
 import type { Knex } from 'knex';
+import type { Db } from '../../db.ts';
+import { pooledQuery } from '../../pooled-query.ts';
 import { operation } from '../../api/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
@@ -10,14 +12,14 @@ import type { LogPosition } from '../../eventstore/port.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
-/** Loads a customer document, or null. */
-export async function getCustomerDoc(knex: Knex, id: string): Promise<CustomerDoc | null> {
-  const row = await knex('billing_customers').where({ id }).first('doc');
-  return row ? (row.doc as CustomerDoc) : null;
-}
+/** Every invoice write reads its customer: named, planned once per connection. */
+const CUSTOMER_DOC = { name: 'billing_customer_doc', text: 'select doc from billing_customers where id = $1' };
 
-/** SQL of a customer's document row (one `?`: the customer id), for a query of another module that reads it in the same round trip. */
-export const CUSTOMER_DOC_SQL = 'select doc from billing_customers where id = ?';
+/** Loads a customer document, or null. */
+export async function getCustomerDoc(db: Db, id: string): Promise<CustomerDoc | null> {
+  const [row] = await pooledQuery<{ doc: CustomerDoc }>(db, CUSTOMER_DOC, [id]);
+  return row?.doc ?? null;
+}
 
 /** The customer of an organization (active or removed), or null. */
 export async function customerOfOrganization(knex: Knex, organizationId: string): Promise<CustomerDoc | null> {
@@ -27,7 +29,7 @@ export async function customerOfOrganization(knex: Knex, organizationId: string)
 
 /** A customer the caller may see; another organization's customer is 404, like a missing one. */
 export async function visibleCustomer(ctx: RequestContext, id: string): Promise<CustomerDoc> {
-  const doc = await getCustomerDoc(ctx.services.knex, id);
+  const doc = await getCustomerDoc(ctx.services.db, id);
   if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${id} in this organization.`);
   return doc;
 }

@@ -1,11 +1,13 @@
 // billing.customers.statement.get, reading billing_ledger_entries and billing_receivables (projections/billing/statements.ts).
 import type { Knex } from 'knex';
+import type { Db } from '../../db.ts';
+import { pooledQuery } from '../../pooled-query.ts';
 import { operation } from '../../api/operation.ts';
 import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
-import { CUSTOMER_DOC_SQL, canSeeOrganization } from './customers.ts';
+import { canSeeOrganization } from './customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -20,25 +22,38 @@ export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'da
 }
 
 /**
+ * The customer and the three reads of a statement (opening balance and unapplied credit, the period's lines,
+ * what each invoice still owed at the end of `to`) in one round trip; named, so Postgres plans it once per
+ * connection. $1 customer, $2 currency (null: the customer's), $3 from, $4 to.
+ */
+const STATEMENT = {
+  name: 'billing_statement',
+  text: `with cust as (select doc, coalesce($2::text, doc->>'currency') as currency from billing_customers where id = $1)
+     select (select doc from cust) as customer, (select currency from cust) as currency,
+       (select json_build_object('opening', sum(debit - credit) filter (where entry_date < $3), 'unapplied', sum(balance_credit) filter (where entry_date <= $4))
+          from billing_ledger_entries where customer_id = $1 and currency = (select currency from cust)) as totals,
+       (select coalesce(json_agg(doc order by entry_date, seq), '[]'::json)
+          from billing_ledger_entries where customer_id = $1 and currency = (select currency from cust) and entry_date between $3 and $4) as lines,
+       (select coalesce(json_agg(json_build_object('due_date', o.due_date, 'owed', o.owed)), '[]'::json) from (
+          select r.due_date, sum(e.item_effect) as owed from billing_ledger_entries e join billing_receivables r on r.id = e.invoice_id
+          where e.customer_id = $1 and e.currency = (select currency from cust) and e.entry_date <= $4 group by e.invoice_id, r.due_date) o) as owed`,
+};
+
+interface StatementRow {
+  customer: CustomerDoc | null;
+  currency: string | null;
+  totals: { opening: number | null; unapplied: number | null } | null;
+  lines: LedgerEntryDoc[];
+  owed: { due_date: string; owed: number }[];
+}
+
+/**
  * Builds a customer's statement for a period from the ledger entries, in `currency` or the customer's own;
  * all amounts integer minor units of it. `check` sees the customer first (null: there is none) and may throw.
  */
-export async function buildStatement(knex: Knex, customerId: string, currency: string | null, from: string, to: string, check: (customer: CustomerDoc | null) => void) {
-  // One statement for the customer and the three reads (opening balance and unapplied credit, the period's
-  // lines, what each invoice still owed at the end of `to`): one round trip instead of four.
-  const res = await knex.raw(
-    `with cust as (select doc, coalesce(?::text, doc->>'currency') as currency from (${CUSTOMER_DOC_SQL}) c)
-     select (select doc from cust) as customer, (select currency from cust) as currency,
-       (select json_build_object('opening', sum(debit - credit) filter (where entry_date < ?), 'unapplied', sum(balance_credit) filter (where entry_date <= ?))
-          from billing_ledger_entries where customer_id = ? and currency = (select currency from cust)) as totals,
-       (select coalesce(json_agg(doc order by entry_date, seq), '[]'::json)
-          from billing_ledger_entries where customer_id = ? and currency = (select currency from cust) and entry_date between ? and ?) as lines,
-       (select coalesce(json_agg(json_build_object('due_date', o.due_date, 'owed', o.owed)), '[]'::json) from (
-          select r.due_date, sum(e.item_effect) as owed from billing_ledger_entries e join billing_receivables r on r.id = e.invoice_id
-          where e.customer_id = ? and e.currency = (select currency from cust) and e.entry_date <= ? group by e.invoice_id, r.due_date) o) as owed`,
-    [currency, customerId, from, to, customerId, customerId, from, to, customerId, to],
-  );
-  const row = res.rows[0] as { customer: CustomerDoc | null; currency: string | null; totals: { opening: number | null; unapplied: number | null } | null; lines: LedgerEntryDoc[]; owed: { due_date: string; owed: number }[] };
+export async function buildStatement(db: Db, customerId: string, currency: string | null, from: string, to: string, check: (customer: CustomerDoc | null) => void) {
+  const [row] = await pooledQuery<StatementRow>(db, STATEMENT, [customerId, currency, from, to]);
+  if (!row) throw new Error('statement query returned no row');
   check(row.customer);
   const { totals, owed } = row;
   const opening = Number(totals?.opening ?? 0);
@@ -87,7 +102,7 @@ export const customersStatementGet = operation({
   access: 'org_user',
   async handle(ctx, req) {
     await caughtUp(ctx, [billingStatementsProjection]);
-    return buildStatement(ctx.services.knex, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
+    return buildStatement(ctx.services.db, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
       if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
     });
   },

@@ -1,7 +1,7 @@
-// One statement on a pooled connection, past knex's query building (the event store's hot statements).
+// One statement on a pooled connection, past knex's query building (the hot statements: the log's, and reads every write makes).
 import type { PGlite } from '@electric-sql/pglite';
 import type pg from 'pg';
-import type { Db } from '../db.ts';
+import type { Db } from './db.ts';
 
 /** A statement with a name: on Postgres a prepared statement, parsed and planned once per connection. */
 export interface NamedStatement {
