@@ -153,7 +153,7 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     const attemptId = String(req.params.attemptId);
     const state = UUID.test(attemptId) ? await paymentAttempts.load(services, attemptId) : null;
     if (!state?.started || state.started.customer_id !== who.customer.id) return sendErrorPage(res, 404, 'Not found', 'There is no such payment.');
-    const invoice = await getInvoiceDoc(services.knex, state.started.invoice_id);
+    const invoice = await getInvoiceDoc(services.db, state.started.invoice_id);
     resultPage(res, who.customer.id, state, invoice?.number ?? 'the invoice');
   });
 
@@ -165,7 +165,7 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     const invoiceId = field(req.body, 'invoice_id');
     const attemptId = field(req.body, 'attempt_id');
     const choice = field(req.body, 'method');
-    const invoice = UUID.test(invoiceId) ? await getInvoiceDoc(services.knex, invoiceId) : null;
+    const invoice = UUID.test(invoiceId) ? await getInvoiceDoc(services.db, invoiceId) : null;
     if (!invoice || invoice.customer_id !== customer.id || invoice.status === 'draft' || !UUID.test(attemptId)) return sendErrorPage(res, 404, 'Not found', 'There is no such invoice to pay.');
     const methods = (await getProfileDoc(services.knex, customer.id))?.methods ?? [];
     const ctx = commandContext(services, session);

@@ -1,7 +1,7 @@
 // billing.customers.get and .list, reading billing_customers (written by projections/billing/customers.ts).
 import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
-import { pooledQuery } from '../../pooled-query.ts';
+import { documentById } from '../document.ts';
 import { operation } from '../../api/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
@@ -12,13 +12,9 @@ import type { LogPosition } from '../../eventstore/port.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
-/** Every invoice write reads its customer: named, planned once per connection. */
-const CUSTOMER_DOC = { name: 'billing_customer_doc', text: 'select doc from billing_customers where id = $1' };
-
 /** Loads a customer document, or null. */
-export async function getCustomerDoc(db: Db, id: string): Promise<CustomerDoc | null> {
-  const [row] = await pooledQuery<{ doc: CustomerDoc }>(db, CUSTOMER_DOC, [id]);
-  return row?.doc ?? null;
+export function getCustomerDoc(db: Db, id: string): Promise<CustomerDoc | null> {
+  return documentById<CustomerDoc>(db, 'billing_customers', id);
 }
 
 /** The customer of an organization (active or removed), or null. */

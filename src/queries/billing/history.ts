@@ -64,7 +64,7 @@ const KINDS: Record<SubjectType, SubjectKind> = {
   payment: {
     notFound: 'payment_not_found',
     stream: async (ctx, id) => {
-      const doc = await getPaymentDoc(ctx.services.knex, id);
+      const doc = await getPaymentDoc(ctx.services.db, id);
       return doc ? `invoice-${doc.invoice_id}` : null;
     },
     replay: (id) => replayer(invoiceDecider, (s) => {

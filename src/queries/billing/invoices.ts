@@ -8,15 +8,16 @@ import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../api/sc
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { documentPage } from '../pagination.ts';
+import { documentById } from '../document.ts';
+import type { Db } from '../../db.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { recentDocument } from '../../projections/projection.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads an invoice document, or null. */
-export async function getInvoiceDoc(knex: Knex, id: string): Promise<InvoiceDoc | null> {
-  const row = await knex('billing_invoices').where({ id }).first('doc');
-  return row ? (row.doc as InvoiceDoc) : null;
+export function getInvoiceDoc(db: Db, id: string): Promise<InvoiceDoc | null> {
+  return documentById<InvoiceDoc>(db, 'billing_invoices', id);
 }
 
 /**
@@ -24,7 +25,7 @@ export async function getInvoiceDoc(knex: Knex, id: string): Promise<InvoiceDoc 
  * the biller's work in progress, as in Stripe). Anything else is 404, like a missing one.
  */
 export async function visibleInvoice(ctx: RequestContext, id: string): Promise<InvoiceDoc> {
-  const doc = await getInvoiceDoc(ctx.services.knex, id);
+  const doc = await getInvoiceDoc(ctx.services.db, id);
   const staff = hasRole(ctx.auth, 'billing_staff');
   if (!doc || !canSeeOrganization(ctx, doc.organization_id) || (!staff && doc.status === 'draft'))
     throw billingErrors.error('invoice_not_found', `No invoice ${id} in this organization.`);

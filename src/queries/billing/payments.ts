@@ -8,18 +8,19 @@ import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { documentById } from '../document.ts';
+import type { Db } from '../../db.ts';
 import { recentDocument } from '../../projections/projection.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads a payment document, or null. */
-export async function getPaymentDoc(knex: Knex, id: string): Promise<PaymentDoc | null> {
-  const row = await knex('billing_payments').where({ id }).first('doc');
-  return row ? (row.doc as PaymentDoc) : null;
+export function getPaymentDoc(db: Db, id: string): Promise<PaymentDoc | null> {
+  return documentById<PaymentDoc>(db, 'billing_payments', id);
 }
 
 /** A payment the caller may see; another organization's is 404. */
 export async function visiblePayment(ctx: RequestContext, id: string): Promise<PaymentDoc> {
-  const doc = await getPaymentDoc(ctx.services.knex, id);
+  const doc = await getPaymentDoc(ctx.services.db, id);
   if (!doc || !canSeeOrganization(ctx, doc.organization_id)) throw billingErrors.error('payment_not_found', `No payment ${id} in this organization.`);
   return doc;
 }

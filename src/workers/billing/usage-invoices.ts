@@ -28,7 +28,7 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
   const result: UsageInvoicesPassResult = { generated: [], refused: [] };
   for (const { subscription_id, month } of await usageMonths(services.knex, first, monthRange(current).from)) {
     const invoiceId = usageInvoiceId(subscription_id, month);
-    if (await getInvoiceDoc(services.knex, invoiceId)) continue;
+    if (await getInvoiceDoc(services.db, invoiceId)) continue;
     const ctx = {
       knex: services.knex, store: services.store, ids: IdSource.random(now), now,
       waitFor: (position: LogPosition | null, models: ReadModelRef[]) => services.runner.waitFor(position, models, services.config.projectionWaitMs),
