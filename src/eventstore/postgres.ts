@@ -67,6 +67,11 @@ const MAX_REVISION = 2n ** 63n - 1n;
 
 /** Appends of several events, or with 'any' / 'stream_exists' (migration 0095's es_append). */
 const APPEND_MANY = { name: 'es_append', text: 'select * from es_append($1, $2, $3::jsonb, $4)' };
+/** The same, only when stream $5 exists (a row of its first event feeds es_append; none: nothing runs). */
+const APPEND_MANY_REQUIRING = {
+  name: 'es_append_requiring',
+  text: 'select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else $1::text end, $2, $3::jsonb, $4) r where g.stream_id = $5 and g.revision = 0',
+};
 
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
@@ -164,7 +169,7 @@ export class PostgresEventStore implements EventStore {
     type Out = { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean };
     const rows = requireStream === undefined
       ? await pooledQuery<Out>(this.db, APPEND_MANY, args)
-      : ((await this.knex.raw('select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else ?::text end, ?, ?::jsonb, ?) r where g.stream_id = ? and g.revision = 0', [...args, requireStream])).rows as Out[]);
+      : await pooledQuery<Out>(this.db, APPEND_MANY_REQUIRING, [...args, requireStream]);
     const [row] = rows;
     if (!row && requireStream !== undefined) throw new RequiredStreamMissingError(stream, requireStream);
     if (!row) throw new Error('es_append returned no row');

@@ -66,8 +66,8 @@ export class ProjectionRunner implements ReadModelProgress {
   private running = false;
   private readonly batchSize: number;
   private readonly bulkBatchSize: number;
-  /** Read-your-writes while another process runs the projections. */
-  private readonly remote: RemoteProgress;
+  /** Read-your-writes while another process runs the projections (made on a first wait there). */
+  private remote?: RemoteProgress;
 
   constructor(
     private readonly knex: Knex,
@@ -78,7 +78,6 @@ export class ProjectionRunner implements ReadModelProgress {
     this.advanced.setMaxListeners(0);
     this.batchSize = opts.batchSize ?? 1000;
     this.bulkBatchSize = opts.bulkBatchSize ?? Math.max(this.batchSize, 5000);
-    this.remote = new RemoteProgress(knex, opts.progressChannel);
     const names = new Set<string>();
     for (const p of projections) {
       if (names.has(p.name)) throw new Error(`duplicate projection name ${p.name}`);
@@ -198,6 +197,7 @@ export class ProjectionRunner implements ReadModelProgress {
     const pending = () => names.filter((n) => comparePositions(this.checkpoints.get(n) ?? null, position) < 0);
     if (pending().length === 0) return;
     if (!this.running) {
+      this.remote ??= new RemoteProgress(this.knex, this.opts.progressChannel);
       await this.remote.waitFor(position, names, timeoutMs);
       return;
     }
