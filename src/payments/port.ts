@@ -68,7 +68,7 @@ export interface ProviderPayment {
 export type ProviderNotification = ({ kind: 'setup' } & SetupNotification) | { kind: 'payment'; id: string; payment: ProviderPayment };
 
 /** The outcome of a charge. */
-export type ChargeResult = { status: 'succeeded'; charge_ref: string } | { status: 'failed'; charge_ref: string; code: string; message: string };
+export type ChargeResult = { status: 'succeeded'; charge_ref: string; /** What was charged: the first request's amount when the idempotency key was used before. */ amount: number } | { status: 'failed'; charge_ref: string; code: string; message: string };
 
 /** A notification that failed verification (bad signature, stale timestamp, unreadable body). */
 export class NotificationRejected extends Error {}

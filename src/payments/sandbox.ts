@@ -145,14 +145,17 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult> {
+    // A repeated key answers the first charge, whatever this request's amount (sandbox charges stored before
+    // amounts were kept read with this request's).
+    const first = (doc: ChargeResult) => (doc.status === 'succeeded' ? { ...doc, amount: doc.amount ?? input.amount } : doc);
     const found = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
-    if (found) return found.doc as ChargeResult;
+    if (found) return first(found.doc as ChargeResult);
     const declined = input.method_ref.endsWith(`_${TEST_CARDS.chargeDeclined.slice(-4)}`);
     const charge_ref = `ch_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
-    const result: ChargeResult = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.' } : { status: 'succeeded', charge_ref };
+    const result: ChargeResult = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.' } : { status: 'succeeded', charge_ref, amount: input.amount };
     await this.services.knex('sandbox_provider_charges').insert({ idempotency_key: input.idempotency_key, doc: JSON.stringify(result) }).onConflict('idempotency_key').ignore();
     const stored = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
-    return stored.doc as ChargeResult;
+    return first(stored.doc as ChargeResult);
   }
 
   /** The setup as the hosted page needs it, or null. */

@@ -1,6 +1,7 @@
 // Collection decider: charge attempts of one invoice, the retry schedule, and when a charge is due.
 import { expect } from 'chai';
-import { type CollectionCommand, type CollectionEvent, chargeDue, collectionDecider } from '../../src/domain/billing/collection.ts';
+import { type CollectionCommand, type CollectionEvent, chargeDue, chargeToApply, collectable, collectionCodec, collectionDecider } from '../../src/domain/billing/collection.ts';
+import { readEvent } from '../../src/domain/decider.ts';
 import { given } from './given.ts';
 
 const now = '2026-03-01T10:00:00.000Z';
@@ -14,8 +15,8 @@ const failed = (attempt: number, next: string | null): CollectionEvent => ({
 
 describe('collection decider', () => {
   it('a success is recorded once; a repeated attempt number decides nothing', () => {
-    given(collectionDecider, []).when(charge(1, { status: 'succeeded' })).then([
-      { type: 'ChargeSucceeded', data: { invoice_id: 'inv-1', attempt: 1, payment_method_id: 'pm-1', charge_ref: 'ch-1', amount: 1500, at: now } },
+    given(collectionDecider, []).when(charge(1, { status: 'succeeded', applied: 1500 })).then([
+      { type: 'ChargeSucceeded', data: { invoice_id: 'inv-1', attempt: 1, payment_method_id: 'pm-1', charge_ref: 'ch-1', amount: 1500, applied: 1500, at: now } },
     ]);
     given(collectionDecider, [failed(1, plus(3))]).when(charge(1, { status: 'failed', code: 'card_declined' })).thenNothing();
   });
@@ -33,5 +34,22 @@ describe('collection decider', () => {
     expect(chargeDue(afterOne, new Date(plus(2)))).to.equal(false);
     expect(chargeDue(afterOne, new Date(plus(3)))).to.equal(true);
     expect(chargeDue(given(collectionDecider, [failed(1, null), failed(2, null), failed(3, null), failed(4, null)]).state, new Date(plus(90)))).to.equal(false);
+  });
+
+  it('applies a charge up to what the invoice still owes, and nothing to an invoice that no longer takes payments', () => {
+    const invoice = { status: 'open' as const, total: 4200, amount_paid: 1000, amount_credited: 0, credited_to_balance: 0 };
+    expect(collectable(invoice)).to.equal(3200);
+    expect(chargeToApply(4200, invoice)).to.equal(3200);
+    expect(chargeToApply(3200, invoice)).to.equal(3200);
+    expect(chargeToApply(1500, { ...invoice, status: 'uncollectible' })).to.equal(1500);
+    expect(chargeToApply(4200, { ...invoice, amount_credited: 700 })).to.equal(2500);
+    for (const status of ['paid', 'void', 'draft'] as const) expect(chargeToApply(4200, { ...invoice, status }), status).to.equal(0);
+  });
+
+  it('reads a success recorded before `applied` existed as wholly applied', () => {
+    const old = { invoice_id: 'inv-1', attempt: 1, payment_method_id: 'pm-1', charge_ref: 'ch-1', amount: 1500, at: now };
+    expect(readEvent(collectionCodec, { type: 'ChargeSucceeded', data: old }).data).to.deep.equal({ ...old, applied: 1500 });
+    const current = { ...old, applied: 900 };
+    expect(readEvent(collectionCodec, { type: 'ChargeSucceeded', data: current }).data).to.deep.equal(current);
   });
 });

@@ -1,10 +1,11 @@
 // Automatic collection worker: charges the default method of customers with auto_collection for their open invoices, retrying declines on a schedule.
 // A success records a payment on the invoice stream (like a manual one); each attempt is an event on `collection-<invoice id>`.
-import type { Services } from '../../context.ts';
+import type { CommandContext, Services } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { isoDate } from '../../clock.ts';
 import { collections, invoices } from '../../commands/billing/handlers.ts';
-import { chargeDue } from '../../domain/billing/collection.ts';
+import { chargeDue, chargeToApply, collectable } from '../../domain/billing/collection.ts';
+import type { PaymentDetails } from '../../domain/billing/invoice-events.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { IdSource, nameId } from '../../ids.ts';
 import { paymentProvider } from '../../payments/sandbox.ts';
@@ -33,33 +34,64 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
     for (const invoice of await unpaidInvoices(knex, customer.customer_id)) {
       const state = await collections.load(ctx, invoice.invoice_id);
       if (!chargeDue(state, now)) continue;
+      // The read model may be behind the invoice's stream (a payment just recorded): charge what the stream says is owed.
+      const owed = collectable(await invoices.load(ctx, invoice.invoice_id));
+      if (owed === 0) continue;
       const attempt = state.attempts + 1;
       // The first attempt's key is the invoice id; a retry is a new charge with its own key.
       const key = attempt === 1 ? invoice.invoice_id : `${invoice.invoice_id}:${attempt}`;
-      const charge = await provider.charge({ method_ref: customer.method.provider_ref, amount: invoice.amount_remaining, currency: invoice.currency, idempotency_key: key });
+      const charge = await provider.charge({ method_ref: customer.method.provider_ref, amount: owed, currency: invoice.currency, idempotency_key: key });
+      let applied = 0;
       if (charge.status === 'succeeded') {
-        try {
-          await invoices.run(ctx, invoice.invoice_id, {
-            type: 'RecordPayment',
-            data: { payment_id: nameId('billing-auto-collection', key), amount: invoice.amount_remaining, currency: invoice.currency, method: customer.method.type, reference: charge.charge_ref, received_on: isoDate(now) },
-          }, { orgId: customer.organization_id, reason: 'automatic collection' });
-        } catch (err) {
-          // Recorded by an earlier pass that stopped before the attempt event.
-          if (!(err instanceof DomainError && err.code === 'payment_exists')) throw err;
+        const payment = { payment_id: nameId('billing-auto-collection', key), currency: invoice.currency, method: customer.method.type, reference: charge.charge_ref, received_on: isoDate(now) };
+        applied = await applyCharge(ctx, invoice.invoice_id, charge.amount, payment, customer.organization_id);
+        if (applied < charge.amount) {
+          services.logger.warn({ invoice_id: invoice.invoice_id, charge_ref: charge.charge_ref, charged: charge.amount, applied, refund_due: charge.amount - applied }, 'automatic collection charged more than the invoice still owed: the rest is to be refunded');
         }
         result.charged.push(invoice.invoice_id);
       } else result.declined.push(invoice.invoice_id);
       await collections.run(ctx, invoice.invoice_id, {
         type: 'RecordCharge',
         data: {
-          invoice_id: invoice.invoice_id, attempt, payment_method_id: customer.method.id, charge_ref: charge.charge_ref, amount: invoice.amount_remaining,
-          outcome: charge.status === 'succeeded' ? { status: 'succeeded' } : { status: 'failed', code: charge.code },
+          invoice_id: invoice.invoice_id, attempt, payment_method_id: customer.method.id, charge_ref: charge.charge_ref, amount: charge.status === 'succeeded' ? charge.amount : owed,
+          outcome: charge.status === 'succeeded' ? { status: 'succeeded', applied } : { status: 'failed', code: charge.code },
         },
       }, { orgId: customer.organization_id });
     }
   }
   if (result.charged.length || result.declined.length) services.logger.info({ ...result }, 'collection pass charged invoices');
   return result;
+}
+
+/** Refusals that mean the invoice changed since it was read: a payment or credit landed, or it was voided. */
+const CHANGED_SINCE = new Set(['amount_exceeds_remaining', 'invoice_not_payable', 'payment_exists']);
+
+/**
+ * Records a successful charge as a payment of what the invoice still owes of it (normally all of it) and
+ * returns the amount applied; 0 when it owes nothing any more. Decided on the invoice's stream as it is
+ * at the append, so a payment that lands between the charge and its recording is never paid twice over.
+ */
+async function applyCharge(
+  ctx: CommandContext,
+  invoiceId: string,
+  charged: number,
+  payment: Omit<PaymentDetails, 'amount'> & { payment_id: string; currency: string },
+  orgId: string,
+): Promise<number> {
+  for (let round = 1; ; round++) {
+    const invoice = await invoices.load(ctx, invoiceId);
+    // Recorded by an earlier pass that stopped before the attempt event.
+    const recorded = invoice.payments[payment.payment_id];
+    if (recorded) return recorded.amount;
+    const amount = chargeToApply(charged, invoice);
+    if (amount === 0) return 0;
+    try {
+      await invoices.run(ctx, invoiceId, { type: 'RecordPayment', data: { ...payment, amount } }, { orgId, reason: 'automatic collection' });
+      return amount;
+    } catch (err) {
+      if (!(err instanceof DomainError && CHANGED_SINCE.has(err.code)) || round >= 5) throw err;
+    }
+  }
 }
 
 /** The collection worker as the composition root runs it. */
