@@ -12,6 +12,9 @@ import type { LogPosition } from '../../eventstore/port.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
+/** SQL of a customer's document row (`$1`: the customer id), for a statement of another module that reads it in the same round trip. */
+export const CUSTOMER_DOC_SQL = 'select doc from billing_customers where id = $1';
+
 /** Loads a customer document, or null. */
 export function getCustomerDoc(db: Db, id: string): Promise<CustomerDoc | null> {
   return documentById<CustomerDoc>(db, 'billing_customers', id);

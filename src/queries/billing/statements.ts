@@ -7,7 +7,7 @@ import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../ap
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
-import { canSeeOrganization } from './customers.ts';
+import { CUSTOMER_DOC_SQL, canSeeOrganization } from './customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -28,7 +28,7 @@ export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'da
  */
 const STATEMENT = {
   name: 'billing_statement',
-  text: `with cust as (select doc, coalesce($2::text, doc->>'currency') as currency from billing_customers where id = $1)
+  text: `with cust as (select doc, coalesce($2::text, doc->>'currency') as currency from (${CUSTOMER_DOC_SQL}) c)
      select (select doc from cust) as customer, (select currency from cust) as currency,
        (select json_build_object('opening', sum(debit - credit) filter (where entry_date < $3), 'unapplied', sum(balance_credit) filter (where entry_date <= $4))
           from billing_ledger_entries where customer_id = $1 and currency = (select currency from cust)) as totals,
