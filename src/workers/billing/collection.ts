@@ -5,7 +5,8 @@ import type { Worker } from '../worker.ts';
 import { isoDate } from '../../clock.ts';
 import { collections, invoices } from '../../commands/billing/handlers.ts';
 import { chargeDue, chargeToApply, collectable } from '../../domain/billing/collection.ts';
-import type { PaymentDetails } from '../../domain/billing/invoice-events.ts';
+import type { InvoiceState, PaymentDetails } from '../../domain/billing/invoice-events.ts';
+import type { LoadedAggregate } from '../../commands/run.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { IdSource, nameId } from '../../ids.ts';
 import { paymentProvider } from '../../payments/sandbox.ts';
@@ -35,7 +36,8 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
       const state = await collections.load(ctx, invoice.invoice_id);
       if (!chargeDue(state, now)) continue;
       // The read model may be behind the invoice's stream (a payment just recorded): charge what the stream says is owed.
-      const owed = collectable(await invoices.load(ctx, invoice.invoice_id));
+      const read = await invoices.read(ctx, invoice.invoice_id, { fresh: true });
+      const owed = collectable(read.state);
       if (owed === 0) continue;
       const attempt = state.attempts + 1;
       // The first attempt's key is the invoice id; a retry is a new charge with its own key.
@@ -44,7 +46,7 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
       let applied = 0;
       if (charge.status === 'succeeded') {
         const payment = { payment_id: nameId('billing-auto-collection', key), currency: invoice.currency, method: customer.method.type, reference: charge.charge_ref, received_on: isoDate(now) };
-        applied = await applyCharge(ctx, invoice.invoice_id, charge.amount, payment, customer.organization_id);
+        applied = await applyCharge(ctx, invoice.invoice_id, charge.amount, payment, customer.organization_id, read);
         if (applied < charge.amount) {
           services.logger.warn({ invoice_id: invoice.invoice_id, charge_ref: charge.charge_ref, charged: charge.amount, applied, refund_due: charge.amount - applied }, 'automatic collection charged more than the invoice still owed: the rest is to be refunded');
         }
@@ -69,7 +71,8 @@ const CHANGED_SINCE = new Set(['amount_exceeds_remaining', 'invoice_not_payable'
 /**
  * Records a successful charge as a payment of what the invoice still owes of it (normally all of it) and
  * returns the amount applied; 0 when it owes nothing any more. Decided on the invoice's stream as it is
- * at the append, so a payment that lands between the charge and its recording is never paid twice over.
+ * at the append (`read`, from before the charge, is re-read after a refusal), so a payment that lands
+ * between the charge and its recording is never paid twice over.
  */
 async function applyCharge(
   ctx: CommandContext,
@@ -77,19 +80,22 @@ async function applyCharge(
   charged: number,
   payment: Omit<PaymentDetails, 'amount'> & { payment_id: string; currency: string },
   orgId: string,
+  read: LoadedAggregate<InvoiceState>,
 ): Promise<number> {
+  let loaded = read;
   for (let round = 1; ; round++) {
-    const invoice = await invoices.load(ctx, invoiceId);
     // Recorded by an earlier pass that stopped before the attempt event.
-    const recorded = invoice.payments[payment.payment_id];
+    const recorded = loaded.state.payments[payment.payment_id];
     if (recorded) return recorded.amount;
-    const amount = chargeToApply(charged, invoice);
+    const amount = chargeToApply(charged, loaded.state);
     if (amount === 0) return 0;
     try {
-      await invoices.run(ctx, invoiceId, { type: 'RecordPayment', data: { ...payment, amount } }, { orgId, reason: 'automatic collection' });
+      // A stale `loaded` loses the append race and is decided again on the stream (the same amount).
+      await invoices.run(ctx, invoiceId, { type: 'RecordPayment', data: { ...payment, amount } }, { orgId, reason: 'automatic collection', loaded });
       return amount;
     } catch (err) {
       if (!(err instanceof DomainError && CHANGED_SINCE.has(err.code)) || round >= 5) throw err;
+      loaded = await invoices.read(ctx, invoiceId, { fresh: true });
     }
   }
 }
