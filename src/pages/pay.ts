@@ -4,10 +4,11 @@
 import express, { type Request, type Response } from 'express';
 import type { CommandContext, Services } from '../context.ts';
 import { paymentAttempts } from '../commands/billing/handlers.ts';
-import { startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
+import { paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
 import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
 import { DomainError } from '../domain/errors.ts';
 import { IdSource, newId } from '../ids.ts';
+import { NotificationRejected } from '../payments/port.ts';
 import { paymentProvider } from '../payments/sandbox.ts';
 import { type CustomerDoc, billingCustomersProjection } from '../projections/billing/customers.ts';
 import { type ProfileDoc, billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
@@ -151,9 +152,20 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     const who = await payer(req, res, services, req.originalUrl);
     if (!who) return;
     const attemptId = String(req.params.attemptId);
-    const state = UUID.test(attemptId) ? await paymentAttempts.load(services, attemptId) : null;
+    let state = UUID.test(attemptId) ? await paymentAttempts.load(services, attemptId) : null;
     if (!state?.started || state.started.customer_id !== who.customer.id) return sendErrorPage(res, 404, 'Not found', 'There is no such payment.');
-    const invoice = await getInvoiceDoc(services.db, state.started.invoice_id);
+    const invoiceId = state.started.invoice_id;
+    // Still pending: its notification may be lost, so ask the provider (a reload of this page catches it up).
+    const resumed = await resumeProviderPayment(services, state).catch((err: unknown) => {
+      if (!(err instanceof NotificationRejected)) throw err;
+      services.logger.warn({ err, attempt_id: attemptId }, 'the provider\'s payment does not match its attempt: left pending');
+      return null;
+    });
+    if (resumed) {
+      await services.runner.waitFor(resumed, paymentOutcomeReadModels, services.config.projectionWaitMs);
+      state = await paymentAttempts.load(services, attemptId);
+    }
+    const invoice = await getInvoiceDoc(services.db, invoiceId);
     resultPage(res, who.customer.id, state, invoice?.number ?? 'the invoice');
   });
 

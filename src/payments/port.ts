@@ -87,6 +87,11 @@ export interface PaymentProvider {
    * without one, the answer's next action sends the payer to the provider's page. The same idempotency key answers the same payment.
    */
   createPayment(input: { owner: PaymentOwner; amount: number; currency: string; method_ref: string | null; return_url: string; idempotency_key: string }): Promise<ProviderPayment>;
+  /**
+   * The provider's current view of the payment created with `idempotencyKey` (resume after a lost notification), or
+   * null when it knows none. Stripe: a PaymentIntent search on the owner's metadata; GoCardless: payments by metadata.
+   */
+  findPayment(idempotencyKey: string): Promise<ProviderPayment | null>;
   /** Charges a method; repeating with the same idempotency key answers the first outcome and charges once. */
   charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult>;
 }

@@ -108,6 +108,11 @@ export class SandboxProvider implements PaymentProvider {
     return this.settlePayment(stored, input.method_ref);
   }
 
+  async findPayment(idempotencyKey: string): Promise<ProviderPayment | null> {
+    const row = await this.services.knex('sandbox_provider_payments').where({ idempotency_key: idempotencyKey }).first('doc');
+    return row ? (row.doc as SandboxPayment).payment : null;
+  }
+
   /** A payment as the hosted payment page needs it, or null. */
   async paymentPageState(ref: string): Promise<{ amount: number; currency: string; stage: SandboxPayment['stage']; status: ProviderPayment['status']; return_url: string } | null> {
     const p = await this.loadPayment(ref);

@@ -2,14 +2,11 @@
 import express from 'express';
 import type { Services } from '../context.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
-import { applyProviderPayment } from '../commands/billing/payment-attempts.ts';
+import { applyProviderPayment, paymentOutcomeReadModels } from '../commands/billing/payment-attempts.ts';
 import { NotificationRejected } from './port.ts';
 import { SANDBOX_WEBHOOK_PATH, paymentProvider } from './sandbox.ts';
 import { DomainError } from '../domain/errors.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
-import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
-import { billingPaymentsProjection } from '../projections/billing/payments.ts';
-import { billingStatementsProjection } from '../projections/billing/statements.ts';
 
 /** Mounts POST /webhooks/payments/sandbox. */
 export function mountPaymentWebhooks(app: express.Express, services: Services): void {
@@ -26,7 +23,7 @@ export function mountPaymentWebhooks(app: express.Express, services: Services): 
       } else {
         const { owner } = notification.payment;
         const position = await applyProviderPayment(providerContext(services, owner.organization_id), notification.payment, notification.id);
-        await services.runner.waitFor(position, [billingInvoicesProjection, billingPaymentsProjection, billingStatementsProjection], services.config.projectionWaitMs);
+        await services.runner.waitFor(position, paymentOutcomeReadModels, services.config.projectionWaitMs);
       }
       res.json({ received: true });
     } catch (err) {

@@ -20,25 +20,39 @@ interface Payer {
   web: WebClient;
 }
 
+const payPath = (p: Payer) => `/billing/pay/${p.customerId}`;
+
+/** Signs up an organization, creates its billing customer and signs a browser in. */
+async function signedInPayer(svc: TestService, name: string): Promise<Payer> {
+  const u = await svc.signUp({ name });
+  // A session that outlives the test moving the clock by days.
+  const token = (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
+  const c = await svc.call(ops['billing.customers.insert'], { name: `${name} <Ltd>`, email: 'ap@pay.example', currency: 'GBP', payment_terms_days: 7 }, token);
+  expect(c.status, JSON.stringify(c.body)).to.equal(200);
+  const web = new WebClient(svc.url);
+  const done = await logIn(web, u.email, PASSWORD);
+  expect(done.status).to.equal(303);
+  return { orgId: u.orgId, token, customerId: c.body.id, web };
+}
+
+/** The pay page's form fields for one invoice. */
+async function payForm(p: Payer, invoiceId: string): Promise<Record<string, string> & { attempt_id: string; csrf: string }> {
+  const page = await p.web.get(payPath(p));
+  expect(page.status).to.equal(200);
+  const start = page.html.indexOf(`data-invoice="${invoiceId}"`);
+  expect(start, 'the invoice is on the page').to.be.greaterThan(-1);
+  const f = hiddenFields(page.html.slice(page.html.lastIndexOf('<form', start)), payPath(p));
+  return { ...f, attempt_id: f.attempt_id ?? '', csrf: f.csrf ?? '' };
+}
+
 for (const backend of backends()) {
   describe(`payment page (${backend})`, () => {
     let svc: TestService;
     let staff: string;
-    const payPath = (p: Payer) => `/billing/pay/${p.customerId}`;
     const streamTypes = async (stream: string) => svc.app.knex('es_events').where({ stream_id: stream }).orderBy('revision').pluck('type');
     const attemptEventCount = async () => Number((await svc.app.knex('es_events').where('stream_id', 'like', 'paymentattempt-%').count({ n: '*' }))[0]?.n ?? 0);
 
-    async function payer(name = 'Pay Garage'): Promise<Payer> {
-      const u = await svc.signUp({ name });
-      // A session that outlives the test moving the clock by days.
-      const token = (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
-      const c = await svc.call(ops['billing.customers.insert'], { name: `${name} <Ltd>`, email: 'ap@pay.example', currency: 'GBP', payment_terms_days: 7 }, token);
-      expect(c.status, JSON.stringify(c.body)).to.equal(200);
-      const web = new WebClient(svc.url);
-      const done = await logIn(web, u.email, PASSWORD);
-      expect(done.status).to.equal(303);
-      return { orgId: u.orgId, token, customerId: c.body.id, web };
-    }
+    const payer = (name = 'Pay Garage') => signedInPayer(svc, name);
 
     async function saveCard(p: Payer, number: string): Promise<string> {
       const setup = await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: p.customerId, return_url: `${svc.url}/` }, p.token);
@@ -51,15 +65,7 @@ for (const backend of backends()) {
       return m.id;
     }
 
-    /** The pay page's form fields for one invoice. */
-    async function formFor(p: Payer, invoiceId: string): Promise<Record<string, string> & { attempt_id: string; csrf: string }> {
-      const page = await p.web.get(payPath(p));
-      expect(page.status).to.equal(200);
-      const start = page.html.indexOf(`data-invoice="${invoiceId}"`);
-      expect(start, 'the invoice is on the page').to.be.greaterThan(-1);
-      const f = hiddenFields(page.html.slice(page.html.lastIndexOf('<form', start)), payPath(p));
-      return { ...f, attempt_id: f.attempt_id ?? '', csrf: f.csrf ?? '' };
-    }
+    const formFor = (p: Payer, invoiceId: string) => payForm(p, invoiceId);
 
     before(async () => {
       svc = await startService(backend, { selfUrl: true });
@@ -197,6 +203,37 @@ for (const backend of backends()) {
       expect((await deliver(replay, signPayload(svc.app.config.sandboxWebhookSecret, replay, svc.clock.now()))).status).to.equal(200);
       expect(await streamTypes(`invoice-${inv.id}`)).to.deep.equal(recorded);
       expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptSucceeded']);
+    });
+  });
+
+  describe(`payment page when the provider's notification is lost (${backend})`, () => {
+    let svc: TestService;
+    // The provider cannot reach the service: its notifications go to a closed port, so only the result page's resume records the outcome.
+    before(async () => {
+      svc = await startService(backend, { env: { BASE_URL: 'http://127.0.0.1:9' } });
+    });
+    after(async () => svc?.close());
+
+    it('the result page asks the provider: a payment whose notification never arrived is recorded once, and the page says received', async () => {
+      const staff = await billingStaff(svc);
+      const p = await signedInPayer(svc, 'Lost Notice Garage');
+      const inv = await openInvoice(svc, staff, p.customerId, [3300]);
+      const fields = { ...(await payForm(p, inv.id)), method: 'new' };
+      const sent = await p.web.post(payPath(p), fields);
+      expect(sent.status).to.equal(303);
+      const hosted = new URL(sent.location ?? '').pathname;
+      const back = await p.web.post(hosted, { number: TEST_CARDS.succeeds });
+      const result = new URL(back.location ?? '').pathname;
+      expect(result).to.equal(`${payPath(p)}/attempts/${fields.attempt_id}`);
+      expect(await svc.app.knex('es_events').where({ stream_id: `paymentattempt-${fields.attempt_id}` }).pluck('type')).to.deep.equal(['PaymentAttemptStarted']);
+      const page = await p.web.get(result);
+      expect(page.html).to.contain('Payment received');
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, p.token)).body).to.include({ status: 'paid', amount_remaining: 0 });
+      const types = () => svc.app.knex('es_events').where({ stream_id: `paymentattempt-${fields.attempt_id}` }).orderBy('revision').pluck('type');
+      expect(await types()).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptSucceeded']);
+      expect((await p.web.get(result)).html).to.contain('Payment received');
+      expect(await types()).to.have.length(2);
+      expect((await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff)).body.items.map((x) => [x.method, x.amount])).to.deep.equal([['card', 3300]]);
     });
   });
 }

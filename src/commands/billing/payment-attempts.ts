@@ -1,14 +1,19 @@
 // Payments made on the payment page: an attempt is started by a member, charged by the provider, and its outcome (a verified
 // notification) records the payment on the invoice stream exactly as automatic collection does.
 import { isoDate } from '../../clock.ts';
-import type { CommandContext } from '../../context.ts';
+import type { CommandContext, Services } from '../../context.ts';
 import type { PaymentAttemptState } from '../../domain/billing/payment-attempt.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { DomainError } from '../../domain/errors.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { nameId } from '../../ids.ts';
 import { NotificationRejected, type ProviderPayment } from '../../payments/port.ts';
+import { paymentProvider } from '../../payments/sandbox.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
+import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { invoices, paymentAttempts } from './handlers.ts';
+import { providerContext } from './payment-methods.ts';
 
 /** The payment recorded on the invoice for an attempt: derived from the attempt, so a repeated notification cannot record it twice. */
 export function attemptPaymentId(attemptId: string): string {
@@ -34,7 +39,7 @@ export async function startPaymentAttempt(ctx: CommandContext, start: AttemptSta
 }
 
 /** Applies a provider's final word on a payment: a success records the payment on the invoice, then the outcome on the attempt; a repeat appends nothing. */
-export async function applyProviderPayment(ctx: CommandContext, payment: ProviderPayment, notificationId: string): Promise<LogPosition | null> {
+export async function applyProviderPayment(ctx: CommandContext, payment: ProviderPayment, notificationId: string | null): Promise<LogPosition | null> {
   const attemptId = payment.owner.attempt_id;
   const state = await paymentAttempts.load(ctx, attemptId);
   const started = state.started;
@@ -68,4 +73,19 @@ export async function applyProviderPayment(ctx: CommandContext, payment: Provide
     data: { provider_ref: payment.ref, notification_id: notificationId, outcome: { status: 'succeeded', charge_ref: chargeRef, payment_id: paymentId, applied } },
   }, opts);
   return res.position ?? position;
+}
+
+/** What a payment's outcome changes: who applies one waits for these before answering the payer. */
+export const paymentOutcomeReadModels = [billingInvoicesProjection, billingPaymentsProjection, billingStatementsProjection];
+
+/**
+ * Asks the provider about an attempt still pending, whose notification may be lost, and applies a final answer as the
+ * notification would have (notification id null); repeating it appends nothing. The position to wait for, or null.
+ */
+export async function resumeProviderPayment(services: Services, attempt: PaymentAttemptState): Promise<LogPosition | null> {
+  const started = attempt.started;
+  if (attempt.status !== 'pending' || !started) return null;
+  const seen = await paymentProvider(services).findPayment(started.attempt_id);
+  if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return null;
+  return applyProviderPayment(providerContext(services, started.organization_id), seen, null);
 }

@@ -18,9 +18,12 @@ export const paymentAttemptEvents = eventSchemas({
     method_type: z.enum(['card', 'bank_debit']),
     started_at: z.string(),
   }),
-  /** The provider charged the amount; `applied` is false when the invoice no longer owed it (paid meanwhile: a refund is due). */
-  PaymentAttemptSucceeded: z.object({ provider_ref: z.string(), charge_ref: z.string(), payment_id: z.string(), applied: z.boolean(), notification_id: z.string(), at: z.string() }),
-  PaymentAttemptFailed: z.object({ provider_ref: z.string(), code: z.string(), message: z.string(), notification_id: z.string(), at: z.string() }),
+  /**
+   * The provider charged the amount; `applied` is false when the invoice no longer owed it (paid meanwhile: a refund is due).
+   * `notification_id` null: learnt by asking the provider (a lost notification), not from a notification.
+   */
+  PaymentAttemptSucceeded: z.object({ provider_ref: z.string(), charge_ref: z.string(), payment_id: z.string(), applied: z.boolean(), notification_id: z.string().nullable(), at: z.string() }),
+  PaymentAttemptFailed: z.object({ provider_ref: z.string(), code: z.string(), message: z.string(), notification_id: z.string().nullable(), at: z.string() }),
 });
 /** A payment attempt event. */
 export type PaymentAttemptEvent = EventOf<typeof paymentAttemptEvents>;
@@ -36,7 +39,7 @@ export type PaymentAttemptCommand =
       type: 'RecordPaymentOutcome';
       data: {
         provider_ref: string;
-        notification_id: string;
+        notification_id: string | null;
         outcome: { status: 'succeeded'; charge_ref: string; payment_id: string; applied: boolean } | { status: 'failed'; code: string; message: string };
         now: string;
       };
