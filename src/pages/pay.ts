@@ -1,6 +1,7 @@
 // The payment page that overdue status links to (/billing/pay/<customer id>): a signed-in member of the organization sees its
 // open invoices and pays one with the sandbox provider (a saved method, or a new card on the provider's hosted page).
-// The page only starts an attempt; the payment is recorded when the provider's signed notification arrives (payments/webhook.ts).
+// The page only starts an attempt; the payment is recorded when the provider's signed notification arrives (payments/webhook.ts),
+// or, when that notification is lost, when the result page asks the provider (resumeProviderPayment).
 import express, { type Request, type Response } from 'express';
 import type { CommandContext, Services } from '../context.ts';
 import { paymentAttempts } from '../commands/billing/handlers.ts';
