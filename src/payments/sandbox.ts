@@ -103,14 +103,19 @@ export class SandboxProvider implements PaymentProvider {
     };
     await knex('sandbox_provider_payments').insert({ id: ref, idempotency_key: input.idempotency_key, doc: JSON.stringify({ payment, stage: 'entry', return_url: input.return_url }) }).onConflict('idempotency_key').ignore();
     // The same key answers the payment made first, whatever its state now (a retry charges nothing more).
-    const stored = (await knex('sandbox_provider_payments').where({ idempotency_key: input.idempotency_key }).first('doc')).doc as SandboxPayment;
+    const stored = await this.paymentByKey(input.idempotency_key);
+    if (!stored) throw new Error(`sandbox payment ${input.idempotency_key} was not stored`);
     if (stored.payment.ref !== ref || !input.method_ref) return stored.payment;
     return this.settlePayment(stored, input.method_ref);
   }
 
   async findPayment(idempotencyKey: string): Promise<ProviderPayment | null> {
+    return (await this.paymentByKey(idempotencyKey))?.payment ?? null;
+  }
+
+  private async paymentByKey(idempotencyKey: string): Promise<SandboxPayment | null> {
     const row = await this.services.knex('sandbox_provider_payments').where({ idempotency_key: idempotencyKey }).first('doc');
-    return row ? (row.doc as SandboxPayment).payment : null;
+    return row ? (row.doc as SandboxPayment) : null;
   }
 
   /** A payment as the hosted payment page needs it, or null. */

@@ -65,8 +65,6 @@ for (const backend of backends()) {
       return m.id;
     }
 
-    const formFor = (p: Payer, invoiceId: string) => payForm(p, invoiceId);
-
     before(async () => {
       svc = await startService(backend, { selfUrl: true });
       staff = await billingStaff(svc);
@@ -100,7 +98,7 @@ for (const backend of backends()) {
       svc.clock.advance(10 * 86_400_000);
       try {
         expect((await svc.call(ops['billing.invoices.overdue-status.get'], {}, p.token)).body.past_due).to.equal(true);
-        const fields = { ...(await formFor(p, inv.id)), method: methodId };
+        const fields = { ...(await payForm(p, inv.id)), method: methodId };
         const sent = await p.web.post(payPath(p), fields);
         expect(sent.status).to.equal(303);
         expect(sent.location).to.equal(`${svc.url}${payPath(p)}/attempts/${fields.attempt_id}`);
@@ -126,7 +124,7 @@ for (const backend of backends()) {
     it('a new card on the sandbox page: the declining one shows a clear error and records nothing; the succeeding one pays', async () => {
       const p = await payer();
       const inv = await openInvoice(svc, staff, p.customerId, [990]);
-      const declined = await p.web.post(payPath(p), { ...(await formFor(p, inv.id)), method: 'new' });
+      const declined = await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: 'new' });
       expect(declined.status).to.equal(303);
       const hosted = new URL(declined.location ?? '');
       expect(hosted.pathname).to.match(/^\/sandbox\/pay\/pi_sbx_[0-9a-f]{32}$/);
@@ -137,7 +135,7 @@ for (const backend of backends()) {
       expect(await streamTypes(`invoice-${inv.id}`)).to.not.include('PaymentRecorded');
       expect((await svc.call(ops['billing.invoices.get'], inv.id, p.token)).body).to.include({ status: 'open', amount_remaining: 990 });
 
-      const paid = await p.web.post(payPath(p), { ...(await formFor(p, inv.id)), method: 'new' });
+      const paid = await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: 'new' });
       const page = new URL(paid.location ?? '').pathname;
       expect((await p.web.post(page, { number: '1234' })).location).to.equal(`${page}?error=invalid`);
       const result = await p.web.follow(await p.web.post(page, { number: TEST_CARDS.succeeds }));
@@ -151,7 +149,7 @@ for (const backend of backends()) {
       const p = await payer();
       const methodId = await saveCard(p, TEST_CARDS.chargeDeclined);
       const inv = await openInvoice(svc, staff, p.customerId, [1500]);
-      const fields = { ...(await formFor(p, inv.id)), method: methodId };
+      const fields = { ...(await payForm(p, inv.id)), method: methodId };
       const result = await p.web.follow(await p.web.post(payPath(p), fields));
       expect(result.html).to.contain('Payment declined');
       expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptFailed']);
@@ -163,13 +161,13 @@ for (const backend of backends()) {
       const acme = await payer('Acme');
       const other = await payer('Other');
       const inv = await openInvoice(svc, staff, acme.customerId, [700]);
-      const fields = await formFor(acme, inv.id);
+      const fields = await payForm(acme, inv.id);
       const before = await attemptEventCount();
       expect((await acme.web.post(payPath(acme), { ...fields, csrf: '', method: 'new' })).status).to.equal(403);
       expect((await acme.web.post(payPath(acme), { ...fields, csrf: 'forged', method: 'new' })).status).to.equal(403);
       expect((await new WebClient(svc.url).post(payPath(acme), { ...fields, method: 'new' })).status).to.equal(303);
       expect((await other.web.get(payPath(acme))).status).to.equal(404);
-      const otherCsrf = (await formFor(other, (await openInvoice(svc, staff, other.customerId, [100])).id)).csrf;
+      const otherCsrf = (await payForm(other, (await openInvoice(svc, staff, other.customerId, [100])).id)).csrf;
       expect((await other.web.post(payPath(acme), { ...fields, csrf: otherCsrf, method: 'new' })).status).to.equal(404);
       expect((await other.web.post(payPath(other), { ...fields, csrf: otherCsrf, method: 'new' })).status).to.equal(404);
       expect((await acme.web.post(payPath(acme), { ...fields, method: 'not-a-method' })).status).to.equal(400);
@@ -187,7 +185,7 @@ for (const backend of backends()) {
       const p = await payer();
       const methodId = await saveCard(p, TEST_CARDS.succeeds);
       const inv = await openInvoice(svc, staff, p.customerId, [2500]);
-      const fields = { ...(await formFor(p, inv.id)), method: methodId };
+      const fields = { ...(await payForm(p, inv.id)), method: methodId };
       const ownerOf = { attempt_id: fields.attempt_id, invoice_id: inv.id, customer_id: p.customerId, organization_id: p.orgId };
       const deliver = (body: string, signature: string) => fetch(`${svc.url}${SANDBOX_WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json', [SANDBOX_SIGNATURE_HEADER]: signature }, body });
       const payment = { ref: 'pi_sbx_00000000000000000000000000000000', status: 'succeeded', amount: 2500, currency: 'GBP', charge_ref: 'ch_forged', next_action: null, failure: null, owner: ownerOf };

@@ -1,7 +1,7 @@
 // billing.customers.get and .list, reading billing_customers (written by projections/billing/customers.ts).
 import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
-import { documentById } from '../document.ts';
+import { documentById, documentByIdSql } from '../document.ts';
 import { operation } from '../../api/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
@@ -13,7 +13,7 @@ import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** SQL of a customer's document row (`$1`: the customer id), for a statement of another module that reads it in the same round trip. */
-export const CUSTOMER_DOC_SQL = 'select doc from billing_customers where id = $1';
+export const CUSTOMER_DOC_SQL = documentByIdSql('billing_customers');
 
 /** Loads a customer document, or null. */
 export function getCustomerDoc(db: Db, id: string): Promise<CustomerDoc | null> {
