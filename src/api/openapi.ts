@@ -126,10 +126,10 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
 /** Every code an operation may answer with: its own list plus what the HTTP binding answers for any operation of its kind. */
 export function declaredCodes(op: Operation): string[] {
   // Any operation may be sent a bad credential (401), even a public one.
-  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unauthenticated'];
+  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unauthenticated', 'database_unavailable', 'read_model_failed'];
   if (op.access !== 'public') codes.push('forbidden');
   if (op.entitlement) codes.push('entitlement_required');
-  if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'projection_lag');
+  if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'stream_unreadable', 'projection_lag');
   return codes;
 }
 

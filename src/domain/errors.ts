@@ -46,6 +46,7 @@ export const COMMON_ERRORS = {
   forbidden: 403,
   entitlement_required: 403,
   concurrency_conflict: 409,
+  stream_unreadable: 409,
   idempotency_key_in_use: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
@@ -53,6 +54,8 @@ export const COMMON_ERRORS = {
   rate_limited: 429,
   internal_error: 500,
   projection_lag: 503,
+  read_model_failed: 503,
+  database_unavailable: 503,
 } as const;
 
 /** The shared codes as a catalogue (pagination, idempotency, access). */
