@@ -117,6 +117,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const progress = progressChannel(db);
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db), progressChannel: progress });
   await runner.prepare();
+  metrics.lagSource = () => runner.lags();
   if (opts.projections !== false) runner.start();
   const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics, objects };
   const registry = new Registry(areas.flatMap((a) => a.operations));

@@ -9,6 +9,7 @@ import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.t
 import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
+import type { ProjectionStatus } from './read-model-status.ts';
 
 /** A platform role of a user. */
 export type PlatformRole = 'billing_staff' | 'platform_staff';
@@ -57,14 +58,25 @@ export interface ReadModelProgress {
   waitFor(position: LogPosition | null, readModels: ReadModelRef[], timeoutMs: number): Promise<void>;
   /** The checkpoint of every projection this process runs. */
   positions(): Record<string, LogPosition | null>;
-  /** Projections too far behind the log for this instance to count as ready. */
-  lagging(): Promise<string[]>;
+  /** Every read model's checkpoint, state, lag and failure (for /readyz, /metrics and the health page). */
+  statuses(): Promise<ProjectionStatus[]>;
+  /** The names of the read models. */
+  names(): string[];
+  /** Resumes at once the failed read models this process runs whose failure an operator cleared (else within a second). */
+  resume?(): Promise<string[]>;
 }
 
 /** A read-your-writes wait ran out. */
 export class ProjectionLagError extends Error {
   constructor(readonly projections: string[]) {
     super(`read models not yet up to date: ${projections.join(', ')}`);
+  }
+}
+
+/** A read-your-writes wait named a read model that is stopped at an event it cannot apply (the write itself was saved). */
+export class ReadModelFailedError extends Error {
+  constructor(readonly projections: string[]) {
+    super(`read models stopped at an event they cannot apply: ${projections.join(', ')}`);
   }
 }
 

@@ -1,4 +1,4 @@
-// The core-server CLI: start, serve, project, migrate, rebuild, history, admin.
+// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, admin.
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -6,6 +6,7 @@ import { createLogger, stdoutLogOutput } from './logging.ts';
 import { stopOnSignals } from './shutdown.ts';
 import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
 import { DatabaseLockedError } from './db.ts';
+import { ProjectionStopped } from './projections/runner.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
@@ -16,6 +17,8 @@ import { identityErrors } from './domain/identity/errors.ts';
 import { addClientCommands } from './cli/clients.ts';
 import { addRatesCommands } from './cli/rates.ts';
 import { addUsageCommands } from './cli/usage.ts';
+import { formatHistory } from './cli/history.ts';
+import { addProjectionCommands } from './cli/projections.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -164,29 +167,14 @@ program
   .option('--json', 'one JSON object per line')
   .action(async (stream: string, opts: { json?: boolean }) => {
     await withApp({}, async (app) => {
-      let n = 0;
-      for await (const e of app.store.readStream(stream)) {
-        n++;
-        if (opts.json) {
-          console.log(JSON.stringify({ revision: Number(e.revision), type: e.type, at: e.createdAt.toISOString(), metadata: e.metadata, data: e.data }));
-          continue;
-        }
-        const m = e.metadata;
-        console.log(`#${e.revision} ${e.createdAt.toISOString()} ${e.type} by ${m.actor.type}:${m.actor.id}${m.reason ? ` reason: ${m.reason}` : ''}${m.request_id ? ` request ${m.request_id}` : ''}`);
-        console.log(`    ${JSON.stringify(redact(e.data))}`);
-      }
-      if (n === 0) {
+      const lines = await formatHistory(app.store, app.knex, stream, opts);
+      for (const line of lines) console.log(line);
+      if (lines.length === 0) {
         console.error(`no events in stream ${stream}`);
         process.exitCode = 1;
       }
     });
   });
-
-// Hashes are not secrets, but they do not belong on a terminal either.
-function redact(data: unknown): unknown {
-  if (!data || typeof data !== 'object') return data;
-  return Object.fromEntries(Object.entries(data).map(([k, v]) => [k, /hash|secret/.test(k) ? '[redacted]' : v]));
-}
 
 const admin = program.command('admin').description('Operator commands: organizations, users, tokens, integration clients.');
 const org = admin.command('org').description('Organizations');
@@ -268,11 +256,12 @@ admin
   });
 addClientCommands(admin, (fn) => withApp({}, fn));
 addRatesCommands(program, (fn) => withApp({}, fn));
+addProjectionCommands(program, (fn) => withApp({}, fn));
 addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };
-  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError || err instanceof CliError) {
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError || err instanceof CliError || err instanceof ProjectionStopped) {
     console.error(`core-server: ${err.message}`);
   } else if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES') {
     console.error(`core-server: cannot listen on port ${e.port ?? '?'}: ${e.code === 'EADDRINUSE' ? 'it is already in use' : 'permission denied'}. Set PORT to another port.`);

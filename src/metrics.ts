@@ -7,13 +7,17 @@ export interface Metrics {
   httpDuration: client.Histogram<'operation' | 'status'>;
   appendDuration: client.Histogram<never>;
   projectionLag: client.Gauge<'projection'>;
+  projectionState: client.Gauge<'projection' | 'state'>;
+  projectionFailures: client.Counter<'projection'>;
+  /** Measures every projection's lag at scrape time (set by the composition root). */
+  lagSource?: () => Promise<Map<string, number>>;
 }
 
 /** Creates a registry with the service's metrics and the process defaults. */
 export function createMetrics(): Metrics {
   const registry = new client.Registry();
   client.collectDefaultMetrics({ register: registry });
-  return {
+  const metrics: Metrics = {
     registry,
     httpDuration: new client.Histogram({
       name: 'http_request_duration_seconds',
@@ -28,11 +32,29 @@ export function createMetrics(): Metrics {
       buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1],
       registers: [registry],
     }),
+    // Measured when scraped, from the log and the checkpoints: a stalled projection's lag grows, whoever runs it.
     projectionLag: new client.Gauge({
       name: 'projection_lag_seconds',
-      help: 'Age of the newest event a projection has applied while it is behind; 0 when caught up',
+      help: 'Age of the oldest event a projection has not yet applied; 0 when caught up',
+      labelNames: ['projection'],
+      registers: [registry],
+      async collect() {
+        const lags = await metrics.lagSource?.();
+        for (const [projection, seconds] of lags ?? []) this.set({ projection }, seconds);
+      },
+    }),
+    projectionState: new client.Gauge({
+      name: 'projection_state',
+      help: '1 for the state each projection is in (running, catching_up, failed), 0 for the others',
+      labelNames: ['projection', 'state'],
+      registers: [registry],
+    }),
+    projectionFailures: new client.Counter({
+      name: 'projection_failures_total',
+      help: 'Times a projection stopped at an event it could not apply',
       labelNames: ['projection'],
       registers: [registry],
     }),
   };
+  return metrics;
 }

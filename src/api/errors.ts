@@ -1,9 +1,10 @@
 // Errors that carry their HTTP status and code, and the one place they become the error body.
 import { ZodError } from 'zod';
 import { DomainError } from '../domain/errors.ts';
+import { EventReadError } from '../domain/decider.ts';
 import { WrongExpectedVersionError } from '../eventstore/port.ts';
 import { InvalidPositionError } from '../eventstore/port.ts';
-import { ProjectionLagError } from '../context.ts';
+import { ProjectionLagError, ReadModelFailedError } from '../context.ts';
 
 /** One field-level problem of a rejected request. */
 export interface Issue {
@@ -52,6 +53,20 @@ export function toErrorResponse(err: unknown, type: string, requestId: string): 
     return { status: 409, headers: {}, body: body('concurrency_conflict', 'The resource was changed by another request at the same time; retry.'), internal: false };
   if (err instanceof ProjectionLagError)
     return { status: 503, headers: { 'Retry-After': '1' }, body: body('projection_lag', 'The change was saved but is not yet readable; retry shortly.'), internal: false };
+  if (err instanceof EventReadError)
+    return {
+      status: 409,
+      headers: {},
+      body: body('stream_unreadable', `This resource's history holds an event that cannot be read (${err.type}${err.eventId ? ` ${err.eventId}` : ''}${err.revision === null ? '' : ` at revision ${err.revision}`}${err.stream ? ` of ${err.stream}` : ''}): nothing was changed. Operators see it on the health page.`),
+      internal: false,
+    };
+  if (err instanceof ReadModelFailedError)
+    return {
+      status: 503,
+      headers: { 'Retry-After': '30' },
+      body: body('read_model_failed', `The change was saved, but the read model${err.projections.length > 1 ? 's' : ''} ${err.projections.join(', ')} that answer${err.projections.length > 1 ? '' : 's'} it stopped at an event it cannot apply; operators have been alerted (see /readyz).`),
+      internal: false,
+    };
   if (err instanceof InvalidPositionError) return { status: 400, headers: {}, body: body('invalid_resume_point', 'The resume point is not a position of this service.'), internal: false };
   return { status: 500, headers: {}, body: body('internal_error', 'An internal error occurred. Quote the request id when reporting it.'), internal: true };
 }

@@ -18,6 +18,9 @@ import { foreground } from '../streams/foreground.ts';
 import { textProblem } from './text.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
+import { notReady } from '../read-model-status.ts';
+import { EventReadError } from '../domain/decider.ts';
+import { noteUnreadableStream } from '../unreadable-streams.ts';
 
 /** Whether `organizationId` has entitlement `key` in effect at `now`. */
 export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
@@ -71,9 +74,12 @@ export function createHttpApp(
   app.get('/readyz', async (_req, res) => {
     try {
       await services.knex.raw('select 1');
-      const lagging = await services.runner.lagging();
-      if (lagging.length) {
-        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason: 'read models are behind the log', projections: lagging });
+      const statuses = await services.runner.statuses();
+      const stalled = notReady(statuses);
+      if (stalled.length) {
+        const failed = stalled.filter((s) => s.failure);
+        const reason = failed.length ? `read models stopped at an event they cannot apply: ${failed.map((s) => s.name).join(', ')}` : 'read models are behind the log';
+        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason, projections: stalled.map((s) => s.name), details: stalled });
         return;
       }
       res.json({ status: 'ready', projections: services.runner.positions() });
@@ -298,6 +304,10 @@ async function dispatch(
     }
     const out = toErrorResponse(err, op.error, requestId);
     if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
+    if (err instanceof EventReadError) {
+      logger.error({ err, operation: op.id }, 'a stream holds an event that does not read');
+      await noteUnreadableStream(services.knex, err, services.clock.now()).catch((e: unknown) => logger.warn({ err: e }, 'could not record the unreadable stream'));
+    }
     const violation = checkContracts && !out.internal ? errorViolation(op, out.body.code) : null;
     if (violation) return contractViolation(res, op, violation, requestId);
     res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);

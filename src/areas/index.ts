@@ -8,9 +8,10 @@ import { billingConfiguration } from './billing-configuration.ts';
 import { assemblies } from './assemblies.ts';
 import { ingest } from './ingest.ts';
 import { analytics } from './analytics.ts';
+import { platform } from './platform.ts';
 
 /** The areas, in the order their projections are prepared. */
-export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration, assemblies, ingest, analytics];
+export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration, assemblies, ingest, analytics, platform];
 
 /** Every projection of every area, run by `project` and `start`, replayed by `rebuild`. */
 export const projections = areas.flatMap((a) => a.projections);

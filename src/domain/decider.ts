@@ -75,14 +75,28 @@ export function renamedField(from: string, to: string): Upcaster {
   };
 }
 
+/** Where a stored event sits, when the reader knows it (errors name it so an operator can find it). */
+export interface StoredEventRef {
+  type: string;
+  data: unknown;
+  streamId?: string;
+  id?: string;
+  revision?: bigint;
+}
+
 /** A stored event that does not read as any current event of its aggregate: never silently cast. */
 export class EventReadError extends Error {
+  readonly eventId: string | null;
+  readonly revision: bigint | null;
   constructor(
     readonly stream: string | null,
     readonly type: string,
     readonly issues: string,
+    at: { id?: string; revision?: bigint } = {},
   ) {
-    super(`stored event ${type}${stream ? ` in stream ${stream}` : ''} does not read as its schema: ${issues}`);
+    super(`stored event ${type}${at.id ? ` ${at.id}` : ''}${stream ? ` in stream ${stream}${at.revision === undefined ? '' : ` at revision ${at.revision}`}` : ''} does not read as its schema: ${issues}`);
+    this.eventId = at.id ?? null;
+    this.revision = at.revision ?? null;
   }
 }
 
@@ -92,12 +106,13 @@ export function currentType<E extends DomainEvent>(codec: EventCodec<E>, storedT
 }
 
 /** Reads one stored event: renames its type, upcasts its data, then parses it with the current schema. */
-export function readEvent<E extends DomainEvent>(codec: EventCodec<E>, stored: { type: string; data: unknown; streamId?: string }): E {
+export function readEvent<E extends DomainEvent>(codec: EventCodec<E>, stored: StoredEventRef): E {
   const type = currentType(codec, stored.type);
-  if (!isTypeOf(codec, type)) throw new EventReadError(stored.streamId ?? null, stored.type, 'unknown event type');
+  const at = { id: stored.id, revision: stored.revision };
+  if (!isTypeOf(codec, type)) throw new EventReadError(stored.streamId ?? null, stored.type, 'unknown event type', at);
   const upcast = codec.upcasters[type];
   const parsed = codec.schemas[type].safeParse(upcast ? upcast(stored.data) : stored.data);
-  if (!parsed.success) throw new EventReadError(stored.streamId ?? null, stored.type, parsed.error.message);
+  if (!parsed.success) throw new EventReadError(stored.streamId ?? null, stored.type, parsed.error.message, at);
   return event(type, parsed.data);
 }
 

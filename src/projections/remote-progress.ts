@@ -3,7 +3,7 @@
 // request, and reads again when a projector says checkpoints moved (NOTIFY) or after a fallback poll.
 import type { Knex } from 'knex';
 import { type LogPosition, comparePositions } from '../eventstore/port.ts';
-import { ProjectionLagError } from '../context.ts';
+import { ProjectionLagError, ReadModelFailedError } from '../context.ts';
 import { DbChannel } from '../db-channel.ts';
 import type { Db } from '../db.ts';
 
@@ -61,9 +61,11 @@ export class RemoteProgress {
         this.signalled = false;
         const names = [...new Set([...this.waiters].flatMap((w) => w.names))];
         let stored: Map<string, LogPosition | null>;
+        let failed: Set<string>;
         try {
-          const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position')) as { name: string; position: string | null }[];
+          const rows = (await this.knex('projection_checkpoints').whereIn('name', names).select('name', 'position', this.knex.raw('failure is not null as failed'))) as { name: string; position: string | null; failed: boolean }[];
           stored = new Map(rows.map((r) => [r.name, r.position]));
+          failed = new Set(rows.filter((r) => r.failed).map((r) => r.name));
         } catch (err) {
           for (const w of this.waiters) w.reject(err instanceof Error ? err : new Error(String(err)));
           this.waiters.clear();
@@ -72,9 +74,11 @@ export class RemoteProgress {
         const now = Date.now();
         for (const w of this.waiters) {
           const behind = w.names.filter((n) => comparePositions(stored.get(n) ?? null, w.position) < 0);
-          if (behind.length && now <= w.deadline) continue;
+          const stopped = behind.filter((n) => failed.has(n));
+          if (behind.length && !stopped.length && now <= w.deadline) continue;
           this.waiters.delete(w);
-          if (behind.length) w.reject(new ProjectionLagError(behind));
+          if (stopped.length) w.reject(new ReadModelFailedError(stopped));
+          else if (behind.length) w.reject(new ProjectionLagError(behind));
           else w.resolve();
         }
         if (this.waiters.size && !this.signalled) await this.pause(now);

@@ -8,10 +8,13 @@ import type { Clock } from '../clock.ts';
 import type { Metrics } from '../metrics.ts';
 import { type BulkApplier, type Projection, forgetDocuments } from './projection.ts';
 import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
-import { laggingProjections } from './readiness.ts';
+import { projectionStatuses } from './readiness.ts';
+import type { ProjectionStatus } from '../read-model-status.ts';
+import { ProjectionHealth, failureOf, skippedIds, storeFailure, storedFailures } from './health.ts';
 import { RemoteProgress } from './remote-progress.ts';
 import type { DbChannel } from '../db-channel.ts';
-import { ProjectionLagError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
+import { ProjectionLagError, ReadModelFailedError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
+import { isDatabaseUnavailable } from '../db-errors.ts';
 
 /** How caught-up projections commit a tail batch: all in one transaction, or one transaction each. */
 export type CommitMode = 'together' | 'separate';
@@ -32,8 +35,19 @@ export interface RunnerOptions {
 }
 
 // joined: fed by the tail. solo: catching up on its own. ready: caught up, joins at the tail's next batch.
-// held: rebuild or catchUp drives it.
-type Mode = 'joined' | 'solo' | 'ready' | 'held';
+// held: rebuild or catchUp drives it. failed: stopped at an event until retried, skipped or rebuilt.
+type Mode = 'joined' | 'solo' | 'ready' | 'held' | 'failed';
+
+/** A projection stopped at an event it cannot apply (catchUp and rebuild throw it; the daemon records it and goes on with the others). */
+export class ProjectionStopped extends Error {
+  constructor(
+    readonly projection: string,
+    readonly event: RecordedEvent,
+    override readonly cause: unknown,
+  ) {
+    super(`projection ${projection} stopped at event ${event.id} (${event.type}, ${event.streamId} #${event.revision}): ${cause instanceof Error ? cause.message : String(cause)}`);
+  }
+}
 
 /** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
 const FLUSH_MS = 1000;
@@ -45,6 +59,10 @@ const BULK_COMMIT_MS = 30_000;
 /** Drives every projection of the service. One runner may be active per projection across processes. */
 /** How long catchUp waits for committed events hidden behind an open older transaction. */
 const CATCH_UP_WAIT_MS = 30_000;
+/** How often a runner with a failed projection looks whether an operator retried or skipped it (another process may have). */
+const FAILURE_POLL_MS = 1000;
+/** Relevant events per transaction while finding the event a projection fails on. */
+const ISOLATE_CHUNK = 100;
 
 export class ProjectionRunner implements ReadModelProgress {
   private readonly checkpoints = new Map<string, LogPosition | null>();
@@ -68,6 +86,11 @@ export class ProjectionRunner implements ReadModelProgress {
   private readonly bulkBatchSize: number;
   /** Read-your-writes while another process runs the projections (made on a first wait there). */
   private remote?: RemoteProgress;
+  /** Each projection's state as operators see it (logs, metrics). */
+  readonly health: ProjectionHealth;
+  /** Events operators chose to leave out, by projection. */
+  private readonly skips = new Map<string, Set<string>>();
+  private failureWatch: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly knex: Knex,
@@ -78,6 +101,7 @@ export class ProjectionRunner implements ReadModelProgress {
     this.advanced.setMaxListeners(0);
     this.batchSize = opts.batchSize ?? 1000;
     this.bulkBatchSize = opts.bulkBatchSize ?? Math.max(this.batchSize, 5000);
+    this.health = new ProjectionHealth(opts.logger, opts.metrics);
     const names = new Set<string>();
     for (const p of projections) {
       if (names.has(p.name)) throw new Error(`duplicate projection name ${p.name}`);
@@ -99,12 +123,20 @@ export class ProjectionRunner implements ReadModelProgress {
         } else if (row.version !== p.version) {
           this.opts.logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: rebuilding');
           await truncate(trx, p.tables);
-          await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, updated_at: this.opts.clock.now() });
+          await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, failure: null, updated_at: this.opts.clock.now() });
           this.setCheckpoint(p.name, null, true);
         } else {
           this.setCheckpoint(p.name, row.position, true);
         }
       });
+      this.skips.set(p.name, await skippedIds(this.knex, p.name));
+    }
+    // A failure stays until an operator retries, skips or rebuilds: a restart does not hide it.
+    const failures = await storedFailures(this.knex);
+    for (const p of this.projections) {
+      const failure = failures.get(p.name);
+      if (failure) this.health.set(p.name, 'failed', failure);
+      else this.health.set(p.name, comparePositions(this.checkpoints.get(p.name) ?? null, await this.store.lastCommittedPosition()) < 0 ? 'catching_up' : 'running');
     }
   }
 
@@ -113,8 +145,9 @@ export class ProjectionRunner implements ReadModelProgress {
     if (this.running) return;
     this.running = true;
     this.abort = new AbortController();
-    for (const p of this.projections) this.mode.set(p.name, 'ready');
+    for (const p of this.projections) this.mode.set(p.name, this.health.state(p.name) === 'failed' ? 'failed' : 'ready');
     this.tailLoop = this.runTail(this.abort.signal);
+    this.failureWatch = this.watchFailures(this.abort.signal);
   }
 
   /** Stops the daemon after its current batch. */
@@ -123,7 +156,7 @@ export class ProjectionRunner implements ReadModelProgress {
     this.running = false;
     this.abort.abort();
     this.wake?.();
-    await Promise.allSettled([this.tailLoop, ...this.solos.values()]);
+    await Promise.allSettled([this.tailLoop, this.failureWatch, ...this.solos.values()]);
     this.solos.clear();
     this.mode.clear();
     // Best effort: store checkpoints that only moved in memory, so a restart re-reads less.
@@ -149,15 +182,24 @@ export class ProjectionRunner implements ReadModelProgress {
   private async drainToHead(projections: Projection[], onProgress?: (name: string, events: number) => void): Promise<void> {
     const target = await this.store.lastCommittedPosition();
     const deadline = Date.now() + CATCH_UP_WAIT_MS;
-    const behind = (p: Projection) => comparePositions(this.checkpoints.get(p.name) ?? null, target) < 0;
+    const behind = (p: Projection) => this.health.state(p.name) !== 'failed' && comparePositions(this.checkpoints.get(p.name) ?? null, target) < 0;
+    // One projection stopped at an event does not keep the others from catching up; the first stop is thrown at the end.
+    const stopped: ProjectionStopped[] = [];
     for (const p of projections) {
-      await this.drainAlone(p, onProgress);
-      while (behind(p) && Date.now() < deadline) {
-        await delay(5);
+      try {
         await this.drainAlone(p, onProgress);
+        while (behind(p) && Date.now() < deadline) {
+          await delay(5);
+          await this.drainAlone(p, onProgress);
+        }
+      } catch (err) {
+        if (!(err instanceof ProjectionStopped)) throw err;
+        stopped.push(err);
+        continue;
       }
       if (behind(p)) this.opts.logger.warn({ projection: p.name, target }, 'catch-up stopped short of the log head: an older transaction stayed open');
     }
+    if (stopped[0]) throw stopped[0];
   }
 
   /** Drops the named read models (all when none named) and replays them from the log. */
@@ -174,15 +216,17 @@ export class ProjectionRunner implements ReadModelProgress {
         await this.knex.transaction(async (trx) => {
           await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
           await truncate(trx, p.tables);
-          await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, updated_at: this.opts.clock.now() });
+          await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, failure: null, updated_at: this.opts.clock.now() });
         });
         forgetDocuments(this.knex, p.tables);
         this.setCheckpoint(p.name, null, true);
+        this.skips.set(p.name, await skippedIds(this.knex, p.name));
+        this.health.set(p.name, 'catching_up');
       }
       await this.drainToHead(chosen, onProgress);
     } finally {
       if (this.running) {
-        for (const p of chosen) this.mode.set(p.name, 'ready');
+        for (const p of chosen) this.mode.set(p.name, this.health.state(p.name) === 'failed' ? 'failed' : 'ready');
         this.poke();
       } else {
         for (const p of chosen) this.mode.delete(p.name);
@@ -195,7 +239,9 @@ export class ProjectionRunner implements ReadModelProgress {
     const names = readModels.map((m) => m.name);
     if (position === null) return;
     const pending = () => names.filter((n) => comparePositions(this.checkpoints.get(n) ?? null, position) < 0);
+    const failed = () => pending().filter((n) => this.health.state(n) === 'failed');
     if (pending().length === 0) return;
+    if (this.running && failed().length) throw new ReadModelFailedError(failed());
     if (!this.running) {
       this.remote ??= new RemoteProgress(this.knex, this.opts.progressChannel);
       await this.remote.waitFor(position, names, timeoutMs);
@@ -204,6 +250,7 @@ export class ProjectionRunner implements ReadModelProgress {
     await new Promise<void>((resolve, reject) => {
       const check = () => {
         if (pending().length === 0) finish();
+        else if (failed().length) finish(new ReadModelFailedError(failed()));
       };
       const finish = (err?: Error) => {
         clearTimeout(timer);
@@ -221,9 +268,24 @@ export class ProjectionRunner implements ReadModelProgress {
     return Object.fromEntries(this.checkpoints);
   }
 
-  /** Projections whose oldest unapplied event is older than the readiness bound. */
-  lagging(): Promise<string[]> {
-    return laggingProjections(this.knex, this.store, this.projections, this.positions(), this.opts.clock.now());
+  /** Every projection's checkpoint, lag and stored failure (this process's positions count where they are ahead). */
+  statuses(): Promise<ProjectionStatus[]> {
+    return projectionStatuses(this.knex, this.store, this.projections, this.positions(), this.opts.clock.now(), this.running ? (n) => this.health.state(n) : undefined);
+  }
+
+  /** The names of the projections. */
+  names(): string[] {
+    return this.projections.map((p) => p.name);
+  }
+
+  /** Resumes the failed projections whose failure was cleared, if the daemon runs here. */
+  async resume(): Promise<string[]> {
+    return this.running ? this.resumeCleared() : [];
+  }
+
+  /** Lag per projection, for /metrics. */
+  async lags(): Promise<Map<string, number>> {
+    return new Map((await this.statuses()).map((s) => [s.name, s.lag_seconds]));
   }
 
   // ---- the shared tail ----
@@ -238,10 +300,12 @@ export class ProjectionRunner implements ReadModelProgress {
       try {
         // After a non-empty batch there may be more at once (a full batch's successor is already being read): go on without waiting.
         full = (await step) > 0;
+        if (backoff) this.opts.logger.info('projection tail reads and commits again');
         backoff = 0;
       } catch (err) {
         if (signal.aborted) return;
-        this.opts.logger.error({ err }, 'projection tail batch failed; retrying');
+        // One line when a streak of failures starts (the database went away, say), one when it ends.
+        if (!backoff) this.opts.logger.error({ err }, 'projection tail batch failed; retrying with backoff');
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
         await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
         continue;
@@ -284,8 +348,10 @@ export class ProjectionRunner implements ReadModelProgress {
       this.tail = ready.map((p) => this.checkpoints.get(p.name) ?? null).reduce((a, b) => (comparePositions(a, b) >= 0 ? a : b));
     }
     for (const p of ready) {
-      if (comparePositions(this.checkpoints.get(p.name) ?? null, this.tail) >= 0) this.mode.set(p.name, 'joined');
-      else this.goSolo(p, { reload: false, delayMs: 0 });
+      if (comparePositions(this.checkpoints.get(p.name) ?? null, this.tail) >= 0) {
+        this.mode.set(p.name, 'joined');
+        this.health.set(p.name, 'running');
+      } else this.goSolo(p, { reload: false, delayMs: 0 });
     }
   }
 
@@ -306,7 +372,6 @@ export class ProjectionRunner implements ReadModelProgress {
     if (!last) {
       // Caught up: store checkpoints that moved only in memory once they are a second old (readiness reads the table).
       await this.commitShared(members.filter((p) => this.needsFlush(p)).map((p) => this.flushPart(p)));
-      for (const p of members) this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
       return 0;
     }
     // Catching up (a full batch): read the next batch while this one commits, so the commit's round trips and the
@@ -323,17 +388,15 @@ export class ProjectionRunner implements ReadModelProgress {
       const cp = this.checkpoints.get(p.name) ?? null;
       if (comparePositions(cp, last.position) >= 0) continue; // joined ahead of the tail (it caught up past it alone)
       const mine = comparePositions(cp, from) > 0 ? events.filter((e) => comparePositions(e.position, cp) > 0) : events;
-      const relevant = relevantEvents(p, mine);
+      const relevant = this.relevantEvents(p, mine);
       // A batch with nothing this projection handles changes no row: its checkpoint moves in memory and
       // is stored with its next write, or once it is a second old.
       if (relevant.length || this.storedAgo(p) >= FLUSH_MS) parts.push({ projection: p, events: relevant, from: this.storedPosition(p), to: last.position });
       else quiet.push(p);
     }
-    const committed = await this.commitShared(parts);
+    await this.commitShared(parts);
     for (const p of quiet) if (this.mode.get(p.name) === 'joined') this.checkpoints.set(p.name, last.position);
     this.tail = last.position;
-    const lag = Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000);
-    for (const p of [...committed, ...quiet]) this.opts.metrics?.projectionLag.set({ projection: p.name }, lag);
     this.advanced.emit('advanced');
     return events.length;
   }
@@ -410,17 +473,25 @@ export class ProjectionRunner implements ReadModelProgress {
   private goSolo(p: Projection, start: { reload: boolean; delayMs: number }): void {
     if (!this.running) return;
     this.mode.set(p.name, 'solo');
+    this.health.set(p.name, 'catching_up');
     const signal = this.abort.signal;
     const run = (async () => {
       let backoff = start.delayMs;
       let reload = start.reload;
+      let unavailable = false;
       while (!signal.aborted && this.mode.get(p.name) === 'solo') {
         if (backoff) await delay(backoff, undefined, { signal }).catch(() => {});
         if (signal.aborted || this.mode.get(p.name) !== 'solo') return;
         try {
           if (reload) await this.reloadCheckpoint(p);
           reload = false;
-          await this.drain(p, { eager: false, stop: () => signal.aborted || this.mode.get(p.name) !== 'solo' });
+          try {
+            await this.drain(p, { eager: false, stop: () => signal.aborted || this.mode.get(p.name) !== 'solo' });
+          } catch (err) {
+            if (err instanceof CheckpointMoved || isDatabaseUnavailable(err)) throw err;
+            // Find the event it fails on, applying everything before it; a failure that does not come back was not the event's.
+            await this.stopAtFailingEvent(p);
+          }
           if (this.mode.get(p.name) === 'solo') {
             this.mode.set(p.name, 'ready');
             this.poke();
@@ -428,11 +499,14 @@ export class ProjectionRunner implements ReadModelProgress {
           return;
         } catch (err) {
           if (signal.aborted) return;
+          if (err instanceof ProjectionStopped) return;
           if (err instanceof CheckpointMoved) {
             reload = true;
             backoff = 10;
           } else {
-            this.opts.logger.error({ err, projection: p.name }, 'projection batch failed; retrying');
+            if (!unavailable) this.opts.logger.error({ err, projection: p.name }, 'projection batch failed (the database is unavailable?); retrying with backoff');
+            unavailable = true;
+            reload = true;
             backoff = Math.min(5000, backoff ? backoff * 2 : 100);
           }
         }
@@ -446,7 +520,13 @@ export class ProjectionRunner implements ReadModelProgress {
     let total = 0;
     for (;;) {
       try {
-        await this.drain(p, { eager: true, stop: () => false, onProgress: (n) => onProgress?.(p.name, (total += n)) });
+        try {
+          await this.drain(p, { eager: true, stop: () => false, onProgress: (n) => onProgress?.(p.name, (total += n)) });
+        } catch (err) {
+          if (err instanceof CheckpointMoved || isDatabaseUnavailable(err)) throw err;
+          await this.stopAtFailingEvent(p);
+          continue;
+        }
         return;
       } catch (err) {
         // Another runner (a `project` process, say) moved the checkpoint: follow it.
@@ -481,7 +561,7 @@ export class ProjectionRunner implements ReadModelProgress {
         next = read(last.position);
         next.catch(() => {}); // awaited below unless this batch fails
       }
-      const relevant = relevantEvents(p, events);
+      const relevant = this.relevantEvents(p, events);
       const to = last.position;
       if (bulk) {
         await bulk.fold(relevant);
@@ -496,7 +576,6 @@ export class ProjectionRunner implements ReadModelProgress {
       } else {
         this.checkpoints.set(p.name, to);
       }
-      this.opts.metrics?.projectionLag.set({ projection: p.name }, Math.max(0, (this.opts.clock.now().getTime() - last.createdAt.getTime()) / 1000));
       // A bulk replay's rows are visible only once written: its in-memory checkpoint moves with the write.
       this.advanced.emit('advanced');
       opts.onProgress?.(events.length);
@@ -505,7 +584,99 @@ export class ProjectionRunner implements ReadModelProgress {
     forgetDocuments(this.knex, p.tables);
     // At the head: the CLI exits after catchUp, so it stores the checkpoint at once; the daemon within a second.
     if (opts.eager || this.storedAgo(p) >= FLUSH_MS) await this.flush(p);
-    this.opts.metrics?.projectionLag.set({ projection: p.name }, 0);
+  }
+
+  /**
+   * After a batch of `p` failed: applies the log from its checkpoint in small transactions, then event by
+   * event within the chunk that fails, so everything before the failing event is applied and the event is
+   * known. Records the failure (state, log line, metrics, the stored row) and throws ProjectionStopped; returns
+   * when the log applied cleanly up to where it was read (the failure did not come back).
+   */
+  private async stopAtFailingEvent(p: Projection): Promise<void> {
+    forgetDocuments(this.knex, p.tables);
+    await this.reloadCheckpoint(p);
+    const commit = async (events: RecordedEvent[], to: LogPosition) => {
+      await commitParts(this.knex, [{ projection: p, events, from: this.storedPosition(p), to }], this.opts.clock.now());
+      this.setCheckpoint(p.name, to, true);
+    };
+    const target = await this.store.lastCommittedPosition();
+    while (comparePositions(this.checkpoints.get(p.name) ?? null, target) < 0) {
+      const from = this.checkpoints.get(p.name) ?? null;
+      const events = await this.store.readAll({ from: from === null ? 'start' : { after: from }, maxCount: this.bulkBatchSize });
+      const last = events.at(-1);
+      if (!last) return;
+      const relevant = this.relevantEvents(p, events);
+      for (let i = 0; i < relevant.length; i += ISOLATE_CHUNK) {
+        const chunk = relevant.slice(i, i + ISOLATE_CHUNK);
+        const end = chunk.at(-1);
+        if (!end) continue;
+        try {
+          await commit(chunk, end.position);
+          continue;
+        } catch (err) {
+          if (!(err instanceof ProjectionFailed)) throw err;
+          forgetDocuments(this.knex, p.tables);
+        }
+        for (const e of chunk) {
+          try {
+            await commit([e], e.position);
+          } catch (err) {
+            if (!(err instanceof ProjectionFailed) || isDatabaseUnavailable(err.cause)) throw err;
+            forgetDocuments(this.knex, p.tables);
+            await this.fail(p, e, err.cause);
+          }
+        }
+      }
+      await commit([], last.position);
+      this.advanced.emit('advanced');
+    }
+  }
+
+  /** Stops `p` at `event`: stores the failure for every process, says so once, releases its waiters with an error. */
+  private async fail(p: Projection, event: RecordedEvent, err: unknown): Promise<never> {
+    const failure = failureOf(event, err, this.opts.clock.now());
+    if (this.mode.has(p.name)) this.mode.set(p.name, 'failed');
+    this.health.set(p.name, 'failed', failure);
+    await storeFailure(this.knex, p.name, failure);
+    this.advanced.emit('advanced');
+    throw new ProjectionStopped(p.name, event, err);
+  }
+
+  /** While a projection is failed, looks every FAILURE_POLL_MS whether its stored failure was cleared (retry, skip) and resumes it. */
+  private async watchFailures(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await delay(FAILURE_POLL_MS, undefined, { signal }).catch(() => {});
+      if (signal.aborted) return;
+      const failed = this.projections.filter((p) => this.mode.get(p.name) === 'failed');
+      if (failed.length === 0) continue;
+      try {
+        await this.resumeCleared(failed);
+      } catch (err) {
+        if (!signal.aborted) this.opts.logger.warn({ err }, 'could not read projection failures; looking again');
+      }
+    }
+  }
+
+  /** Resumes the failed projections whose stored failure is gone (an operator retried or skipped, here or in another process). */
+  async resumeCleared(failed = this.projections.filter((p) => this.mode.get(p.name) === 'failed')): Promise<string[]> {
+    if (failed.length === 0) return [];
+    const stored = await storedFailures(this.knex);
+    const resumed: string[] = [];
+    for (const p of failed) {
+      if (stored.has(p.name) || this.mode.get(p.name) !== 'failed') continue;
+      this.skips.set(p.name, await skippedIds(this.knex, p.name));
+      resumed.push(p.name);
+      this.goSolo(p, { reload: true, delayMs: 0 });
+    }
+    return resumed;
+  }
+
+  /** The events of a batch that `p` handles (all of them when it does not say), less those an operator skipped for it. */
+  private relevantEvents(p: Projection, events: RecordedEvent[]): RecordedEvent[] {
+    const handles = p.handles;
+    const skipped = this.skips.get(p.name);
+    if (!handles && !skipped?.size) return events;
+    return events.filter((e) => (!handles || handles(e.type)) && !skipped?.has(e.id));
   }
 
   /** Writes a bulk applier's folded rows and moves the checkpoint to `to`, in one transaction. */
@@ -552,12 +723,6 @@ export class ProjectionRunner implements ReadModelProgress {
     await commitParts(this.knex, [part], this.opts.clock.now());
     this.setCheckpoint(p.name, part.to, true);
   }
-}
-
-/** The events of a batch that `p` handles (all of them when it does not say). */
-function relevantEvents(p: Projection, events: RecordedEvent[]): RecordedEvent[] {
-  const handles = p.handles;
-  return handles ? events.filter((e) => handles(e.type)) : events;
 }
 
 async function truncate(trx: Knex.Transaction, tables: string[]): Promise<void> {

@@ -157,6 +157,16 @@ describe('core-server CLI', function () {
       expect(missing.stderr).to.contain('no events');
     });
 
+    it('projections lists every read model with its state; retry of a read model that is not failed is refused in one line', async () => {
+      const r = await run(['projections'], env(dir));
+      expect(r.code, r.stderr).to.equal(0);
+      expect(r.stdout).to.match(/^billing\.customers\s+(running|catching_up)\s+lag [\d.]+ s$/m);
+      const retry = await run(['projections', 'retry', 'billing.customers'], env(dir));
+      expect(retry.code).to.equal(1);
+      expect(retry.stderr).to.contain('not failed');
+      noStackTrace(retry.stderr);
+    });
+
     it('rebuild replays every read model and says so; an unknown projection is named', async () => {
       const r = await run(['rebuild'], env(dir));
       expect(r.code, r.stderr).to.equal(0);

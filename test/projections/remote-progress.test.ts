@@ -19,7 +19,7 @@ import { RemoteProgress, progressChannel } from '../../src/projections/remote-pr
 
 const logger = pino({ level: 'silent' });
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
-const CHECKPOINT_READ = /^select "name", "position" from "projection_checkpoints" where "name" in/;
+const CHECKPOINT_READ = /^select "name", "position".* from "projection_checkpoints" where "name" in/;
 
 /** Reads of the checkpoints by a waiting process: how many started and answered, and the most at once. */
 function watchCheckpointReads(knex: Knex): { total: number; answered: number; maxInFlight: number } {

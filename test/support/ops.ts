@@ -8,8 +8,9 @@ import { billingConfigurationOperations } from '../../src/areas/billing-configur
 import { assembliesOperations } from '../../src/areas/assemblies.ts';
 import { ingestOperations } from '../../src/areas/ingest.ts';
 import { analyticsOperations } from '../../src/areas/analytics.ts';
+import { platformOperations } from '../../src/areas/platform.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations, ...platformOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

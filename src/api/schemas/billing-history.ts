@@ -53,6 +53,10 @@ export const HistoryEntry = z
     request_id: z.string().nullable().describe('The request that appended it (matches X-Request-Id and the logs).'),
     data: z.record(z.string(), z.unknown()).describe('The event\'s data as stored (read through its current schema).'),
     changes: z.array(HistoryChange).describe('Fields of `state` the event changed (at most 200).'),
+    unreadable: z.string().nullable().describe('Why the stored event does not read as its type: it is shown as stored and changes nothing; null when it reads.'),
+    skipped_by: z
+      .array(z.object({ projection: z.string(), reason: z.string(), actor: z.string(), skipped_at: Timestamp }))
+      .describe('Read models an operator told to leave this event out, with who, when and why (empty for almost every event).'),
   })
   .meta({ id: 'billing.HistoryEntry' });
 

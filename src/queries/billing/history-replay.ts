@@ -1,6 +1,6 @@
 // Replays one aggregate's stored events through its decider's `evolve`, keeping the state after each event,
 // and lists what each event changed: the state is never re-implemented here.
-import { type Decider, type DomainEvent, type EventCodec, readEvent } from '../../domain/decider.ts';
+import { type Decider, type DomainEvent, type EventCodec, EventReadError, readEvent } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 
 /** One replayed event: the stored record, its data as read today, and the state before and after it. */
@@ -9,6 +9,8 @@ export interface ReplayStep {
   data: Record<string, unknown>;
   before: unknown;
   after: unknown;
+  /** Why the stored event does not read as its type (it is shown as stored and leaves the state as it was); null when it reads. */
+  unreadable: string | null;
 }
 
 /** Folds stored events through a decider (each read through its codec, so old shapes read as current ones). */
@@ -23,9 +25,18 @@ export function replayer<C, E extends DomainEvent, S>(decider: Decider<C, E, S>,
     let state = decider.initialState();
     const steps: ReplayStep[] = [];
     for (const recorded of events) {
-      const event = readEvent(codec, recorded);
-      const next = decider.evolve(state, event);
-      steps.push({ recorded, data: asRecord(event.data), before: view(state), after: view(next) });
+      let event: E;
+      let next: S;
+      try {
+        event = readEvent(codec, recorded);
+        next = decider.evolve(state, event);
+      } catch (err) {
+        // The audit trail shows what is stored, even what no longer reads: an operator needs to see it to repair it.
+        const why = err instanceof EventReadError ? err.issues : `does not apply to the state before it: ${err instanceof Error ? err.message : String(err)}`;
+        steps.push({ recorded, data: asRecord(recorded.data), before: view(state), after: view(state), unreadable: why });
+        continue;
+      }
+      steps.push({ recorded, data: asRecord(event.data), before: view(state), after: view(next), unreadable: null });
       state = next;
     }
     return { steps, state: view(state) };

@@ -19,6 +19,7 @@ import { getUser } from '../identity/identity.ts';
 import { decodeCursor, encodeCursor } from '../pagination.ts';
 import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
+import { listSkips } from '../../projections/health.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;
@@ -108,6 +109,7 @@ export const historyGet = operation({
     const rest = mine.filter((s) => Number(s.recorded.revision) > after);
     const pageSteps = rest.slice(0, req.limit);
     const names = await actorNames(ctx, pageSteps.map((s) => s.recorded.metadata.actor));
+    const skips = await listSkips(ctx.services.knex, { streamId: stream });
     const last = pageSteps.at(-1);
     return {
       subject: req.subject,
@@ -129,6 +131,8 @@ export const historyGet = operation({
           request_id: m.request_id ?? null,
           data: s.data,
           changes: changes(s.before, s.after),
+          unreadable: s.unreadable,
+          skipped_by: skips.filter((k) => k.event_id === s.recorded.id).map(({ projection, reason, actor, skipped_at }) => ({ projection, reason, actor, skipped_at })),
         };
       }),
       pagination: last && rest.length > pageSteps.length ? { cursor: encodeCursor([Number(last.recorded.revision)]) } : null,

@@ -1,0 +1,29 @@
+// platform.health.get: what an operator must act on in the read models, in one answer (the console's health page).
+import { operation } from '../../api/operation.ts';
+import { HealthResponse } from '../../api/schemas/platform.ts';
+import { platformErrors } from '../../domain/platform/errors.ts';
+import { listSkips } from '../../projections/health.ts';
+import { notReady } from '../../read-model-status.ts';
+import { listUnreadableStreams } from '../../unreadable-streams.ts';
+
+/** platform.health.get */
+export const healthGet = operation({
+  id: 'platform.health.get',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'The state, lag and failure of every read model, the events skipped by operators, and the streams that cannot be read.',
+  description: 'A failed read model is listed with the event it stopped at; repair it with platform.projections.retry or platform.projections.skip (or `core-server projections`). Billing and platform staff. Extension operation.',
+  request: null,
+  response: HealthResponse,
+  error: 'platform.HealthGetError',
+  errors: platformErrors.list(),
+  access: 'billing_staff',
+  async handle(ctx) {
+    const knex = ctx.services.knex;
+    const [projections, skips, unreadable] = await Promise.all([ctx.services.runner.statuses(), listSkips(knex), listUnreadableStreams(knex)]);
+    return { status: notReady(projections).length || unreadable.length ? ('degraded' as const) : ('ok' as const), projections, skips, unreadable_streams: unreadable };
+  },
+});
+
+/** Read operations of the platform's health. */
+export const platformHealthQueries = [healthGet];
