@@ -6,6 +6,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { type Release, lockDirectory } from './db-lock.ts';
+import { isDatabaseUnavailable } from './db-errors.ts';
 
 // Errors carry the statement with $n placeholders, not the values (compileSqlOnError: false): values are customer data.
 
@@ -30,8 +31,24 @@ export { DatabaseLockedError } from './db-lock.ts';
 
 /** Opens Postgres at `url`. */
 export function openPostgres(url: string, poolMax = 20): Db {
-  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax }, compileSqlOnError: false });
+  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax, afterCreate: discardWhenEnded }, compileSqlOnError: false });
   return { kind: 'postgres', knex, url, close: () => knex.destroy() };
+}
+
+/** A pooled pg connection, with the mark knex gives one that ended (the pool then destroys it instead of handing it out). */
+type PooledClient = pg.Client & { __knex__disposed?: unknown };
+
+/**
+ * A connection whose server process ended (pg_terminate_backend, a shutdown: a FATAL error) fails the query it
+ * was running at once, but pg sees the socket close a moment later, after knex has put the connection back in
+ * the pool: the next query would take it and fail too. Marked as knex marks a connection that ended, it is
+ * dropped by the pool at once and the next query gets a live one.
+ */
+function discardWhenEnded(connection: PooledClient, done: (err: Error | null, connection: PooledClient) => void): void {
+  connection.connection.on('errorMessage', (msg: { severity?: string; code?: string }) => {
+    if (msg.severity === 'FATAL' || msg.severity === 'PANIC' || isDatabaseUnavailable(msg)) connection.__knex__disposed ??= `the server ended the connection (${msg.code ?? msg.severity})`;
+  });
+  done(null, connection);
 }
 
 /** Opens embedded PGlite: in memory when `dir` is undefined, else on disk under `dir` (locked to this process). */

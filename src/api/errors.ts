@@ -5,6 +5,7 @@ import { EventReadError } from '../domain/decider.ts';
 import { WrongExpectedVersionError } from '../eventstore/port.ts';
 import { InvalidPositionError } from '../eventstore/port.ts';
 import { ProjectionLagError, ReadModelFailedError } from '../context.ts';
+import { isDatabaseUnavailable } from '../db-errors.ts';
 
 /** One field-level problem of a rejected request. */
 export interface Issue {
@@ -38,13 +39,19 @@ export interface ErrorBody {
   request_id: string;
 }
 
+/** The message of 503 database_unavailable: the fault is the database's, and a retry is safe. */
+const DATABASE_UNAVAILABLE = 'The database is unavailable; retry shortly. A write retried with the same Idempotency-Key is applied at most once.';
+
 /** Turns zod issues into `{ path, message }` pairs with dotted paths. */
 export function zodIssues(err: ZodError): Issue[] {
   return err.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
 }
 
-/** Maps any thrown value to status, headers and body. Unknown errors are 500 and say nothing of internals. */
-export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean } {
+/**
+ * Maps any thrown value to status, headers and body. Unknown errors are 500 and say nothing of internals (`internal`:
+ * log them as errors). A lost or refused database connection is 503 database_unavailable (`fault`: log it as a warning).
+ */
+export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean; fault?: boolean } {
   const body = (code: string, message: string, issues?: Issue[]): ErrorBody => ({ type, code, message, ...(issues ? { issues } : {}), request_id: requestId });
   if (err instanceof ApiError) return { status: err.status, headers: err.extra.headers ?? {}, body: body(err.code, err.message, err.extra.issues), internal: false };
   if (err instanceof DomainError) return { status: err.status, headers: {}, body: body(err.code, err.message), internal: false };
@@ -68,5 +75,7 @@ export function toErrorResponse(err: unknown, type: string, requestId: string): 
       internal: false,
     };
   if (err instanceof InvalidPositionError) return { status: 400, headers: {}, body: body('invalid_resume_point', 'The resume point is not a position of this service.'), internal: false };
+  if (isDatabaseUnavailable(err))
+    return { status: 503, headers: { 'Retry-After': '1' }, body: body('database_unavailable', DATABASE_UNAVAILABLE), internal: false, fault: true };
   return { status: 500, headers: {}, body: body('internal_error', 'An internal error occurred. Quote the request id when reporting it.'), internal: true };
 }

@@ -7,6 +7,7 @@ import { IdSource } from '../ids.ts';
 import { ApiError, toErrorResponse } from './errors.ts';
 import { checkAccess } from './auth.ts';
 import { withIdempotency } from './idempotency.ts';
+import { isDatabaseUnavailable } from '../db-errors.ts';
 import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
 import type { Operation } from './operation.ts';
 import type { Registry } from './registry.ts';
@@ -133,6 +134,7 @@ export function createHttpApp(
     }
     const out = toErrorResponse(err, errorTypeFor(registry, req), requestId);
     if (out.internal) services.logger.error({ err, request_id: requestId }, 'unhandled error');
+    else if (out.fault) services.logger.warn({ err, request_id: requestId, path: req.path }, 'database unavailable: answered 503');
     res.status(out.status).set(out.headers).json(out.body);
   }
 
@@ -276,6 +278,9 @@ async function dispatch(
     });
     if (op.kind === 'stream') {
       const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);
+      // The database answers before the stream starts: without it the client is told 503 and retries, instead of
+      // a 200 whose stream ends at once (a session may be served from the cache without a query).
+      await services.knex.raw('select 1');
       await writeSse(res, events, signal());
       return;
     }
@@ -298,12 +303,15 @@ async function dispatch(
     res.status(200).set(op.headers ?? {}).json(body);
   } catch (err) {
     if (res.headersSent) {
-      logger.error({ err }, 'error after the response started');
+      // A stream that lost the database ends; its client resumes from its last id.
+      if (isDatabaseUnavailable(err)) logger.warn({ err, operation: op.id }, 'database unavailable: stream ended');
+      else logger.error({ err }, 'error after the response started');
       res.end();
       return;
     }
     const out = toErrorResponse(err, op.error, requestId);
     if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
+    else if (out.fault) logger.warn({ err, operation: op.id }, 'database unavailable: answered 503');
     if (err instanceof EventReadError) {
       logger.error({ err, operation: op.id }, 'a stream holds an event that does not read');
       await noteUnreadableStream(services.knex, err, services.clock.now()).catch((e: unknown) => logger.warn({ err: e }, 'could not record the unreadable stream'));

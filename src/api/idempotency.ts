@@ -1,12 +1,16 @@
 // Idempotency-Key on writes: the same key and body return the first answer; another body gets 422.
 import crypto from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { IdSource } from '../ids.ts';
 import { ApiError } from './errors.ts';
 import { canonicalJson } from './canonical-json.ts';
+import { isDatabaseUnavailable } from '../db-errors.ts';
 
 const KEY_TTL_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
+/** Pauses before the retries of a bookkeeping statement that met a lost connection (each is safe to repeat). */
+const BOOKKEEPING_RETRY_MS = [50, 250];
 
 /** A stored answer to replay. */
 export interface StoredResponse {
@@ -37,7 +41,10 @@ export function legacyRequestHash(operation: string, body: unknown): string {
 /**
  * Runs `run` at most once per (scope, key). Ids come from a seed stored with the key, so a retry after
  * a crash or a transient failure re-creates the same ids and event ids: the event store drops the
- * repeat and nothing is written twice.
+ * repeat and nothing is written twice. Whatever fails once this request may hold the key's lease (the
+ * database lost, say) gives the lease back, so a retry with the same key goes ahead at once instead of
+ * meeting 409 idempotency_key_in_use until the lease runs out; the answer of a write that was done is
+ * stored across a lost connection.
  */
 export async function withIdempotency(
   knex: Knex,
@@ -50,6 +57,12 @@ export async function withIdempotency(
   const now = args.now;
   const leaseUntil = new Date(now.getTime() + LEASE_MS);
   const seed = crypto.randomUUID();
+  // Gives back the lease this request holds, found by its own seed or by the lease time it claimed (never another's),
+  // and rethrows. A lease that cannot be given back (the database stays away) runs out after LEASE_MS.
+  const giveBack = (mine: { seed: string } | { locked_until: Date }) => async (err: unknown): Promise<never> => {
+    await bookkeeping(() => knex('idempotency_keys').where({ scope: args.scope, key: args.key, ...mine }).whereNull('status_code').update({ locked_until: null })).catch(() => {});
+    throw err;
+  };
   await knex('idempotency_keys')
     .where({ scope: args.scope, key: args.key })
     .andWhere('created_at', '<', new Date(now.getTime() - KEY_TTL_MS))
@@ -58,7 +71,8 @@ export async function withIdempotency(
     .insert({ scope: args.scope, key: args.key, operation: args.operation, request_hash: hash, seed, created_at: now, locked_until: leaseUntil })
     .onConflict(['scope', 'key'])
     .ignore()
-    .returning('seed');
+    .returning('seed')
+    .catch(giveBack({ seed }));
   let ids: IdSource;
   if (inserted.length === 1) {
     ids = new IdSource(seed, now.getTime());
@@ -71,21 +85,33 @@ export async function withIdempotency(
       .where({ scope: args.scope, key: args.key })
       .whereNull('status_code')
       .andWhere((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
-      .update({ locked_until: leaseUntil });
+      .update({ locked_until: leaseUntil })
+      .catch(giveBack({ locked_until: leaseUntil }));
     if (claimed !== 1)
       throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later.', { headers: { 'Retry-After': '1' } });
     ids = new IdSource(row.seed, new Date(row.created_at).getTime());
   }
-  let result: StoredResponse;
-  try {
-    result = await run(ids);
-  } catch (err) {
-    // Transient or unknown failure: release the lease so a retry can finish the job with the same ids.
-    await knex('idempotency_keys').where({ scope: args.scope, key: args.key }).update({ locked_until: null }).catch(() => {});
-    throw err;
-  }
-  await knex('idempotency_keys')
-    .where({ scope: args.scope, key: args.key })
-    .update({ status_code: result.status, response: JSON.stringify(result.body), locked_until: null });
+  const lease = inserted.length === 1 ? { seed } : { locked_until: leaseUntil };
+  // Transient or unknown failure: release the lease so a retry can finish the job with the same ids.
+  const result = await run(ids).catch(giveBack(lease));
+  // The write is done: its answer is stored even across a lost connection, so a retry replays it.
+  await bookkeeping(() =>
+    knex('idempotency_keys')
+      .where({ scope: args.scope, key: args.key })
+      .update({ status_code: result.status, response: JSON.stringify(result.body), locked_until: null }),
+  ).catch(giveBack(lease));
   return { ...result, replayed: false };
+}
+
+/** Runs a statement that is safe to repeat, again after a short pause while the database connection is lost. */
+async function bookkeeping<T>(statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await statement();
+    } catch (err) {
+      const pause = BOOKKEEPING_RETRY_MS[attempt];
+      if (pause === undefined || !isDatabaseUnavailable(err)) throw err;
+      await delay(pause);
+    }
+  }
 }

@@ -68,7 +68,10 @@ export class LogFanout {
     this.events$ = new Observable<RecordedEvent>((sub) => {
       const abort = new AbortController();
       let reached: () => void = () => {};
-      const run: ReaderRun = { position: null, caughtUp: new Promise<void>((r) => (reached = r)) };
+      let failed: (err: unknown) => void = () => {};
+      const run: ReaderRun = { position: null, caughtUp: new Promise<void>((resolve, reject) => ((reached = resolve), (failed = reject))) };
+      // A reader that fails before its first catch-up (the database lost) fails the clients waiting for it, not hangs them.
+      run.caughtUp.catch(() => {});
       this.run = run;
       void (async () => {
         for await (const e of this.store.subscribeToAll({ from: 'end', signal: abort.signal })) {
@@ -80,8 +83,12 @@ export class LogFanout {
           run.position = e.position;
           sub.next(e);
         }
+        failed(new Error('the log reader ended before it caught up'));
         sub.complete();
-      })().catch((err: unknown) => sub.error(err));
+      })().catch((err: unknown) => {
+        failed(err);
+        sub.error(err);
+      });
       return () => {
         abort.abort();
         if (this.run === run) this.run = null;

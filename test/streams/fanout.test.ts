@@ -7,6 +7,10 @@ import { FANOUT_SLICE, LogFanout, catchUpThenLive } from '../../src/streams/fano
 import { Foreground } from '../../src/streams/foreground.ts';
 import type { SseMessage } from '../../src/api/operation.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
+import net from 'node:net';
+import { openPostgres } from '../../src/db.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { isDatabaseUnavailable } from '../../src/db-errors.ts';
 
 const metadata = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
 
@@ -136,3 +140,27 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('log fan-out without its database', () => {
+  it('a client waiting for the shared reader\'s first catch-up fails with the database\'s error (its stream ends; it resumes) instead of waiting for ever', async () => {
+    const server = net.createServer();
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise<void>((r) => server.close(() => r()));
+    const db = openPostgres(`postgres://postgres@127.0.0.1:${port}/none`, 2);
+    const store = new PostgresEventStore(db);
+    try {
+      const fanout = new LogFanout(store);
+      const client = catchUpThenLive({ fanout, select: () => true, toMessage: (e) => ({ event: 'e', data: e.data }), catchUp: async function* () {}, signal: new AbortController().signal });
+      const outcome = await Promise.race([
+        client[Symbol.asyncIterator]().next().then(() => 'a message', (err: unknown) => err),
+        new Promise((r) => setTimeout(() => r('still waiting after 5 s'), 5_000)),
+      ]);
+      expect(isDatabaseUnavailable(outcome), String(outcome)).to.equal(true);
+      expect(fanout.clients).to.equal(0);
+    } finally {
+      await store.close();
+      await db.close();
+    }
+  });
+});

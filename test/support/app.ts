@@ -56,8 +56,9 @@ function bearer(token: string | null | undefined, headers: Record<string, string
 }
 
 /** Starts the service on `backend`. */
-export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string>; selfUrl?: boolean } = {}): Promise<TestService> {
-  const db = await openTestDb(backend);
+export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string>; selfUrl?: boolean; db?: Db } = {}): Promise<TestService> {
+  // `db`: a database the suite opened itself (migrated; closed with the service).
+  const db = opts.db ?? (await openTestDb(backend));
   const clock = opts.clock ?? new TestClock(new Date());
   // selfUrl: listen on a port chosen first so BASE_URL (links the service hands out, the sandbox provider's notifications) reaches this instance.
   const port = opts.selfUrl ? await freePort() : 0;

@@ -1,6 +1,6 @@
 // Test databases: PGlite always; a fresh Postgres database per suite when TEST_DATABASE_URL is set.
 import crypto from 'node:crypto';
-import knexFactory from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import { type Db, openPglite, openPostgres } from '../../src/db.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { migrateLatest } from '../../migrations/index.ts';
@@ -34,6 +34,40 @@ async function createPostgresDatabase(): Promise<Db> {
       await db.close();
       await admin.raw(`drop database if exists ${name} with (force)`);
       await admin.destroy();
+    },
+  };
+}
+
+/**
+ * A new, migrated Postgres database owned by a login role of its own, which the service connects as: not a
+ * superuser, so the database's CONNECTION LIMIT binds it. `admin` is a superuser connection to the same
+ * database (one connection; it changes the limit and ends the service's connections). Dropped, with the role, on close.
+ */
+export async function openOwnedPostgresDb(): Promise<{ db: Db; admin: Knex; name: string }> {
+  const serverUrl = process.env.TEST_DATABASE_URL!;
+  const name = `core_test_${crypto.randomBytes(6).toString('hex')}`;
+  const server = knexFactory({ client: 'pg', connection: serverUrl, pool: { min: 0, max: 1 } });
+  await server.raw(`create role ${name} login`);
+  await server.raw(`create database ${name} owner ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  const admin = knexFactory({ client: 'pg', connection: url.toString(), pool: { min: 0, max: 1 } });
+  url.username = name;
+  url.password = '';
+  const db = openPostgres(url.toString(), 30);
+  await migrateLatest(db.knex);
+  return {
+    name,
+    admin,
+    db: {
+      ...db,
+      async close() {
+        await db.close();
+        await admin.destroy();
+        await server.raw(`drop database if exists ${name} with (force)`);
+        await server.raw(`drop role if exists ${name}`);
+        await server.destroy();
+      },
     },
   };
 }
