@@ -164,6 +164,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const addr = listening.address() as AddressInfo;
       const url = `http://${host === '0.0.0.0' || host === '::' ? 'localhost' : host}:${addr.port}`;
       if (baseUrlIsDefault) publicUrl = url;
+      // Development only (config refuses it elsewhere), but said at start so nobody exposes it unaware.
+      if (config.sandboxWebhookSecretIsDefault)
+        logger.warn({ variable: 'SANDBOX_WEBHOOK_SECRET' }, 'SANDBOX_WEBHOOK_SECRET is not a secret of your own (the published development default is in use): anyone can sign payment notifications to this service. Set one (16+ characters); outside development (HOST not loopback, or NODE_ENV=production) the service does not start without it');
       return url;
     },
     async close() {

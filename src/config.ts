@@ -4,6 +4,9 @@ import { z } from 'zod';
 
 const optionalUrl = z.url().optional();
 
+/** The sandbox provider's notification secret when SANDBOX_WEBHOOK_SECRET is unset: published in this file, so for development only. */
+export const DEVELOPMENT_WEBHOOK_SECRET = 'sandbox-webhook-secret-not-for-production';
+
 const EnvSchema = z.object({
   DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL').optional(),
   EVENT_STORE: z.string().default('postgres').superRefine((v, ctx) => {
@@ -36,14 +39,29 @@ const EnvSchema = z.object({
   PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   ATTACHMENT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
-  SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').default('sandbox-webhook-secret-not-for-production'),
+  SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
+  NODE_ENV: z.string().optional(),
   // Assemblies (issue 14): the vehicle-data provider and the subscribe stream's history.
   VEHICLE_DATA_PROVIDER: z.enum(['sandbox']).default('sandbox'),
   VEHICLE_DATA_DECODE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(500),
   VEHICLE_DATA_TREE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   VEHICLE_DATA_ENRICH_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   ASSEMBLY_SUBSCRIBE_RETENTION: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
-});
+}).superRefine((e, ctx) => {
+  // Anyone can sign notifications with the published default: outside development it would let them record payments.
+  if (isDevelopment(e.HOST, e.NODE_ENV)) return;
+  if (e.SANDBOX_WEBHOOK_SECRET === undefined)
+    ctx.addIssue({ code: 'custom', path: ['SANDBOX_WEBHOOK_SECRET'], message: 'must be set outside development (HOST is not a loopback address, or NODE_ENV=production): the default is published; use 16+ random characters' });
+  else if (e.SANDBOX_WEBHOOK_SECRET === DEVELOPMENT_WEBHOOK_SECRET)
+    ctx.addIssue({ code: 'custom', path: ['SANDBOX_WEBHOOK_SECRET'], message: 'is the published development default; set a secret of your own outside development' });
+  // `when`: checked even when other variables are bad, so every bad variable is named at once.
+}, { when: (payload) => !payload.issues.some((i) => ['HOST', 'NODE_ENV', 'SANDBOX_WEBHOOK_SECRET'].includes(String(i.path?.[0]))) });
+
+/** Development: listening on a loopback address only and NODE_ENV is not production; elsewhere secrets must be the operator's own. */
+export function isDevelopment(host: string, nodeEnv: string | undefined): boolean {
+  const loopback = host === 'localhost' || host === '::1' || host === '[::1]' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(host);
+  return loopback && nodeEnv !== 'production';
+}
 
 /** The service's typed configuration. */
 export interface Config {
@@ -78,6 +96,8 @@ export interface Config {
   attachmentRetentionDays: number;
   /** HMAC secret of the sandbox payment provider's notifications. */
   sandboxWebhookSecret: string;
+  /** The secret is the published development default (allowed in development only): the service warns at start. */
+  sandboxWebhookSecretIsDefault: boolean;
   /** The vehicle-data provider and its sandbox delays (from the time the work was asked for). */
   vehicleData: { provider: 'sandbox'; decodeDelayMs: number; treeDelayMs: number; enrichDelayMs: number };
   /** Completed searches kept per organization for assemblies.subscribe.stream replays. */
@@ -127,7 +147,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectionWaitMs: e.PROJECTION_WAIT_MS,
     overdueGraceDays: e.OVERDUE_GRACE_DAYS,
     attachmentRetentionDays: e.ATTACHMENT_RETENTION_DAYS,
-    sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET,
+    sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET,
+    sandboxWebhookSecretIsDefault: (e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET) === DEVELOPMENT_WEBHOOK_SECRET,
     vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },
     assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
   };

@@ -70,8 +70,15 @@ export type ProviderNotification = ({ kind: 'setup' } & SetupNotification) | { k
 /** The outcome of a charge. */
 export type ChargeResult = { status: 'succeeded'; charge_ref: string; /** What was charged: the first request's amount when the idempotency key was used before. */ amount: number } | { status: 'failed'; charge_ref: string; code: string; message: string };
 
-/** A notification that failed verification (bad signature, stale timestamp, unreadable body). */
-export class NotificationRejected extends Error {}
+/** A notification that failed verification (bad signature, stale timestamp, unreadable body); `issues` name the unreadable fields. */
+export class NotificationRejected extends Error {
+  constructor(
+    message: string,
+    readonly issues: { path: string; message: string }[] = [],
+  ) {
+    super(message);
+  }
+}
 
 /** The port every provider adapter implements. */
 export interface PaymentProvider {
@@ -92,6 +99,8 @@ export interface PaymentProvider {
    * null when it knows none. Stripe: a PaymentIntent search on the owner's metadata; GoCardless: payments by metadata.
    */
   findPayment(idempotencyKey: string): Promise<ProviderPayment | null>;
+  /** The provider's current record of the payment `ref` names, or null when it knows none. Stripe: retrieve the PaymentIntent. */
+  getPayment(ref: string): Promise<ProviderPayment | null>;
   /** Charges a method; repeating with the same idempotency key answers the first outcome and charges once. */
   charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult>;
 }

@@ -37,24 +37,28 @@ interface SandboxPayment {
 }
 
 const Failure = z.object({ code: z.string(), message: z.string() }).nullable();
+// Event ids and object references: what a provider issues (evt_..., pi_..., seti_...). Bounded plain text, so neither reaches
+// a lookup or an event as NUL, a lone surrogate or 60 KB.
+const ProviderId = z.string().regex(/^[A-Za-z0-9_.:-]{1,200}$/, 'must be 1-200 letters, digits, _ . : or -');
 const PaymentNotification = z.object({
-  id: z.string().min(1),
+  id: ProviderId,
   type: z.literal('payment.updated'),
   payment: z.object({
-    ref: z.string(), status: z.enum(['requires_action', 'processing', 'succeeded', 'failed']), amount: z.number().int(), currency: z.string(),
+    ref: ProviderId, status: z.enum(['requires_action', 'processing', 'succeeded', 'failed']), amount: z.number().int(), currency: z.string(),
     charge_ref: z.string().nullable(), next_action: NextActionSchema.nullable(), failure: Failure,
     owner: z.object({ attempt_id: z.string(), invoice_id: z.string(), customer_id: z.string(), organization_id: z.string() }),
   }),
 });
 const SetupNotification = z.object({
-  id: z.string().min(1),
+  id: ProviderId,
   type: z.literal('setup.updated'),
   setup: z.object({
-    ref: z.string(), status: z.enum(['requires_action', 'processing', 'succeeded', 'failed', 'canceled']), next_action: NextActionSchema.nullable(),
+    ref: ProviderId, status: z.enum(['requires_action', 'processing', 'succeeded', 'failed', 'canceled']), next_action: NextActionSchema.nullable(),
     method: Method.nullable(), failure: z.object({ code: z.string(), message: z.string() }).nullable(),
     owner: z.object({ setup_id: z.string(), customer_id: z.string(), organization_id: z.string() }),
-  }),
+  }).refine((s) => s.status !== 'succeeded' || s.method !== null, { message: 'a succeeded setup carries its method', path: ['method'] }),
 });
+const Notification = z.discriminatedUnion('type', [SetupNotification, PaymentNotification]);
 
 /** The sandbox adapter over the service's database; also what the hosted page drives. */
 export class SandboxProvider implements PaymentProvider {
@@ -88,8 +92,8 @@ export class SandboxProvider implements PaymentProvider {
     } catch {
       throw new NotificationRejected('body is not JSON');
     }
-    const parsed = z.union([SetupNotification, PaymentNotification]).safeParse(json);
-    if (!parsed.success) throw new NotificationRejected('unreadable notification');
+    const parsed = Notification.safeParse(json);
+    if (!parsed.success) throw new NotificationRejected('unreadable notification', parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message })));
     const n = parsed.data;
     return n.type === 'setup.updated' ? { kind: 'setup', id: n.id, setup: n.setup } : { kind: 'payment', id: n.id, payment: n.payment };
   }
@@ -111,6 +115,10 @@ export class SandboxProvider implements PaymentProvider {
 
   async findPayment(idempotencyKey: string): Promise<ProviderPayment | null> {
     return (await this.paymentByKey(idempotencyKey))?.payment ?? null;
+  }
+
+  async getPayment(ref: string): Promise<ProviderPayment | null> {
+    return (await this.loadPayment(ref))?.payment ?? null;
   }
 
   private async paymentByKey(idempotencyKey: string): Promise<SandboxPayment | null> {

@@ -4,46 +4,11 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
-import { WebClient, hiddenFields, logIn } from '../support/web.ts';
+import { WebClient } from '../support/web.ts';
 import { billingStaff, openInvoice } from '../support/billing.ts';
-import { SANDBOX_SIGNATURE_HEADER, SANDBOX_WEBHOOK_PATH, TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { payForm, payPath, signedInPayer, type Payer } from '../support/payer.ts';
+import { SANDBOX_SIGNATURE_HEADER, SANDBOX_WEBHOOK_PATH, TEST_CARDS, paymentProvider } from '../../src/payments/sandbox.ts';
 import { signPayload } from '../../src/payments/signature.ts';
-import { createSession } from '../../src/commands/identity/identity.ts';
-
-const PASSWORD = 'correct horse battery';
-
-/** An organization with its billing customer and a browser signed in to it. */
-interface Payer {
-  orgId: string;
-  token: string;
-  customerId: string;
-  web: WebClient;
-}
-
-const payPath = (p: Payer) => `/billing/pay/${p.customerId}`;
-
-/** Signs up an organization, creates its billing customer and signs a browser in. */
-async function signedInPayer(svc: TestService, name: string): Promise<Payer> {
-  const u = await svc.signUp({ name });
-  // A session that outlives the test moving the clock by days.
-  const token = (await createSession(svc.app.knex, { userId: u.userId, organizationId: u.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
-  const c = await svc.call(ops['billing.customers.insert'], { name: `${name} <Ltd>`, email: 'ap@pay.example', currency: 'GBP', payment_terms_days: 7 }, token);
-  expect(c.status, JSON.stringify(c.body)).to.equal(200);
-  const web = new WebClient(svc.url);
-  const done = await logIn(web, u.email, PASSWORD);
-  expect(done.status).to.equal(303);
-  return { orgId: u.orgId, token, customerId: c.body.id, web };
-}
-
-/** The pay page's form fields for one invoice. */
-async function payForm(p: Payer, invoiceId: string): Promise<Record<string, string> & { attempt_id: string; csrf: string }> {
-  const page = await p.web.get(payPath(p));
-  expect(page.status).to.equal(200);
-  const start = page.html.indexOf(`data-invoice="${invoiceId}"`);
-  expect(start, 'the invoice is on the page').to.be.greaterThan(-1);
-  const f = hiddenFields(page.html.slice(page.html.lastIndexOf('<form', start)), payPath(p));
-  return { ...f, attempt_id: f.attempt_id ?? '', csrf: f.csrf ?? '' };
-}
 
 for (const backend of backends()) {
   describe(`payment page (${backend})`, () => {
@@ -181,7 +146,7 @@ for (const backend of backends()) {
       expect((await acme.web.post(payPath(acme), { ...fields, invoice_id: second.id, method: 'new' })).status).to.equal(409);
     });
 
-    it('a forged payment notification changes nothing; a replayed one is accepted and records nothing more', async () => {
+    it('a forged payment notification changes nothing, signed or not; a replayed one is accepted and records nothing more', async () => {
       const p = await payer();
       const methodId = await saveCard(p, TEST_CARDS.succeeds);
       const inv = await openInvoice(svc, staff, p.customerId, [2500]);
@@ -191,13 +156,17 @@ for (const backend of backends()) {
       const payment = { ref: 'pi_sbx_00000000000000000000000000000000', status: 'succeeded', amount: 2500, currency: 'GBP', charge_ref: 'ch_forged', next_action: null, failure: null, owner: ownerOf };
       const forgedBody = JSON.stringify({ id: 'evt_forged_pay', type: 'payment.updated', payment });
       expect((await deliver(forgedBody, signPayload('not-the-secret-at-all', forgedBody, svc.clock.now()))).status).to.equal(400);
-      // Signed, but for an attempt nobody started: refused, nothing recorded.
-      expect((await deliver(forgedBody, signPayload(svc.app.config.sandboxWebhookSecret, forgedBody, svc.clock.now()))).status).to.equal(404);
+      // Signed, but naming a payment the provider does not have (the attempt was never started): refused, nothing recorded.
+      const signedForged = await deliver(forgedBody, signPayload(svc.app.config.sandboxWebhookSecret, forgedBody, svc.clock.now()));
+      expect(signedForged.status).to.equal(400);
+      expect(((await signedForged.json()) as { code: string }).code).to.equal('notification_mismatch');
       expect(await streamTypes(`invoice-${inv.id}`)).to.not.include('PaymentRecorded');
       await p.web.follow(await p.web.post(payPath(p), fields));
       const recorded = await streamTypes(`invoice-${inv.id}`);
       expect(recorded.filter((t) => t === 'PaymentRecorded')).to.have.length(1);
-      const replay = JSON.stringify({ id: 'evt_sbx_replayed_pay', type: 'payment.updated', payment: { ...payment, charge_ref: 'ch_again' } });
+      const record = await paymentProvider(svc.app).findPayment(fields.attempt_id);
+      expect(record?.status).to.equal('succeeded');
+      const replay = JSON.stringify({ id: 'evt_sbx_replayed_pay', type: 'payment.updated', payment: { ...record, charge_ref: 'ch_again' } });
       expect((await deliver(replay, signPayload(svc.app.config.sandboxWebhookSecret, replay, svc.clock.now()))).status).to.equal(200);
       expect(await streamTypes(`invoice-${inv.id}`)).to.deep.equal(recorded);
       expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted', 'PaymentAttemptSucceeded']);

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import path from 'node:path';
 import { EventStoreDBClient } from '@eventstore/db-client';
-import { ConfigError, eventStoreProblem, loadConfig, parseEventStore } from '../../src/config.ts';
+import { ConfigError, DEVELOPMENT_WEBHOOK_SECRET, eventStoreProblem, loadConfig, parseEventStore } from '../../src/config.ts';
 
 function configError(env: Record<string, string>): ConfigError {
   try {
@@ -37,6 +37,31 @@ describe('configuration', () => {
     const err = configError({ PORT: 'abc', LOG_LEVEL: 'loud', DATABASE_URL: 'mysql://x', EVENT_STORE: 'kafka', BASE_URL: 'not a url', SESSION_TTL_HOURS: '0' });
     for (const name of ['PORT', 'LOG_LEVEL', 'DATABASE_URL', 'EVENT_STORE', 'BASE_URL', 'SESSION_TTL_HOURS']) expect(err.message).to.contain(name);
     expect(configError({ PORT: '70000' }).message).to.contain('PORT');
+  });
+
+  describe('SANDBOX_WEBHOOK_SECRET', () => {
+    const own = 'an-operator-secret-of-32-characters';
+
+    it('outside development (a non-loopback HOST, or NODE_ENV=production) is required, and may not be the published default', () => {
+      const outside: Record<string, string>[] = [{ HOST: '0.0.0.0' }, { HOST: '::' }, { HOST: '10.0.0.5' }, { NODE_ENV: 'production' }, { HOST: 'localhost', NODE_ENV: 'production' }];
+      for (const env of outside) {
+        expect(configError(env).message, JSON.stringify(env)).to.contain('SANDBOX_WEBHOOK_SECRET');
+        expect(configError({ ...env, SANDBOX_WEBHOOK_SECRET: DEVELOPMENT_WEBHOOK_SECRET }).message, JSON.stringify(env)).to.contain('SANDBOX_WEBHOOK_SECRET');
+        expect(loadConfig({ ...env, SANDBOX_WEBHOOK_SECRET: own })).to.include({ sandboxWebhookSecret: own, sandboxWebhookSecretIsDefault: false });
+      }
+      // Named with the other bad variables, not after them.
+      const both = configError({ HOST: '0.0.0.0', PORT: 'abc' }).message;
+      for (const name of ['PORT', 'SANDBOX_WEBHOOK_SECRET']) expect(both).to.contain(name);
+    });
+
+    it('in development (loopback HOST, NODE_ENV not production) defaults to the development value and says so', () => {
+      const development: Record<string, string>[] = [{}, { HOST: '127.0.0.1' }, { HOST: 'localhost' }, { HOST: '::1' }, { NODE_ENV: 'development' }];
+      for (const env of development) {
+        expect(loadConfig(env), JSON.stringify(env)).to.include({ sandboxWebhookSecret: DEVELOPMENT_WEBHOOK_SECRET, sandboxWebhookSecretIsDefault: true });
+      }
+      expect(loadConfig({ SANDBOX_WEBHOOK_SECRET: own }).sandboxWebhookSecretIsDefault).to.equal(false);
+      expect(configError({ SANDBOX_WEBHOOK_SECRET: 'short' }).message).to.contain('SANDBOX_WEBHOOK_SECRET');
+    });
   });
 
   describe('OBJECT_STORE', () => {
