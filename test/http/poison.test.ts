@@ -12,6 +12,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, billedOrg, draft } from '../support/billing.ts';
 import { ops } from '../support/ops.ts';
+import { WebClient, logIn } from '../support/web.ts';
 
 /** Polls (real time: the runner works on its own) until `check` holds, for at most `ms`. */
 async function eventually<T>(what: string, check: () => Promise<T | null | undefined | false>, ms = 10_000): Promise<T> {
@@ -29,6 +30,7 @@ for (const backend of backends()) {
     let svc: TestService;
     let staff: string;
     let staffId: string;
+    let staffEmail: string;
     let acme: BilledOrg;
     const clock = new TestClock(new Date());
     const poisonStream = `customer-${crypto.randomUUID()}`;
@@ -54,6 +56,7 @@ for (const backend of backends()) {
       const s = await svc.signUp({ kind: 'platform', role: 'member', staff: ['platform_staff'], name: 'Platform' });
       staff = s.token;
       staffId = s.userId;
+      staffEmail = s.email;
       acme = await billedOrg(svc);
       poisonId = await insertEvent(poisonStream, 0, 'CustomerCreated', { bogus: true });
     });
@@ -118,6 +121,12 @@ for (const backend of backends()) {
       const printed = formatStatuses(await svc.app.runner.statuses()).join('\n');
       expect(printed).to.match(/billing\.customers\s+failed/).and.contain(`stopped at event ${poisoned()} (CustomerCreated, ${poisonStream}`);
       expect(printed).to.match(/billing\.invoices\s+running/);
+      // The console's health page shows the same, with how to repair it.
+      const web = new WebClient(svc.url);
+      await logIn(web, staffEmail, 'correct horse battery');
+      const page = await web.get('/console/health');
+      expect(page.status).to.equal(200);
+      expect(page.html).to.contain('Needs attention').and.contain(poisoned()).and.contain(`core-server projections skip billing.customers --event ${poisoned()}`);
     });
 
     it('reads the history of the poisoned stream: the unreadable event is shown as such, in the API and the CLI', async () => {

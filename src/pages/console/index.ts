@@ -14,6 +14,7 @@ import { mountStatement } from './statement.ts';
 import { mountOverdue } from './overdue.ts';
 import { mountHistory } from './history.ts';
 import { mountConfiguration } from './configuration.ts';
+import { mountHealth } from './health.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -49,4 +50,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountOverdue(app, services);
   mountHistory(app, services);
   mountConfiguration(app, services);
+  mountHealth(app, services);
 }

@@ -33,7 +33,7 @@ export interface PageParts {
   /** Already-escaped HTML of the main area. */
   body: string;
   /** Which navigation entry is current. */
-  section?: 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration';
+  section?: 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
@@ -45,6 +45,7 @@ const NAV: [NonNullable<PageParts['section']>, string, string][] = [
   ['overdue', '/console/overdue', 'Overdue'],
   ['history', '/console/history', 'History'],
   ['configuration', '/console/configuration', 'Configuration'],
+  ['health', '/console/health', 'Health'],
 ];
 
 /** Messages after a successful form (PRG: `?done=<key>`); only these fixed texts are ever shown, nothing from the URL. */
