@@ -1,21 +1,55 @@
-// Keyset pagination: opaque base64url cursors over (sort value, id), stable under concurrent inserts.
+// Keyset pagination: opaque base64url cursors over (sort value, id), stable under concurrent inserts. A cursor
+// is read back through the shape of what this list writes into it, so a forged one is a 400, never a query.
 import type { Knex } from 'knex';
+import { z } from 'zod';
 import { ApiError } from '../api/errors.ts';
+import { EventName } from '../api/schemas/analytics.ts';
+import { RequestDate, Uuid, inRange } from '../api/schemas/common.ts';
+
+/** The parts a cursor is made of, each exactly as the service writes it (and in range for the database). */
+export const cursorParts = {
+  /** An instant as `toISOString` writes it, in the years 1900-9999. */
+  instant: z.iso.datetime({ precision: 3 }).refine(inRange),
+  /** A row id. */
+  uuid: Uuid,
+  /** A log position token (`pg1:<xid>:<position>`, `esdb1:<commit>:<prepare>`). */
+  position: z.string().max(64).regex(/^[a-z][a-z0-9]*:\d{1,20}:\d{1,20}$/),
+  /** A line number, index or sequence stored in an `integer` column. */
+  index: z.int().min(0).max(2_147_483_647),
+  /** A stream revision. */
+  revision: z.int().min(0),
+  /** A calendar day, `YYYY-MM-DD`, in the years 1900-9999. */
+  day: RequestDate,
+  /** An analytics event name. */
+  eventName: EventName,
+  /** A SKU (1-100 characters). */
+  sku: z.string().min(1).max(100),
+};
+
+/** What one list's cursors hold, in order. */
+export type CursorShape = z.ZodTuple<[z.ZodType<string | number>, ...z.ZodType<string | number>[]], null>;
+
+/** The shape of a cursor made of these parts. */
+export function cursorShape<const T extends [z.ZodType<string | number>, ...z.ZodType<string | number>[]]>(...parts: T): z.ZodTuple<T, null> {
+  return z.tuple(parts);
+}
 
 /** Encodes the last row's sort key. */
 export function encodeCursor(values: (string | number)[]): string {
   return Buffer.from(JSON.stringify(values)).toString('base64url');
 }
 
-/** Decodes a cursor; a malformed one is a 400. */
-export function decodeCursor(cursor: string, arity: number): (string | number)[] {
+/** Decodes a cursor to the values of `shape`; anything else (not base64url JSON, another shape, a value out of range) is a 400. */
+export function decodeCursor<S extends CursorShape>(cursor: string, shape: S): z.output<S> {
+  let value: unknown;
   try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && v.length === arity && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v;
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    // fall through
+    throw invalidCursor();
   }
-  throw invalidCursor();
+  const parsed = shape.safeParse(value);
+  if (!parsed.success) throw invalidCursor();
+  return parsed.data;
 }
 
 function invalidCursor(): ApiError {
@@ -23,15 +57,16 @@ function invalidCursor(): ApiError {
 }
 
 /**
- * Runs a keyset page over `query` ordered by `columns` ascending (the last one unique). Fetches one
- * extra row to know whether there is a next page.
+ * Runs a keyset page over `query` ordered by `columns` ascending (the last one unique); `shape` is what the
+ * cursor holds for them. Fetches one extra row to know whether there is a next page.
  */
 export async function keysetPage<R extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
-  opts: { columns: string[]; limit: number; cursor?: string; key: (row: R) => (string | number)[] },
+  opts: { columns: string[]; shape: CursorShape; limit: number; cursor?: string; key: (row: R) => (string | number)[] },
 ): Promise<{ rows: R[]; pagination: { cursor: string } | null }> {
+  if (opts.shape.def.items.length !== opts.columns.length) throw new Error(`keysetPage: a cursor of ${opts.shape.def.items.length} parts for ${opts.columns.length} columns`);
   if (opts.cursor) {
-    const after = decodeCursor(opts.cursor, opts.columns.length);
+    const after = decodeCursor(opts.cursor, opts.shape);
     query.whereRaw(`(${opts.columns.map(() => '??').join(', ')}) > (${opts.columns.map(() => '?').join(', ')})`, [...opts.columns, ...after]);
   }
   for (const c of opts.columns) query.orderBy(c, 'asc');
@@ -39,7 +74,7 @@ export async function keysetPage<R extends Record<string, unknown>>(
   try {
     rows = (await query.limit(opts.limit + 1)) as R[];
   } catch (err) {
-    // A forged cursor whose values do not fit the columns (a "date" that is not one, say): SQLSTATE class 22, data exception.
+    // Defence in depth: a cursor that passed its shape but still does not fit the columns is a data exception (SQLSTATE class 22).
     if (opts.cursor && /^22/.test(String((err as { code?: unknown }).code))) throw invalidCursor();
     throw err;
   }
@@ -52,6 +87,7 @@ export async function keysetPage<R extends Record<string, unknown>>(
 export async function documentPage<D>(query: Knex.QueryBuilder, page: { limit: number; cursor?: string }): Promise<{ docs: D[]; pagination: { cursor: string } | null }> {
   const res = await keysetPage<{ id: string; created_at: Date; doc: D }>(query, {
     columns: ['created_at', 'id'],
+    shape: cursorShape(cursorParts.instant, cursorParts.uuid),
     limit: page.limit,
     cursor: page.cursor,
     key: (r) => [new Date(r.created_at).toISOString(), r.id],

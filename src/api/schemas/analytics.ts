@@ -1,7 +1,7 @@
 // Schemas of the analytics area, named as the spec names them.
 import { z } from 'zod';
 import { MAX_CLOCK_SKEW_SECONDS, MAX_EVENT_AGE_DAYS, PropertyValue } from '../../domain/analytics/event.ts';
-import { CalendarDate, PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { CalendarDate, PageRequest, RequestDate, RequestInstant, Timestamp, Uuid, ownKeysRecord, page } from './common.ts';
 
 /** An event name: 1-100 characters, letters, digits and . _ : / - (e.g. `search.completed`, `page_view`). */
 export const EventName = z
@@ -14,12 +14,10 @@ export const EventName = z
 export const AnalyticsEventsInsertRequest = z
   .strictObject({
     name: EventName,
-    properties: z
-      .record(z.string().min(1).max(40), PropertyValue)
-      .refine((p) => Object.keys(p).length <= 50, 'at most 50 properties')
+    properties: ownKeysRecord(z.record(z.string().min(1).max(40), PropertyValue).refine((p) => Object.keys(p).length <= 50, 'at most 50 properties'))
       .default({})
-      .describe('What happened, as key-value pairs: at most 50 keys of up to 40 characters; values are text (up to 500 characters), numbers, true/false or null.'),
-    occurred_at: Timestamp.optional().describe(`When it happened (default: when received); within the last ${MAX_EVENT_AGE_DAYS} days and at most ${MAX_CLOCK_SKEW_SECONDS} s ahead of the server clock.`),
+      .describe('What happened, as key-value pairs: at most 50 keys of up to 40 characters (not `__proto__`, `constructor` or `prototype`); values are text (up to 500 characters), numbers, true/false or null.'),
+    occurred_at: RequestInstant.optional().describe(`When it happened (default: when received); within the last ${MAX_EVENT_AGE_DAYS} days and at most ${MAX_CLOCK_SKEW_SECONDS} s ahead of the server clock.`),
   })
   .meta({ id: 'analytics.AnalyticsEventsInsertRequest' });
 
@@ -46,8 +44,8 @@ export const AnalyticsEventsListResponse = page(AnalyticsEventItem, 'analytics.A
 export const AnalyticsCountsListRequest = z
   .strictObject({
     ...PageRequest,
-    from: CalendarDate.describe('First day (UTC) counted.'),
-    to: CalendarDate.describe('Last day (UTC) counted, at most 366 days after `from`.'),
+    from: RequestDate.describe('First day (UTC) counted.'),
+    to: RequestDate.describe('Last day (UTC) counted, at most 366 days after `from`.'),
     name: EventName.optional().describe('Only this event name.'),
   })
   .meta({ id: 'analytics.AnalyticsCountsListRequest' });

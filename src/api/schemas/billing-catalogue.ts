@@ -1,6 +1,6 @@
 // Schemas of the billing catalogue (products, prices, currencies), named as the spec names them.
 import { z } from 'zod';
-import { CurrencyCode, Metadata, PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { CurrencyCode, Metadata, PageRequest, RequestInstant, Timestamp, Uuid, page } from './common.ts';
 
 const ProductName = z.string().trim().min(1).max(200).describe('Name shown on invoices and price lists.');
 const ProductDescription = z.string().trim().max(2000).describe('Longer description.');
@@ -134,7 +134,7 @@ export const CurrencyExchangeRateInsertRequest = z
     base: CurrencyCode.describe('The currency priced.'),
     target: CurrencyCode.describe('The currency it is priced in.'),
     rate: DecimalRate,
-    as_of: Timestamp.describe('When the rate applies from.'),
+    as_of: RequestInstant.describe('When the rate applies from.'),
     source: z.string().trim().min(1).max(200).describe('Where the rate comes from (e.g. `ECB`).'),
   })
   .meta({ id: 'billing.CurrencyExchangeRateInsertRequest' });
@@ -146,6 +146,6 @@ export const CurrencyExchangeRateListItem = z
 export const CurrencyExchangeRateListRequest = z
   .strictObject({
     target: CurrencyCode.describe('The currency rates are priced in.'),
-    as_of: Timestamp.optional().describe('The latest rate of each pair at this time (default now).'),
+    as_of: RequestInstant.optional().describe('The latest rate of each pair at this time (default now).'),
   })
   .meta({ id: 'billing.CurrencyExchangeRateListRequest' });

@@ -1,21 +1,15 @@
 // Schemas of billing configuration (relationships, baselines, pricing, history, resolve, preview), named as the spec names them.
 import { z } from 'zod';
 import { EVIDENCE_TYPES, MAX_ATTACHMENT_BYTES, MAX_FILES_PER_PREPARE } from '../../domain/billing/attachment-content.ts';
-import { CurrencyCode, PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { CurrencyCode, OUT_OF_RANGE, PageRequest, RequestInstant, Timestamp, Uuid, inRange, page } from './common.ts';
 import { Actor } from './billing-customers.ts';
 import { Attachment, AttachmentFilename, AttachmentsPrepareResponse } from './billing-attachments.ts';
 
-const inRange = (v: string) => {
-  const t = Date.parse(v);
-  return t >= Date.UTC(1900, 0, 1) && t < Date.UTC(9999, 0, 1);
-};
-const IN_RANGE = 'must be between 1900 and 9999 (UTC)';
+/** An RFC 3339 timestamp with offset, in the years 1900-9999 once in UTC: the shared request instant. */
+export const Moment = RequestInstant;
 
-/** An RFC 3339 timestamp with offset, between 1900 and 9999 once in UTC (what every store reads back). */
-export const Moment = z.iso.datetime({ offset: true }).refine(inRange, IN_RANGE);
-
-/** An instant given as a date (`YYYY-MM-DD`, midnight UTC) or an RFC 3339 timestamp with offset; stored as UTC. */
-export const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).refine(inRange, IN_RANGE);
+/** An instant given as a date (`YYYY-MM-DD`, midnight UTC) or an RFC 3339 timestamp with offset, in the years 1900-9999 once in UTC (the shared bound); stored as UTC. */
+export const Instant = z.union([z.iso.date(), z.iso.datetime({ offset: true })]).refine(inRange, OUT_OF_RANGE);
 
 const Reason = z.string().trim().min(1).max(1000).describe('Why (kept in the audit record), 1-1000 characters.');
 const MAX_MINOR = 1e15;

@@ -1,6 +1,7 @@
 // Schemas of entitlements, overrides, effective entitlements and subscriptions, named as the spec names them.
 import { z } from 'zod';
-import { Timestamp, Uuid } from './common.ts';
+import { MAX_SUBSCRIPTION_QUANTITY } from '../../domain/billing/subscription.ts';
+import { RequestInstant, Timestamp, Uuid } from './common.ts';
 
 /** An entitlement key: lower case, digits, `.`, `_`, `:` and `-`. */
 export const EntitlementKey = z
@@ -35,7 +36,7 @@ export const EntitlementOverridesInsertRequest = z
     organization_id: Uuid.describe('The organization the override is for.'),
     entitlement_key: EntitlementKey,
     mode: OverrideMode,
-    expires_at: Timestamp.nullable().optional().describe('When the override stops counting; omitted or null for never. Must be in the future.'),
+    expires_at: RequestInstant.nullable().optional().describe('When the override stops counting; omitted or null for never. Must be in the future.'),
     reason: z.string().trim().min(1).max(1000).describe('Why (kept for the audit trail).'),
   })
   .meta({ id: 'billing.EntitlementOverridesInsertRequest' });
@@ -87,7 +88,7 @@ export const EffectiveEntitlements = z
   })
   .meta({ id: 'billing.EffectiveEntitlements' });
 
-const Quantity = z.int().describe('Whole number from 1.');
+const Quantity = z.int().max(MAX_SUBSCRIPTION_QUANTITY).describe(`Whole number from 1 to ${MAX_SUBSCRIPTION_QUANTITY.toLocaleString('en')}.`);
 export const SubscriptionItem = z.strictObject({ price_id: Uuid, quantity: Quantity }).meta({ id: 'billing.SubscriptionItem' });
 const SubscriptionStatus = z.enum(['active', 'canceled']).describe('canceled is final.');
 
@@ -95,8 +96,8 @@ export const SubscriptionCreateRequest = z
   .strictObject({
     organization_id: Uuid.describe('The subscribing organization.'),
     items: z.array(SubscriptionItem).max(50).describe('Active prices and quantities; each price once.'),
-    current_period_start: Timestamp,
-    current_period_end: Timestamp.describe('After current_period_start.'),
+    current_period_start: RequestInstant,
+    current_period_end: RequestInstant.describe('After current_period_start.'),
   })
   .meta({ id: 'billing.SubscriptionCreateRequest' });
 
@@ -105,8 +106,8 @@ export const SubscriptionUpdateRequest = z
     id: Uuid.describe('Subscription id.'),
     items: z.array(SubscriptionItem).max(50).optional().describe('Replaces the items.'),
     status: SubscriptionStatus.optional(),
-    current_period_start: Timestamp.optional(),
-    current_period_end: Timestamp.optional(),
+    current_period_start: RequestInstant.optional(),
+    current_period_end: RequestInstant.optional(),
   })
   .meta({ id: 'billing.SubscriptionUpdateRequest' });
 

@@ -1,6 +1,6 @@
 // Schemas of the billing event feed (billing.events.get / .list).
 import { z } from 'zod';
-import { PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { PageRequest, RequestInstant, Timestamp, Uuid, page } from './common.ts';
 
 /** What a billing event is about. */
 export const EventSubject = z
@@ -28,8 +28,8 @@ export const EventListRequest = z
     types: z.array(EventType).min(1).max(50).optional().describe('Only events of these types.'),
     subject: z.strictObject({ type: EventSubject.shape.type, id: Uuid }).optional().describe('Only events about this resource.'),
     subject_type: EventSubject.shape.type.optional().describe('Only events about this kind of resource.'),
-    occurred_from: Timestamp.optional().describe('Only events recorded at or after this time.'),
-    occurred_before: Timestamp.optional().describe('Only events recorded before this time.'),
+    occurred_from: RequestInstant.optional().describe('Only events recorded at or after this time.'),
+    occurred_before: RequestInstant.optional().describe('Only events recorded before this time.'),
     organization_id: Uuid.optional().describe("Billing staff: only this organization's events."),
   })
   .meta({ id: 'billing.EventListRequest' });

@@ -1,6 +1,6 @@
 // Schemas of billing.history.get: the audit timeline of one billing entity, replayed from the event log.
 import { z } from 'zod';
-import { PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { PageRequest, RequestInstant, Timestamp, Uuid, page } from './common.ts';
 
 /** Kinds of entity whose history can be read. */
 export const HISTORY_SUBJECT_TYPES = ['customer', 'invoice', 'payment', 'credit_note_request', 'note', 'attachment', 'relationship', 'revision'] as const;
@@ -17,7 +17,7 @@ export const HistorySubject = z
 export const HistoryGetRequest = z
   .strictObject({
     subject: HistorySubject,
-    as_of: Timestamp.optional().describe('Replay only what was recorded at or before this instant: `state` is the entity as it was then and the timeline stops there. Default: now.'),
+    as_of: RequestInstant.optional().describe('Replay only what was recorded at or before this instant: `state` is the entity as it was then and the timeline stops there. Default: now.'),
     ...PageRequest,
   })
   .meta({ id: 'billing.HistoryGetRequest' });
@@ -65,7 +65,7 @@ export const HistoryGetResponse = page(HistoryEntry, 'billing.HistoryTimeline')
   .extend({
     subject: HistorySubject,
     stream: z.string().describe('The event stream replayed (`invoice-<id>`; a payment\'s is its invoice\'s).'),
-    as_of: Timestamp.nullable().describe('The instant asked for; null when now.'),
+    as_of: Timestamp.nullable().describe('The instant asked for, in UTC; null when now.'),
     exists: z.boolean().describe('Whether the entity existed at `as_of` (false: it was created later).'),
     state: z.record(z.string(), z.unknown()).nullable().describe('The entity as its events leave it at `as_of`, replayed through its aggregate (null when it did not exist yet).'),
     event_count: z.int().describe('How many events the timeline has in all (up to `as_of`).'),

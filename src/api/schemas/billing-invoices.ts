@@ -1,6 +1,6 @@
 // Schemas of billing invoices and payments, named as the spec names them.
 import { z } from 'zod';
-import { CalendarDate, CurrencyCode, Metadata, PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { CalendarDate, CurrencyCode, Metadata, PageRequest, RequestDate, Timestamp, Uuid, page } from './common.ts';
 
 /** Most lines on one invoice. */
 const MAX_LINES = 500;
@@ -136,10 +136,10 @@ export const InvoiceListRequest = z
     organization_id: Uuid.optional().describe('Billing staff: only this organization\'s invoices.'),
     status: InvoiceStatus.optional(),
     currency: CurrencyCode.optional(),
-    issue_date_from: CalendarDate.optional().describe('Issued on or after.'),
-    issue_date_to: CalendarDate.optional().describe('Issued on or before.'),
-    due_date_from: CalendarDate.optional().describe('Due on or after.'),
-    due_date_to: CalendarDate.optional().describe('Due on or before.'),
+    issue_date_from: RequestDate.optional().describe('Issued on or after.'),
+    issue_date_to: RequestDate.optional().describe('Issued on or before.'),
+    due_date_from: RequestDate.optional().describe('Due on or after.'),
+    due_date_to: RequestDate.optional().describe('Due on or before.'),
     overdue: z.boolean().optional().describe('true: open invoices whose due date is before today; false: all others.'),
   })
   .meta({ id: 'billing.InvoiceListRequest' });
@@ -155,7 +155,7 @@ export const PaymentInsertRequest = z
     currency: CurrencyCode.describe('Must be the invoice currency.'),
     method: PaymentMethod,
     reference: z.string().trim().min(1).max(200).describe('Bank reference, cheque number, receipt...'),
-    received_on: CalendarDate.describe('When the money arrived; not in the future.'),
+    received_on: RequestDate.describe('When the money arrived; not in the future.'),
   })
   .meta({ id: 'billing.PaymentInsertRequest' });
 
@@ -166,7 +166,7 @@ export const PaymentUpdateRequest = z
     amount: PositiveAmount.optional(),
     method: PaymentMethod.optional(),
     reference: z.string().trim().min(1).max(200).optional(),
-    received_on: CalendarDate.optional(),
+    received_on: RequestDate.optional(),
     void: z.literal(true).optional().describe('true voids the payment (no other changes allowed with it).'),
     reason: Reason.describe('Why the payment is changed or voided (required).'),
   })

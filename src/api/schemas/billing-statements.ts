@@ -1,6 +1,6 @@
 // Schemas of customer statements and overdue status.
 import { z } from 'zod';
-import { CalendarDate, CurrencyCode, Uuid } from './common.ts';
+import { CalendarDate, CurrencyCode, RequestDate, Uuid } from './common.ts';
 
 // Like billing.InvoiceDetail: amounts are integer minor units of the resource's one `currency`.
 const Amount = z.int().describe('Integer minor units of `currency`.');
@@ -10,8 +10,8 @@ const Money = z.object({ amount: z.int().describe('Integer minor units.'), curre
 export const CustomerStatementGetRequest = z
   .strictObject({
     customer_id: Uuid.describe('Customer id.'),
-    from: CalendarDate.describe('First day of the period (inclusive).'),
-    to: CalendarDate.describe('Last day of the period (inclusive); ageing is as of this day.'),
+    from: RequestDate.describe('First day of the period (inclusive).'),
+    to: RequestDate.describe('Last day of the period (inclusive); ageing is as of this day.'),
     currency: CurrencyCode.optional().describe("Statement currency; the customer's currency when omitted. Only activity in this currency is shown."),
   })
   .refine((r) => r.from <= r.to, { path: ['to'], message: 'must not be before from' })

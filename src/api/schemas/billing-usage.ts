@@ -1,6 +1,6 @@
 // Schemas of usage facts (billing.usage.insert, extension), named in the spec's style.
 import { z } from 'zod';
-import { Money, PageRequest, Uuid, page } from './common.ts';
+import { Money, PageRequest, RequestInstant, RequestMonth, Uuid, page } from './common.ts';
 
 /** Most orders in one billing.usage.insert. */
 export const MAX_USAGE_BATCH = 1000;
@@ -20,7 +20,7 @@ export const UsageOrderInput = z
     seller: Uuid.describe('Organization id of the seller (supplier) charged the fee.'),
     buyer: Uuid.describe('Organization id of the buyer (repairer).'),
     amount: Money.describe('Order value; a non-negative integer amount in minor units.'),
-    occurred_at: z.iso.datetime({ offset: true }).describe('When the order was placed (RFC 3339; stored in UTC to the millisecond); rating uses the configuration in force at this instant. Not in the future.'),
+    occurred_at: RequestInstant.describe('When the order was placed (RFC 3339, years 1900-9999; stored in UTC to the millisecond); rating uses the configuration in force at this instant. Not in the future.'),
   })
   .refine((o) => o.amount.amount >= 0, { message: 'the order amount cannot be negative', path: ['amount', 'amount'] })
   .refine((o) => o.seller !== o.buyer, { message: 'seller and buyer must be different organizations', path: ['buyer'] })
@@ -54,14 +54,11 @@ export const UsageInsertResponse = z
   })
   .meta({ id: 'billing.UsageInsertResponse' });
 
-/** A calendar month, `YYYY-MM`. */
-const Month = z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a calendar month, YYYY-MM').describe('Calendar month (UTC), YYYY-MM.');
-
 /** billing.invoices.generate request. */
 export const InvoiceGenerateRequest = z
   .strictObject({
     subscription: Uuid.describe('The subscription whose usage is invoiced.'),
-    period: Month.describe('The calendar month (UTC) whose orders are invoiced; it must have ended.'),
+    period: RequestMonth.describe('The calendar month (UTC) whose orders are invoiced; it must have ended.'),
   })
   .meta({ id: 'billing.InvoiceGenerateRequest' });
 

@@ -8,11 +8,42 @@ export const Uuid = z.uuid().describe('UUID').meta({ id: 'uuid.Uuid' });
 /** The empty object of remove-style operations. */
 export const Empty = z.strictObject({}).describe('Empty object.').meta({ id: 'Empty' });
 
-/** `YYYY-MM-DD`, a real calendar date. */
+/** `YYYY-MM-DD`, a real calendar date (responses: what the service wrote). */
 export const CalendarDate = z.iso.date().describe('Calendar date, YYYY-MM-DD.');
 
-/** RFC 3339 UTC timestamp. */
+/** RFC 3339 UTC timestamp (responses: what the service wrote). */
 export const Timestamp = z.iso.datetime().describe('RFC 3339 timestamp (UTC).');
+
+/** First year a request's date or instant may fall in (once in UTC). */
+export const FIRST_YEAR = 1900;
+/** Last year a request's date or instant may fall in (once in UTC). */
+export const LAST_YEAR = 9999;
+const EARLIEST_MS = Date.UTC(FIRST_YEAR, 0, 1);
+const PAST_LATEST_MS = Date.UTC(LAST_YEAR + 1, 0, 1);
+/** The message of a date or instant outside FIRST_YEAR..LAST_YEAR. */
+export const OUT_OF_RANGE = `must be in the years ${FIRST_YEAR} to ${LAST_YEAR} (UTC)`;
+
+/** Whether a date or RFC 3339 instant falls in FIRST_YEAR..LAST_YEAR once in UTC (what Postgres, JavaScript and our own formats all read back). */
+export function inRange(value: string): boolean {
+  const t = Date.parse(value);
+  return t >= EARLIEST_MS && t < PAST_LATEST_MS;
+}
+
+/** A request's calendar date: `YYYY-MM-DD`, a real date, in the years 1900-9999. */
+export const RequestDate = z.iso.date().refine(inRange, OUT_OF_RANGE).describe(`Calendar date, YYYY-MM-DD, in the years ${FIRST_YEAR}-${LAST_YEAR}.`);
+
+/** A request's instant: RFC 3339 with `Z` or an offset, in the years 1900-9999 once in UTC (`0000-01-01T00:30:00+01:00` is year -1 and refused). */
+export const RequestInstant = z.iso
+  .datetime({ offset: true })
+  .refine(inRange, OUT_OF_RANGE)
+  .describe(`RFC 3339 timestamp (\`Z\` or an offset; stored in UTC), in the years ${FIRST_YEAR}-${LAST_YEAR} once in UTC.`);
+
+/** A request's calendar month, `YYYY-MM`, in the years 1900-9999. */
+export const RequestMonth = z
+  .string()
+  .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'a calendar month, YYYY-MM')
+  .refine((m) => inRange(`${m}-01`), OUT_OF_RANGE)
+  .describe(`Calendar month (UTC), YYYY-MM, in the years ${FIRST_YEAR}-${LAST_YEAR}.`);
 
 /** ISO 4217 currency code known to the runtime (one definition, in the domain, so imported rows check it too). */
 export { CurrencyCode };
@@ -23,11 +54,26 @@ export const MinorUnits = z.int().min(-1e15).max(1e15).describe('Integer amount 
 /** Money: integer minor units and a currency. */
 export const Money = z.strictObject({ amount: MinorUnits, currency: CurrencyCode }).describe('An amount of money.').meta({ id: 'Money' });
 
+/** Keys no record of a request may have: JavaScript gives them meaning (a `__proto__` key would be dropped silently). */
+export const RESERVED_KEYS = ['__proto__', 'constructor', 'prototype'] as const;
+
+/**
+ * A record of the caller's own keys that refuses RESERVED_KEYS naming them. The check reads the body as sent:
+ * z.record skips an own `__proto__` key without a word, so it cannot be refused after parsing.
+ */
+export function ownKeysRecord<T extends ZodType>(record: T): z.ZodPreprocess<T, z.input<T>> {
+  // Typed as the record's input (for callers' types); the check itself takes anything.
+  return z.preprocess<unknown, T, z.input<T>>((value: unknown, ctx) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+    for (const key of RESERVED_KEYS) if (Object.hasOwn(value, key)) ctx.issues.push({ code: 'custom', path: [key], message: `"${key}" is a reserved key`, input: value });
+    return value;
+  }, record);
+}
+
 /** Key-value metadata, Stripe-like limits. */
-export const Metadata = z
-  .record(z.string().min(1).max(40), z.string().max(500))
-  .refine((m) => Object.keys(m).length <= 50, 'at most 50 keys')
-  .describe('Your own key-value pairs (at most 50 keys; keys up to 40 characters, values up to 500).');
+export const Metadata = ownKeysRecord(
+  z.record(z.string().min(1).max(40), z.string().max(500)).refine((m) => Object.keys(m).length <= 50, 'at most 50 keys'),
+).describe('Your own key-value pairs (at most 50 keys; keys up to 40 characters, values up to 500; not `__proto__`, `constructor` or `prototype`).');
 
 /** Request fields of every paginated list. */
 export const PageRequest = {

@@ -34,6 +34,14 @@ export function monthRange(period: string): { from: string; to: string } {
   return { from: new Date(start).toISOString(), to: new Date(end).toISOString() };
 }
 
+/**
+ * The first month a subscription can be invoiced for without usage: the month (UTC) of the earlier of when it was
+ * recorded and its current period's start. An earlier month would only make an empty draft.
+ */
+export function startMonth(sub: { created_at: string; current_period_start: string }): string {
+  return new Date(Math.min(Date.parse(sub.created_at), Date.parse(sub.current_period_start))).toISOString().slice(0, 7);
+}
+
 /** What makes orders share a line: the same classification rated by the same revisions at the same rate. */
 function lineKey(r: RatedOrder): string {
   return [r.classification, r.pricing_revision_id, r.baseline_revision_id ?? '', r.rate_bps, r.minimum_fee, r.currency].join('|');
@@ -95,11 +103,15 @@ export async function generateUsageInvoice(
   const sub = await subscriptionOrNotFound(ctx.knex, subscriptionId);
   const { from, to } = monthRange(period);
   if (ctx.now.getTime() < Date.parse(to)) throw billingErrors.error('period_not_ended', `The period ${period} ends at ${to}; its invoice is generated after that.`);
+  const usage = await usageOfPeriod(ctx.knex, sub.id, from, to);
+  // Usage recorded for a month before the start (a backfill) is still invoiced; an empty month before it is nonsense.
+  const start = startMonth(sub);
+  if (period < start && usage.length === 0) throw billingErrors.error('period_before_subscription', `The subscription starts in ${start} and has no usage in ${period}; there is nothing to invoice.`);
   const invoiceId = usageInvoiceId(sub.id, period);
   const customer = await customerOfOrganization(ctx.knex, sub.organization_id);
   if (!customer) throw billingErrors.error('customer_not_found', `The subscription's organization ${sub.organization_id} has no billing customer to invoice.`);
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The subscription\'s billing customer was removed; it cannot be invoiced.');
-  const orders = ratingOrder(await usageOfPeriod(ctx.knex, sub.id, from, to));
+  const orders = ratingOrder(usage);
   const snapshot = await loadConfigurationSnapshot({ services: { knex: ctx.knex } }, sub.id);
   const ratings = rateOrders(snapshot, orders, ctx.now.toISOString());
   const issues = unrateableIssues(orders, ratings);
@@ -126,11 +138,12 @@ export const invoicesGenerate = operation({
   summary: "Generates the draft invoice of a subscription's usage for one calendar month (extension). Billing staff only.",
   description:
     'Rates every order of the month under the configuration as known now; each metered line groups the orders rated alike and keeps the revision ids that rated them. '
-    + 'Fails closed: when any order cannot be rated, 409 `usage_unrateable` names them and nothing is written. One invoice per subscription and month: generating again returns it unchanged.',
+    + 'Fails closed: when any order cannot be rated, 409 `usage_unrateable` names them and nothing is written. One invoice per subscription and month: generating again returns it unchanged. '
+    + 'A month before the subscription started (the month of the earlier of its creation and its current period\'s start) with no usage recorded is 409 `period_before_subscription`.',
   request: InvoiceGenerateRequest,
   response: InvoiceDetail,
   error: 'billing.InvoiceGenerateError',
-  errors: billingErrors.list('invalid_request', 'subscription_not_found', 'customer_not_found', 'customer_removed', 'period_not_ended', 'usage_unrateable', 'mixed_currencies', 'too_many_lines', 'amount_too_large', 'invalid_line'),
+  errors: billingErrors.list('invalid_request', 'subscription_not_found', 'customer_not_found', 'customer_removed', 'period_not_ended', 'period_before_subscription', 'usage_unrateable', 'mixed_currencies', 'too_many_lines', 'amount_too_large', 'invalid_line'),
   access: 'billing_staff',
   write: true,
   async handle(ctx, req) {

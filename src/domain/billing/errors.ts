@@ -72,6 +72,7 @@ export const billingErrors = errorCatalogue({
   no_active_subscription: 409,
   usage_conflict: 409,
   period_not_ended: 409,
+  period_before_subscription: 409,
   usage_unrateable: 409,
   mixed_currencies: 409,
   invoice_has_metered_lines: 409,

@@ -3,6 +3,9 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 
+/** Most of one price a subscription may hold: as many as an invoice line may count, far below 2^31 - 1. */
+export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000;
+
 /** One item: a price and how many. */
 export const SubscriptionItemSchema = z.object({ price_id: z.string(), quantity: z.number() });
 /** One item: a price and how many. */
@@ -87,13 +90,14 @@ export const subscriptionDecider: Decider<SubscriptionCommand, SubscriptionEvent
   },
 };
 
-/** Items: at least one, each price once, existing and active, whole quantities from 1; the period ends after it starts. */
+/** Items: at least one, each price once, existing and active, whole quantities from 1 to MAX_SUBSCRIPTION_QUANTITY; the period ends after it starts. */
 function check(fields: SubscriptionFields, prices: PriceStatuses): void {
   if (fields.items.length === 0) throw billingErrors.error('invalid_subscription', 'A subscription needs at least one item.');
   const ids = fields.items.map((i) => i.price_id);
   if (new Set(ids).size !== ids.length) throw billingErrors.error('invalid_subscription', 'Each price may appear once; raise its quantity instead.');
   for (const item of fields.items) {
-    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1) throw billingErrors.error('invalid_quantity', `Quantity of ${item.price_id} must be a whole number from 1.`);
+    if (!Number.isSafeInteger(item.quantity) || item.quantity < 1 || item.quantity > MAX_SUBSCRIPTION_QUANTITY)
+      throw billingErrors.error('invalid_quantity', `Quantity of ${item.price_id} must be a whole number from 1 to ${MAX_SUBSCRIPTION_QUANTITY}.`);
   }
   for (const [id, status] of Object.entries(prices)) {
     if (status === 'none') throw billingErrors.error('price_not_found', `No price ${id}.`);

@@ -13,11 +13,12 @@ export function mountHistory(app: express.Express, services: Services): void {
 }
 
 // "2026-03-10T09:01" or "2026-03-10T09:01:30" from a datetime-local field (read as UTC), or a date (its end of day).
+// Anything else typed in goes to the API as given, whose 400 names it (never a date made up from it, never a crash).
 function asOfInstant(v: unknown): string | undefined {
-  if (typeof v !== 'string') return undefined;
+  if (typeof v !== 'string' || v.trim() === '') return undefined;
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return `${v}T23:59:59.999Z`;
-  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(v)) return new Date(`${v.length === 16 ? `${v}:59.999` : `${v}.999`}Z`).toISOString();
-  return undefined;
+  if (/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(v)) return `${v.length === 16 ? `${v}:59.999` : `${v}.999`}Z`;
+  return v;
 }
 
 function show(v: unknown): string {

@@ -4,7 +4,7 @@ import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEvent
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { type AnalyticsEventDoc, analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { caughtUp } from '../billing/caught-up.ts';
-import { documentPage, keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, documentPage, keysetPage } from '../pagination.ts';
 
 /** The API body of a stored event. */
 export function analyticsEventBody(d: AnalyticsEventDoc) {
@@ -56,7 +56,7 @@ export const analyticsCountsList = operation({
       .andWhere('day', '<=', req.to)
       .select(ctx.services.knex.raw(`to_char(day, 'YYYY-MM-DD') as day`), 'name', 'count');
     if (req.name !== undefined) q.andWhere({ name: req.name });
-    const res = await keysetPage<{ day: string; name: string; count: string | number }>(q, { columns: ['day', 'name'], limit: req.limit, cursor: req.cursor, key: (r) => [r.day, r.name] });
+    const res = await keysetPage<{ day: string; name: string; count: string | number }>(q, { columns: ['day', 'name'], shape: cursorShape(cursorParts.day, cursorParts.eventName), limit: req.limit, cursor: req.cursor, key: (r) => [r.day, r.name] });
     return { items: res.rows.map((r) => ({ day: r.day, name: r.name, count: Number(r.count) })), pagination: res.pagination };
   },
 });

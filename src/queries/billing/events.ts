@@ -5,7 +5,7 @@ import { callerOrg, hasRole } from '../../context.ts';
 import { Uuid } from '../../api/schemas/common.ts';
 import { EventDetailItem, EventListPage, EventListRequest } from '../../api/schemas/billing-events.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
-import { keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -48,7 +48,7 @@ export const eventsList = operation({
     if (req.subject_type) q.where('subject_type', req.subject_type);
     if (req.occurred_from) q.where('occurred_at', '>=', req.occurred_from);
     if (req.occurred_before) q.where('occurred_at', '<', req.occurred_before);
-    const res = await keysetPage<{ position: string; doc: BillingEventDoc }>(q, { columns: ['position'], limit: req.limit, cursor: req.cursor, key: (r) => [r.position] });
+    const res = await keysetPage<{ position: string; doc: BillingEventDoc }>(q, { columns: ['position'], shape: cursorShape(cursorParts.position), limit: req.limit, cursor: req.cursor, key: (r) => [r.position] });
     return { items: res.rows.map((r) => r.doc), pagination: res.pagination };
   },
 });

@@ -16,7 +16,7 @@ import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { getUser } from '../identity/identity.ts';
-import { decodeCursor, encodeCursor } from '../pagination.ts';
+import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
 import { listSkips } from '../../projections/health.ts';
@@ -105,7 +105,7 @@ export const historyGet = operation({
     const { steps, state } = kind.replay(req.subject.id)(all);
     const mine = kind.owns ? steps.filter((s) => kind.owns?.(s.recorded, req.subject.id)) : steps;
     if (mine.length === 0 && !asOf) throw missing();
-    const after = req.cursor ? Number(decodeCursor(req.cursor, 1)[0]) : -1;
+    const after = req.cursor ? decodeCursor(req.cursor, cursorShape(cursorParts.revision))[0] : -1;
     const rest = mine.filter((s) => Number(s.recorded.revision) > after);
     const pageSteps = rest.slice(0, req.limit);
     const names = await actorNames(ctx, pageSteps.map((s) => s.recorded.metadata.actor));
@@ -114,7 +114,7 @@ export const historyGet = operation({
     return {
       subject: req.subject,
       stream,
-      as_of: req.as_of ?? null,
+      as_of: asOf ? asOf.toISOString() : null,
       exists: mine.length > 0 && state !== null,
       state: mine.length > 0 && isRecord(state) ? state : null,
       event_count: mine.length,

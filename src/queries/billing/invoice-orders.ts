@@ -7,7 +7,7 @@ import { type InvoiceOrderDetail, InvoiceOrderDetailListRequest, InvoiceOrderDet
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine } from '../../domain/billing/invoice-events.ts';
 import type { InvoiceOrderDoc } from '../../projections/billing/invoice-orders.ts';
-import { keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { visibleInvoice } from './invoices.ts';
 import { usageByOrderIds } from './usage.ts';
 
@@ -57,7 +57,7 @@ export const invoicesOrdersList = operation({
     const q = ctx.services.knex('billing_invoice_orders').where({ invoice_id: invoice.id }).select('line_index', 'seq', 'doc');
     if (req.line_index !== undefined) q.where({ line_index: req.line_index });
     const page = await keysetPage<{ line_index: number; seq: number; doc: InvoiceOrderDoc }>(q, {
-      columns: ['line_index', 'seq'], limit: req.limit, cursor: req.cursor, key: (r) => [r.line_index, r.seq],
+      columns: ['line_index', 'seq'], shape: cursorShape(cursorParts.index, cursorParts.index), limit: req.limit, cursor: req.cursor, key: (r) => [r.line_index, r.seq],
     });
     return { items: await orderDetails(ctx.services.knex, invoice.lines, invoice.currency, page.rows.map((r) => r.doc)), pagination: page.pagination };
   },

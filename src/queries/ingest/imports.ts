@@ -4,7 +4,7 @@ import type { RequestContext } from '../../context.ts';
 import { ingestErrors } from '../../domain/ingest/errors.ts';
 import type { ImportDoc, ImportErrorDoc } from '../../projections/ingest/imports.ts';
 import { getOrganization } from '../identity/identity.ts';
-import { keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { MAX_RECORDED_ERRORS } from '../../domain/ingest/import.ts';
 
 /**
@@ -35,7 +35,7 @@ export async function visibleImport(ctx: RequestContext, organizationId: string,
 /** The API body of an import with one page of its row errors. */
 export async function importDetail(ctx: RequestContext, doc: ImportDoc, page: { limit: number; cursor?: string }) {
   const q = ctx.services.knex('ingest_import_errors').where({ import_id: doc.id }).select('line', 'seq', 'doc');
-  const errors = await keysetPage<{ line: number; seq: number; doc: ImportErrorDoc }>(q, { columns: ['line', 'seq'], limit: page.limit, cursor: page.cursor, key: (r) => [r.line, r.seq] });
+  const errors = await keysetPage<{ line: number; seq: number; doc: ImportErrorDoc }>(q, { columns: ['line', 'seq'], shape: cursorShape(cursorParts.index, cursorParts.index), limit: page.limit, cursor: page.cursor, key: (r) => [r.line, r.seq] });
   return {
     id: doc.id,
     kind: doc.kind,

@@ -1,7 +1,7 @@
 // Reads ingest_sellable_items (written by projections/ingest/sellable-items.ts): a supplier's catalogue by SKU.
 import type { RequestContext } from '../../context.ts';
 import type { SellableItemDoc } from '../../projections/ingest/sellable-items.ts';
-import { keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 
 /** The API body of a sellable item. */
 export function sellableItemBody(d: SellableItemDoc) {
@@ -12,6 +12,6 @@ export function sellableItemBody(d: SellableItemDoc) {
 export async function listSellableItems(ctx: RequestContext, organizationId: string, req: { limit: number; cursor?: string; sku?: string }) {
   const q = ctx.services.knex('ingest_sellable_items').where({ organization_id: organizationId }).select('sku', 'doc');
   if (req.sku !== undefined) q.andWhere({ sku: req.sku });
-  const res = await keysetPage<{ sku: string; doc: SellableItemDoc }>(q, { columns: ['sku'], limit: req.limit, cursor: req.cursor, key: (r) => [r.sku] });
+  const res = await keysetPage<{ sku: string; doc: SellableItemDoc }>(q, { columns: ['sku'], shape: cursorShape(cursorParts.sku), limit: req.limit, cursor: req.cursor, key: (r) => [r.sku] });
   return { items: res.rows.map((r) => sellableItemBody(r.doc)), pagination: res.pagination };
 }

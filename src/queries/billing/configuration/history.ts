@@ -3,7 +3,7 @@ import { operation } from '../../../api/operation.ts';
 import { ConfigurationHistoryRequest, ConfigurationHistoryResponse } from '../../../api/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { HistoryDoc } from '../../../projections/billing/configuration/configuration.ts';
-import { decodeCursor, encodeCursor } from '../../pagination.ts';
+import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../../pagination.ts';
 import { baselineBody, pricingBody } from './details.ts';
 import { asOfOf } from './resolve.ts';
 import { configuredSubscription } from './snapshot.ts';
@@ -35,12 +35,7 @@ export const configurationHistoryGet = operation({
   async handle(ctx, req) {
     const asOf = asOfOf(ctx.now, req.as_of);
     await configuredSubscription(ctx, req.subscription_id);
-    let before: [string, string] | undefined;
-    if (req.cursor) {
-      const [at, id] = decodeCursor(req.cursor, 2);
-      if (typeof at !== 'string' || typeof id !== 'string' || Number.isNaN(Date.parse(at)) || !/^[0-9a-f-]{36}$/.test(id)) throw commonCursorError();
-      before = [at, id];
-    }
+    const before = req.cursor ? decodeCursor(req.cursor, cursorShape(cursorParts.instant, cursorParts.uuid)) : undefined;
     const rows = await historySlice(ctx.services.knex, req.subscription_id, { asOf, limit: req.limit, before });
     const pageRows = rows.slice(0, req.limit);
     const last = pageRows.at(-1);
@@ -50,7 +45,3 @@ export const configurationHistoryGet = operation({
     };
   },
 });
-
-function commonCursorError() {
-  return configurationErrors.error('invalid_cursor', 'The cursor is not one this list returned.');
-}
