@@ -55,7 +55,8 @@ export function createHttpApp(
   app.disable('x-powered-by');
   // Answers to POSTs are not cached: hashing every body for an ETag is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
+  // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default none: the peer's address counts).
+  app.set('trust proxy', services.config.trustProxy.length ? services.config.trustProxy : false);
   const dispatchOpts = { checkContracts: opts.checkContracts ?? false, entitled: opts.entitled };
   const guarded = new Set(opts.guardedPaths ?? []);
   app.use((req, res, next) => {
