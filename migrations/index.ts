@@ -25,6 +25,7 @@ import * as m0076 from './0076_analytics.ts';
 import * as m0060 from './0060_billing_configuration.ts';
 import * as m0065 from './0065_billing_usage.ts';
 import * as m0095 from './0095_es_append_events.ts';
+import * as m0096 from './0096_idempotency_key_expiry.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -57,6 +58,7 @@ const migrations: Record<string, Migration> = {
   '0060_billing_configuration': m0060,
   '0065_billing_usage': m0065,
   '0095_es_append_events': m0095,
+  '0096_idempotency_key_expiry': m0096,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */
