@@ -6,7 +6,7 @@ import { ApiError } from './errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 
 /** How long a key is remembered: after 24 h the same key starts a new request, and the purge deletes the row. */
-export const KEY_TTL_MS = 24 * 3_600_000;
+const KEY_TTL_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
 
 /** A stored answer to replay. */
