@@ -58,7 +58,9 @@ function subscribersProcess(): { ask(m: SubscribersCommand): Promise<Subscribers
 
 /** Runs both phases on `backend` with `clients` subscribers and `events` searches while they listen. */
 export async function benchAssemblies(backend: BenchBackend, clients: number, events: number): Promise<AssemblyFigures> {
-  const server = await startBenchServer(backend, 1, { BENCH_WORKERS: '1', VEHICLE_DATA_DECODE_DELAY_MS: '0', VEHICLE_DATA_TREE_DELAY_MS: '0', VEHICLE_DATA_ENRICH_DELAY_MS: '0', LOG_LEVEL: 'warn' });
+  // Every subscriber uses the one staff token: the stream caps (issue 25) are raised to let them all in.
+  const caps = { STREAMS_PER_TOKEN: String(clients + 10), STREAMS_PER_ORGANIZATION: String(clients + 10) };
+  const server = await startBenchServer(backend, 1, { BENCH_WORKERS: '1', VEHICLE_DATA_DECODE_DELAY_MS: '0', VEHICLE_DATA_TREE_DELAY_MS: '0', VEHICLE_DATA_ENRICH_DELAY_MS: '0', LOG_LEVEL: 'warn', ...caps });
   const subscribers = subscribersProcess();
   try {
     // Ready the vehicle: the first search queues its lookup, the worker (every second) answers it in two steps.

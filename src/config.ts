@@ -1,4 +1,5 @@
 // Environment -> typed configuration. One zod schema; a bad value stops start-up naming the variable.
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -31,6 +32,18 @@ const EnvSchema = z.object({
   RATE_LIMIT_LOGIN_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
   RATE_LIMIT_CLIENT_SECRET: z.coerce.number().int().min(1).max(100_000).default(10),
   RATE_LIMIT_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  // Issue 25: caps on what one organization or token can hold or ask for (a prepare asks for up to 10 URLs at once).
+  RATE_LIMIT_UPLOAD_URLS_PER_MINUTE: z.coerce.number().int().min(10).max(100_000).default(60),
+  STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(100_000).default(20),
+  STREAMS_PER_ORGANIZATION: z.coerce.number().int().min(1).max(1_000_000).default(100),
+  TRUST_PROXY: z.string().optional().transform((v, ctx) => {
+    const parsed = parseTrustProxy(v);
+    if (typeof parsed === 'string') {
+      ctx.addIssue({ code: 'custom', message: parsed });
+      return z.NEVER;
+    }
+    return parsed;
+  }),
   BASE_URL: optionalUrl,
   INTEGRATIONS_URL: optionalUrl,
   APP_URL: optionalUrl,
@@ -83,8 +96,12 @@ export interface Config {
   /** Bearer token that /metrics and /readyz require; unset: they answer only callers on this machine (loopback). */
   metricsToken?: string;
   shutdownTimeoutMs: number;
-  /** Failed attempts allowed per window before 429: per account and per source address (sign-in), per client (secret). */
-  rateLimits: { loginPerAccount: number; loginPerAddress: number; clientSecret: number; windowSeconds: number };
+  /** Failed attempts allowed per window before 429: per account and per source address (sign-in), per client (secret); upload URLs per organization per minute. */
+  rateLimits: { loginPerAccount: number; loginPerAddress: number; clientSecret: number; windowSeconds: number; uploadUrlsPerMinute: number };
+  /** Server-sent-event streams one token, and one organization, may hold open at once (per process). */
+  streamCaps: { perToken: number; perOrganization: number };
+  /** The proxies whose X-Forwarded-For is believed (express `trust proxy` values); empty: none, the peer address counts. */
+  trustProxy: string[];
   baseUrl: string;
   integrationsUrl: string;
   appUrl: string;
@@ -138,7 +155,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       loginPerAddress: e.RATE_LIMIT_LOGIN_PER_ADDRESS,
       clientSecret: e.RATE_LIMIT_CLIENT_SECRET,
       windowSeconds: e.RATE_LIMIT_WINDOW_SECONDS,
+      uploadUrlsPerMinute: e.RATE_LIMIT_UPLOAD_URLS_PER_MINUTE,
     },
+    streamCaps: { perToken: e.STREAMS_PER_TOKEN, perOrganization: e.STREAMS_PER_ORGANIZATION },
+    trustProxy: e.TRUST_PROXY,
     baseUrl,
     integrationsUrl: stripSlash(e.INTEGRATIONS_URL ?? baseUrl),
     appUrl: stripSlash(e.APP_URL ?? baseUrl),
@@ -152,6 +172,27 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },
     assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
   };
+}
+
+/** express's names for address ranges it can trust as proxies. */
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+/**
+ * TRUST_PROXY: comma-separated proxy addresses, CIDR ranges (`10.0.0.0/8`, `fd00::/8`) or the names loopback, linklocal,
+ * uniquelocal; unset or empty: none. A problem is returned as text. `true` and hop counts are refused on purpose: they
+ * would believe an address any client can write.
+ */
+export function parseTrustProxy(value: string | undefined): string[] | string {
+  const entries = (value ?? '').split(',').map((v) => v.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (PROXY_NAMES.includes(entry)) continue;
+    const [address = '', bits, ...rest] = entry.split('/');
+    const version = isIP(address);
+    const max = version === 4 ? 32 : 128;
+    if (!version || rest.length || (bits !== undefined && !(/^\d{1,3}$/.test(bits) && Number(bits) <= max)))
+      return `"${entry}" is not a proxy address, CIDR range or one of ${PROXY_NAMES.join(', ')} (comma-separated; e.g. TRUST_PROXY=loopback or 10.0.0.0/8)`;
+  }
+  return entries;
 }
 
 function stripSlash(url: string): string {

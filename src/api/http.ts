@@ -16,6 +16,7 @@ import { docsPage } from './docs.ts';
 import { errorViolation, successViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
 import { foreground } from '../streams/foreground.ts';
+import { StreamCaps } from '../streams/stream-caps.ts';
 import { textProblem } from './text.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
@@ -59,8 +60,9 @@ export function createHttpApp(
   app.disable('x-powered-by');
   // Answers to POSTs are not cached: hashing every body for an ETag is wasted work.
   app.set('etag', false);
-  app.set('trust proxy', 'loopback');
-  const dispatchOpts = { checkContracts: opts.checkContracts ?? false, entitled: opts.entitled };
+  // X-Forwarded-For is believed only from the proxies TRUST_PROXY names (default none: the peer's address counts).
+  app.set('trust proxy', services.config.trustProxy.length ? services.config.trustProxy : false);
+  const dispatchOpts = { checkContracts: opts.checkContracts ?? false, entitled: opts.entitled, streams: new StreamCaps(services.config.streamCaps) };
   const guarded = new Set(opts.guardedPaths ?? []);
   app.use((req, res, next) => {
     startRequest(services, req, res);
@@ -220,7 +222,7 @@ async function dispatch(
   authenticate: Authenticator,
   req: Request,
   res: Response,
-  { checkContracts, entitled }: { checkContracts: boolean; entitled?: Entitled },
+  { checkContracts, entitled, streams }: { checkContracts: boolean; entitled?: Entitled; streams: StreamCaps },
 ): Promise<void> {
   const requestId = res.locals.requestId as string;
   const logger = res.locals.logger as Services['logger'];
@@ -277,11 +279,18 @@ async function dispatch(
       waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
     });
     if (op.kind === 'stream') {
-      const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);
-      // The database answers before the stream starts: without it the client is told 503 and retries, instead of
-      // a 200 whose stream ends at once (a session may be served from the cache without a query).
-      await services.knex.raw('select 1');
-      await writeSse(res, events, signal());
+      // A slot of the token and of the organization, held until the connection closes (429 past a cap).
+      const leave = streams.enter(auth);
+      res.once('close', leave);
+      try {
+        const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);
+        // The database answers before the stream starts: without it the client is told 503 and retries, instead of
+        // a 200 whose stream ends at once (a session may be served from the cache without a query).
+        await services.knex.raw('select 1');
+        await writeSse(res, events, signal());
+      } finally {
+        leave();
+      }
       return;
     }
     const idemKey = req.get('idempotency-key');

@@ -7,6 +7,7 @@ import { ApiError } from './errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 
+/** How long a key is remembered: after 24 h the same key starts a new request, and the purge deletes the row. */
 const KEY_TTL_MS = 24 * 3_600_000;
 const LEASE_MS = 60_000;
 /** Pauses before the retries of a bookkeeping statement that met a lost connection (each is safe to repeat). */
@@ -113,5 +114,21 @@ async function bookkeeping<T>(statement: () => Promise<T>): Promise<T> {
       if (pause === undefined || !isDatabaseUnavailable(err)) throw err;
       await delay(pause);
     }
+  }
+}
+
+/** Rows deleted per statement by the purge: short statements, so writes are never held up behind a long delete. */
+const PURGE_BATCH = 5_000;
+
+/** Deletes every key older than KEY_TTL_MS at `now` (a key that old is never replayed); returns how many. */
+export async function purgeExpiredIdempotencyKeys(knex: Knex, now: Date): Promise<number> {
+  const before = new Date(now.getTime() - KEY_TTL_MS);
+  let purged = 0;
+  for (;;) {
+    const batch = knex('idempotency_keys').where('created_at', '<', before).limit(PURGE_BATCH).select('scope', 'key');
+    // Counted from the rows returned: knex-pglite answers a plain delete with its raw result, not a count.
+    const n = (await knex('idempotency_keys').whereIn(['scope', 'key'], batch).delete().returning('key')).length;
+    purged += n;
+    if (n < PURGE_BATCH) return purged;
   }
 }

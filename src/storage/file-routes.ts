@@ -5,8 +5,9 @@ import { type FileObjectStore, OBJECT_ROUTE, TooLargeError } from './file.ts';
 
 /** Mounts the signed object routes of `store` on `app`. */
 export function mountFileObjectRoutes(app: express.Express, store: FileObjectStore): void {
-  app.put(`${OBJECT_ROUTE}/*key`, (req, res) => void upload(store, req, res));
-  app.get(`${OBJECT_ROUTE}/*key`, (req, res) => void download(store, req, res));
+  // Returned promises: express 5 hands a rejection (the disk failing) to the error handler.
+  app.put(`${OBJECT_ROUTE}/*key`, (req, res) => upload(store, req, res));
+  app.get(`${OBJECT_ROUTE}/*key`, (req, res) => download(store, req, res));
 }
 
 function keyOf(req: Request): string {
@@ -26,12 +27,15 @@ async function upload(store: FileObjectStore, req: Request, res: Response): Prom
   const max = grant.s ?? 0;
   const declared = Number(req.get('content-length') ?? NaN);
   if (Number.isFinite(declared) && declared > max) return refuse(res, 413, 'too_large', `At most ${max} bytes.`);
-  // An object is written once: a committed file cannot be replaced by replaying its upload URL.
+  // An upload URL works once, even for PUTs that overlap or come after the object was moved or deleted: the claim is
+  // taken before any byte is written, and only an upload that stored nothing gives it back.
+  if (!(await store.claimUpload(key, grant.e))) return refuse(res, 409, 'upload_url_used', 'This upload URL was already used; prepare a new upload.');
   if (await store.head(key)) return refuse(res, 409, 'object_exists', 'This upload URL was already used.');
   try {
     await store.write(key, req, max);
     res.status(200).set('Cache-Control', 'no-store').end();
   } catch (err) {
+    await store.releaseUpload(key, grant.e);
     if (err instanceof TooLargeError) return refuse(res, 413, 'too_large', `At most ${max} bytes.`);
     if (!res.headersSent) refuse(res, 400, 'upload_failed', 'The upload did not complete.');
   }

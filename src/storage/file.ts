@@ -6,11 +6,14 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.ts';
-import { type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey } from './port.ts';
+import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey } from './port.ts';
 import { UrlSigner } from './signer.ts';
 
 /** Where the file store's signed URLs are served: `<base>/objects/<key>?token=…`. */
 export const OBJECT_ROUTE = '/objects';
+
+/** The directory of used upload URLs (a dot: no object key can name it). */
+const CLAIMS = '.claims';
 
 /** Objects as files under `dir`; `baseUrl()` is the service's public URL. */
 export class FileObjectStore implements ObjectStore {
@@ -88,6 +91,68 @@ export class FileObjectStore implements ObjectStore {
     }
   }
 
+  async freeze(from: string, to: string): Promise<ObjectHead | null> {
+    const source = this.pathOf(from);
+    const target = this.pathOf(to);
+    await fs.mkdir(path.dirname(target), { recursive: true });
+    try {
+      // A hard link: the same bytes under a second name, made atomically and never over an existing one. An upload
+      // writes a new file and renames it over its key, so nothing written to `from` later reaches `to`.
+      await fs.link(source, target);
+    } catch (err) {
+      if (isMissing(err)) return this.head(to);
+      if (!isExisting(err)) await this.copyExclusive(source, target);
+    }
+    return this.head(to);
+  }
+
+  // Where hard links are not possible: a copy through a temporary file, linked into place (atomic, never replacing).
+  private async copyExclusive(source: string, target: string): Promise<void> {
+    const tmp = `${target}.${crypto.randomBytes(6).toString('hex')}.part`;
+    try {
+      await fs.copyFile(source, tmp);
+      await fs.link(tmp, target);
+    } catch (err) {
+      if (!isMissing(err) && !isExisting(err)) throw err;
+    } finally {
+      await fs.rm(tmp, { force: true });
+    }
+  }
+
+  /**
+   * Takes the one use of the upload URL of `key` that expires at `expiry` (epoch seconds): false when it was used or is in
+   * use. Claims are kept per hour of expiry under `.claims` (no key can start with a dot) and swept once expired.
+   */
+  async claimUpload(key: string, expiry: number): Promise<boolean> {
+    const file = this.claimOf(key, expiry);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await this.sweepClaims();
+    try {
+      await fs.writeFile(file, '', { flag: 'wx', mode: 0o600 });
+      return true;
+    } catch (err) {
+      if (isExisting(err)) return false;
+      throw err;
+    }
+  }
+
+  /** Gives back the claim of an upload that stored nothing (cut off, too large), so the URL can be tried again. */
+  async releaseUpload(key: string, expiry: number): Promise<void> {
+    await fs.rm(this.claimOf(key, expiry), { force: true });
+  }
+
+  private claimOf(key: string, expiry: number): string {
+    assertKey(key);
+    return path.join(this.dir, CLAIMS, String(Math.floor(expiry / 3600)), crypto.createHash('sha256').update(key).digest('hex'));
+  }
+
+  // Hours whose URLs have all expired (with an hour's slack for the clocks of processes sharing the directory) are dropped.
+  private async sweepClaims(): Promise<void> {
+    const hour = Math.floor(this.clock.now().getTime() / 3_600_000);
+    const hours = await fs.readdir(path.join(this.dir, CLAIMS)).catch(() => []);
+    for (const h of hours) if (/^\d+$/.test(h) && Number(h) + 2 <= hour) await fs.rm(path.join(this.dir, CLAIMS, h), { recursive: true, force: true });
+  }
+
   async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {
     assertKey(key);
     const e = this.expiry(opts.expiresInSeconds);
@@ -116,6 +181,10 @@ export class TooLargeError extends Error {
   constructor() {
     super('object larger than allowed');
   }
+}
+
+function isExisting(err: unknown): boolean {
+  return err instanceof Error && 'code' in err && err.code === 'EEXIST';
 }
 
 function isMissing(err: unknown): boolean {

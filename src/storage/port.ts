@@ -32,10 +32,20 @@ export interface ObjectStore {
   delete(key: string): Promise<void>;
   /** Moves the object to another key (replacing any object there), so URLs signed for `from` find nothing; a missing `from` is not an error (already moved). */
   move(from: string, to: string): Promise<void>;
+  /**
+   * Copies the object at `from` to `to`, where no upload URL reaches, unless `to` already holds an object (the first freeze
+   * wins, so what was checked stays what is served); `from` stays. The head of `to`, or null when there was nothing to freeze.
+   */
+  freeze(from: string, to: string): Promise<ObjectHead | null>;
   /** A URL that accepts one PUT of at most `size` bytes of `contentType` to `key` for `expiresInSeconds`. */
   presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload>;
   /** A URL that serves `key` as a download named `filename` for `expiresInSeconds`. */
   presignDownload(key: string, opts: { filename: string; contentType: string; expiresInSeconds: number }): Promise<PresignedDownload>;
+}
+
+/** Where commit freezes an upload (attachments, imports): derived from the upload key, and reached by no upload URL. */
+export function committedKey(uploadKey: string): string {
+  return `committed/${uploadKey}`;
 }
 
 /** Object keys: lower-case path segments of [a-z0-9._-], no empty, `.` or `..` segment. */

@@ -5,7 +5,7 @@ import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
 import type { Clock } from '../clock.ts';
 import type { ObjectStoreSetting } from '../config.ts';
-import { type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey, attachmentDisposition } from './port.ts';
+import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey, attachmentDisposition } from './port.ts';
 
 /** Objects in one bucket (under an optional prefix); URLs presigned with SigV4 on the injected clock. */
 export class S3ObjectStore implements ObjectStore {
@@ -68,6 +68,20 @@ export class S3ObjectStore implements ObjectStore {
       throw err;
     }
     await this.delete(from);
+  }
+
+  async freeze(from: string, to: string): Promise<ObjectHead | null> {
+    // The first freeze wins; a server-side copy (no bytes through us). `from` stays: where the store honours the signed
+    // If-None-Match, the object there keeps refusing replays of its upload URL.
+    const frozen = await this.head(to);
+    if (frozen) return frozen;
+    try {
+      await this.client.send(new CopyObjectCommand({ Bucket: this.bucket, Key: this.keyOf(to), CopySource: encodeURI(`${this.bucket}/${this.keyOf(from)}`) }));
+    } catch (err) {
+      if (isMissing(err)) return null;
+      throw err;
+    }
+    return this.head(to);
   }
 
   async presignUpload(key: string, opts: { contentType: string; size: number; expiresInSeconds: number }): Promise<PresignedUpload> {

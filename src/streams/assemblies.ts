@@ -51,11 +51,11 @@ export const assembliesUpdatesStream = streamOperation({
   surface: 'core',
   tags: ['tier1'],
   summary: 'Stream for one vehicle: `changed` when its search has a new answer (tree ready, then enrichments ready; one at connect if already answered), `heartbeat` every 30 s.',
-  description: 'Server-sent events; each `data` is JSON. On `changed`, search again at once (no need to wait for `retry_after`).',
+  description: 'Server-sent events; each `data` is JSON. On `changed`, search again at once (no need to wait for `retry_after`). Open streams are capped per token (STREAMS_PER_TOKEN, default 20) and per organization (STREAMS_PER_ORGANIZATION, default 100): past either, 429 rate_limited until one closes.',
   request: AssembliesUpdatesRequest,
   response: AssembliesUpdate,
   error: 'tier1.AssembliesSearchError',
-  errors: assembliesErrors.list('invalid_request', 'projection_lag'),
+  errors: assembliesErrors.list('invalid_request', 'projection_lag', 'rate_limited'),
   access: 'org_user',
   async open(ctx, req) {
     const vehicleId = vehicleIdOf(normaliseVehicleIdentifier(req.vehicle));
@@ -94,11 +94,11 @@ export const assembliesSubscribeStream = streamOperation({
   tags: ['tier1'],
   summary: "One event each time an assembly search of the caller's organization completes; resumable from a log position.",
   description:
-    "Each event's SSE `id` is its log position. `resume_point` (or the `Last-Event-ID` header, which wins) replays the searches after that point, then continues live with no gap and no duplicate; without one the stream starts from now. History retained for replay: the newest ASSEMBLY_SUBSCRIBE_RETENTION searches of the organization (default 100,000); a point before them is 410 `resume_point_expired` (start again without one). A point that is not an id of this service is 400 `invalid_resume_point`.",
+    "Each event's SSE `id` is its log position. `resume_point` (or the `Last-Event-ID` header, which wins) replays the searches after that point, then continues live with no gap and no duplicate; without one the stream starts from now. History retained for replay: the newest ASSEMBLY_SUBSCRIBE_RETENTION searches of the organization (default 100,000); a point before them is 410 `resume_point_expired` (start again without one). A point that is not an id of this service is 400 `invalid_resume_point`. Open streams are capped per token (STREAMS_PER_TOKEN, default 20) and per organization (STREAMS_PER_ORGANIZATION, default 100): past either, 429 `rate_limited` until one closes.",
   request: AssembliesSubscribeRequest,
   response: AssemblySubscribeEvent,
   error: 'tier1.AssembliesSearchError',
-  errors: assembliesErrors.list('invalid_request', 'invalid_resume_point', 'resume_point_expired', 'projection_lag'),
+  errors: assembliesErrors.list('invalid_request', 'invalid_resume_point', 'resume_point_expired', 'projection_lag', 'rate_limited'),
   access: 'org_user',
   async open(ctx, req, lastEventId) {
     const { services } = ctx;

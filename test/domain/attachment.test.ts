@@ -12,7 +12,8 @@ const T1 = '2026-01-15T09:10:00.000Z';
 const LATE = '2026-01-15T09:15:00.001Z';
 const file = { attachment_id: ID, subject: CUS, organization_id: '0190c6a2-0000-7000-8000-0000000000f1', object_key: `attachments/x/${ID}`, filename: 'a.pdf', content_type: 'application/pdf', size: 10, expires_at: '2026-01-15T09:15:00.000Z' };
 const prepared: AttachmentEvent = { type: 'AttachmentPrepared', data: { ...file, prepared_at: T0 } };
-const committed: AttachmentEvent = { type: 'AttachmentCommitted', data: { is_internal: true, committed_at: T1 } };
+const FROZEN = `committed/attachments/x/${ID}`;
+const committed: AttachmentEvent = { type: 'AttachmentCommitted', data: { is_internal: true, committed_at: T1, committed_key: FROZEN } };
 const removed: AttachmentEvent = { type: 'AttachmentRemoved', data: { removed_at: T1 } };
 
 describe('attachment decider', () => {
@@ -22,12 +23,12 @@ describe('attachment decider', () => {
   });
 
   it('commits a pending upload of the same subject before it expires; a retry with the same flag is nothing', () => {
-    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, now: T1 } }).then([committed]);
-    given(attachmentDecider, [prepared, committed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, now: T1 } }).thenNothing();
-    given(attachmentDecider, [prepared, committed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, now: T1 } }).thenError('attachment_committed');
-    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: INV, is_internal: false, now: T1 } }).thenError('attachment_not_found');
-    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, now: LATE } }).thenError('attachment_expired');
-    given(attachmentDecider, []).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, now: T1 } }).thenError('attachment_not_found');
+    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, committed_key: FROZEN, now: T1 } }).then([committed]);
+    given(attachmentDecider, [prepared, committed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, committed_key: FROZEN, now: T1 } }).thenNothing();
+    given(attachmentDecider, [prepared, committed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, committed_key: FROZEN, now: T1 } }).thenError('attachment_committed');
+    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: INV, is_internal: false, committed_key: FROZEN, now: T1 } }).thenError('attachment_not_found');
+    given(attachmentDecider, [prepared]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, committed_key: FROZEN, now: LATE } }).thenError('attachment_expired');
+    given(attachmentDecider, []).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, committed_key: FROZEN, now: T1 } }).thenError('attachment_not_found');
   });
 
   it('removes only a committed attachment of the same subject, once', () => {
@@ -35,7 +36,7 @@ describe('attachment decider', () => {
     given(attachmentDecider, [prepared]).when({ type: 'RemoveAttachment', data: { subject: CUS, now: T1 } }).thenError('attachment_not_found');
     given(attachmentDecider, [prepared, committed]).when({ type: 'RemoveAttachment', data: { subject: INV, now: T1 } }).thenError('attachment_not_found');
     given(attachmentDecider, [prepared, committed, removed]).when({ type: 'RemoveAttachment', data: { subject: CUS, now: T1 } }).thenError('attachment_not_found');
-    given(attachmentDecider, [prepared, committed, removed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, now: T1 } }).thenError('attachment_not_found');
+    given(attachmentDecider, [prepared, committed, removed]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, committed_key: FROZEN, now: T1 } }).thenError('attachment_not_found');
   });
 });
 
@@ -46,7 +47,7 @@ describe('attachment expiry', () => {
     given(attachmentDecider, [prepared]).when({ type: 'ExpireAttachment', data: { now: T1 } }).thenNothing();
     given(attachmentDecider, [prepared, committed]).when({ type: 'ExpireAttachment', data: { now: LATE } }).thenNothing();
     given(attachmentDecider, [prepared, expired]).when({ type: 'ExpireAttachment', data: { now: LATE } }).thenNothing();
-    given(attachmentDecider, [prepared, expired]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, now: T1 } }).thenError('attachment_expired');
+    given(attachmentDecider, [prepared, expired]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: false, committed_key: FROZEN, now: T1 } }).thenError('attachment_expired');
   });
 });
 
@@ -61,7 +62,7 @@ describe('attachment retention', () => {
     given(attachmentDecider, [prepared, committed]).when({ type: 'PurgeAttachment', data: { retention_days: 0, now: at(99) } }).thenNothing();
     given(attachmentDecider, [prepared]).when({ type: 'PurgeAttachment', data: { retention_days: 0, now: at(99) } }).thenNothing();
     given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'RemoveAttachment', data: { subject: CUS, now: at(31) } }).thenError('attachment_not_found');
-    given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, now: at(31) } }).thenError('attachment_not_found');
+    given(attachmentDecider, [prepared, committed, removed, purged]).when({ type: 'CommitAttachment', data: { subject: CUS, is_internal: true, committed_key: FROZEN, now: at(31) } }).thenError('attachment_not_found');
   });
 });
 

@@ -24,11 +24,11 @@ async function read(parse: (b: AsyncIterable<Buffer>) => AsyncGenerator<FileReco
 
 describe('import decider', () => {
   it('commits an upload of the declared size before it expires, once', () => {
-    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { size: 100, now: '2026-01-15T09:30:00.000Z' } }).then([{ type: 'ImportUploadCommitted', data: { size: 100, committed_at: '2026-01-15T09:30:00.000Z' } }]);
-    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { size: 99, now: '2026-01-15T09:30:00.000Z' } }).thenError('import_size_mismatch');
-    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { size: 100, now: '2026-01-15T10:00:01.000Z' } }).thenError('import_expired');
-    given(importDecider, []).when({ type: 'CommitUpload', data: { size: 100, now: '2026-01-15T09:30:00.000Z' } }).thenError('import_not_found');
-    given(importDecider, [prepared, { type: 'ImportUploadCommitted', data: { size: 100, committed_at: '2026-01-15T09:30:00.000Z' } }]).when({ type: 'CommitUpload', data: { size: 100, now: '2026-01-15T09:31:00.000Z' } }).thenNothing();
+    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { committed_key: 'committed/imports/o/i', size: 100, now: '2026-01-15T09:30:00.000Z' } }).then([{ type: 'ImportUploadCommitted', data: { size: 100, committed_at: '2026-01-15T09:30:00.000Z', committed_key: 'committed/imports/o/i' } }]);
+    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { committed_key: 'committed/imports/o/i', size: 99, now: '2026-01-15T09:30:00.000Z' } }).thenError('import_size_mismatch');
+    given(importDecider, [prepared]).when({ type: 'CommitUpload', data: { committed_key: 'committed/imports/o/i', size: 100, now: '2026-01-15T10:00:01.000Z' } }).thenError('import_expired');
+    given(importDecider, []).when({ type: 'CommitUpload', data: { committed_key: 'committed/imports/o/i', size: 100, now: '2026-01-15T09:30:00.000Z' } }).thenError('import_not_found');
+    given(importDecider, [prepared, { type: 'ImportUploadCommitted', data: { size: 100, committed_at: '2026-01-15T09:30:00.000Z' } }]).when({ type: 'CommitUpload', data: { committed_key: 'committed/imports/o/i', size: 100, now: '2026-01-15T09:31:00.000Z' } }).thenNothing();
   });
 
   it('expires only an upload still awaited after its URL expired; completes and fails once', () => {

@@ -9,6 +9,8 @@ import { createSession, createUser } from '../../src/commands/identity/identity.
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { type TestS3, startS3rver } from '../support/s3.ts';
 import { attachmentExpiryWorker } from '../../src/workers/billing/attachment-expiry.ts';
+import { FileObjectStore } from '../../src/storage/file.ts';
+import { slowPut, until, uploadUnderWay } from '../support/uploads.ts';
 
 type SignUp = Awaited<ReturnType<TestService['signUp']>>;
 type Kind = 'application/pdf' | 'image/png' | 'image/jpeg' | 'text/plain' | 'text/csv';
@@ -153,7 +155,23 @@ for (const [backend, storage] of backends().flatMap((b) => [[b, 'file'], [b, 's3
       expect((await fetch(url)).status).to.equal(200);
     });
 
-    it('a refused upload is deleted, so the same upload URL can then send the right file', async () => {
+    // Issue 25: attachments are write-once. The file store refuses a used upload URL itself; s3rver (like S3 without
+    // conditional writes) stores a replayed PUT, which then reaches the upload key only: downloads serve the frozen copy.
+    const HTML = Buffer.concat([Buffer.from('<html><script>alert(1)</script>'), Buffer.alloc(PDF.length - 31, 0x20)]);
+    const refusedReplay = async (put: Response) => {
+      if (storage === 'file') {
+        expect(put.status).to.equal(409);
+        expect(((await put.json()) as { code: string }).code).to.equal('upload_url_used');
+      } else await put.body?.cancel();
+    };
+    const servesPdf = async (url: string) => {
+      const got = await fetch(url);
+      expect(got.status).to.equal(200);
+      expect(got.headers.get('content-type')).to.equal('application/pdf');
+      expect(Buffer.from(await got.arrayBuffer()).equals(PDF)).to.equal(true);
+    };
+
+    it('a refused upload spends its URL: sending the right file to it is refused or changes nothing; a new prepare works', async () => {
       const prep = await svc.call(ops['billing.customers.attachments.prepare'], { ...customer(), files: [{ filename: 'retry.pdf', content_type: 'application/pdf', size: PDF.length }] }, owner.token);
       const [item] = prep.body.items;
       if (!item) throw new Error('no item');
@@ -161,11 +179,56 @@ for (const [backend, storage] of backends().flatMap((b) => [[b, 'file'], [b, 's3
       expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: wrong })).status).to.equal(200);
       const refused = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
       expect(refused.body.code).to.equal('attachment_content_mismatch');
+      await refusedReplay(await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF }));
+      const again = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
+      expect([again.status, again.body.code]).to.deep.equal([400, 'attachment_content_mismatch']);
+      const id = await attach(owner.token, pdf('retry.pdf'));
+      await servesPdf((await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id }, owner.token)).body.url);
+    });
+
+    it('a PUT to the upload URL after commit never changes what downloads serve (bytes and content type)', async () => {
+      const prep = await svc.call(ops['billing.customers.attachments.prepare'], { ...customer(), files: [{ filename: 'frozen.pdf', content_type: 'application/pdf', size: PDF.length }] }, owner.token);
+      const [item] = prep.body.items;
+      if (!item) throw new Error('no item');
+      const id = item.id;
       expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF })).status).to.equal(200);
-      const ok = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
-      expect(ok.status).to.equal(200);
-      const url = (await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id: item.id }, owner.token)).body.url;
-      expect(Buffer.from(await (await fetch(url)).arrayBuffer()).equals(PDF)).to.equal(true);
+      expect((await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id }] }, owner.token)).status).to.equal(200);
+      const before = (await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id }, owner.token)).body.url;
+      await refusedReplay(await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: HTML }));
+      await servesPdf(before);
+      await servesPdf((await svc.call(ops['billing.customers.attachments.get'], { ...customer(), id }, owner.token)).body.url);
+    });
+
+    if (storage === 'file') it('a slow PUT that started before the upload was complete cannot land after commit', async () => {
+      const prep = await svc.call(ops['billing.customers.attachments.prepare'], { ...customer(), files: [{ filename: 'slow.pdf', content_type: 'application/pdf', size: PDF.length }] }, owner.token);
+      const [item] = prep.body.items;
+      if (!item) throw new Error('no item');
+      const key = `attachments/${owner.orgId}/${item.id}`;
+      const dir = svc.app.objects instanceof FileObjectStore ? svc.app.objects.dir : '';
+      const slow = slowPut(item.upload_url, item.upload_headers, HTML.subarray(0, 100), HTML.subarray(100));
+      await until(() => uploadUnderWay(dir, key));
+      // The URL is in use: the right file cannot be sent to it meanwhile, and nothing is there to commit.
+      await refusedReplay(await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF }));
+      const early = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
+      expect([early.status, early.body.code]).to.deep.equal([409, 'attachment_not_uploaded']);
+      expect(await slow.finish()).to.equal(200);
+      const late = await svc.call(ops['billing.customers.attachments.insert'], { ...customer(), attachments: [{ id: item.id }] }, owner.token);
+      expect([late.status, late.body.code]).to.deep.equal([400, 'attachment_content_mismatch']);
+      expect(await listed(owner.token)).to.not.include(item.id);
+    });
+
+    it('after removal, a PUT to the upload URL is refused or reaches nothing, and a download URL issued before serves nothing', async () => {
+      const iprep = await svc.call(ops['billing.invoices.attachments.prepare'], { invoice_id: invoiceId, files: [{ filename: 'remove-me.pdf', content_type: 'application/pdf', size: PDF.length }] }, owner.token);
+      const [item] = iprep.body.items;
+      if (!item) throw new Error('no item');
+      expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF })).status).to.equal(200);
+      expect((await svc.call(ops['billing.invoices.attachments.insert'], { invoice_id: invoiceId, attachments: [{ id: item.id }] }, owner.token)).status).to.equal(200);
+      const url = (await svc.call(ops['billing.invoices.attachments.get'], { invoice_id: invoiceId, id: item.id }, owner.token)).body.url;
+      await servesPdf(url);
+      expect((await svc.call(ops['billing.invoices.attachments.remove'], { invoice_id: invoiceId, id: item.id }, owner.token)).status).to.equal(200);
+      await refusedReplay(await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: HTML }));
+      expect((await fetch(url)).status).to.equal(404);
+      expect((await svc.call(ops['billing.invoices.attachments.get'], { invoice_id: invoiceId, id: item.id }, owner.token)).body.code).to.equal('attachment_not_found');
     });
 
     it('a download URL expires after its stated lifetime (403)', async () => {

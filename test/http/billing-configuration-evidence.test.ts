@@ -133,5 +133,20 @@ for (const backend of backends()) {
         expect(preview.body.totals[0]?.fee).to.equal(expected.reduce((s, r) => s + r.fee, 0));
       }
     });
+
+    it('evidence is write-once: its upload URL is refused once used, and a committed file is what downloads serve', async () => {
+      const prep = await svc.call(ops['billing.configuration.relationship-evidence.prepare'], { relationship_id: rel.id, files: [{ filename: 'letter.pdf', content_type: 'application/pdf', size: PDF.length }] }, c.billingStaff);
+      const [item] = prep.body.items;
+      if (!item) throw new Error('no item');
+      expect((await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: PDF })).status).to.equal(200);
+      expect((await svc.call(ops['billing.configuration.relationship-evidence.insert'], { relationship_id: rel.id, evidence: [{ id: item.id }] }, c.billingStaff)).status).to.equal(200);
+      const replay = await fetch(item.upload_url, { method: 'PUT', headers: item.upload_headers, body: Buffer.alloc(PDF.length, 0x3c) });
+      expect(replay.status).to.equal(409);
+      expect(((await replay.json()) as { code: string }).code).to.equal('upload_url_used');
+      const url = await svc.call(ops['billing.configuration.relationship-evidence.get'], { relationship_id: rel.id, id: item.id }, c.billingStaff);
+      const got = await fetch(url.body.url);
+      expect(got.headers.get('content-type')).to.equal('application/pdf');
+      expect(Buffer.from(await got.arrayBuffer()).equals(PDF)).to.equal(true);
+    });
   });
 }

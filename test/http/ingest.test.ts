@@ -8,6 +8,7 @@ import { type Caller, allItems, importFile, ingestCall, itemsCsv, upload } from 
 import { ops } from '../support/ops.ts';
 import { runImportsPass } from '../../src/workers/ingest/imports.ts';
 import { importDoc } from '../../src/queries/ingest/imports.ts';
+import { type TestS3, startS3rver } from '../support/s3.ts';
 
 for (const backend of backends()) {
   describe(`async imports of sellable items (${backend})`, function () {
@@ -193,6 +194,44 @@ for (const backend of backends()) {
         const res = await svc.send(id, body, null, integrationHeaders(without), 'integrations');
         expect([res.status, res.body.code], id).to.deep.equal([403, 'forbidden']);
       }
+    });
+  });
+}
+
+// Issue 25: an import's upload is write-once. The file store refuses a used upload URL; s3rver (like S3 without conditional
+// writes) stores a second PUT at the upload key, which processing never reads: it reads the copy frozen at commit.
+for (const [backend, storage] of backends().flatMap((b) => [[b, 'file'], [b, 's3']] as const)) {
+  describe(`async import uploads are write-once (${backend}, ${storage} store)`, function () {
+    this.timeout(120_000);
+    let s3: TestS3 | undefined;
+    let svc: TestService;
+    before(async () => {
+      s3 = storage === 's3' ? await startS3rver() : undefined;
+      svc = await startService(backend, { env: s3?.env ?? {} });
+    });
+    after(async () => {
+      await svc?.close();
+      await s3?.close();
+    });
+
+    it('an upload landing twice neither replaces the committed file nor is processed twice', async () => {
+      const me: Caller = { token: (await svc.signUp({ kind: 'supplier' })).token };
+      const first = itemsCsv(5);
+      const second = itemsCsv(5, {}, (i) => `Front wing panXl ${i}`);
+      expect(second.length).to.equal(first.length);
+      const prep = await ingestCall(svc, me, 'async-imports.prepare', { kind: 'sellable_items', format: 'csv', size: Buffer.byteLength(first) });
+      expect((await fetch(prep.body.upload_url, { method: 'PUT', headers: prep.body.upload_headers, body: first })).status).to.equal(200);
+      expect((await ingestCall(svc, me, 'async-imports.commit', { id: prep.body.id })).body.status).to.equal('queued');
+      const replay = await fetch(prep.body.upload_url, { method: 'PUT', headers: prep.body.upload_headers, body: second });
+      if (storage === 'file') expect([replay.status, ((await replay.json()) as { code: string }).code]).to.deep.equal([409, 'upload_url_used']);
+      else await replay.body?.cancel();
+      await svc.app.workers.runOnce();
+      await svc.app.workers.runOnce();
+      const done = await ingestCall(svc, me, 'async-imports.get', { id: prep.body.id });
+      expect([done.body.status, done.body.counts]).to.deep.equal(['completed', { total: 5, ok: 5, failed: 0 }]);
+      expect((await allItems(svc, me)).map((i) => i.title)).to.deep.equal([1, 2, 3, 4, 5].map((i) => `Front wing panel ${i}`));
+      const chunks = await svc.app.knex('es_events').where({ type: 'ImportChunkRecorded' }).andWhereRaw(`data->>'import_id' = ?`, [prep.body.id]).count({ n: '*' });
+      expect(Number(chunks[0]?.n)).to.equal(1);
     });
   });
 }

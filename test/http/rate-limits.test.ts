@@ -101,3 +101,45 @@ for (const backend of backends()) {
     });
   });
 }
+
+// Issue 25: X-Forwarded-For is believed only from the proxies TRUST_PROXY names. Every request here comes from 127.0.0.1.
+for (const backend of backends()) {
+  describe(`the per-address sign-in limit and TRUST_PROXY (${backend})`, function () {
+    this.timeout(180_000);
+    const attempts = async (svc: TestService, forwardedFor: (i: number) => string) => {
+      const statuses: number[] = [];
+      for (let i = 0; i < 60; i++) {
+        const res = await fetch(`${svc.url}/api/v1/auth.sessions.insert`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor(i) },
+          body: JSON.stringify({ email: `nobody-${i}-${Date.now()}@example.com`, password: 'wrong password' }),
+        });
+        statuses.push(res.status);
+        await res.body?.cancel();
+      }
+      return statuses;
+    };
+
+    it('with the default configuration, 60 failures under 60 forged X-Forwarded-For addresses reach 429 after the 50th', async () => {
+      const svc = await startService(backend);
+      try {
+        const statuses = await attempts(svc, (i) => `203.0.113.${i + 1}`);
+        expect(statuses.slice(0, 50).every((s) => s === 401), statuses.join()).to.equal(true);
+        expect(statuses.slice(50).every((s) => s === 429), statuses.join()).to.equal(true);
+      } finally {
+        await svc.close();
+      }
+    });
+
+    it('with TRUST_PROXY=loopback, the forwarded address is counted: different addresses apart, one address up to its limit', async () => {
+      const svc = await startService(backend, { env: { TRUST_PROXY: 'loopback' } });
+      try {
+        expect(await attempts(svc, (i) => `203.0.113.${i + 1}`)).to.deep.equal(Array.from({ length: 60 }, () => 401));
+        const one = await attempts(svc, () => '198.51.100.7');
+        expect(one.slice(0, 50).every((s) => s === 401) && one.slice(50).every((s) => s === 429), one.join()).to.equal(true);
+      } finally {
+        await svc.close();
+      }
+    });
+  });
+}

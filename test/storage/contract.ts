@@ -60,6 +60,27 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
       await s.store.delete(to);
     });
 
+    it('freezes an object: the copy keeps the bytes it had, whatever is written to the source later; the first freeze wins', async () => {
+      const from = key();
+      const to = `committed/${from}`;
+      expect(await s.store.freeze(from, to)).to.equal(null);
+      expect(await s.store.head(to)).to.equal(null);
+      await s.store.put(from, Buffer.from('%PDF checked'));
+      expect(await s.store.freeze(from, to)).to.deep.equal({ size: 12 });
+      const down = await s.store.presignDownload(to, { filename: 'f.pdf', contentType: 'application/pdf', expiresInSeconds: 60 });
+      // A later write to the source (a replayed or slow upload) reaches the source only.
+      await s.store.put(from, Buffer.from('<html>later</html>'));
+      expect(await s.store.freeze(from, to)).to.deep.equal({ size: 12 });
+      expect(await text(await s.store.get(to))).to.equal('%PDF checked');
+      expect(await (await fetch(down.url)).text()).to.equal('%PDF checked');
+      await s.store.delete(from);
+      expect(await text(await s.store.get(to))).to.equal('%PDF checked');
+      await s.store.move(to, `removed/${from}`);
+      expect((await fetch(down.url)).status).to.equal(404);
+      expect(await text(await s.store.get(`removed/${from}`))).to.equal('%PDF checked');
+      await s.store.delete(`removed/${from}`);
+    });
+
     it('uploads through a presigned PUT with plain fetch and downloads through a presigned GET byte for byte', async () => {
       const k = key();
       const bytes = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x2d, 0x00, 0xff, 0x10]);

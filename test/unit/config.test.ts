@@ -77,6 +77,30 @@ describe('configuration', () => {
     });
   });
 
+  describe('TRUST_PROXY and the caps (issue 25)', () => {
+    it('trusts no proxy by default, and parses comma-separated addresses, CIDR ranges and express names', () => {
+      expect(loadConfig({}).trustProxy).to.deep.equal([]);
+      expect(loadConfig({ TRUST_PROXY: 'loopback' }).trustProxy).to.deep.equal(['loopback']);
+      expect(loadConfig({ TRUST_PROXY: ' 10.0.0.0/8, 192.168.1.7 ,fd00::/8,uniquelocal' }).trustProxy).to.deep.equal(['10.0.0.0/8', '192.168.1.7', 'fd00::/8', 'uniquelocal']);
+    });
+
+    it('names TRUST_PROXY for anything else, trusting every caller or a hop count included', () => {
+      for (const bad of ['true', '1', '*', 'proxy.example.com', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', 'loopback,nonsense']) {
+        const err = configError({ TRUST_PROXY: bad });
+        expect(err.message, bad).to.contain('TRUST_PROXY');
+        expect(err.message, bad).to.contain('is not a proxy address');
+      }
+    });
+
+    it('has caps by default (20 streams per token, 100 per organization, 60 upload URLs a minute) and names a bad one', () => {
+      const c = loadConfig({});
+      expect(c.streamCaps).to.deep.equal({ perToken: 20, perOrganization: 100 });
+      expect(c.rateLimits.uploadUrlsPerMinute).to.equal(60);
+      expect(loadConfig({ STREAMS_PER_TOKEN: '5', STREAMS_PER_ORGANIZATION: '50', RATE_LIMIT_UPLOAD_URLS_PER_MINUTE: '600' })).to.deep.include({ streamCaps: { perToken: 5, perOrganization: 50 } });
+      for (const [name, bad] of [['STREAMS_PER_TOKEN', '0'], ['STREAMS_PER_ORGANIZATION', 'many'], ['RATE_LIMIT_UPLOAD_URLS_PER_MINUTE', '9']]) expect(configError({ [name]: bad }).message, name).to.contain(name);
+    });
+  });
+
   describe('EVENT_STORE', () => {
     it('is the Postgres log by default', () => {
       expect(loadConfig({}).eventLog).to.deep.equal({ kind: 'postgres' });

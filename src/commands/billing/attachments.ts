@@ -8,6 +8,8 @@ import { attachmentBody, attachmentDoc, pendingAttachment, visibleAttachment } f
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
 import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
+import { countUploadUrls } from '../../api/upload-url-limit.ts';
+import { committedKey } from '../../storage/port.ts';
 import { attachments } from './handlers.ts';
 
 /** The organization owning `subject`: `owner` when the caller resolved it (relationship evidence), else the visible customer's or invoice's (404 otherwise). */
@@ -20,6 +22,7 @@ async function ownerOf(ctx: RequestContext, subject: AttachmentSubject, owner?: 
 /** Pending attachments and their upload URLs for `files` of `subject` (`owner`: the subject's organization when the caller resolved it). */
 export async function prepareAttachments(ctx: RequestContext, subject: AttachmentSubject, files: { filename: string; content_type: AttachmentType; size: number }[], owner?: string) {
   const organizationId = await ownerOf(ctx, subject, owner);
+  await countUploadUrls(ctx.services, organizationId, files.length);
   const items = [];
   let position: LogPosition | null = null;
   let expiresAt = new Date(ctx.now.getTime() + UPLOAD_URL_SECONDS * 1000);
@@ -43,33 +46,36 @@ async function firstBytes(ctx: RequestContext, key: string): Promise<Buffer> {
   return Buffer.concat(parts).subarray(0, SNIFF_BYTES);
 }
 
-/** Throws unless the uploaded object of a pending attachment is there, of the declared size and of the declared type (a bad upload is deleted so it can be sent again). */
-async function checkUpload(ctx: RequestContext, doc: AttachmentDoc): Promise<void> {
-  const head = await ctx.services.objects.head(doc.object_key);
+/**
+ * Freezes the upload of a pending attachment and throws unless the frozen copy is there, of the declared size and of the
+ * declared type. The check reads the frozen copy, the only one downloads serve, so an upload landing later changes nothing;
+ * a refused copy stays frozen (its upload URL is spent: prepare again) until the expiry worker deletes it.
+ */
+async function freezeAndCheck(ctx: RequestContext, doc: AttachmentDoc): Promise<string> {
+  const key = committedKey(doc.object_key);
+  const head = await ctx.services.objects.freeze(doc.object_key, key);
   if (!head) throw billingErrors.error('attachment_not_uploaded', `Nothing was uploaded for ${doc.id} (${doc.filename}).`);
-  if (head.size !== doc.size) {
-    await ctx.services.objects.delete(doc.object_key);
-    throw billingErrors.error('attachment_size_mismatch', `${doc.filename}: ${head.size} bytes uploaded, ${doc.size} declared.`);
-  }
-  const bytes = await firstBytes(ctx, doc.object_key);
+  if (head.size !== doc.size) throw billingErrors.error('attachment_size_mismatch', `${doc.filename}: ${head.size} bytes uploaded, ${doc.size} declared; prepare it again.`);
+  const bytes = await firstBytes(ctx, key);
   // The declared type is one of ATTACHMENT_TYPES: prepare accepted nothing else.
-  if (!contentMatches(doc.content_type as AttachmentType, bytes, head.size <= SNIFF_BYTES)) {
-    await ctx.services.objects.delete(doc.object_key);
-    throw billingErrors.error('attachment_content_mismatch', `${doc.filename}: the content is not ${doc.content_type}.`);
-  }
+  if (!contentMatches(doc.content_type as AttachmentType, bytes, head.size <= SNIFF_BYTES))
+    throw billingErrors.error('attachment_content_mismatch', `${doc.filename}: the content is not ${doc.content_type}; prepare it again.`);
+  return key;
 }
 
-/** Commits uploaded attachments of `subject`: every upload is checked before any is committed. */
+/** Commits uploaded attachments of `subject`: every upload is frozen and checked before any is committed. */
 export async function commitAttachments(ctx: RequestContext, subject: AttachmentSubject, items: { id: string; is_internal: boolean }[], owner?: string) {
   const organizationId = await ownerOf(ctx, subject, owner);
   const unique = [...new Map(items.map((i) => [i.id, i])).values()];
+  const checked = [];
   for (const item of unique) {
     const doc = await pendingAttachment(ctx, subject, item.id);
-    if (doc.status === 'pending') await checkUpload(ctx, doc);
+    // Only a pending upload is frozen; for any other state the decider answers (a repeat, a conflict, gone or expired).
+    checked.push({ item, key: doc.status === 'pending' ? await freezeAndCheck(ctx, doc) : servedKey(doc) });
   }
   let position: LogPosition | null = null;
-  for (const item of unique) {
-    const res = await attachments.run(ctx, item.id, { type: 'CommitAttachment', data: { subject, is_internal: item.is_internal } }, { orgId: organizationId });
+  for (const { item, key } of checked) {
+    const res = await attachments.run(ctx, item.id, { type: 'CommitAttachment', data: { subject, is_internal: item.is_internal, committed_key: key } }, { orgId: organizationId });
     position = res.position ?? position;
   }
   await ctx.waitFor(position, [billingAttachmentsProjection]);
@@ -86,11 +92,18 @@ export function retainedKey(objectKey: string): string {
   return `removed/${objectKey}`;
 }
 
+/** The key a committed attachment's downloads are served from: its frozen copy (the upload key for commits before issue 25). */
+export function servedKey(doc: AttachmentDoc): string {
+  return doc.committed_key ?? doc.object_key;
+}
+
 /** Removes a visible attachment: its object moves out of its URLs' reach at once and is kept for the retention period (then purged by the worker). */
 export async function removeAttachment(ctx: RequestContext, subject: AttachmentSubject, id: string): Promise<Record<string, never>> {
   const doc = await visibleAttachment(ctx, subject, id);
   // Object first: once this answers, no issued URL serves the file; should the append fail, a retry moves nothing and appends.
-  await ctx.services.objects.move(doc.object_key, retainedKey(doc.object_key));
+  // The upload's own copy goes too (on the file store it is the same file under another name, kept under retainedKey).
+  await ctx.services.objects.move(servedKey(doc), retainedKey(doc.object_key));
+  if (doc.committed_key) await ctx.services.objects.delete(doc.object_key);
   const res = await attachments.run(ctx, id, { type: 'RemoveAttachment', data: { subject } }, { orgId: doc.organization_id });
   await ctx.waitFor(res.position, [billingAttachmentsProjection]);
   return {};

@@ -5,6 +5,8 @@ import { AsyncImportDetail, AsyncImportsCommitRequest, AsyncImportsPrepareReques
 import { ingestErrors } from '../../domain/ingest/errors.ts';
 import { ingestImportsProjection } from '../../projections/ingest/imports.ts';
 import { importDetail, supplierOrganization, visibleImport } from '../../queries/ingest/imports.ts';
+import { countUploadUrls } from '../../api/upload-url-limit.ts';
+import { committedKey } from '../../storage/port.ts';
 import { imports } from './handlers.ts';
 
 const CONTENT_TYPES = { csv: 'text/csv', ndjson: 'application/x-ndjson' } as const;
@@ -13,6 +15,7 @@ const WHO = 'Supplier organizations only (core API); integrations with the `supp
 /** Prepares an import: records it and hands out the upload URL. */
 async function prepare(ctx: RequestContext, req: { kind: 'sellable_items'; format: 'csv' | 'ndjson'; size: number }) {
   const organizationId = await supplierOrganization(ctx);
+  await countUploadUrls(ctx.services, organizationId, 1);
   const id = ctx.ids.next();
   const objectKey = `imports/${organizationId}/${id}`;
   const upload = await ctx.services.objects.presignUpload(objectKey, { contentType: CONTENT_TYPES[req.format], size: req.size, expiresInSeconds: IMPORT_UPLOAD_URL_SECONDS });
@@ -21,22 +24,19 @@ async function prepare(ctx: RequestContext, req: { kind: 'sellable_items'; forma
   return { id, upload_url: upload.url, upload_method: upload.method, upload_headers: upload.headers, expires_at: upload.expires_at.toISOString(), expires_in_seconds: IMPORT_UPLOAD_URL_SECONDS };
 }
 
-/** Commits the upload of an import: it must be there and of the declared size; processing then starts on the next worker pass. */
+/**
+ * Commits the upload of an import: its bytes are frozen (the copy processing reads, whatever reaches the upload URL
+ * later), and must be of the declared size; processing then starts on the next worker pass.
+ */
 async function commit(ctx: RequestContext, req: { id: string }) {
   const organizationId = await supplierOrganization(ctx);
   const doc = await visibleImport(ctx, organizationId, req.id);
   if (doc.status === 'awaiting_upload') {
-    const head = await ctx.services.objects.head(doc.object_key);
+    const key = committedKey(doc.object_key);
+    const head = await ctx.services.objects.freeze(doc.object_key, key);
     if (!head) throw ingestErrors.error('import_not_uploaded', `Nothing was uploaded for import ${doc.id} yet.`);
-    const state = await imports.load(ctx, doc.id);
-    try {
-      imports.decide(ctx, { type: 'CommitUpload', data: { size: head.size } }, state);
-    } catch (err) {
-      // A short upload: delete it so the same URL can be used again before it expires.
-      if (head.size !== doc.size) await ctx.services.objects.delete(doc.object_key);
-      throw err;
-    }
-    const res = await imports.run(ctx, doc.id, { type: 'CommitUpload', data: { size: head.size } }, { orgId: organizationId });
+    // A frozen upload of another size is refused now and on every retry: the upload URL is spent (prepare again).
+    const res = await imports.run(ctx, doc.id, { type: 'CommitUpload', data: { size: head.size, committed_key: key } }, { orgId: organizationId });
     await ctx.waitFor(res.position, [ingestImportsProjection]);
   }
   return importDetail(ctx, await visibleImport(ctx, organizationId, req.id), { limit: 50 });
@@ -46,11 +46,11 @@ const prepareDef = {
   id: 'async-imports.prepare' as const,
   tags: ['Ingest'],
   summary: 'Prepares a job that ingests sellable items asynchronously.',
-  description: `Returns an import id and a URL to PUT the file to (CSV or NDJSON, of exactly \`size\` bytes). Then call async-imports.commit (the service also notices a landed upload by itself within a worker pass), and follow progress with async-imports.get. Rows are checked one by one: a bad row is reported with its line and never stops the good ones. Items are kept by SKU: importing the same row again changes nothing. ${WHO}`,
+  description: `Returns an import id and a URL to PUT the file to (CSV or NDJSON, of exactly \`size\` bytes). Each upload URL takes one upload, and counts towards RATE_LIMIT_UPLOAD_URLS_PER_MINUTE of the organization (429 rate_limited). Then call async-imports.commit (the service also notices a landed upload by itself within a worker pass), and follow progress with async-imports.get. Rows are checked one by one: a bad row is reported with its line and never stops the good ones. Items are kept by SKU: importing the same row again changes nothing. ${WHO}`,
   request: AsyncImportsPrepareRequest,
   response: AsyncImportsPrepareResponse,
   error: 'ingest.AsyncImportsPrepareError',
-  errors: ingestErrors.list('forbidden'),
+  errors: ingestErrors.list('forbidden', 'rate_limited'),
   write: true,
   handle: prepare,
 };
@@ -59,7 +59,7 @@ const commitDef = {
   id: 'async-imports.commit' as const,
   tags: ['Ingest'],
   summary: 'Commits the uploaded file of an import; processing starts.',
-  description: `Extension. The upload must be complete (409 import_not_uploaded) and of the declared size (400 import_size_mismatch; the partial upload is deleted so the URL can be used again). Committing twice is a no-op. ${WHO}`,
+  description: `Extension. The upload must be complete (409 import_not_uploaded) and of the declared size (400 import_size_mismatch; the upload URL takes one upload, so prepare again). The committed bytes are frozen: an upload landing later changes nothing. Committing twice is a no-op. ${WHO}`,
   request: AsyncImportsCommitRequest,
   response: AsyncImportDetail,
   error: 'ingest.AsyncImportsCommitError',

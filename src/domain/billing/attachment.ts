@@ -21,7 +21,9 @@ export const attachmentEvents = eventSchemas({
     prepared_at: z.string(),
     expires_at: z.string(),
   }),
-  AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string() }),
+  // committed_key: where commit froze the checked bytes, the only key downloads are served from (absent on commits before
+  // issue 25, which serve the upload key).
+  AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string(), committed_key: z.string().optional() }),
   AttachmentRemoved: z.object({ removed_at: z.string() }),
   AttachmentExpired: z.object({ expired_at: z.string() }),
   AttachmentPurged: z.object({ purged_at: z.string(), retention_days: z.number() }),
@@ -38,7 +40,7 @@ type Prepared = EventOf<typeof attachmentEvents> & { type: 'AttachmentPrepared' 
 /** What may be asked of an attachment. */
 export type AttachmentCommand =
   | { type: 'PrepareAttachment'; data: Omit<Prepared['data'], 'prepared_at'> & { now: string } }
-  | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; now: string } }
+  | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; committed_key: string; now: string } }
   | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } }
   | { type: 'ExpireAttachment'; data: { now: string } }
   | { type: 'PurgeAttachment'; data: { retention_days: number; now: string } };
@@ -91,14 +93,14 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         return [{ type: 'AttachmentPrepared', data: { ...data, prepared_at: now } }];
       }
       case 'CommitAttachment': {
-        const { subject, is_internal, now } = command.data;
+        const { subject, is_internal, committed_key, now } = command.data;
         if (!sameSubject(state.subject, subject) || state.status === 'none' || state.status === 'removed' || state.status === 'purged') throw billingErrors.error('attachment_not_found', 'No such attachment.');
         if (state.status === 'committed') {
           if (state.isInternal === is_internal) return [];
           throw billingErrors.error('attachment_committed', 'The attachment is already committed.');
         }
         if (state.status === 'expired' || Date.parse(now) > Date.parse(state.expiresAt)) throw billingErrors.error('attachment_expired', 'The upload expired; prepare it again.');
-        return [{ type: 'AttachmentCommitted', data: { is_internal, committed_at: now } }];
+        return [{ type: 'AttachmentCommitted', data: { is_internal, committed_at: now, committed_key } }];
       }
       case 'RemoveAttachment':
         if (state.status !== 'committed' || !sameSubject(state.subject, command.data.subject)) throw billingErrors.error('attachment_not_found', 'No such attachment.');

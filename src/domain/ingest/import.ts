@@ -40,7 +40,8 @@ export const importEvents = eventSchemas({
     prepared_at: z.string(),
     expires_at: z.string(),
   }),
-  ImportUploadCommitted: z.object({ size: z.number(), committed_at: z.string() }),
+  // committed_key: where commit froze the upload, the copy processing reads (absent before issue 25: the upload key).
+  ImportUploadCommitted: z.object({ size: z.number(), committed_at: z.string(), committed_key: z.string().optional() }),
   ImportChunkRecorded: z.object({ import_id: z.string(), organization_id: z.string(), chunk: z.number(), rows: z.number(), items: z.array(ItemAtLine), errors: z.array(RowErrorSchema) }),
   ImportCompleted: z.object({ completed_at: z.string() }),
   ImportFailed: z.object({ code: z.string(), message: z.string(), failed_at: z.string() }),
@@ -60,7 +61,7 @@ type Prepared = Extract<ImportEvent, { type: 'ImportPrepared' }>['data'];
 /** What may be asked of an import. */
 export type ImportCommand =
   | { type: 'PrepareImport'; data: Omit<Prepared, 'prepared_at'> & { now: string } }
-  | { type: 'CommitUpload'; data: { size: number; now: string } }
+  | { type: 'CommitUpload'; data: { size: number; committed_key: string; now: string } }
   | { type: 'CompleteImport'; data: { now: string } }
   | { type: 'FailImport'; data: { code: string; message: string; now: string } }
   | { type: 'ExpireImport'; data: { now: string } };
@@ -111,7 +112,7 @@ export const importDecider: Decider<ImportCommand, ImportEvent, ImportState> = {
         if (state.status !== 'awaiting_upload') return []; // committed already (by the caller or the worker): a no-op
         if (Date.parse(command.data.now) > Date.parse(state.expiresAt)) throw ingestErrors.error('import_expired', 'The upload URL expired; prepare the import again.');
         if (command.data.size !== state.size) throw ingestErrors.error('import_size_mismatch', `${command.data.size} bytes uploaded, ${state.size} declared.`);
-        return [{ type: 'ImportUploadCommitted', data: { size: command.data.size, committed_at: command.data.now } }];
+        return [{ type: 'ImportUploadCommitted', data: { size: command.data.size, committed_at: command.data.now, committed_key: command.data.committed_key } }];
       }
       case 'CompleteImport':
         if (state.status !== 'queued' && state.status !== 'processing') return [];

@@ -8,7 +8,10 @@ export interface AttachmentDoc {
   id: string;
   subject: AttachmentSubject;
   organization_id: string;
+  /** Where the upload URL writes. */
   object_key: string;
+  /** Where commit froze the checked bytes, served by download URLs; absent when committed before issue 25 (the upload key then). */
+  committed_key?: string;
   filename: string;
   content_type: string;
   size: number;
@@ -59,7 +62,7 @@ export const billingAttachmentsProjection = documentProjection({
           removed_by: null,
           removed_at: null,
         }),
-        AttachmentCommitted: (doc, d, e) => doc && { ...doc, status: 'committed', is_internal: d.is_internal, committed_by: e.metadata.actor, committed_at: d.committed_at },
+        AttachmentCommitted: (doc, d, e) => doc && { ...doc, status: 'committed', is_internal: d.is_internal, committed_by: e.metadata.actor, committed_at: d.committed_at, ...(d.committed_key ? { committed_key: d.committed_key } : {}) },
         AttachmentRemoved: (doc, d, e) => doc && { ...doc, status: 'removed', removed_by: e.metadata.actor, removed_at: d.removed_at },
         AttachmentExpired: () => null,
         AttachmentPurged: () => null,

@@ -11,7 +11,10 @@ export interface ImportDoc {
   organization_id: string;
   kind: 'sellable_items';
   format: 'csv' | 'ndjson';
+  /** Where the upload URL writes. */
   object_key: string;
+  /** Where commit froze the upload, the copy processing reads; absent when committed before issue 25 (the upload key then). */
+  committed_key?: string;
   size: number;
   status: Exclude<ImportStatus, 'none'>;
   total: number;
@@ -58,7 +61,7 @@ const imports = documentTable<ImportDoc, ImportEvent>({
       committed_at: null,
       completed_at: null,
     }),
-    ImportUploadCommitted: (doc, d) => doc && { ...doc, status: 'queued', committed_at: d.committed_at },
+    ImportUploadCommitted: (doc, d) => doc && { ...doc, status: 'queued', committed_at: d.committed_at, ...(d.committed_key ? { committed_key: d.committed_key } : {}) },
     ImportChunkRecorded: (doc, d) =>
       doc && { ...doc, status: 'processing', total: doc.total + d.rows, ok: doc.ok + d.items.length, failed: doc.failed + d.rows - d.items.length, errors_recorded: doc.errors_recorded + d.errors.length },
     ImportCompleted: (doc, d) => doc && { ...doc, status: 'completed', completed_at: d.completed_at },

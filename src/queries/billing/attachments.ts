@@ -72,7 +72,8 @@ export async function listAttachments(ctx: RequestContext, subject: AttachmentSu
 /** A short-lived download URL of a visible attachment. */
 export async function attachmentUrl(ctx: RequestContext, subject: AttachmentSubject, id: string, owner?: string) {
   const doc = await visibleAttachment(ctx, subject, id, owner);
-  const url = await ctx.services.objects.presignDownload(doc.object_key, { filename: doc.filename, contentType: doc.content_type, expiresInSeconds: DOWNLOAD_URL_SECONDS });
+  // Served from the copy frozen at commit, out of reach of the upload URL (commits before issue 25: the upload key).
+  const url = await ctx.services.objects.presignDownload(doc.committed_key ?? doc.object_key, { filename: doc.filename, contentType: doc.content_type, expiresInSeconds: DOWNLOAD_URL_SECONDS });
   return { url: url.url, expires_at: url.expires_at.toISOString(), expires_in_seconds: DOWNLOAD_URL_SECONDS };
 }
 

@@ -4,6 +4,7 @@ import type { CommandContext, Services } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { attachments } from '../../commands/billing/handlers.ts';
 import { retainedKey } from '../../commands/billing/attachments.ts';
+import { committedKey } from '../../storage/port.ts';
 import { IdSource } from '../../ids.ts';
 import { expiredUploads, retentionEnded } from '../../queries/billing/attachments.ts';
 
@@ -29,14 +30,17 @@ export async function runAttachmentExpiryPass(services: Services): Promise<Attac
   const result: AttachmentExpiryResult = { expired: [], purged: [] };
   for (const doc of await expiredUploads(services.knex, now)) {
     // Object first: should the append fail, the next pass finds the row again; a commit after expiry is refused meanwhile.
+    // A commit refused for its content left a frozen copy: it goes too.
     await services.objects.delete(doc.object_key);
+    await services.objects.delete(committedKey(doc.object_key));
     const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'ExpireAttachment', data: {} }, { orgId: doc.organization_id, reason: 'upload never committed' });
     if (res.events.length) result.expired.push(doc.id);
   }
   for (const doc of await retentionEnded(services.knex, now, retentionDays)) {
-    // Its own key too: nothing should be left there, but no copy of a removed file may outlive its retention.
+    // Its upload and frozen keys too: nothing should be left there, but no copy of a removed file may outlive its retention.
     await services.objects.delete(retainedKey(doc.object_key));
     await services.objects.delete(doc.object_key);
+    await services.objects.delete(committedKey(doc.object_key));
     const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'PurgeAttachment', data: { retention_days: retentionDays } }, { orgId: doc.organization_id, reason: 'retention period over' });
     if (res.events.length) result.purged.push(doc.id);
   }

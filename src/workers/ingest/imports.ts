@@ -8,6 +8,7 @@ import { MAX_IMPORT_ROWS, type RowError, checkRow } from '../../domain/ingest/se
 import { IdSource } from '../../ids.ts';
 import type { ImportDoc } from '../../projections/ingest/imports.ts';
 import { openImports } from '../../queries/ingest/imports.ts';
+import { committedKey } from '../../storage/port.ts';
 import { type FileRecord, ImportFileError, csvRecords, ndjsonRecords } from './parse.ts';
 
 /** What one pass did, by import id. */
@@ -36,7 +37,8 @@ function workerContext(services: Services, doc: ImportDoc, seed: string): Comman
 
 /** Processes one committed import from the start of its file; chunks already recorded are checked again but not recorded twice. */
 export async function processImport(services: Services, doc: ImportDoc, opts: ImportsPassOptions = {}): Promise<'completed' | 'failed' | 'stopped'> {
-  const body = await services.objects.get(doc.object_key);
+  // The copy frozen at commit: an upload landing on the URL later cannot change what is processed.
+  const body = await services.objects.get(doc.committed_key ?? doc.object_key);
   if (!body) {
     await imports.run(workerContext(services, doc, 'fail'), doc.id, { type: 'FailImport', data: { code: 'upload_missing', message: 'The uploaded file is gone.' } }, { orgId: doc.organization_id });
     return 'failed';
@@ -104,12 +106,15 @@ export async function runImportsPass(services: Services, opts: ImportsPassOption
     if (doc.status === 'awaiting_upload') {
       // An upload that landed but was never committed is committed here; one that never came expires with its URL.
       const head = await services.objects.head(doc.object_key);
-      if (head && head.size === doc.size && now.getTime() <= Date.parse(doc.expires_at)) {
-        await imports.run(workerContext(services, doc, 'commit'), doc.id, { type: 'CommitUpload', data: { size: head.size } }, { orgId: doc.organization_id });
+      const key = committedKey(doc.object_key);
+      const frozen = head && head.size === doc.size && now.getTime() <= Date.parse(doc.expires_at) ? await services.objects.freeze(doc.object_key, key) : null;
+      if (frozen && frozen.size === doc.size) {
+        await imports.run(workerContext(services, doc, 'commit'), doc.id, { type: 'CommitUpload', data: { size: frozen.size, committed_key: key } }, { orgId: doc.organization_id });
         result.committed.push(doc.id);
-        open = { ...doc, status: 'queued' };
+        open = { ...doc, status: 'queued', committed_key: key };
       } else if (now.getTime() > Date.parse(doc.expires_at)) {
         await services.objects.delete(doc.object_key);
+        await services.objects.delete(key);
         const res = await imports.run(workerContext(services, doc, 'expire'), doc.id, { type: 'ExpireImport', data: {} }, { orgId: doc.organization_id, reason: 'nothing uploaded in time' });
         if (res.events.length) result.expired.push(doc.id);
         continue;

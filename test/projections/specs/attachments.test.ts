@@ -35,6 +35,13 @@ for (const backend of backends()) {
       });
     });
 
+    it('a commit names the frozen copy downloads are served from (commits before issue 25 name none)', async () => {
+      const frozen: AttachmentEvent = { type: 'AttachmentCommitted', data: { is_internal: false, committed_at: '2026-01-15T09:01:00.000Z', committed_key: `committed/attachments/${ORG}/${ID}` } };
+      await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, frozen])).then({
+        billing_attachments: [{ ...pendingDoc, status: 'committed', committed_by: SPEC_ACTOR, committed_at: '2026-01-15T09:01:00.000Z', committed_key: `committed/attachments/${ORG}/${ID}` }],
+      });
+    });
+
     it('an expired upload leaves the read model', async () => {
       const expired: AttachmentEvent = { type: 'AttachmentExpired', data: { expired_at: '2026-01-15T09:16:00.000Z' } };
       await spec.given(billingAttachmentsProjection, on<AttachmentEvent>(`attachment-${ID}`, [prepared, expired])).then({ billing_attachments: [] });

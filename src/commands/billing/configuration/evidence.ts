@@ -20,9 +20,9 @@ const COMMIT_ERRORS = ['attachment_not_found', 'attachment_not_uploaded', 'attac
 export const relationshipEvidencePrepare = operation({
   id: 'billing.configuration.relationship-evidence.prepare', surface: 'core', tags: ['Billing'],
   summary: 'Prepares private uploads of PDF or image files as evidence. Staff only.',
-  description: 'Returns one private upload URL per file (PUT the exact bytes with the given Content-Type before expires_at) and a pending evidence id; commit with relationship-evidence.insert. PDF, PNG, JPEG, WebP or HEIC only, checked by content at commit. Billing staff only.',
+  description: 'Returns one private upload URL per file (PUT the exact bytes with the given Content-Type before expires_at) and a pending evidence id; commit with relationship-evidence.insert. Each URL takes one upload; upload URLs count towards RATE_LIMIT_UPLOAD_URLS_PER_MINUTE of the organization (429 rate_limited). PDF, PNG, JPEG, WebP or HEIC only, checked by content at commit. Billing staff only.',
   request: RelationshipEvidencePrepareRequest, response: RelationshipEvidencePrepareResponse, error: 'billing.RelationshipEvidencePrepareError',
-  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'attachment_exists'), access: 'billing_staff', write: true,
+  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'attachment_exists', 'rate_limited'), access: 'billing_staff', write: true,
   async handle(ctx, req) {
     const rel = await relationshipOrNotFound(ctx, req.relationship_id);
     await writableSubscription(ctx, rel.subscription_id);
@@ -33,7 +33,7 @@ export const relationshipEvidencePrepare = operation({
 export const relationshipEvidenceInsert = operation({
   id: 'billing.configuration.relationship-evidence.insert', surface: 'core', tags: ['Billing'],
   summary: 'Commits uploaded evidence to one relationship. Staff only.',
-  description: 'Checks every upload (present, declared size, content really PDF or an image) before committing any; a bad upload is deleted so it can be sent again. Committing evidence is not claim acceptance: accept the claim with relationships.update. Billing staff only.',
+  description: 'Checks every upload (present, declared size, content really PDF or an image) before committing any; the checked bytes are frozen (downloads serve them, whatever reaches the upload URL later); a refused upload is final (prepare it again). Committing evidence is not claim acceptance: accept the claim with relationships.update. Billing staff only.',
   request: RelationshipEvidenceInsertRequest, response: RelationshipEvidenceInsertResponse, error: 'billing.RelationshipEvidenceInsertError',
   errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', ...COMMIT_ERRORS), access: 'billing_staff', write: true,
   async handle(ctx, req) {
