@@ -73,7 +73,8 @@ export class ProjectionHealth {
       this.metrics?.projectionFailures.inc({ projection: name });
       this.logger.error({ projection: name, state, failure }, `projection ${name} failed at event ${failure?.event_id ?? '?'} (${failure?.type ?? '?'}): it stops there until retried, skipped or rebuilt`);
     } else {
-      this.logger.info({ projection: name, state, from: before ?? null }, `projection ${name} is ${state.replace('_', ' ')}`);
+      // Leaving a failure is news for whoever was alerted; catching up and joining the tail is routine (a start, a rebuild).
+      this.logger[before === 'failed' ? 'info' : 'debug']({ projection: name, state, from: before ?? null }, `projection ${name} is ${state.replace('_', ' ')}`);
     }
   }
 }
