@@ -18,6 +18,7 @@ import { progressChannel } from './projections/remote-progress.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';
 import { createHttpApp } from './api/http.ts';
+import { type InvokeOptions, invoke } from './pipeline/invoke.ts';
 import type { Services } from './context.ts';
 import { sessionAuthenticator } from './queries/identity/session-auth.ts';
 import { integrationAuthenticator } from './queries/integrations/authenticate.ts';
@@ -119,12 +120,19 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
   if (opts.projections !== false) runner.start();
-  const services: Services = { config, db, knex: db.knex, store, runner, clock, logger, metrics, objects };
   const registry = new Registry(areas.flatMap((a) => a.operations));
+  const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
+  const services: Services = {
+    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects,
+    invoke: (op, input, caller) => invoke(services, op, input, caller, pipeline),
+    operation: (id) => {
+      const op = registry.get('core', id);
+      return op?.kind === 'json' ? op : undefined;
+    },
+  };
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const httpApp = createHttpApp(services, registry, {
-    checkContracts: opts.checkContracts,
-    entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now),
+    ...pipeline,
     authenticators: {
       core: sessionAuthenticator,
       integrations: integrationAuthenticator,

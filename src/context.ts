@@ -10,6 +10,9 @@ import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
 import type { ProjectionStatus } from './read-model-status.ts';
+import type { JsonOperation } from './api/operation.ts';
+import type { Caller, Invoked } from './pipeline/invoke.ts';
+import type { z } from 'zod';
 
 /** A platform role of a user. */
 export type PlatformRole = 'billing_staff' | 'platform_staff';
@@ -92,6 +95,10 @@ export interface Services {
   metrics: Metrics;
   /** Private object storage (attachments). */
   objects: ObjectStore;
+  /** Calls an operation through the pipeline as `caller`, with this process's options (the console, pages, workers). */
+  invoke<Op extends JsonOperation>(op: Op, input: unknown, caller: Caller): Promise<Invoked<z.output<Op['response']>>>;
+  /** The registered JSON operation of the core API named `id`. */
+  operation(id: string): JsonOperation | undefined;
 }
 
 /** What a command needs from the request: where to write, who is acting, when, and which ids to use. */

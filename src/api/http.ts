@@ -1,31 +1,27 @@
 // The HTTP binding: one POST route per registered operation, the error body, health, metrics, OpenAPI.
 import type http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { ZodError } from 'zod';
 import { newId } from '../ids.ts';
 import { IdSource } from '../ids.ts';
 import { ApiError, toErrorResponse } from './errors.ts';
-import { checkAccess } from './auth.ts';
-import { withIdempotency } from './idempotency.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
-import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
+import type { Auth, Services } from '../context.ts';
 import type { Operation } from './operation.ts';
 import type { Registry } from './registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
-import { errorViolation, successViolation } from './contract.ts';
+import { errorViolation } from './contract.ts';
 import { writeSse } from '../streams/sse.ts';
 import { foreground } from '../streams/foreground.ts';
 import { StreamCaps } from '../streams/stream-caps.ts';
-import { textProblem } from './text.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
+import { type Caller, ContractViolation, type Entitled, type InvokeOptions, invoke, prepare } from '../pipeline/invoke.ts';
 import { notReady } from '../read-model-status.ts';
 import { EventReadError } from '../domain/decider.ts';
 import { noteUnreadableStream } from '../unreadable-streams.ts';
 
-/** Whether `organizationId` has entitlement `key` in effect at `now`. */
-export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
+export type { Entitled } from '../pipeline/invoke.ts';
 
 /** Resolves the caller of a surface from the request. */
 export type Authenticator = (req: Request, services: Services) => Promise<Auth>;
@@ -222,7 +218,7 @@ async function dispatch(
   authenticate: Authenticator,
   req: Request,
   res: Response,
-  { checkContracts, entitled, streams }: { checkContracts: boolean; entitled?: Entitled; streams: StreamCaps },
+  { streams, ...pipeline }: InvokeOptions & { streams: StreamCaps },
 ): Promise<void> {
   const requestId = res.locals.requestId as string;
   const logger = res.locals.logger as Services['logger'];
@@ -251,39 +247,22 @@ async function dispatch(
   });
   try {
     const auth = await authenticate(req, services);
-    checkAccess(op.access, auth);
-    const now = services.clock.now();
-    await checkEntitlement(op, auth, now, entitled);
-    const input = parseInput(op, req.body);
-    const reason = op.kind === 'json' && op.write ? requestReason(req) : undefined;
-    const makeCtx = (ids: IdSource): RequestContext => ({
-      services,
-      store: services.store,
-      ids,
-      now,
+    const caller: Caller = {
+      auth,
       requestId,
       logger,
-      auth,
-      get signal() {
-        return signal();
-      },
+      correlationId: req.get('x-correlation-id')?.slice(0, 200),
+      reason: op.kind === 'json' && op.write ? requestReason(req) : undefined,
       headers: Object.fromEntries((op.requestHeaders ?? []).map((h) => [h, req.get(h) ?? null])),
-      metadata: {
-        org_id: auth.kind === 'anonymous' ? null : auth.organizationId,
-        actor: actorOf(auth),
-        request_id: requestId,
-        correlation_id: req.get('x-correlation-id')?.slice(0, 200) ?? requestId,
-        causation_id: null,
-        ...(reason ? { reason } : {}),
-      },
-      waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
-    });
+      signal,
+    };
     if (op.kind === 'stream') {
+      const { input, context, now } = await prepare(services, op, req.body, caller, pipeline);
       // A slot of the token and of the organization, held until the connection closes (429 past a cap).
       const leave = streams.enter(auth);
       res.once('close', leave);
       try {
-        const events = await op.open(makeCtx(IdSource.random(now)), input, req.get('last-event-id') ?? null);
+        const events = await op.open(context(IdSource.random(now)), input, req.get('last-event-id') ?? null);
         // The database answers before the stream starts: without it the client is told 503 and retries, instead of
         // a 200 whose stream ends at once (a session may be served from the cache without a query).
         await services.knex.raw('select 1');
@@ -293,24 +272,11 @@ async function dispatch(
       }
       return;
     }
-    const idemKey = req.get('idempotency-key');
-    if (op.write && idemKey !== undefined) {
-      const scope = auth.kind === 'session' ? `user:${auth.userId}:${auth.organizationId}` : auth.kind === 'integration' ? `integration:${auth.integrationId}` : 'anonymous';
-      const out = await withIdempotency(services.knex, { scope, key: idemKey, operation: op.id, body: req.body ?? null, now }, async (ids) => ({
-        status: 200,
-        body: await op.handle(makeCtx(ids), input),
-      }));
-      if (out.replayed) res.set('Idempotent-Replayed', 'true');
-      const violation = checkContracts && out.status === 200 ? successViolation(op, out.body) : null;
-      if (violation) return contractViolation(res, op, violation, requestId);
-      res.status(out.status).set(op.headers ?? {}).json(out.body);
-      return;
-    }
-    const body = await op.handle(makeCtx(IdSource.random(now)), input);
-    const violation = checkContracts ? successViolation(op, body) : null;
-    if (violation) return contractViolation(res, op, violation, requestId);
-    res.status(200).set(op.headers ?? {}).json(body);
+    const out = await invoke(services, op, req.body, { ...caller, idempotencyKey: req.get('idempotency-key') }, pipeline);
+    if (out.replayed) res.set('Idempotent-Replayed', 'true');
+    res.status(200).set(op.headers ?? {}).json(out.body);
   } catch (err) {
+    if (err instanceof ContractViolation) return contractViolation(res, op, err.message, requestId);
     if (res.headersSent) {
       // A stream that lost the database ends; its client resumes from its last id.
       if (isDatabaseUnavailable(err)) logger.warn({ err, operation: op.id }, 'database unavailable: stream ended');
@@ -325,71 +291,15 @@ async function dispatch(
       logger.error({ err, operation: op.id }, 'a stream holds an event that does not read');
       await noteUnreadableStream(services.knex, err, services.clock.now()).catch((e: unknown) => logger.warn({ err: e }, 'could not record the unreadable stream'));
     }
-    const violation = checkContracts && !out.internal ? errorViolation(op, out.body.code) : null;
+    const violation = pipeline.checkContracts && !out.internal ? errorViolation(op, out.body.code) : null;
     if (violation) return contractViolation(res, op, violation, requestId);
     res.status(out.status).set(out.headers).set(op.kind === 'json' ? (op.headers ?? {}) : {}).json(out.body);
   }
 }
 
-// A paid feature needs its entitlement in effect for the caller's organization; staff are exempt.
-async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
-  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
-  if (!(await entitled(auth.organizationId, op.entitlement, now)))
-    throw new ApiError(403, 'entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
-}
-
 // The answer broke the operation's declaration (only checked in test runs): say so loudly instead.
 function contractViolation(res: Response, op: Operation, message: string, requestId: string): void {
   res.status(500).json({ type: op.error, code: 'contract_violation', message, request_id: requestId });
-}
-
-function parseInput(op: Operation, body: unknown): unknown {
-  if (op.request === null) {
-    if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
-    throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
-  }
-  if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
-  const problem = bodyProblem(body);
-  if (problem) throw new ApiError(400, 'invalid_request', problem.message, { issues: [{ path: problem.path.join('.'), message: problem.message }] });
-  const parsed = op.request.safeParse(body);
-  if (!parsed.success) throw parsed.error satisfies ZodError;
-  return parsed.data;
-}
-
-/** Deepest nesting a request may have; real requests need a handful of levels. */
-const MAX_DEPTH = 32;
-
-// Walks the body without recursion (a 1 MiB body can nest 500,000 levels): refuses nesting deeper than
-// MAX_DEPTH, which would overflow the stack in validation, and text (values and keys) that Postgres cannot hold.
-function bodyProblem(body: unknown): { path: string[]; message: string } | null {
-  const stack: { value: unknown; path: string[] }[] = [{ value: body, path: [] }];
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const { value, path } = next;
-    if (typeof value === 'string') {
-      const problem = textProblem(value);
-      if (problem) return { path, message: problem };
-      continue;
-    }
-    if (typeof value !== 'object' || value === null) continue;
-    if (path.length >= MAX_DEPTH) return { path, message: `The request nests deeper than ${MAX_DEPTH} levels.` };
-    for (const [k, v] of Object.entries(value)) {
-      const problem = textProblem(k);
-      if (problem) return { path: [...path, k], message: problem };
-      stack.push({ value: v, path: [...path, k] });
-    }
-  }
-  return null;
-}
-
-function actorOf(auth: Auth): RequestContext['metadata']['actor'] {
-  switch (auth.kind) {
-    case 'session':
-      return { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId };
-    case 'integration':
-      return { type: 'integration', id: auth.integrationId };
-    default:
-      return { type: 'system', id: 'anonymous' };
-  }
 }
 
 // One log line per request, with the request id; the id is echoed in X-Request-Id and every error body.

@@ -1,8 +1,11 @@
-// The console's only way to the data: the public core API, called over HTTP with the signed-in user's own session
-// token, exactly as any API client would (so the console can do nothing an API client cannot).
+// The console's only way to the data: the public core API's operations, called in process through the same
+// pipeline as HTTP (invoke) with the signed-in staff member as the caller: the console can call only registered
+// operations with that person's own access, so it can do nothing an API client cannot.
 import crypto from 'node:crypto';
-import type { Request } from 'express';
 import type { z, ZodType } from 'zod';
+import type { Services } from '../../context.ts';
+import { toErrorResponse } from '../../api/errors.ts';
+import { ContractViolation } from '../../pipeline/invoke.ts';
 import type { WebSession } from '../web-session.ts';
 
 /** An error answer of the API, in its one body shape. */
@@ -23,44 +26,36 @@ export interface WriteOptions {
   idempotencyKey?: string;
 }
 
-/** A client of `/api/v1` bound to one page request (its session, and the address the request came in on). */
+/** The core API's operations bound to one page request: its signed-in session and its request id. */
 export class ConsoleApi {
-  private readonly base: string;
   constructor(
-    req: Request,
+    private readonly services: Services,
     private readonly session: WebSession,
-    private readonly correlationId: string,
-  ) {
-    // The address and port this request arrived on is one the service listens on: call the API there.
-    const host = req.socket.localAddress ?? '127.0.0.1';
-    this.base = `http://${host.includes(':') ? `[${host}]` : host}:${req.socket.localPort ?? 80}/api/v1/`;
-  }
+    private readonly requestId: string,
+  ) {}
 
-  /** POSTs `body` to operation `id` and parses the answer with `schema` (a mismatch is a problem, not a crash). */
+  /** Calls operation `id` with `body` and parses the answer with `schema` (a mismatch is a problem, not a crash). */
   async call<S extends ZodType>(id: string, body: unknown, schema: S, opts: WriteOptions = {}): Promise<ApiResult<z.output<S>>> {
-    const headers: Record<string, string> = {
-      authorization: `Bearer ${this.session.token}`,
-      'content-type': 'application/json',
-      'x-correlation-id': this.correlationId,
-      ...(opts.reason ? { 'svc-reason': encodeURIComponent(opts.reason) } : {}),
-      ...(opts.idempotencyKey ? { 'idempotency-key': opts.idempotencyKey } : {}),
-    };
-    let res: Response;
+    const op = this.services.operation(id);
+    if (!op) return { ok: false, problem: { status: 404, code: 'unknown_operation', message: `There is no operation ${id}.`, issues: [], requestId: this.requestId } };
+    let answer: unknown;
     try {
-      res = await fetch(this.base + id, { method: 'POST', headers, body: JSON.stringify(body ?? {}) });
-    } catch {
-      return { ok: false, problem: { status: 503, code: 'unavailable', message: 'The API could not be reached. Try again.', issues: [], requestId: null } };
+      const out = await this.services.invoke(op, body ?? (op.request === null ? undefined : {}), {
+        auth: this.session.auth,
+        requestId: this.requestId,
+        correlationId: this.requestId,
+        reason: opts.reason,
+        idempotencyKey: opts.idempotencyKey,
+      });
+      answer = out.body;
+    } catch (err) {
+      if (err instanceof ContractViolation) return { ok: false, problem: { status: 500, code: 'contract_violation', message: err.message, issues: [], requestId: this.requestId } };
+      const out = toErrorResponse(err, op.error, this.requestId);
+      if (out.internal) this.services.logger.error({ err, operation: op.id, request_id: this.requestId }, 'operation failed (console)');
+      return { ok: false, problem: problemOf(out.status, out.body, this.requestId) };
     }
-    const text = await res.text();
-    let json: unknown = null;
-    try {
-      json = text ? JSON.parse(text) : null;
-    } catch {
-      // not JSON: reported below
-    }
-    if (!res.ok) return { ok: false, problem: problemOf(res.status, json, res.headers.get('x-request-id')) };
-    const parsed = schema.safeParse(json);
-    if (!parsed.success) return { ok: false, problem: { status: 502, code: 'unexpected_answer', message: `The API answered ${id} in an unexpected shape.`, issues: [], requestId: res.headers.get('x-request-id') } };
+    const parsed = schema.safeParse(answer);
+    if (!parsed.success) return { ok: false, problem: { status: 502, code: 'unexpected_answer', message: `${id} answered in an unexpected shape.`, issues: [], requestId: this.requestId } };
     return { ok: true, body: parsed.data };
   }
 }

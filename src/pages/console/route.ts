@@ -40,7 +40,7 @@ export function consoleRoute(services: Services, handler: (p: ConsolePage) => Pr
         if (!validCsrf(session, form.csrf))
           return void sendConsole(res, session, 403, { title: 'Form expired', body: '<h1>Nothing was changed</h1><p role="alert">The form expired or did not come from the console. Go back, reload the page and try again.</p>' });
       }
-      const api = new ConsoleApi(req, session, String(res.locals.requestId ?? ''));
+      const api = new ConsoleApi(services, session, String(res.locals.requestId ?? ''));
       await handler({ req, res, session, api, today: services.clock.now().toISOString().slice(0, 10), form });
     } catch (err) {
       next(err);

@@ -1,0 +1,140 @@
+// invoke: the one way any surface calls an operation. The adapter (HTTP, the console, a page, a worker, the
+// CLI) says only who is calling and how to present the answer; invoke checks access and entitlement,
+// validates the input, builds the handler's context with the clock, ids and the event metadata (stamped once:
+// actor, request and correlation ids, the causing event, the reason), applies idempotency, runs the handler and,
+// in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
+// (HTTP through toErrorResponse).
+import type { z } from 'zod';
+import { ApiError } from '../api/errors.ts';
+import { checkAccess } from '../api/auth.ts';
+import { withIdempotency } from '../api/idempotency.ts';
+import { successViolation } from '../api/contract.ts';
+import type { JsonOperation, Operation } from '../api/operation.ts';
+import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
+import type { EventMetadata } from '../eventstore/port.ts';
+import { IdSource, newId } from '../ids.ts';
+import { validInput } from './input.ts';
+
+/** Whether `organizationId` has entitlement `key` in effect at `now`. */
+export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
+
+/** Who is calling and in what circumstances: everything an adapter knows that the pipeline does not. */
+export interface Caller {
+  auth: Auth;
+  /** The request (or job) id: logs and event metadata carry it. Default: a new id. */
+  requestId?: string;
+  /** Ties every event of one user action or job together. Default: the causing event's correlation, else the request id. */
+  correlationId?: string;
+  /** The event this call reacts to (workers, webhooks): its id becomes the events' causation_id. */
+  causation?: { eventId: string; correlationId?: string | null } | null;
+  /** Why (kept in the metadata of every event appended). */
+  reason?: string;
+  /** Writes: the same key and input return the first answer and write once. */
+  idempotencyKey?: string;
+  /** The idempotency scope of the key; default: the caller. */
+  idempotencyScope?: string;
+  /** Request headers the operation declares (HTTP adapters), null when absent. */
+  headers?: Readonly<Record<string, string | null>>;
+  /** Aborted when the caller goes away (made only when a handler asks for it). */
+  signal?: () => AbortSignal;
+  logger?: Services['logger'];
+}
+
+/** How the pipeline runs in this process. */
+export interface InvokeOptions {
+  /** Check every answer against its declaration (tests): a mismatch throws ContractViolation. */
+  checkContracts?: boolean;
+  entitled?: Entitled;
+}
+
+/** An answer broke its operation's declaration (only checked in test runs). */
+export class ContractViolation extends Error {}
+
+/** What invoke answers: the success body and whether it was replayed from an earlier call with the same key. */
+export interface Invoked<T> {
+  body: T;
+  replayed: boolean;
+}
+
+/** The actor an authenticated caller appends events as. */
+export function actorOf(auth: Auth): EventMetadata['actor'] {
+  switch (auth.kind) {
+    case 'session':
+      return { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId };
+    case 'integration':
+      return { type: 'integration', id: auth.integrationId };
+    default:
+      return { type: 'system', id: 'anonymous' };
+  }
+}
+
+/** The metadata every event of this call carries: the one place it is made. */
+export function eventMetadata(caller: Caller & { requestId: string }, actor: EventMetadata['actor'] = actorOf(caller.auth)): EventMetadata {
+  return {
+    org_id: caller.auth.kind === 'anonymous' ? null : caller.auth.organizationId,
+    actor,
+    request_id: caller.requestId,
+    correlation_id: caller.correlationId ?? caller.causation?.correlationId ?? caller.requestId,
+    causation_id: caller.causation?.eventId ?? null,
+    ...(caller.reason ? { reason: caller.reason } : {}),
+  };
+}
+
+/** Checks access and entitlement, validates `input`, and makes the handler's context (streams open with it too). */
+export async function prepare(services: Services, op: Operation, input: unknown, caller: Caller, opts: InvokeOptions = {}): Promise<{ input: unknown; context: (ids: IdSource) => RequestContext; now: Date }> {
+  checkAccess(op.access, caller.auth);
+  const now = services.clock.now();
+  await checkEntitlement(op, caller.auth, now, opts.entitled);
+  const valid = validInput(op, input);
+  const requestId = caller.requestId ?? newId();
+  const metadata = eventMetadata({ ...caller, requestId });
+  const logger = caller.logger ?? services.logger.child({ request_id: requestId });
+  const headers = caller.headers ?? {};
+  const context = (ids: IdSource): RequestContext => ({
+    services,
+    store: services.store,
+    ids,
+    now,
+    requestId,
+    logger,
+    auth: caller.auth,
+    get signal() {
+      return caller.signal?.() ?? new AbortController().signal;
+    },
+    headers: Object.fromEntries((op.requestHeaders ?? []).map((h) => [h, headers[h] ?? null])),
+    metadata,
+    waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
+  });
+  return { input: valid, context, now };
+}
+
+/** Calls a JSON operation as `caller`: the whole pipeline. `input` is what the caller sent (validated here). */
+export async function invoke<Op extends JsonOperation>(services: Services, op: Op, input: unknown, caller: Caller, opts: InvokeOptions = {}): Promise<Invoked<z.output<Op['response']>>> {
+  const { input: valid, context, now } = await prepare(services, op, input, caller, opts);
+  let out: Invoked<unknown>;
+  if (op.write && caller.idempotencyKey !== undefined) {
+    const stored = await withIdempotency(services.knex, { scope: caller.idempotencyScope ?? scopeOf(caller.auth), key: caller.idempotencyKey, operation: op.id, body: input ?? null, now }, async (ids) => ({
+      status: 200,
+      body: await op.handle(context(ids), valid),
+    }));
+    out = { body: stored.body, replayed: stored.replayed };
+  } else {
+    out = { body: await op.handle(context(IdSource.random(now)), valid), replayed: false };
+  }
+  const violation = opts.checkContracts ? successViolation(op, out.body) : null;
+  if (violation) throw new ContractViolation(violation);
+  // The declaration's response schema made the body's type; a handler answers its input type.
+  return out as Invoked<z.output<Op['response']>>;
+}
+
+/** The idempotency scope of a caller: keys of different callers never meet. */
+export function scopeOf(auth: Auth): string {
+  return auth.kind === 'session' ? `user:${auth.userId}:${auth.organizationId}` : auth.kind === 'integration' ? `integration:${auth.integrationId}` : 'anonymous';
+}
+
+// A paid feature needs its entitlement in effect for the caller's organization; staff are exempt.
+async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
+  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
+  if (!(await entitled(auth.organizationId, op.entitlement, now)))
+    throw new ApiError(403, 'entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
+}
