@@ -9,6 +9,7 @@ import { identityProjection } from './projections/identity/identity.ts';
 import { customerIdOf } from './commands/billing/customers.ts';
 import { customers } from './commands/billing/handlers.ts';
 import { billingCustomersProjection } from './projections/billing/customers.ts';
+import { systemMetadata } from './pipeline/invoke.ts';
 
 /** A command context for operator actions (CLI, seed): the actor is the system. */
 export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason?: string): CommandContext & { knex: Knex } {
@@ -18,7 +19,7 @@ export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason
     store: app.store,
     ids: IdSource.random(now),
     now,
-    metadata: { org_id: null, actor: { type: 'system', id: 'cli' }, request_id: null, correlation_id: null, causation_id: null, ...(reason ? { reason } : {}) },
+    metadata: systemMetadata({ job: 'cli', reason }),
   };
 }
 

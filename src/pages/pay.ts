@@ -23,6 +23,7 @@ import { escapeHtml } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
+import { eventMetadata } from '../pipeline/invoke.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Method = ProfileDoc['methods'][number];
@@ -81,7 +82,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
 function commandContext(services: Services, session: WebSession): CommandContext {
   const now = services.clock.now();
   const { auth } = session;
-  return { store: services.store, ids: IdSource.random(now), now, metadata: { org_id: auth.organizationId, actor: { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId }, request_id: null, correlation_id: null, causation_id: null } };
+  return { store: services.store, ids: IdSource.random(now), now, metadata: eventMetadata({ auth, requestId: newId() }) };
 }
 
 // The sandbox's hosted page may live at BASE_URL, another origin than the app: the form's redirect must be allowed to go there.

@@ -138,3 +138,28 @@ async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: 
   if (!(await entitled(auth.organizationId, op.entitlement, now)))
     throw new ApiError(403, 'entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }
+
+/** What a system job (a worker pass, the seed, the CLI, a provider's notification) says about the events it appends. */
+export interface SystemCaller {
+  /** Who acts: the job's name (`overdue-worker`, `cli`, `payment-provider`). */
+  job: string;
+  orgId?: string | null;
+  /** The run or request this belongs to; default: a new id per call. */
+  requestId?: string | null;
+  correlationId?: string | null;
+  causation?: { eventId: string; correlationId?: string | null } | null;
+  reason?: string;
+}
+
+/** The metadata of events a system job appends: made here, like a caller's, so every event has a correlation id. */
+export function systemMetadata(s: SystemCaller): EventMetadata {
+  const requestId = s.requestId ?? newId();
+  return {
+    org_id: s.orgId ?? null,
+    actor: { type: 'system', id: s.job },
+    request_id: requestId,
+    correlation_id: s.correlationId ?? s.causation?.correlationId ?? requestId,
+    causation_id: s.causation?.eventId ?? null,
+    ...(s.reason ? { reason: s.reason } : {}),
+  };
+}

@@ -11,6 +11,7 @@ import { billingPaymentMethodsProjection } from '../../projections/billing/payme
 import { visibleCustomer } from '../../queries/billing/customers.ts';
 import { getSetupDoc, setupItem, visibleSetup } from '../../queries/billing/payment-methods.ts';
 import { paymentProfiles } from './handlers.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** Applies the provider's view of a setup (a notification, or a resume when `notificationId` is null); a repeat appends nothing. */
 export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSetup, notificationId: string | null) {
@@ -24,7 +25,7 @@ export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSet
 /** A command context for the provider acting on its own (webhooks). */
 export function providerContext(services: Services, organizationId: string): CommandContext {
   const now = services.clock.now();
-  return { store: services.store, ids: IdSource.random(now), now, metadata: { org_id: organizationId, actor: { type: 'system', id: 'payment-provider' }, request_id: null, correlation_id: null, causation_id: null } };
+  return { store: services.store, ids: IdSource.random(now), now, metadata: systemMetadata({ job: 'payment-provider', orgId: organizationId }) };
 }
 
 /** billing.payment-method-setups.insert */

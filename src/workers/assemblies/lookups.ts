@@ -6,6 +6,7 @@ import type { LookupDoc } from '../../projections/assemblies/lookups.ts';
 import { pendingLookups } from '../../queries/assemblies/lookups.ts';
 import { vehicleData } from '../../vehicle-data/index.ts';
 import type { Worker } from '../worker.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** Lookups advanced per pass at most (the rest wait for the next pass). */
 const BATCH = 200;
@@ -28,7 +29,7 @@ export async function runLookupPass(services: Services): Promise<LookupPassResul
       store: services.store,
       ids: lookupStepIds(doc.vehicle_id, step),
       now,
-      metadata: { org_id: null, actor: { type: 'system', id: 'assembly-lookup-worker' }, request_id: null, correlation_id: doc.vehicle_id, causation_id: null },
+      metadata: systemMetadata({ job: 'assembly-lookup-worker', correlationId: doc.vehicle_id }),
     });
     const data = { vehicle_id: doc.vehicle_id, provider: provider.name };
     if (doc.status === 'queued') {

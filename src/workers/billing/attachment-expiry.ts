@@ -7,6 +7,7 @@ import { retainedKey } from '../../commands/billing/attachments.ts';
 import { committedKey } from '../../storage/port.ts';
 import { IdSource } from '../../ids.ts';
 import { expiredUploads, retentionEnded } from '../../queries/billing/attachments.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did: the attachments recorded as expired, and those whose files were purged after their retention. */
 export interface AttachmentExpiryResult {
@@ -19,7 +20,7 @@ function systemContext(services: Services, now: Date, organizationId: string): C
     store: services.store,
     ids: IdSource.random(now),
     now,
-    metadata: { org_id: organizationId, actor: { type: 'system', id: 'attachment-expiry-worker' }, request_id: null, correlation_id: null, causation_id: null },
+    metadata: systemMetadata({ job: 'attachment-expiry-worker', orgId: organizationId }),
   };
 }
 

@@ -12,6 +12,7 @@ import { IdSource, nameId } from '../../ids.ts';
 import { paymentProvider } from '../../payments/sandbox.ts';
 import { autoCollectedCustomers } from '../../queries/billing/payment-methods.ts';
 import { unpaidInvoices } from '../../queries/billing/statements.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did. */
 export interface CollectionPassResult {
@@ -30,7 +31,7 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
       store: services.store,
       ids: IdSource.random(now),
       now,
-      metadata: { org_id: customer.organization_id, actor: { type: 'system' as const, id: 'collection-worker' }, request_id: null, correlation_id: null, causation_id: null },
+      metadata: systemMetadata({ job: 'collection-worker', orgId: customer.organization_id }),
     };
     for (const invoice of await unpaidInvoices(knex, customer.customer_id)) {
       const state = await collections.load(ctx, invoice.invoice_id);

@@ -7,6 +7,7 @@ import { customerAccess } from '../../commands/billing/handlers.ts';
 import { IdSource } from '../../ids.ts';
 import { suspendedCustomers } from '../../queries/billing/access.ts';
 import { customersOwingSince, unpaidInvoices } from '../../queries/billing/statements.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did. */
 export interface OverduePassResult {
@@ -34,7 +35,7 @@ export async function runOverduePass(services: Services): Promise<OverduePassRes
       store: services.store,
       ids: IdSource.random(now),
       now,
-      metadata: { org_id: organizationId, actor: { type: 'system' as const, id: 'overdue-worker' }, request_id: null, correlation_id: null, causation_id: null },
+      metadata: systemMetadata({ job: 'overdue-worker', orgId: organizationId }),
     };
     const res = await customerAccess.run(ctx, customerId, {
       type: 'ReviewAccess',

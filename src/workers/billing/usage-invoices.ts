@@ -9,6 +9,7 @@ import { IdSource } from '../../ids.ts';
 import { generateUsageInvoice, monthRange, usageInvoiceId } from '../../commands/billing/usage-invoices.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
 import { usageMonths } from '../../queries/billing/usage.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** How many ended months a pass looks back over: a worker down for a while still invoices them. */
 export const LOOKBACK_MONTHS = 3;
@@ -32,7 +33,7 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
     const ctx = {
       knex: services.knex, store: services.store, ids: IdSource.random(now), now,
       waitFor: (position: LogPosition | null, models: ReadModelRef[]) => services.runner.waitFor(position, models, services.config.projectionWaitMs),
-      metadata: { org_id: null, actor: { type: 'system' as const, id: 'usage-invoices-worker' }, request_id: null, correlation_id: null, causation_id: null, reason: `usage of ${month}` },
+      metadata: systemMetadata({ job: 'usage-invoices-worker', reason: `usage of ${month}` }),
     };
     try {
       const res = await generateUsageInvoice(ctx, subscription_id, month);

@@ -10,6 +10,7 @@ import type { ImportDoc } from '../../projections/ingest/imports.ts';
 import { openImports } from '../../queries/ingest/imports.ts';
 import { committedKey } from '../../storage/port.ts';
 import { type FileRecord, ImportFileError, csvRecords, ndjsonRecords } from './parse.ts';
+import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did, by import id. */
 export interface ImportsPassResult {
@@ -31,7 +32,7 @@ function workerContext(services: Services, doc: ImportDoc, seed: string): Comman
     store: services.store,
     ids: new IdSource(`${doc.id}:${seed}`, Date.parse(doc.created_at)),
     now,
-    metadata: { org_id: doc.organization_id, actor: { type: 'system', id: 'ingest-import-worker' }, request_id: null, correlation_id: doc.id, causation_id: null },
+    metadata: systemMetadata({ job: 'ingest-import-worker', orgId: doc.organization_id, correlationId: doc.id }),
   };
 }
 
