@@ -189,6 +189,24 @@ for (const backend of backends()) {
       expect(got.body.name).to.equal('Repaired Row Ltd');
     });
 
+    it('a year-0000 date written into the log by hand stops only the exchange rates, loudly; skipped, rates flow again', async () => {
+      const ok = await svc.call(ops['billing.currency-exchange-rates.insert'], { base: 'EUR', target: 'GBP', rate: '0.85', as_of: '2026-01-01T00:00:00Z', source: 'ECB' }, staff);
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+      const good = (await svc.app.knex('es_events').where({ stream_id: 'exchangerate-EUR_GBP' }).first('data', 'metadata')) as { data: unknown; metadata: unknown };
+      const data = typeof good.data === 'string' ? (JSON.parse(good.data) as Record<string, unknown>) : (good.data as Record<string, unknown>);
+      const id = await insertEvent('exchangerate-USD_GBP', 0, 'ExchangeRateRecorded', { ...data, base: 'USD', as_of: '0000-01-01T00:00:00.000Z' }, good.metadata);
+      await eventually('readyz names billing.exchange-rates', async () => (await readyz()).body.details?.find((d) => d.name === 'billing.exchange-rates')?.failure?.event_id === id);
+      const blocked = await svc.call(ops['billing.currency-exchange-rates.insert'], { base: 'CHF', target: 'GBP', rate: '0.9', as_of: '2026-01-02T00:00:00Z', source: 'ECB' }, staff);
+      expect(blocked.status).to.equal(503);
+      expect(blocked.body.code).to.equal('read_model_failed');
+      expect(blocked.body.message).to.contain('billing.exchange-rates');
+      const skipped = await svc.call(ops['platform.projections.skip'], { name: 'billing.exchange-rates', event_id: id, reason: 'year 0000 typed by hand' }, staff);
+      expect(skipped.status, JSON.stringify(skipped.body)).to.equal(200);
+      await eventually('exchange rates running again', async () => !(await readyz()).body.details?.some((d) => d.name === 'billing.exchange-rates'));
+      const listed = await svc.call(ops['billing.currency-exchange-rates.list'], { target: 'GBP' }, staff);
+      expect(listed.body.map((r) => r.base).sort()).to.deep.equal(['CHF', 'EUR']);
+    });
+
     it('answers a command on a stream with an unreadable event 409 stream_unreadable naming the event, and lists the stream on the health page', async () => {
       const d = await draft(svc, staff, acme.customerId, [500]);
       const stream = `invoice-${d.id}`;
