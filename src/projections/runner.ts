@@ -133,10 +133,11 @@ export class ProjectionRunner implements ReadModelProgress {
     }
     // A failure stays until an operator retries, skips or rebuilds: a restart does not hide it.
     const failures = await storedFailures(this.knex);
+    const head = await this.store.lastCommittedPosition();
     for (const p of this.projections) {
       const failure = failures.get(p.name);
       if (failure) this.health.set(p.name, 'failed', failure);
-      else this.health.set(p.name, comparePositions(this.checkpoints.get(p.name) ?? null, await this.store.lastCommittedPosition()) < 0 ? 'catching_up' : 'running');
+      else this.health.set(p.name, comparePositions(this.checkpoints.get(p.name) ?? null, head) < 0 ? 'catching_up' : 'running');
     }
   }
 
