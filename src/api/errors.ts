@@ -1,6 +1,6 @@
 // Errors that carry their HTTP status and code, and the one place they become the error body.
 import { ZodError } from 'zod';
-import { DomainError } from '../domain/errors.ts';
+import { DomainError, type Issue } from '../domain/errors.ts';
 import { EventReadError } from '../domain/decider.ts';
 import { WrongExpectedVersionError } from '../eventstore/port.ts';
 import { InvalidPositionError } from '../eventstore/port.ts';
@@ -8,10 +8,7 @@ import { ProjectionLagError, ReadModelFailedError } from '../context.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 
 /** One field-level problem of a rejected request. */
-export interface Issue {
-  path: string;
-  message: string;
-}
+export type { Issue } from '../domain/errors.ts';
 
 /** An error with an HTTP status and a stable code. */
 export class ApiError extends Error {
@@ -54,7 +51,7 @@ export function zodIssues(err: ZodError): Issue[] {
 export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean; fault?: boolean } {
   const body = (code: string, message: string, issues?: Issue[]): ErrorBody => ({ type, code, message, ...(issues ? { issues } : {}), request_id: requestId });
   if (err instanceof ApiError) return { status: err.status, headers: err.extra.headers ?? {}, body: body(err.code, err.message, err.extra.issues), internal: false };
-  if (err instanceof DomainError) return { status: err.status, headers: {}, body: body(err.code, err.message), internal: false };
+  if (err instanceof DomainError) return { status: err.status, headers: err.headers ?? {}, body: body(err.code, err.message, err.issues), internal: false };
   if (err instanceof ZodError) return { status: 400, headers: {}, body: body('invalid_request', 'The request is not valid.', zodIssues(err)), internal: false };
   if (err instanceof WrongExpectedVersionError)
     return { status: 409, headers: {}, body: body('concurrency_conflict', 'The resource was changed by another request at the same time; retry.'), internal: false };

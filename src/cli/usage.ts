@@ -5,7 +5,6 @@ import readline from 'node:readline';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Knex } from 'knex';
-import { ApiError } from '../api/errors.ts';
 import { MAX_USAGE_BATCH, UsageOrderInput } from '../api/schemas/billing-usage.ts';
 import type { CommandContext } from '../context.ts';
 import { recordUsage } from '../commands/billing/usage.ts';
@@ -165,9 +164,9 @@ export async function importUsage(
  * about particular orders (then the import stops: the whole file would fail the same way).
  */
 function rejectedRows(err: unknown, size: number): Map<number, string> | null {
-  if (err instanceof ApiError && err.extra.issues?.length) {
+  if (err instanceof DomainError && err.issues?.length) {
     const out = new Map<number, string>();
-    for (const issue of err.extra.issues) {
+    for (const issue of err.issues) {
       const m = /^orders\.(\d+)/.exec(issue.path);
       if (m) out.set(Number(m[1]), `${err.code}: ${issue.message}`);
     }

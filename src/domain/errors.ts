@@ -1,15 +1,34 @@
 // Errors are a contract: each area declares its codes with their HTTP status once (a catalogue);
 // deciders and handlers throw codes from it, and an operation's `errors` list is built from it.
 
+/** One field-level problem of a refused request: a dotted path and what is wrong there. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** What an error may carry besides its code and message: field issues, answer headers (Retry-After), details for logs. */
+export interface ErrorExtra {
+  issues?: Issue[];
+  headers?: Record<string, string>;
+  details?: Record<string, unknown>;
+}
+
 /** A refused command or request; `code` is the stable machine-readable reason, `status` its HTTP status. */
 export class DomainError extends Error {
+  readonly issues?: Issue[];
+  readonly headers?: Record<string, string>;
+  readonly details?: Record<string, unknown>;
   constructor(
     readonly code: string,
     message: string,
     readonly status: number,
-    readonly details?: Record<string, unknown>,
+    extra: ErrorExtra = {},
   ) {
     super(message);
+    this.issues = extra.issues;
+    this.headers = extra.headers;
+    this.details = extra.details;
   }
 }
 
@@ -21,7 +40,7 @@ export type ErrorList = readonly string[] & { readonly [catalogued]: true };
 export interface ErrorCatalogue<C extends string> {
   readonly statuses: Readonly<Record<C, number>>;
   /** The error to throw for `code`. */
-  error(code: C, message: string, details?: Record<string, unknown>): DomainError;
+  error(code: C, message: string, extra?: ErrorExtra): DomainError;
   /** The codes an operation declares. */
   list(...codes: C[]): ErrorList;
 }
@@ -30,7 +49,7 @@ export interface ErrorCatalogue<C extends string> {
 export function errorCatalogue<const T extends Record<string, number>>(statuses: T): ErrorCatalogue<Extract<keyof T, string>> {
   return {
     statuses,
-    error: (code, message, details) => new DomainError(code, message, statuses[code], details),
+    error: (code, message, extra) => new DomainError(code, message, statuses[code], extra),
     list: (...codes) => codes as readonly string[] as ErrorList,
   };
 }

@@ -6,12 +6,14 @@
 // the aggregates; 503 when the read models lag. Every answer but 200 has the service's error body with `request_id`.
 import express from 'express';
 import type { Services } from '../context.ts';
-import { ApiError, toErrorResponse } from '../api/errors.ts';
+import { toErrorResponse } from '../api/errors.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
 import { applyProviderPayment, paymentOutcomeReadModels } from '../commands/billing/payment-attempts.ts';
 import { NotificationRejected, type PaymentOwner, type PaymentProvider, type ProviderNotification, type SetupOwner } from './port.ts';
 import { SANDBOX_WEBHOOK_PATH, paymentProvider } from './sandbox.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
+import { billingErrors } from '../domain/billing/errors.ts';
+import type { DomainError } from '../domain/errors.ts';
 
 /** The `type` of the webhook's error bodies. */
 export const PAYMENT_NOTIFICATION_ERROR = 'billing.PaymentNotificationError';
@@ -37,7 +39,7 @@ export function mountPaymentWebhooks(app: express.Express, services: Services): 
       if (!matched) services.logger.warn({ request_id: requestId, notification_id: notification.id, claimed: applied.claimed, provider_status: applied.status }, 'payment notification disagrees with the provider\'s record: the record was applied');
       res.json({ received: true, status: applied.status, matched });
     } catch (err) {
-      const mapped = err instanceof NotificationRejected ? new ApiError(400, 'invalid_notification', `The notification was refused: ${err.message}.`, err.issues.length ? { issues: err.issues } : {}) : err;
+      const mapped = err instanceof NotificationRejected ? billingErrors.error('invalid_notification', `The notification was refused: ${err.message}.`, err.issues.length ? { issues: err.issues } : {}) : err;
       const out = toErrorResponse(mapped, PAYMENT_NOTIFICATION_ERROR, requestId);
       if (out.internal) services.logger.error({ err, request_id: requestId }, 'payment notification failed');
       res.status(out.status).set(out.headers).json(out.body);
@@ -68,6 +70,6 @@ function sameOwner<O extends SetupOwner | PaymentOwner>(record: O, claimed: O, k
   return keys.every((k) => record[k] === claimed[k]);
 }
 
-function mismatch(kind: 'setup' | 'payment', ref: string): ApiError {
-  return new ApiError(400, 'notification_mismatch', `The notification does not match the provider's record: the provider has no ${kind} ${ref} for this owner.`);
+function mismatch(kind: 'setup' | 'payment', ref: string): DomainError {
+  return billingErrors.error('notification_mismatch', `The notification does not match the provider's record: the provider has no ${kind} ${ref} for this owner.`);
 }

@@ -1,21 +1,21 @@
 // The input an operation accepts: well-formed text, bounded nesting, then its declared schema.
 import type { ZodError } from 'zod';
-import { ApiError } from '../api/errors.ts';
 import type { Operation } from '../api/operation.ts';
 import { textProblem } from '../api/text.ts';
+import { commonErrors } from '../domain/errors.ts';
 
 /** Deepest nesting a request may have; real requests need a handful of levels. */
 const MAX_DEPTH = 32;
 
-/** The validated input of `op` (its schema's output), or a 400 naming the field (ZodError or ApiError). */
+/** The validated input of `op` (its schema's output), or a 400 naming the field (ZodError or DomainError). */
 export function validInput(op: Operation, body: unknown): unknown {
   if (op.request === null) {
     if (body === undefined || (typeof body === 'object' && body !== null && !Array.isArray(body) && Object.keys(body).length === 0)) return undefined;
-    throw new ApiError(400, 'invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
+    throw commonErrors.error('invalid_request', 'This operation takes no request body.', { issues: [{ path: '', message: 'expected no body or {}' }] });
   }
-  if (body === undefined) throw new ApiError(400, 'invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
+  if (body === undefined) throw commonErrors.error('invalid_request', 'A JSON request body is required.', { issues: [{ path: '', message: 'required' }] });
   const problem = bodyProblem(body);
-  if (problem) throw new ApiError(400, 'invalid_request', problem.message, { issues: [{ path: problem.path.join('.'), message: problem.message }] });
+  if (problem) throw commonErrors.error('invalid_request', problem.message, { issues: [{ path: problem.path.join('.'), message: problem.message }] });
   const parsed = op.request.safeParse(body);
   if (!parsed.success) throw parsed.error satisfies ZodError;
   return parsed.data;

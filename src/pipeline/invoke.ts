@@ -5,7 +5,6 @@
 // in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
 // (HTTP through toErrorResponse).
 import type { z } from 'zod';
-import { ApiError } from '../api/errors.ts';
 import { checkAccess } from '../api/auth.ts';
 import { withIdempotency } from '../api/idempotency.ts';
 import { successViolation } from '../api/contract.ts';
@@ -14,6 +13,7 @@ import { type Auth, type RequestContext, type Services, hasRole } from '../conte
 import type { EventMetadata } from '../eventstore/port.ts';
 import { IdSource, newId } from '../ids.ts';
 import { validInput } from './input.ts';
+import { commonErrors } from '../domain/errors.ts';
 
 /** Whether `organizationId` has entitlement `key` in effect at `now`. */
 export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
@@ -136,7 +136,7 @@ export function scopeOf(auth: Auth): string {
 async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
   if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
   if (!(await entitled(auth.organizationId, op.entitlement, now)))
-    throw new ApiError(403, 'entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
+    throw commonErrors.error('entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }
 
 /** What a system job (a worker pass, the seed, the CLI, a provider's notification) says about the events it appends. */

@@ -2,9 +2,9 @@
 // is read back through the shape of what this list writes into it, so a forged one is a 400, never a query.
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { ApiError } from '../api/errors.ts';
 import { EventName } from '../api/schemas/analytics.ts';
 import { RequestDate, Uuid, inRange } from '../api/schemas/common.ts';
+import { commonErrors, type DomainError } from '../domain/errors.ts';
 
 /** The parts a cursor is made of, each exactly as the service writes it (and in range for the database). */
 export const cursorParts = {
@@ -52,8 +52,8 @@ export function decodeCursor<S extends CursorShape>(cursor: string, shape: S): z
   return parsed.data;
 }
 
-function invalidCursor(): ApiError {
-  return new ApiError(400, 'invalid_cursor', 'The cursor is not one this list returned.', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
+function invalidCursor(): DomainError {
+  return commonErrors.error('invalid_cursor', 'The cursor is not one this list returned.', { issues: [{ path: 'cursor', message: 'invalid cursor' }] });
 }
 
 /**

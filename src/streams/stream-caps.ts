@@ -1,7 +1,7 @@
 // Caps on open server-sent-event streams (STREAMS_PER_TOKEN, STREAMS_PER_ORGANIZATION): each stream holds a slot of its
 // token and one of its organization from before it opens until its connection closes; past a cap it is refused with 429.
-import { ApiError } from '../api/errors.ts';
 import type { Auth } from '../context.ts';
+import { commonErrors, type DomainError } from '../domain/errors.ts';
 
 /** Seconds a refused client is asked to wait: a slot frees only when one of its streams closes. */
 const RETRY_AFTER_SECONDS = 10;
@@ -39,6 +39,6 @@ function add(counts: Map<string, number>, key: string, n: number): void {
   else counts.delete(key);
 }
 
-function refused(why: string): ApiError {
-  return new ApiError(429, 'rate_limited', `Too many open streams: ${why}; close one first.`, { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
+function refused(why: string): DomainError {
+  return commonErrors.error('rate_limited', `Too many open streams: ${why}; close one first.`, { headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) } });
 }

@@ -5,7 +5,6 @@ import { currencyItem } from '../../queries/billing/currencies.ts';
 import { currencySettings } from './handlers.ts';
 import { billingCurrenciesProjection } from '../../projections/billing/currencies.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { ApiError } from '../../api/errors.ts';
 
 export const currenciesUpdate = operation({
   id: 'billing.currencies.update',
@@ -22,7 +21,7 @@ export const currenciesUpdate = operation({
     const res = await currencySettings.run(ctx, req.code, { type: 'SetCurrencyBilling', data: { code: req.code, enabled_for_billing: req.enabled_for_billing } }, { orgId: null });
     await ctx.waitFor(res.position, [billingCurrenciesProjection]);
     const item = await currencyItem(ctx.services.knex, req.code);
-    if (!item) throw new ApiError(400, 'invalid_request', `${req.code} is not an ISO 4217 currency.`);
+    if (!item) throw billingErrors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
     return item;
   },
 });

@@ -1,6 +1,6 @@
 // billing.customers.insert, .update, .remove: commands on the customer aggregate.
 import { operation } from '../../api/operation.ts';
-import { ApiError, forbidden } from '../../api/errors.ts';
+import { forbidden } from '../../api/errors.ts';
 import { hasRole } from '../../context.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
@@ -33,7 +33,7 @@ export const customersInsert = operation({
   async handle(ctx, req) {
     const own = ctx.auth.kind === 'session' ? ctx.auth.organizationId : null;
     const organizationId = req.organization_id ?? own;
-    if (!organizationId) throw new ApiError(400, 'invalid_request', 'organization_id is required.');
+    if (!organizationId) throw billingErrors.error('invalid_request', 'organization_id is required.', { issues: [{ path: 'organization_id', message: 'required' }] });
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden('Only billing staff may create a customer for another organization.');
     const id = customerIdOf(organizationId);
     const { metadata, tax_id, billing_address, ...rest } = req;

@@ -1,6 +1,5 @@
 // billing.payments.insert and .update: manual payments, recorded as events on the invoice stream (the consistency boundary).
 import { operation } from '../../api/operation.ts';
-import { ApiError } from '../../api/errors.ts';
 import type { RequestContext } from '../../context.ts';
 import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
@@ -16,7 +15,7 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 function notInFuture(ctx: RequestContext, date: string | undefined): void {
   if (date !== undefined && date > isoDate(ctx.now))
-    throw new ApiError(400, 'received_on_in_future', 'A payment cannot be received in the future.', { issues: [{ path: 'received_on', message: 'after today' }] });
+    throw billingErrors.error('received_on_in_future', 'A payment cannot be received in the future.', { issues: [{ path: 'received_on', message: 'after today' }] });
 }
 
 // After a write at `position` (its invoice was found visible first), the documents its projection commits wrote are the answer.

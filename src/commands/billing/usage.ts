@@ -2,7 +2,7 @@
 // `recordUsage` is shared by the operation and `core-server usage import`.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { ApiError, type Issue } from '../../api/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import { operation } from '../../api/operation.ts';
 import { UsageInsertRequest, UsageInsertResponse } from '../../api/schemas/billing-usage.ts';
 import type { CommandContext } from '../../context.ts';
@@ -14,6 +14,7 @@ import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { activeSubscriptionsOf, subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { usageByOrderIds } from '../../queries/billing/usage.ts';
 import { loadAggregate } from '../run.ts';
+import type { DomainError } from '../../domain/errors.ts';
 
 /** A validated billing.usage.insert body. */
 export type UsageBatch = z.output<typeof UsageInsertRequest>;
@@ -24,8 +25,8 @@ export type UsageBatchResult = z.output<typeof UsageInsertResponse>;
 const PARALLEL_APPENDS = 8;
 
 /** A catalogued billing error that names the offending orders as `issues`. */
-function ordersError(code: 'usage_conflict' | 'seller_not_subscriber' | 'no_active_subscription' | 'ambiguous_subscription' | 'occurred_in_future' | 'invalid_request', message: string, issues: Issue[]): ApiError {
-  return new ApiError(billingErrors.statuses[code], code, message, { issues });
+function ordersError(code: 'usage_conflict' | 'seller_not_subscriber' | 'no_active_subscription' | 'ambiguous_subscription' | 'occurred_in_future' | 'invalid_request', message: string, issues: Issue[]): DomainError {
+  return billingErrors.error(code, message, { issues });
 }
 
 /** Which subscription each order of the batch belongs to (see docs/decisions.md "Usage facts"). */

@@ -1,6 +1,5 @@
 // integrations.insert (exchange an access code for an API key) and integrations.remove (uninstall).
 import { operation } from '../../api/operation.ts';
-import { ApiError } from '../../api/errors.ts';
 import { Empty } from '../../api/schemas/common.ts';
 import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
 import { clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
@@ -83,7 +82,7 @@ export const integrationsRemove = operation({
   errors: integrationsErrors.list(),
   access: { integration: 'any' },
   async handle(ctx) {
-    if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'An integration API key is required.');
+    if (ctx.auth.kind !== 'integration') throw integrationsErrors.error('unauthenticated', 'An integration API key is required.');
     const id = ctx.auth.integrationId;
     const res = await installations.run(ctx, id, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled' } }, { orgId: ctx.auth.organizationId });
     await ctx.waitFor(res.position, [integrationsProjection]);

@@ -158,5 +158,5 @@ export function assertIssuable(s: CreditNoteRequestState): void {
 function require(s: CreditNoteRequestState, allowed: CreditNoteRequestStatus[], action: string): void {
   if (s.status === 'none') throw billingErrors.error('credit_note_request_not_found', 'No such credit note request.');
   if (!allowed.includes(s.status))
-    throw billingErrors.error('invalid_status_transition', `Cannot ${action} a credit note request that is ${s.status}.`, { status: s.status });
+    throw billingErrors.error('invalid_status_transition', `Cannot ${action} a credit note request that is ${s.status}.`, { details: { status: s.status } });
 }

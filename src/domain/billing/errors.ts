@@ -18,6 +18,8 @@ export const billingErrors = errorCatalogue({
   invalid_line: 400,
   negative_total: 400,
   received_on_in_future: 400,
+  invalid_notification: 400,
+  notification_mismatch: 400,
   too_many_lines: 400,
   attachment_not_found: 404,
   credit_note_request_not_found: 404,

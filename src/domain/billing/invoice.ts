@@ -292,5 +292,5 @@ function positive(amount: number): void {
 }
 
 function transition(action: string, status: InvoiceStatus): DomainError {
-  return billingErrors.error('invalid_status_transition', `Cannot ${action.replace('_', ' ')} an invoice that is ${status}.`, { status });
+  return billingErrors.error('invalid_status_transition', `Cannot ${action.replace('_', ' ')} an invoice that is ${status}.`, { details: { status } });
 }

@@ -1,11 +1,12 @@
 // Reads of billing_usage (written by projections/billing/usage.ts): orders by id, a subscription's orders of a period in rating order,
 // and the fail-closed refusal when some of them cannot be rated.
 import type { Knex } from 'knex';
-import { ApiError, type Issue } from '../../api/errors.ts';
+import type { Issue } from '../../domain/errors.ts';
 import type { OrderRating } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { UsageOrder } from '../../domain/billing/usage.ts';
 import type { UsageDoc } from '../../projections/billing/usage.ts';
+import type { DomainError } from '../../domain/errors.ts';
 
 /** The recorded orders among `orderIds`, by order id. */
 export async function usageByOrderIds(knex: Knex, orderIds: string[]): Promise<Map<string, UsageDoc>> {
@@ -57,8 +58,8 @@ export function unrateableIssues(orders: readonly UsageOrder[], ratings: readonl
 }
 
 /** The 409 that refuses to rate when any order cannot be rated: fails closed, naming the orders. */
-export function unrateableError(issues: Issue[], what: string): ApiError {
-  return new ApiError(billingErrors.statuses.usage_unrateable, 'usage_unrateable', `${issues.length} order(s) cannot be rated, so ${what}; they are named in issues${issues.length > MAX_NAMED_ORDERS ? ` (the first ${MAX_NAMED_ORDERS})` : ''}.`, {
+export function unrateableError(issues: Issue[], what: string): DomainError {
+  return billingErrors.error('usage_unrateable', `${issues.length} order(s) cannot be rated, so ${what}; they are named in issues${issues.length > MAX_NAMED_ORDERS ? ` (the first ${MAX_NAMED_ORDERS})` : ''}.`, {
     issues: issues.slice(0, MAX_NAMED_ORDERS),
   });
 }

@@ -1,11 +1,11 @@
 // Integrations API callers: `Authorization: Bearer <api_key>` plus `Svc-Integration-ID` naming the key's own integration.
 import type { Authenticator } from '../../api/http.ts';
-import { ApiError } from '../../api/errors.ts';
 import { bearerToken } from '../../api/auth.ts';
 import { hashSecret, looksValid } from '../../secrets.ts';
 import { activeInstallByKeyHash } from './integrations.ts';
+import { integrationsErrors } from '../../domain/integrations/errors.ts';
 
-const rejected = (why: string) => new ApiError(401, 'unauthenticated', why);
+const rejected = (why: string) => integrationsErrors.error('unauthenticated', why);
 
 /** Resolves an installed integration from its key; no Authorization header -> anonymous (integrations.insert only). */
 export const integrationAuthenticator: Authenticator = async (req, services) => {

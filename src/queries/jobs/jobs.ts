@@ -2,7 +2,6 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import { operation } from '../../api/operation.ts';
-import { ApiError } from '../../api/errors.ts';
 import type { RequestContext } from '../../context.ts';
 import { Job, JobsGetRequest, type JobIdentityV1 } from '../../api/schemas/jobs.ts';
 import type { JobDoc } from '../../projections/jobs/jobs.ts';
@@ -10,7 +9,7 @@ import { jobsErrors } from '../../domain/jobs/errors.ts';
 
 /** The installed integration calling, and the organization its key belongs to. */
 export function integrationCaller(ctx: RequestContext): { organizationId: string; integrationId: string; clientId: string } {
-  if (ctx.auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'This operation needs an integration API key.');
+  if (ctx.auth.kind !== 'integration') throw jobsErrors.error('unauthenticated', 'This operation needs an integration API key.');
   return { organizationId: ctx.auth.organizationId, integrationId: ctx.auth.integrationId, clientId: ctx.auth.clientId };
 }
 

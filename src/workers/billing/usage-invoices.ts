@@ -4,7 +4,6 @@ import type { ReadModelRef, Services } from '../../context.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import type { Worker } from '../worker.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { ApiError } from '../../api/errors.ts';
 import { IdSource } from '../../ids.ts';
 import { generateUsageInvoice, monthRange, usageInvoiceId } from '../../commands/billing/usage-invoices.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
@@ -39,7 +38,7 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
       const res = await generateUsageInvoice(ctx, subscription_id, month);
       result.generated.push({ subscription_id, period: month, invoice_id: res.invoiceId });
     } catch (err) {
-      if (!(err instanceof DomainError) && !(err instanceof ApiError)) throw err;
+      if (!(err instanceof DomainError)) throw err;
       result.refused.push({ subscription_id, period: month, code: err.code });
     }
   }
