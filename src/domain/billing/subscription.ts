@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** One item: a price and how many. */
 export const SubscriptionItemSchema = z.object({ price_id: z.string(), quantity: z.number() });
@@ -20,7 +21,7 @@ export type SubscriptionFields = z.infer<typeof SubscriptionFieldsSchema>;
 
 /** Events of a subscription stream. */
 export const subscriptionEvents = eventSchemas({
-  SubscriptionCreated: SubscriptionFieldsSchema.extend({ subscription_id: z.string(), organization_id: z.string(), created_at: z.string() }),
+  SubscriptionCreated: SubscriptionFieldsSchema.extend({ subscription_id: z.string(), organization_id: EventId, created_at: EventInstant }),
   SubscriptionUpdated: z.object({ changes: SubscriptionFieldsSchema.partial(), updated_at: z.string() }),
 });
 
