@@ -14,8 +14,8 @@ import { importEvents } from '../../src/domain/ingest/import.ts';
 import { backends, suiteStore } from '../support/db.ts';
 import { AGGREGATES, type PhasedEvent, declaredCodecs, eventLogs } from './all-events.ts';
 
-/** Logs per backend: each holds every event type once or twice (about 150 events) and runs three phases. */
-const RUNS = Number(process.env.EVENTS_PROPERTY_RUNS ?? 12);
+/** Logs per backend (about 3 s each): each holds every event type once or twice (about 150 events) and runs three phases. */
+const RUNS = Number(process.env.EVENTS_PROPERTY_RUNS ?? 8);
 const START = '2026-01-15T09:00:00.000Z';
 const SUB = '0190c6a2-0000-7000-8000-0000000000f1';
 const ORG = '0190c6a2-0000-7000-8000-000000000001';
@@ -23,7 +23,7 @@ const ORG2 = '0190c6a2-0000-7000-8000-000000000002';
 
 for (const backend of backends()) {
   describe(`every event that passes its schema projects (${backend})`, function () {
-    this.timeout(300_000);
+    this.timeout(Math.max(300_000, RUNS * 15_000));
     const opened = suiteStore(backend);
 
     /** Appends `log` in its phases and runs every projection: catch-up from empty, catch-up onto rows, live. Throws what failed. */
