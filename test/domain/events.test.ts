@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { EventReadError, addedFields, eventCodec, eventSchemas, readEvent, renamedField } from '../../src/domain/decider.ts';
 import { invoiceCodec } from '../../src/domain/billing/invoice.ts';
 
-const ref = { invoice_id: 'inv-1', organization_id: 'org-1', customer_id: 'cus-1', currency: 'GBP' };
+const ref = { invoice_id: '0190c6a2-0000-7000-8000-0000000000b1', organization_id: '0190c6a2-0000-7000-8000-0000000000a1', customer_id: '0190c6a2-0000-7000-8000-0000000000c1', currency: 'GBP' };
 const lines = [{ kind: 'manual', description: 'Work', quantity: 1, unit_amount: 1000, amount: 1000 }];
 const current = { ...ref, lines, subtotal: 1000, total: 1000, memo: 'Thanks', metadata: { po: '42' }, created_at: '2026-01-15T09:00:00.000Z' };
 

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { analyticsErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** How far back an event's occurred_at may lie. */
 export const MAX_EVENT_AGE_DAYS = 30;
@@ -15,12 +16,12 @@ export const PropertyValue = z.union([z.string().max(500), z.number(), z.boolean
 /** Events of the analytics streams. */
 export const analyticsEvents = eventSchemas({
   AnalyticsEventRecorded: z.object({
-    event_id: z.string(),
-    organization_id: z.string(),
+    event_id: EventId,
+    organization_id: EventId,
     name: z.string(),
     properties: z.record(z.string(), PropertyValue),
-    occurred_at: z.string(),
-    received_at: z.string(),
+    occurred_at: EventInstant,
+    received_at: EventInstant,
     origin: z.string().nullable(),
     referer: z.string().nullable(),
   }),

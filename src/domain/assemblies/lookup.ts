@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { VehicleIdentifierSchema } from '../vehicles/identifier.ts';
 import { assembliesErrors } from './errors.ts';
+import { EventInstant } from '../event-fields.ts';
 
 /** One node of a vehicle's assembly tree (HCA taxonomy). */
 export const HcaNodeSchema = z.object({
@@ -39,11 +40,11 @@ export const VehicleLookupEvents = eventSchemas({
     identifier: VehicleIdentifierSchema,
     /** What asked first: a search or a preload. */
     requested_by: z.enum(['search', 'preload']),
-    queued_at: z.string(),
+    queued_at: EventInstant,
   }),
-  AssemblyTreeReady: z.object({ vehicle_id: z.uuid(), vehicle: DecodedVehicleSchema, tree: z.array(HcaNodeSchema), provider: z.string(), ready_at: z.string() }),
-  AssemblyEnrichmentsReady: z.object({ vehicle_id: z.uuid(), enrichments: z.array(EnrichmentSchema), provider: z.string(), ready_at: z.string() }),
-  VehicleLookupFailed: z.object({ vehicle_id: z.uuid(), reason: z.enum(['vehicle_not_found']), provider: z.string(), failed_at: z.string() }),
+  AssemblyTreeReady: z.object({ vehicle_id: z.uuid(), vehicle: DecodedVehicleSchema, tree: z.array(HcaNodeSchema), provider: z.string(), ready_at: EventInstant }),
+  AssemblyEnrichmentsReady: z.object({ vehicle_id: z.uuid(), enrichments: z.array(EnrichmentSchema), provider: z.string(), ready_at: EventInstant }),
+  VehicleLookupFailed: z.object({ vehicle_id: z.uuid(), reason: z.enum(['vehicle_not_found']), provider: z.string(), failed_at: EventInstant }),
 });
 
 /** An event of a vehicle lookup (derived from `VehicleLookupEvents`). */

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { addDays } from '../../clock.ts';
+import { EventId } from '../event-fields.ts';
 
 /** An open invoice with money still owed, as the policy sees it. */
 export interface UnpaidInvoice {
@@ -17,15 +18,15 @@ export interface UnpaidInvoice {
 /** Events of an access stream. */
 export const accessEvents = eventSchemas({
   AccessSuspended: z.object({
-    customer_id: z.string(),
-    organization_id: z.string(),
+    customer_id: EventId,
+    organization_id: EventId,
     suspension_date: z.string(),
     oldest_due_date: z.string(),
     grace_days: z.number(),
     invoice_ids: z.array(z.string()),
     suspended_at: z.string(),
   }),
-  AccessRestored: z.object({ customer_id: z.string(), organization_id: z.string(), restored_at: z.string() }),
+  AccessRestored: z.object({ customer_id: EventId, organization_id: EventId, restored_at: z.string() }),
 });
 
 /** An access event (derived from `accessEvents`). */

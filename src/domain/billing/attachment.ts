@@ -2,9 +2,10 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** What an attachment belongs to. */
-export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice', 'relationship']), id: z.string() });
+export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice', 'relationship']), id: EventId });
 /** What an attachment belongs to. */
 export type AttachmentSubject = z.infer<typeof AttachmentSubjectSchema>;
 
@@ -13,18 +14,18 @@ export const attachmentEvents = eventSchemas({
   AttachmentPrepared: z.object({
     attachment_id: z.string(),
     subject: AttachmentSubjectSchema,
-    organization_id: z.string(),
+    organization_id: EventId,
     object_key: z.string(),
     filename: z.string(),
     content_type: z.string(),
     size: z.number(),
-    prepared_at: z.string(),
-    expires_at: z.string(),
+    prepared_at: EventInstant,
+    expires_at: EventInstant,
   }),
   // committed_key: where commit froze the checked bytes, the only key downloads are served from (absent on commits before
   // issue 25, which serve the upload key).
-  AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: z.string(), committed_key: z.string().optional() }),
-  AttachmentRemoved: z.object({ removed_at: z.string() }),
+  AttachmentCommitted: z.object({ is_internal: z.boolean(), committed_at: EventInstant, committed_key: z.string().optional() }),
+  AttachmentRemoved: z.object({ removed_at: EventInstant }),
   AttachmentExpired: z.object({ expired_at: z.string() }),
   AttachmentPurged: z.object({ purged_at: z.string(), retention_days: z.number() }),
 });

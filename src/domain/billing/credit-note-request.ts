@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { CreditNoteReasonSchema } from './invoice-events.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** Where a credit note request stands. */
 export type CreditNoteRequestStatus = 'pending' | 'approved' | 'issued' | 'rejected' | 'cancelled';
@@ -16,8 +17,8 @@ export type CreditNoteRequestDetails = z.infer<typeof CreditNoteRequestDetailsSc
 /** Everything that happens to a credit note request. */
 export const creditNoteRequestEvents = eventSchemas({
   CreditNoteRequested: CreditNoteRequestDetailsSchema.extend({
-    credit_note_request_id: z.string(), invoice_id: z.string(), invoice_number: z.string().nullable(), organization_id: z.string(), customer_id: z.string(),
-    currency: z.string(), requested_at: z.string(),
+    credit_note_request_id: z.string(), invoice_id: EventId, invoice_number: z.string().nullable(), organization_id: EventId, customer_id: EventId,
+    currency: z.string(), requested_at: EventInstant,
   }),
   CreditNoteRequestUpdated: z.object({ changes: CreditNoteRequestDetailsSchema.partial(), updated_at: z.string() }),
   CreditNoteRequestApproved: z.object({ approved_at: z.string() }),

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** Postal address on invoices. */
 export const BillingAddressSchema = z.object({
@@ -30,7 +31,7 @@ export type CustomerFields = z.infer<typeof CustomerFieldsSchema>;
 
 /** Events of a customer stream. */
 export const customerEvents = eventSchemas({
-  CustomerCreated: CustomerFieldsSchema.extend({ customer_id: z.string(), organization_id: z.string(), created_at: z.string() }),
+  CustomerCreated: CustomerFieldsSchema.extend({ customer_id: EventId, organization_id: EventId, created_at: EventInstant }),
   CustomerUpdated: z.object({ changes: CustomerFieldsSchema.partial(), updated_at: z.string() }),
   CustomerRemoved: z.object({ removed_at: z.string() }),
 });

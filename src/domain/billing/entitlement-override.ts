@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId } from '../event-fields.ts';
 
 /** What an override says. */
 export const OverrideTermsSchema = z.object({ mode: z.enum(['grant', 'revoke']), expires_at: z.string().nullable(), reason: z.string() });
@@ -10,7 +11,7 @@ export type OverrideTerms = z.infer<typeof OverrideTermsSchema>;
 
 /** Events of an override stream. */
 export const overrideEvents = eventSchemas({
-  EntitlementOverrideSet: OverrideTermsSchema.extend({ override_id: z.string(), organization_id: z.string(), entitlement_key: z.string(), set_at: z.string() }),
+  EntitlementOverrideSet: OverrideTermsSchema.extend({ override_id: z.string(), organization_id: EventId, entitlement_key: z.string(), set_at: z.string() }),
   EntitlementOverrideRemoved: z.object({ removed_at: z.string() }),
 });
 

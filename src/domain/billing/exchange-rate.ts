@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventInstant } from '../event-fields.ts';
 
 /** A positive decimal: up to 12 integer digits and 18 decimals, no exponent, no sign. */
 export const DECIMAL_RATE = /^(0|[1-9]\d{0,11})(\.\d{1,18})?$/;
@@ -19,7 +20,7 @@ export function isPositiveRate(rate: string): boolean {
 
 /** Events of an exchange-rate stream. */
 export const exchangeRateEvents = eventSchemas({
-  ExchangeRateRecorded: z.object({ base: z.string(), target: z.string(), rate: z.string(), as_of: z.string(), source: z.string(), recorded_at: z.string() }),
+  ExchangeRateRecorded: z.object({ base: z.string(), target: z.string(), rate: z.string(), as_of: EventInstant, source: z.string(), recorded_at: z.string() }),
 });
 
 /** An exchange-rate event (derived from `exchangeRateEvents`). */

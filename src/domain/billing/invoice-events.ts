@@ -2,6 +2,7 @@
 // Every event carries invoice_id, organization_id, customer_id and currency so statements and feeds need no joins.
 import { z } from 'zod';
 import { type EventOf, addedFields, eventCodec, eventSchemas } from '../decider.ts';
+import { EventAmount, EventDate, EventId, EventInstant, EventInt32 } from '../event-fields.ts';
 
 /** Stripe's invoice machine: draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
 export const InvoiceStatusSchema = z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']);
@@ -50,10 +51,10 @@ export const InvoiceLineSchema = z.object({
 /** How one order of a generated invoice was rated: its line, relationship, baseline exemption and fee. */
 export const RatedOrderRowSchema = z.object({
   order_id: z.string(),
-  line: z.number(),
+  line: EventInt32,
   relationship_id: z.string().nullable(),
   exempt_amount: z.number(),
-  fee: z.number(),
+  fee: EventAmount,
 });
 /** How one order of a generated invoice was rated. */
 export type RatedOrderRow = z.infer<typeof RatedOrderRowSchema>;
@@ -61,12 +62,12 @@ export type RatedOrderRow = z.infer<typeof RatedOrderRowSchema>;
 export type InvoiceLine = z.infer<typeof InvoiceLineSchema>;
 
 /** Fields every invoice event carries. */
-export const InvoiceRefSchema = z.object({ invoice_id: z.string(), organization_id: z.string(), customer_id: z.string(), currency: z.string() });
+export const InvoiceRefSchema = z.object({ invoice_id: EventId, organization_id: EventId, customer_id: EventId, currency: z.string() });
 /** Fields every invoice event carries. */
 export type InvoiceRef = z.infer<typeof InvoiceRefSchema>;
 
 /** The editable details of a payment; `received_on` (`YYYY-MM-DD`) is the date the money arrived (statements date the payment by it). */
-export const PaymentDetailsSchema = z.object({ amount: z.number(), method: PaymentMethodSchema, reference: z.string(), received_on: z.string() });
+export const PaymentDetailsSchema = z.object({ amount: EventAmount, method: PaymentMethodSchema, reference: z.string(), received_on: z.string() });
 /** The editable details of a payment. */
 export type PaymentDetails = z.infer<typeof PaymentDetailsSchema>;
 
@@ -74,30 +75,33 @@ const Metadata = z.record(z.string(), z.string());
 
 /** Everything that happens to an invoice, its payments and its credits (names are stable: other areas read them). */
 export const invoiceEvents = eventSchemas({
-  InvoiceDrafted: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: z.number(), total: z.number(), memo: z.string().nullable(), metadata: Metadata, created_at: z.string() }),
-  InvoiceLinesReplaced: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: z.number(), total: z.number(), updated_at: z.string() }),
+  InvoiceDrafted: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: EventAmount, total: EventAmount, memo: z.string().nullable(), metadata: Metadata, created_at: EventInstant }),
+  InvoiceLinesReplaced: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: EventAmount, total: EventAmount, updated_at: z.string() }),
   InvoiceDetailsUpdated: InvoiceRefSchema.extend({ memo: z.string().nullable().optional(), metadata: Metadata.optional(), updated_at: z.string() }),
   InvoiceFinalized: InvoiceRefSchema.extend({
-    number: z.string(), issue_date: z.string(), due_date: z.string(), payment_terms_days: z.number(), subtotal: z.number(), total: z.number(), finalized_at: z.string(),
+    number: z.string(), issue_date: EventDate, due_date: EventDate, payment_terms_days: z.number(), subtotal: EventAmount, total: EventAmount, finalized_at: z.string(),
   }),
-  InvoiceVoided: InvoiceRefSchema.extend({ number: z.string(), total: z.number(), amount_remaining: z.number(), voided_at: z.string() }),
+  InvoiceVoided: InvoiceRefSchema.extend({ number: z.string(), total: EventAmount, amount_remaining: EventAmount, voided_at: EventInstant }),
   InvoiceMarkedUncollectible: InvoiceRefSchema.extend({ number: z.string(), amount_remaining: z.number(), marked_at: z.string() }),
   /** Caused by a payment or credit that brings amount_remaining to 0 (or by finalizing a zero-total invoice); never by hand. */
   InvoicePaid: InvoiceRefSchema.extend({ number: z.string(), total: z.number(), amount_paid: z.number(), amount_credited: z.number(), paid_at: z.string() }),
-  PaymentRecorded: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), recorded_at: z.string() }),
-  PaymentUpdated: InvoiceRefSchema.extend({ payment_id: z.string(), changes: PaymentDetailsSchema.partial(), previous: PaymentDetailsSchema, amount_delta: z.number(), updated_at: z.string() }),
-  PaymentVoided: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: z.string(), reason: z.string(), voided_at: z.string() }),
+  PaymentRecorded: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: EventId, recorded_at: EventInstant }),
+  PaymentUpdated: InvoiceRefSchema.extend({ payment_id: EventId, changes: PaymentDetailsSchema.partial(), previous: PaymentDetailsSchema, amount_delta: EventAmount, updated_at: z.string() }),
+  PaymentVoided: InvoiceRefSchema.extend({ ...PaymentDetailsSchema.shape, payment_id: EventId, reason: z.string(), voided_at: EventInstant }),
   /** Part of a usage invoice's draft (same append as its InvoiceDrafted): the orders behind the metered lines, in rating order from `first`. */
-  InvoiceUsageRated: InvoiceRefSchema.extend({ first: z.number(), orders: z.array(RatedOrderRowSchema) }),
+  InvoiceUsageRated: InvoiceRefSchema.extend({ first: EventInt32.min(0), orders: z.array(RatedOrderRowSchema) }).refine((d) => d.first + d.orders.length <= 2 ** 31, {
+    message: 'the orders\' positions (first + index) must fit a 32-bit integer',
+    path: ['first'],
+  }),
   CreditNoteIssued: InvoiceRefSchema.extend({
     credit_note_request_id: z.string(),
-    amount: z.number(),
+    amount: EventAmount,
     reason: CreditNoteReasonSchema,
     /** Part that reduced amount_remaining. */
-    applied_to_invoice: z.number(),
+    applied_to_invoice: EventAmount,
     /** Part that became customer credit (the invoice was already paid). */
-    credited_to_balance: z.number(),
-    issued_at: z.string(),
+    credited_to_balance: EventAmount,
+    issued_at: EventInstant,
   }),
 });
 

@@ -2,15 +2,16 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** What a note is attached to. */
-export const NoteSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: z.string() });
+export const NoteSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: EventId });
 /** What a note is attached to. */
 export type NoteSubject = z.infer<typeof NoteSubjectSchema>;
 
 /** Events of a note stream. */
 export const noteEvents = eventSchemas({
-  NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: z.string(), body: z.string(), created_at: z.string() }),
+  NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: EventId, body: z.string(), created_at: EventInstant }),
   NoteEdited: z.object({ body: z.string(), previous_body: z.string(), edited_at: z.string() }),
   NoteRemoved: z.object({ removed_at: z.string() }),
 });

@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 const NextActionSchema = z.union([
   z.object({ type: z.literal('redirect'), url: z.string(), return_url: z.string() }),
@@ -20,12 +21,12 @@ export type PaymentMethodData = z.infer<typeof PaymentMethodSchema>;
 /** Events of a payment profile stream. */
 export const paymentProfileEvents = eventSchemas({
   PaymentMethodSetupStarted: z.object({
-    setup_id: z.string(), customer_id: z.string(), organization_id: z.string(), type: z.enum(['card', 'bank_debit']),
-    provider: z.string(), provider_ref: z.string(), next_action: NextActionSchema.nullable(), return_url: z.string(), created_at: z.string(),
+    setup_id: EventId, customer_id: EventId, organization_id: z.string(), type: z.enum(['card', 'bank_debit']),
+    provider: z.string(), provider_ref: z.string(), next_action: NextActionSchema.nullable(), return_url: z.string(), created_at: EventInstant,
   }),
-  PaymentMethodSetupProcessing: z.object({ setup_id: z.string(), notification_id: z.string().nullable(), at: z.string() }),
-  PaymentMethodSetupSucceeded: z.object({ setup_id: z.string(), notification_id: z.string().nullable(), method: PaymentMethodSchema, at: z.string() }),
-  PaymentMethodSetupFailed: z.object({ setup_id: z.string(), notification_id: z.string().nullable(), status: z.enum(['failed', 'canceled']), failure: Failure.nullable(), at: z.string() }),
+  PaymentMethodSetupProcessing: z.object({ setup_id: EventId, notification_id: z.string().nullable(), at: z.string() }),
+  PaymentMethodSetupSucceeded: z.object({ setup_id: EventId, notification_id: z.string().nullable(), method: PaymentMethodSchema, at: z.string() }),
+  PaymentMethodSetupFailed: z.object({ setup_id: EventId, notification_id: z.string().nullable(), status: z.enum(['failed', 'canceled']), failure: Failure.nullable(), at: z.string() }),
   PaymentMethodRemoved: z.object({ payment_method_id: z.string(), at: z.string() }),
   CollectionProfileChanged: z.object({ auto_collection: z.boolean(), default_payment_method_id: z.string().nullable(), reason: z.string(), at: z.string() }),
 });

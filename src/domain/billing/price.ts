@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** Largest unit amount a price may have, in minor units. */
 export const MAX_UNIT_AMOUNT = 1e12;
@@ -26,7 +27,7 @@ export type PriceChanges = z.infer<typeof PriceChangesSchema>;
 
 /** The fields fixed at creation. */
 export const PriceTermsSchema = z.object({
-  product_id: z.string(),
+  product_id: EventId,
   currency: z.string(),
   unit_amount: z.number(),
   type: PriceTypeSchema,
@@ -37,7 +38,7 @@ export type PriceTerms = z.infer<typeof PriceTermsSchema>;
 
 /** Events of a price stream. */
 export const priceEvents = eventSchemas({
-  PriceCreated: PriceTermsSchema.extend(PriceChangesSchema.shape).extend({ price_id: z.string(), created_at: z.string() }),
+  PriceCreated: PriceTermsSchema.extend(PriceChangesSchema.shape).extend({ price_id: z.string(), created_at: EventInstant }),
   PriceUpdated: z.object({ changes: PriceChangesSchema.partial(), updated_at: z.string() }),
   PriceArchived: z.object({ archived_at: z.string() }),
 });

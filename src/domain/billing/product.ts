@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventInstant } from '../event-fields.ts';
 
 /** The editable fields of a product. */
 export const ProductFieldsSchema = z.object({
@@ -15,7 +16,7 @@ export type ProductFields = z.infer<typeof ProductFieldsSchema>;
 
 /** Events of a product stream. */
 export const productEvents = eventSchemas({
-  ProductCreated: ProductFieldsSchema.extend({ product_id: z.string(), created_at: z.string() }),
+  ProductCreated: ProductFieldsSchema.extend({ product_id: z.string(), created_at: EventInstant }),
   ProductUpdated: z.object({ changes: ProductFieldsSchema.partial(), updated_at: z.string() }),
   ProductEntitlementAdded: z.object({ entitlement_key: z.string(), added_at: z.string() }),
   ProductEntitlementRemoved: z.object({ entitlement_key: z.string(), removed_at: z.string() }),

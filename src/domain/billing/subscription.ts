@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 
 /** Most of one price a subscription may hold: as many as an invoice line may count, far below 2^31 - 1. */
 export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000;
@@ -23,7 +24,7 @@ export type SubscriptionFields = z.infer<typeof SubscriptionFieldsSchema>;
 
 /** Events of a subscription stream. */
 export const subscriptionEvents = eventSchemas({
-  SubscriptionCreated: SubscriptionFieldsSchema.extend({ subscription_id: z.string(), organization_id: z.string(), created_at: z.string() }),
+  SubscriptionCreated: SubscriptionFieldsSchema.extend({ subscription_id: z.string(), organization_id: EventId, created_at: EventInstant }),
   SubscriptionUpdated: z.object({ changes: SubscriptionFieldsSchema.partial(), updated_at: z.string() }),
 });
 

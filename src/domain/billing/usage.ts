@@ -4,17 +4,18 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 import { billingErrors } from './errors.ts';
+import { EventAmount, EventId, EventInstant } from '../event-fields.ts';
 
 /** The facts of one order as recorded: what rating reads. */
 export const UsageOrderSchema = z.object({
   order_id: z.string(),
-  subscription_id: z.string(),
-  seller: z.string(),
-  buyer: z.string(),
-  amount: z.number(),
+  subscription_id: EventId,
+  seller: EventId,
+  buyer: EventId,
+  amount: EventAmount,
   currency: z.string(),
   /** RFC 3339 UTC, millisecond precision (the one form stored). */
-  occurred_at: z.string(),
+  occurred_at: EventInstant,
 });
 /** The facts of one order. */
 export type UsageOrder = z.infer<typeof UsageOrderSchema>;

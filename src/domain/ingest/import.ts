@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { ingestErrors } from './errors.ts';
+import { EventId, EventInstant, EventInt32 } from '../event-fields.ts';
 
 /** Rows per chunk event: chunk k holds the file's records k*CHUNK_ROWS+1 .. (k+1)*CHUNK_ROWS. */
 export const CHUNK_ROWS = 1000;
@@ -15,7 +16,7 @@ export const ImportFormat = z.enum(['csv', 'ndjson']);
 /** What an import contains. */
 export const ImportKind = z.enum(['sellable_items']);
 
-const RowErrorSchema = z.object({ line: z.number(), field: z.string().nullable(), message: z.string() });
+const RowErrorSchema = z.object({ line: EventInt32, field: z.string().nullable(), message: z.string() });
 // Items were checked with SellableItemRowSchema before they were recorded: reading them back checks the shape only (cheaper on replay).
 const StoredItem = z.object({
   sku: z.string(),
@@ -32,17 +33,20 @@ const ItemAtLine = z.object({ line: z.number(), item: StoredItem });
 export const importEvents = eventSchemas({
   ImportPrepared: z.object({
     import_id: z.string(),
-    organization_id: z.string(),
+    organization_id: EventId,
     kind: ImportKind,
     format: ImportFormat,
     object_key: z.string(),
     size: z.number(),
-    prepared_at: z.string(),
-    expires_at: z.string(),
+    prepared_at: EventInstant,
+    expires_at: EventInstant,
   }),
   // committed_key: where commit froze the upload, the copy processing reads (absent before issue 25: the upload key).
   ImportUploadCommitted: z.object({ size: z.number(), committed_at: z.string(), committed_key: z.string().optional() }),
-  ImportChunkRecorded: z.object({ import_id: z.string(), organization_id: z.string(), chunk: z.number(), rows: z.number(), items: z.array(ItemAtLine), errors: z.array(RowErrorSchema) }),
+  // A file's SKUs are distinct (the worker lists a repeated one as a row error), so a chunk's are: one catalogue row each.
+  ImportChunkRecorded: z
+    .object({ import_id: EventId, organization_id: EventId, chunk: z.number(), rows: z.number(), items: z.array(ItemAtLine), errors: z.array(RowErrorSchema) })
+    .refine((c) => new Set(c.items.map((i) => i.item.sku)).size === c.items.length, { message: 'a chunk lists each SKU once', path: ['items'] }),
   ImportCompleted: z.object({ completed_at: z.string() }),
   ImportFailed: z.object({ code: z.string(), message: z.string(), failed_at: z.string() }),
   ImportExpired: z.object({ expired_at: z.string() }),

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { VehicleIdentifierSchema } from '../vehicles/identifier.ts';
 import { jobsErrors } from './errors.ts';
+import { EventInstant } from '../event-fields.ts';
 
 /** An optional identifier: `{}` when absent, `{ value }` when known. */
 export const OptionalIdentifierSchema = z.object({ value: z.string().optional() });
@@ -40,7 +41,7 @@ export const JobEvents = eventSchemas({
     integration_id: z.uuid().nullable(),
     external_id: OptionalIdentifierSchema,
     status: JobStatusSchema,
-    created_at: z.string(),
+    created_at: EventInstant,
   }),
   JobUpdated: z.object({ changes: JobDataSchema.partial(), updated_at: z.string() }),
   JobReplaced: z.object({ data: JobDataSchema, replaced_at: z.string() }),

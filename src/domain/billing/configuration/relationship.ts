@@ -6,19 +6,20 @@ import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } fro
 import { nameId } from '../../../ids.ts';
 import type { ClaimStatus } from './snapshot.ts';
 import { configurationErrors } from './errors.ts';
+import { EventId, EventInstant } from '../../event-fields.ts';
 
 /** The relationship id of a (subscription, seller, buyer) triple. */
 export function relationshipIdOf(subscriptionId: string, seller: string, buyer: string): string {
   return nameId('billing-relationship', `${subscriptionId}/${seller}/${buyer}`);
 }
 
-const Ref = { relationship_id: z.string(), subscription_id: z.string() };
+const Ref = { relationship_id: EventId, subscription_id: EventId };
 
 /** Events of a relationship stream. */
 export const relationshipEvents = eventSchemas({
-  RelationshipRegistered: z.object({ ...Ref, organization_id: z.string(), seller: z.string(), buyer: z.string(), registered_at: z.string() }),
-  RelationshipClaimed: z.object({ ...Ref, reason: z.string(), claimed_at: z.string() }),
-  RelationshipClaimDecided: z.object({ ...Ref, decision: z.enum(['accepted', 'rejected']), reason: z.string(), decided_at: z.string() }),
+  RelationshipRegistered: z.object({ ...Ref, organization_id: z.string(), seller: EventId, buyer: EventId, registered_at: EventInstant }),
+  RelationshipClaimed: z.object({ ...Ref, reason: z.string(), claimed_at: EventInstant }),
+  RelationshipClaimDecided: z.object({ ...Ref, decision: z.enum(['accepted', 'rejected']), reason: z.string(), decided_at: EventInstant }),
   RelationshipEvidenceCommitted: z.object({ ...Ref, evidence_id: z.string(), committed_at: z.string() }),
 });
 

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../../decider.ts';
 import { type RevisionFacts, instant, timeline } from './snapshot.ts';
 import { configurationErrors } from './errors.ts';
+import { EventId, EventInstant, EventInt32 } from '../../event-fields.ts';
 
 const ActorSchema = z.object({ type: z.enum(['user', 'staff', 'integration', 'system']), id: z.string() });
 /** The part of an earlier revision's range a new revision took over. */
@@ -13,15 +14,15 @@ export const SupersededSchema = z.object({ revision_id: z.string(), effective_fr
 export type Superseded = z.infer<typeof SupersededSchema>;
 
 const Revision = {
-  revision_id: z.string(),
-  subscription_id: z.string(),
+  revision_id: EventId,
+  subscription_id: EventId,
   organization_id: z.string(),
-  sequence: z.number(),
-  effective_from: z.string(),
-  effective_to: z.string().nullable(),
+  sequence: EventInt32,
+  effective_from: EventInstant,
+  effective_to: EventInstant.nullable(),
   actor: ActorSchema,
   reason: z.string(),
-  recorded_at: z.string(),
+  recorded_at: EventInstant,
   supersedes: z.array(SupersededSchema),
 };
 
