@@ -8,6 +8,7 @@ import { paymentAttempts } from '../commands/billing/handlers.ts';
 import { paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
 import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
 import { DomainError } from '../domain/errors.ts';
+import { displayMinorUnits } from '../iso4217.ts';
 import { IdSource, newId } from '../ids.ts';
 import { NotificationRejected } from '../payments/port.ts';
 import { paymentProvider } from '../payments/sandbox.ts';
@@ -33,10 +34,11 @@ export function payPath(customerId: string): string {
   return `/billing/pay/${customerId}`;
 }
 
-/** An amount in minor units as people read it (`£12.34`). */
+/** An amount in minor units as people read it (`£12.34`, `IQD 12.345`), with ISO 4217's digits (never the runtime's CLDR ones). */
 export function formatMoney(amount: number, currency: string): string {
-  const f = new Intl.NumberFormat('en-GB', { style: 'currency', currency });
-  return f.format(amount / 10 ** (f.resolvedOptions().maximumFractionDigits ?? 2));
+  const digits = displayMinorUnits(currency);
+  if (digits === null) return `${amount} ${currency} (minor units)`;
+  return new Intl.NumberFormat('en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
 }
 
 function methodLabel(m: Method): string {

@@ -2,7 +2,8 @@
 import { expect } from 'chai';
 import { productDecider, type ProductEvent } from '../../src/domain/billing/product.ts';
 import { priceDecider, type PriceCommand, type PriceEvent } from '../../src/domain/billing/price.ts';
-import { currencyDecider, runtimeCurrencies, type CurrencyEvent } from '../../src/domain/billing/currency.ts';
+import { currencyCodec, currencyDecider, isoCurrencies, type CurrencyEvent } from '../../src/domain/billing/currency.ts';
+import { readEvent } from '../../src/domain/decider.ts';
 import { exchangeRateDecider, type ExchangeRateEvent } from '../../src/domain/billing/exchange-rate.ts';
 import { given } from './given.ts';
 
@@ -84,22 +85,44 @@ describe('price decider', () => {
 });
 
 describe('currency decider', () => {
-  const on: CurrencyEvent = { type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: true, changed_at: T0 } };
+  const on: CurrencyEvent = { type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: true, changed_at: T0, minor_units: 2 } };
+  const set = (code: string, enabled_for_billing: boolean, iso_minor_units: number, now = T1) => ({ type: 'SetCurrencyBilling' as const, data: { code, enabled_for_billing, iso_minor_units, now } });
 
-  it('is off until enabled; the same setting twice records nothing', () => {
-    given(currencyDecider, []).when({ type: 'SetCurrencyBilling', data: { code: 'GBP', enabled_for_billing: true, now: T0 } }).then([on]);
-    given(currencyDecider, [on]).when({ type: 'SetCurrencyBilling', data: { code: 'GBP', enabled_for_billing: true, now: T1 } }).thenNothing();
-    given(currencyDecider, []).when({ type: 'SetCurrencyBilling', data: { code: 'GBP', enabled_for_billing: false, now: T1 } }).thenNothing();
-    given(currencyDecider, [on]).when({ type: 'SetCurrencyBilling', data: { code: 'GBP', enabled_for_billing: false, now: T1 } })
-      .then([{ type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: false, changed_at: T1 } }]);
+  it('is off until enabled; the same setting twice records nothing; enabling records the ISO exponent', () => {
+    given(currencyDecider, []).when(set('GBP', true, 2, T0)).then([on]);
+    given(currencyDecider, [on]).when(set('GBP', true, 2)).thenNothing();
+    given(currencyDecider, []).when(set('GBP', false, 2)).thenNothing();
+    given(currencyDecider, [on]).when(set('GBP', false, 2))
+      .then([{ type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: false, changed_at: T1, minor_units: 2 } }]);
   });
 
-  it('the runtime list has ISO 4217 codes with their names and minor units', () => {
-    const byCode = new Map(runtimeCurrencies().map((c) => [c.code, c]));
+  it('an exponent never changes under recorded amounts: a currency recorded with another one cannot be enabled, and can be disabled', () => {
+    const iqdOn: CurrencyEvent = { type: 'CurrencyBillingChanged', data: { code: 'IQD', enabled_for_billing: true, changed_at: T0, minor_units: 0 } };
+    const iqdOff: CurrencyEvent = { type: 'CurrencyBillingChanged', data: { code: 'IQD', enabled_for_billing: false, changed_at: T1, minor_units: 0 } };
+    given(currencyDecider, [iqdOn]).when(set('IQD', true, 3)).thenError('currency_exponent_changed');
+    given(currencyDecider, [iqdOn]).when(set('IQD', false, 3)).then([iqdOff]);
+    given(currencyDecider, [iqdOn, iqdOff]).when(set('IQD', true, 3)).thenError('currency_exponent_changed');
+  });
+
+  it('reads a switch recorded before the service followed ISO 4217 with the exponent the runtime gave then', () => {
+    const before = (code: string) => readEvent(currencyCodec, { type: 'CurrencyBillingChanged', data: { code, enabled_for_billing: true, changed_at: T0 } });
+    expect(before('IQD').data.minor_units).to.equal(0);
+    expect(before('HUF').data.minor_units).to.equal(0);
+    expect(before('GBP').data.minor_units).to.equal(2);
+    expect(before('KWD').data.minor_units).to.equal(3);
+    expect(before('BGN').data.minor_units).to.equal(2);
+  });
+
+  it('the list has ISO 4217 codes with Intl names and ISO minor units', () => {
+    const byCode = new Map(isoCurrencies().map((c) => [c.code, c]));
     expect(byCode.get('GBP')).to.deep.equal({ code: 'GBP', name: 'British Pound', minor_units: 2 });
     expect(byCode.get('JPY')?.minor_units).to.equal(0);
     expect(byCode.get('KWD')?.minor_units).to.equal(3);
-    expect(byCode.size).to.be.greaterThan(100);
+    expect(byCode.get('IQD')?.minor_units).to.equal(3);
+    expect(byCode.get('HUF')?.minor_units).to.equal(2);
+    expect(byCode.has('XAU')).to.equal(false);
+    expect(byCode.has('BGN')).to.equal(false);
+    expect(byCode.size).to.be.greaterThan(150);
   });
 });
 

@@ -115,8 +115,16 @@ export const CurrencyListItem = z
   .object({
     code: z.string().describe('ISO 4217 code.'),
     name: z.string().describe('English name.'),
-    minor_units: z.int().describe('Digits after the decimal point: amounts are integers in these units.'),
-    enabled_for_billing: z.boolean().describe('Whether prices and invoices may use it.'),
+    minor_units: z.int().describe('ISO 4217 minor units (digits after the decimal point): amounts are integers in these units, e.g. 3 for IQD, 0 for JPY.'),
+    enabled_for_billing: z
+      .boolean()
+      .describe('Whether new prices and billing configuration may use it: enabled by staff, and its amounts recorded with `minor_units`.'),
+    recorded_minor_units: z
+      .int()
+      .nullable()
+      .describe(
+        'The exponent amounts in this currency are recorded with, fixed when billing in it was first enabled; null if never enabled. When it differs from `minor_units` (ISO 4217 changed it, or it was enabled before the service followed ISO 4217), billing in it stays off.',
+      ),
   })
   .meta({ id: 'billing.CurrencyListItem' });
 

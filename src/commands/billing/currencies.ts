@@ -5,20 +5,24 @@ import { currencyItem } from '../../queries/billing/currencies.ts';
 import { currencySettings } from './handlers.ts';
 import { billingCurrenciesProjection } from '../../projections/billing/currencies.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { isoMinorUnits } from '../../iso4217.ts';
 
 export const currenciesUpdate = operation({
   id: 'billing.currencies.update',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'Enables or disables a currency for billing (extension). Setting the current value again records nothing.',
+  summary: 'Enables or disables a currency for billing (extension). Setting the current value again records nothing; a currency whose amounts were recorded with another exponent than ISO 4217 gives it now cannot be enabled (409 currency_exponent_changed).',
   request: CurrencyUpdateRequest,
   response: CurrencyListItem,
   error: 'billing.CurrencyUpdateError',
-  errors: billingErrors.list(),
+  errors: billingErrors.list('currency_exponent_changed'),
   access: 'platform_staff',
   write: true,
   async handle(ctx, req) {
-    const res = await currencySettings.run(ctx, req.code, { type: 'SetCurrencyBilling', data: { code: req.code, enabled_for_billing: req.enabled_for_billing } }, { orgId: null });
+    const iso = isoMinorUnits(req.code);
+    if (iso === undefined) throw billingErrors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
+    const command = { type: 'SetCurrencyBilling' as const, data: { code: req.code, enabled_for_billing: req.enabled_for_billing, iso_minor_units: iso } };
+    const res = await currencySettings.run(ctx, req.code, command, { orgId: null });
     await ctx.waitFor(res.position, [billingCurrenciesProjection]);
     const item = await currencyItem(ctx.services.knex, req.code);
     if (!item) throw billingErrors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });

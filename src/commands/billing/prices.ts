@@ -6,6 +6,7 @@ import { priceOrNotFound } from '../../queries/billing/prices.ts';
 import { currencySettings, prices, products } from './handlers.ts';
 import { billingPricesProjection } from '../../projections/billing/prices.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { billable } from '../../domain/billing/currency.ts';
 
 /**
  * Draft invoice lines that name a price. Invoice lines are manual today (no price id), so none can:
@@ -34,7 +35,7 @@ export const pricesInsert = operation({
       data: {
         price_id: id, product_id: req.product_id, currency: req.currency, unit_amount: req.unit_amount, type: req.type, recurring: req.recurring ?? null,
         active: req.active, nickname: req.nickname ?? null, lookup_key: req.lookup_key ?? null, metadata: req.metadata,
-        product: product.status, currency_enabled: currency.enabled,
+        product: product.status, currency_enabled: billable(currency, req.currency),
       },
     }, { orgId: null });
     await ctx.waitFor(res.position, [billingPricesProjection]);

@@ -44,6 +44,7 @@ export const billingErrors = errorCatalogue({
   attachment_not_uploaded: 409,
   amount_exceeds_remaining: 409,
   credit_note_request_exists: 409,
+  currency_exponent_changed: 409,
   customer_exists: 409,
   customer_has_open_invoices: 409,
   customer_removed: 409,

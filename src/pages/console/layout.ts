@@ -4,6 +4,7 @@ import { escapeHtml as esc } from '../html.ts';
 import { csrfToken, type WebSession } from '../web-session.ts';
 import type { ApiProblem } from './api.ts';
 import { newIdempotencyKey } from './api.ts';
+import { displayMinorUnits } from '../../iso4217.ts';
 
 export { esc };
 
@@ -114,9 +115,10 @@ export function formGuard(session: WebSession): string {
   return `<input type="hidden" name="csrf" value="${esc(csrfToken(session))}"><input type="hidden" name="idem" value="${esc(newIdempotencyKey())}">`;
 }
 
-/** Money in minor units as the currency writes it (e.g. £1,234.50). Display only: amounts stay integers everywhere else. */
+/** Money in minor units as the currency writes it (e.g. £1,234.50, IQD 1,234.500). Display only: amounts stay integers everywhere else. */
 export function money(minor: number, currency: string): string {
-  const digits = minorDigits(currency);
+  const digits = displayMinorUnits(currency);
+  if (digits === null) return `${minor} ${currency} (minor units)`;
   try {
     return new Intl.NumberFormat('en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits);
   } catch {
@@ -124,13 +126,9 @@ export function money(minor: number, currency: string): string {
   }
 }
 
-/** Minor-unit digits of a currency (2 for GBP, 0 for JPY), from the runtime's ISO 4217 data. */
+/** Minor-unit digits of a currency (2 for GBP, 0 for JPY, 3 for IQD), from the ISO 4217 table; 0 for a code it lacks (shown as raw minor units). */
 export function minorDigits(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
+  return displayMinorUnits(currency) ?? 0;
 }
 
 /** Parses an amount typed in major units ("12.5", "1,200.00") into integer minor units; null when it is not one. */

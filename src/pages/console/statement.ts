@@ -40,6 +40,7 @@ ${field('to', 'To', `<input id="to" name="to" type="date" required value="${esc(
   const balancePoints = [{ label: `${s.from} opening`, value: s.opening_balance }, ...s.lines.map((l) => ({ label: `${l.date} ${l.kind}`, value: l.balance }))];
   const chartData = {
     currency: cur,
+    digits: minorDigits(cur),
     ageing: { labels: buckets.map(([l]) => l), values: buckets.map(([, v]) => major(v)) },
     balance: { labels: balancePoints.map((b) => b.label), values: balancePoints.map((b) => major(b.value)) },
   };

@@ -1,37 +1,49 @@
-// billing.currencies.list: the runtime's ISO 4217 list joined with billing_currency_settings (written by projections/billing/currencies.ts).
+// billing.currencies.list: the ISO 4217 table joined with billing_currency_settings (written by projections/billing/currencies.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
 import { operation } from '../../api/operation.ts';
 import { CurrencyListItem, CurrencyListRequest } from '../../api/schemas/billing-catalogue.ts';
-import { runtimeCurrencies } from '../../domain/billing/currency.ts';
+import { billable, isoCurrencies } from '../../domain/billing/currency.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import type { CurrencySettingDoc } from '../../projections/billing/currencies.ts';
 
-/** Codes of the currencies enabled for billing now. */
+/** Every currency staff ever switched, by code: whether it is on and the exponent its amounts are recorded with. */
+async function settings(knex: Knex, enabledOnly = false): Promise<Map<string, CurrencySettingDoc>> {
+  const query = knex('billing_currency_settings').select('id', 'doc');
+  const rows = (await (enabledOnly ? query.where({ enabled_for_billing: true }) : query)) as { id: string; doc: CurrencySettingDoc }[];
+  return new Map(rows.map((r) => [r.id, r.doc]));
+}
+
+/** Codes new amounts may be taken in now: enabled, and recorded with the exponent ISO 4217 gives them. */
 export async function enabledCurrencyCodes(knex: Knex): Promise<Set<string>> {
-  const rows = (await knex('billing_currency_settings').where({ enabled_for_billing: true }).select('id')) as { id: string }[];
-  return new Set(rows.map((r) => r.id));
+  const all = await settings(knex, true);
+  return new Set([...all].filter(([code, s]) => billable({ enabled: s.enabled_for_billing, minor_units: s.minor_units }, code)).map(([code]) => code));
+}
+
+function listItems(all: Map<string, CurrencySettingDoc>): z.output<typeof CurrencyListItem>[] {
+  return isoCurrencies().map((c) => {
+    const s = all.get(c.code);
+    return { ...c, enabled_for_billing: s !== undefined && billable({ enabled: s.enabled_for_billing, minor_units: s.minor_units }, c.code), recorded_minor_units: s?.minor_units ?? null };
+  });
 }
 
 /** One currency as billing.currencies.list shows it. */
 export async function currencyItem(knex: Knex, code: string): Promise<z.output<typeof CurrencyListItem> | null> {
-  const info = runtimeCurrencies().find((c) => c.code === code);
-  if (!info) return null;
-  return { ...info, enabled_for_billing: (await enabledCurrencyCodes(knex)).has(code) };
+  return listItems(await settings(knex)).find((c) => c.code === code) ?? null;
 }
 
 export const currenciesList = operation({
   id: 'billing.currencies.list',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'Lists every ISO 4217 currency the runtime knows, with its minor units and whether it is enabled for billing.',
+  summary: 'Lists every current ISO 4217 currency with its ISO minor units and whether it is enabled for billing.',
   request: CurrencyListRequest,
   response: z.array(CurrencyListItem),
   error: 'billing.CurrencyListError',
   errors: billingErrors.list(),
   access: 'org_user',
   async handle(ctx, req) {
-    const enabled = await enabledCurrencyCodes(ctx.services.knex);
-    const all = runtimeCurrencies().map((c) => ({ ...c, enabled_for_billing: enabled.has(c.code) }));
+    const all = listItems(await settings(ctx.services.knex));
     return req.enabled_for_billing === undefined ? all : all.filter((c) => c.enabled_for_billing === req.enabled_for_billing);
   },
 });

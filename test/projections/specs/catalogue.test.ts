@@ -84,14 +84,14 @@ for (const backend of backends()) {
     it('billing.currencies: the last switch of each currency wins', async () => {
       await spec.given(billingCurrenciesProjection, [
         ...on<CurrencyEvent>('currency-EUR', [
-          { type: 'CurrencyBillingChanged', data: { code: 'EUR', enabled_for_billing: true, changed_at: T0 } },
-          { type: 'CurrencyBillingChanged', data: { code: 'EUR', enabled_for_billing: false, changed_at: T1 } },
+          { type: 'CurrencyBillingChanged', data: { code: 'EUR', enabled_for_billing: true, changed_at: T0, minor_units: 2 } },
+          { type: 'CurrencyBillingChanged', data: { code: 'EUR', enabled_for_billing: false, changed_at: T1, minor_units: 2 } },
         ]),
-        ...on<CurrencyEvent>('currency-GBP', [{ type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: true, changed_at: T0 } }]),
+        ...on<CurrencyEvent>('currency-GBP', [{ type: 'CurrencyBillingChanged', data: { code: 'GBP', enabled_for_billing: true, changed_at: T0, minor_units: 2 } }]),
       ]).then({
         billing_currency_settings: [
-          { code: 'EUR', enabled_for_billing: false, changed_at: T1 },
-          { code: 'GBP', enabled_for_billing: true, changed_at: T0 },
+          { code: 'EUR', enabled_for_billing: false, changed_at: T1, minor_units: 2 },
+          { code: 'GBP', enabled_for_billing: true, changed_at: T0, minor_units: 2 },
         ],
       });
     });

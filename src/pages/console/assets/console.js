@@ -11,7 +11,8 @@
     var block = document.getElementById('statement-data');
     if (!block || typeof window.Chart !== 'function') return;
     var data = JSON.parse(block.textContent || '{}');
-    var money = new Intl.NumberFormat('en-GB', { style: 'currency', currency: data.currency });
+    // ISO 4217's digits, sent by the page: the browser's own (CLDR) differ for some currencies (IQD, HUF...).
+    var money = new Intl.NumberFormat('en-GB', { style: 'currency', currency: data.currency, minimumFractionDigits: data.digits, maximumFractionDigits: data.digits });
     var ticks = { callback: function (v) { return money.format(v); }, color: '#1b1b1b' };
     var common = { responsive: true, maintainAspectRatio: false, animation: false, plugins: { legend: { display: false }, tooltip: { callbacks: { label: function (c) { return money.format(c.parsed.y); } } } } };
     var ageing = document.getElementById('ageing-chart');
