@@ -1,7 +1,7 @@
 // Runs one command against one aggregate stream: load, decide, append with the expected revision.
 // `commandHandler` binds a decider to its stream once and stamps the clock into every command.
 import type { CommandContext } from '../context.ts';
-import { type Decider, type DomainEvent, readEvent } from '../domain/decider.ts';
+import { type Decider, type DomainEvent, assertWritable, readEvent } from '../domain/decider.ts';
 import { type EventData, type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
 import { forget, recall, remember } from './remembered.ts';
 
@@ -67,7 +67,11 @@ export async function runCommand<C, E extends DomainEvent, S>(
     org_id: opts.orgId === undefined ? ctx.metadata.org_id : opts.orgId,
     ...(opts.reason ? { reason: opts.reason } : {}),
   };
-  const toData = (events: E[]): EventData[] => events.map((e, i) => ({ id: eventId(stream, i), type: e.type, data: e.data, metadata }));
+  const toData = (events: E[]): EventData[] =>
+    events.map((e, i) => {
+      assertWritable(decider.events, e);
+      return { id: eventId(stream, i), type: e.type, data: e.data, metadata };
+    });
   const requireStream = opts.requireStream;
   if (opts.expectNew) {
     const created = await tryNewStream(ctx, decider, stream, command, toData, requireStream);

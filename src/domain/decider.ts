@@ -1,5 +1,6 @@
 // The shape of every aggregate: pure decide/evolve functions, no I/O (Emmett's Decider), and how its stored events are read.
 import type { z } from 'zod';
+import { DomainError } from './errors.ts';
 
 /** A domain event as deciders see it: a type tag and its data. */
 export interface DomainEvent<T extends string = string, D = unknown> {
@@ -114,6 +115,18 @@ export function readEvent<E extends DomainEvent>(codec: EventCodec<E>, stored: S
   const parsed = codec.schemas[type].safeParse(upcast ? upcast(stored.data) : stored.data);
   if (!parsed.success) throw new EventReadError(stored.streamId ?? null, stored.type, parsed.error.message, at);
   return event(type, parsed.data);
+}
+
+/**
+ * Refuses an event its own schema would not read back (a value no read model can hold: year 0000, say): what is
+ * appended must project, so a decision that slipped past request validation is a 400, never a stored poison.
+ */
+export function assertWritable<E extends DomainEvent>(codec: EventCodec<E> | undefined, event: E): void {
+  if (!codec || !isTypeOf(codec, event.type)) return;
+  const parsed = codec.schemas[event.type].safeParse(event.data);
+  if (parsed.success) return;
+  const issues = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+  throw new DomainError('invalid_request', `The change would record a value the service cannot keep (${event.type}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}).`, 400, { issues });
 }
 
 function isTypeOf<E extends DomainEvent>(codec: EventCodec<E>, type: string): type is E['type'] {

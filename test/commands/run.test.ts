@@ -7,6 +7,8 @@ import type { CommandContext } from '../../src/context.ts';
 import { commandHandler, runCommand } from '../../src/commands/run.ts';
 import { customerDecider, type CustomerCommand } from '../../src/domain/billing/customer.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
+import { exchangeRateDecider } from '../../src/domain/billing/exchange-rate.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 import { backends, suiteStore } from '../support/db.ts';
 
 const metadata: EventMetadata = { org_id: null, actor: { type: 'user', id: 'u1' }, request_id: 'r1', correlation_id: 'r1', causation_id: null };
@@ -23,6 +25,18 @@ for (const backend of backends()) {
     });
     const rename = (name: string): CustomerCommand => ({ type: 'UpdateCustomer', data: { changes: { name }, now: NOW.toISOString() } });
     const typesOf = async (stream: string) => (await opened.db.knex('es_events').where({ stream_id: stream }).orderBy('revision').pluck('type')) as string[];
+
+    it('refuses a decision its own event schema would not read back (year 0000), and appends nothing', async () => {
+      const stream = `exchangerate-${crypto.randomUUID()}`;
+      const err = await runCommand(ctx(), exchangeRateDecider, stream, { type: 'RecordExchangeRate', data: { base: 'EUR', target: 'GBP', rate: '0.85', as_of: '0000-01-01T00:00:00.000Z', source: 'typo', now: NOW.toISOString() } }).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      expect(err).to.be.instanceOf(DomainError);
+      expect(err instanceof DomainError && err.code).to.equal('invalid_request');
+      expect(err instanceof DomainError && err.issues?.map((i) => i.path)).to.deep.equal(['as_of']);
+      expect(await typesOf(stream)).to.deep.equal([]);
+    });
 
     it('appends the decided events with the org and actor metadata', async () => {
       const stream = `customer-${crypto.randomUUID()}`;

@@ -14,6 +14,7 @@ import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { activeSubscriptionsOf, subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { usageByOrderIds } from '../../queries/billing/usage.ts';
 import { loadAggregate } from '../run.ts';
+import { assertWritable } from '../../domain/decider.ts';
 import type { DomainError } from '../../domain/errors.ts';
 
 /** A validated billing.usage.insert body. */
@@ -84,6 +85,7 @@ async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ st
   const stream = `usage-${usageKey(order.order_id)}`;
   const events = usageDecider.decide({ type: 'RecordUsage', data: { ...order, now: ctx.now.toISOString() } }, usageDecider.initialState());
   const metadata = { ...ctx.metadata, org_id: order.seller };
+  for (const e of events) assertWritable(usageDecider.events, e);
   try {
     const res = await ctx.store.appendToStream(stream, events.map((e, i) => ({ id: usageEventId(order.order_id, i), type: e.type, data: e.data, metadata })), { expectedRevision: 'no_stream', now: ctx.now });
     if (!res.duplicate) return { status: 'recorded', position: res.position };
