@@ -16,9 +16,6 @@ import type { DbChannel } from '../db-channel.ts';
 import { ProjectionLagError, ReadModelFailedError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 
-/** How caught-up projections commit a tail batch: all in one transaction, or one transaction each. */
-export type CommitMode = 'together' | 'separate';
-
 /** Options of a runner. */
 export interface RunnerOptions {
   logger: Logger;
@@ -28,8 +25,6 @@ export interface RunnerOptions {
   batchSize?: number;
   /** Events per read of a projection catching up alone (rebuild, new version, fallen behind). */
   bulkBatchSize?: number;
-  /** See docs/decisions.md: together spares commits (default); separate commits in parallel, each projection on its own. */
-  commitMode?: CommitMode;
   /** Where runners say that stored checkpoints moved, and processes that do not run the projections hear it. */
   progressChannel?: DbChannel;
 }
@@ -402,9 +397,9 @@ export class ProjectionRunner implements ReadModelProgress {
   }
 
   /**
-   * Commits the tail's parts, together or one transaction each (commitMode). A projection whose
-   * checkpoint moved or whose apply failed leaves the tail to catch up alone; the others are retried
-   * without it, so one broken projection never holds the rest back. Returns those that committed.
+   * Commits the tail's parts together: the staged ones in one statement, the others in one transaction.
+   * A projection whose checkpoint moved or whose apply failed leaves the tail to catch up alone; the
+   * others are retried without it, so one broken projection never holds the rest back. Returns those that committed.
    */
   private async commitShared(parts: CommitPart[]): Promise<Projection[]> {
     const done: Projection[] = [];
@@ -425,24 +420,11 @@ export class ProjectionRunner implements ReadModelProgress {
       if (out.moved.length) this.leaveTail(new CheckpointMoved(out.moved), out.moved);
       for (const f of out.failed) this.leaveTail(new ProjectionFailed(f.name, f.err), [f.name]);
     };
-    if (this.opts.commitMode === 'separate') {
-      // In parallel on the pool; each projection's waiters are released as soon as its own commit is done.
-      await Promise.all([
-        ...staged.map((part) => oneStatement([part])),
-        ...others.map((part) =>
-          commitParts(this.knex, [part], now).then(
-            () => release([part]),
-            (err: unknown) => this.leaveTail(err, [part.projection.name]),
-          ),
-        ),
-      ]);
-      return done;
-    }
     await Promise.all([staged.length ? oneStatement(staged) : null, this.commitTogether(others, now, release)]);
     return done;
   }
 
-  /** The transaction path of `together`: one transaction for every part, retried without a projection that failed or moved. */
+  /** The transaction path: one transaction for every part, retried without a projection that failed or moved. */
   private async commitTogether(parts: CommitPart[], now: Date, release: (list: CommitPart[]) => void): Promise<void> {
     let left = parts;
     while (left.length) {
