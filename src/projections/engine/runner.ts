@@ -3,18 +3,19 @@ import { EventEmitter } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../eventstore/port.ts';
-import type { Clock } from '../clock.ts';
-import type { Metrics } from '../metrics.ts';
-import { type BulkApplier, type Projection, forgetDocuments } from './projection.ts';
+import { type EventStore, type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
+import type { Clock } from '../../clock.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { BulkApplier, Projection } from '../projection.ts';
+import { forgetDocuments } from '../documents/cache.ts';
 import { CheckpointMoved, type CommitPart, ProjectionFailed, canStage, commitParts, commitStaged } from './commit.ts';
 import { projectionStatuses } from './readiness.ts';
-import type { ProjectionStatus } from '../read-model-status.ts';
+import type { ProjectionStatus } from '../../read-model-status.ts';
 import { ProjectionHealth, failureOf, skippedIds, storeFailure, storedFailures } from './health.ts';
 import { RemoteProgress } from './remote-progress.ts';
-import type { DbChannel } from '../db-channel.ts';
-import { ProjectionLagError, ReadModelFailedError, type ReadModelProgress, type ReadModelRef } from '../context.ts';
-import { isDatabaseUnavailable } from '../db-errors.ts';
+import type { DbChannel } from '../../db-channel.ts';
+import { ProjectionLagError, ReadModelFailedError, type ReadModelProgress, type ReadModelRef } from '../../context.ts';
+import { isDatabaseUnavailable } from '../../db-errors.ts';
 
 /** Options of a runner. */
 export interface RunnerOptions {
