@@ -57,6 +57,3 @@ export const COMMON_ERRORS = {
   read_model_failed: 503,
   database_unavailable: 503,
 } as const;
-
-/** The shared codes as a catalogue (pagination, idempotency, access). */
-export const commonErrors = errorCatalogue(COMMON_ERRORS);

@@ -1,6 +1,6 @@
 // Gapless invoice numbers: one counter stream per year; the n-th event of the stream is number n.
 import { z } from 'zod';
-import { type EventOf, eventCodec, eventSchemas } from '../decider.ts';
+import { type EventOf, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 
 /** The one event of a counter stream: number `revision + 1` of `year` now belongs to `invoice_id`. */
@@ -10,9 +10,6 @@ export const invoiceNumberEvents = eventSchemas({
 
 /** An invoice number counter event (derived from `invoiceNumberEvents`). */
 export type InvoiceNumberEvent = EventOf<typeof invoiceNumberEvents>;
-
-/** How invoice number counter events are read. */
-export const invoiceNumberCodec = eventCodec(invoiceNumberEvents);
 
 /** Stream of the counter of one year: `invoicenumber-<nameId(year)>`. */
 export function invoiceNumberStream(year: number): string {
