@@ -3,7 +3,7 @@ import pino from 'pino';
 import type { Db } from '../src/db.ts';
 import { systemClock } from '../src/clock.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { ProjectionRunner } from '../src/projections/runner.ts';
+import { ProjectionRunner } from '../src/projections/engine/runner.ts';
 import { projections } from '../src/areas/index.ts';
 import { billingCustomersProjection } from '../src/projections/billing/customers.ts';
 

@@ -38,8 +38,6 @@ async function main(): Promise<void> {
   // The service's own logger and output at its configured level (info by default), written to a file.
   const output = stdoutLogOutput(fs.openSync(process.env.BENCH_LOG_FILE ?? '/dev/null', 'a'));
   const logger = createLogger(config.logLevel, output);
-  // BENCH_COMMIT_MODE=together|separate overrides the backend's default (docs/decisions.md).
-  const mode = process.env.BENCH_COMMIT_MODE;
   // BENCH_WORKERS=1: background workers too (the assembly lookups of the assemblies phases); BENCH_WORKER_MS: their
   // common interval in ms (imports start on the next pass).
   const workerMs = Number(process.env.BENCH_WORKER_MS ?? '0');
@@ -47,7 +45,7 @@ async function main(): Promise<void> {
   if (process.env.BENCH_ROLE === 'project') return project(db, config, logger);
   // BENCH_TOPOLOGY=split (Postgres): the production shape, `serve` here and `project` in a child process of its own.
   const projector = process.env.BENCH_TOPOLOGY === 'split' && backend === 'postgres' ? await startProjector() : null;
-  const app = await createApp(config, { db, logger, ...(projector ? { projections: false } : {}), projectionCommitMode: mode === 'separate' || mode === 'together' ? mode : undefined, ...(workers ? { workers: true, ...(workerMs > 0 ? { workerIntervalMs: workerMs } : {}) } : {}) });
+  const app = await createApp(config, { db, logger, ...(projector ? { projections: false } : {}), ...(workers ? { workers: true, ...(workerMs > 0 ? { workerIntervalMs: workerMs } : {}) } : {}) });
   const ctx = systemContext(app, 'bench set-up');
   const platform = await createOrganization(ctx, { name: 'Bench platform', kind: 'platform' });
   const staff = await createUser(ctx, { email: 'bench-staff@example.com', password: 'bench-password', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });

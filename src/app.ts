@@ -13,8 +13,8 @@ import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
-import { type CommitMode, ProjectionRunner } from './projections/runner.ts';
-import { progressChannel } from './projections/remote-progress.ts';
+import { ProjectionRunner } from './projections/engine/runner.ts';
+import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './api/registry.ts';
 import { createHttpApp } from './api/http.ts';
@@ -59,8 +59,6 @@ export interface AppOptions {
   workerIntervalMs?: number;
   /** Check every answer against its operation's declared response and errors (tests). */
   checkContracts?: boolean;
-  /** How caught-up projections commit a batch (default together; see docs/decisions.md). */
-  projectionCommitMode?: CommitMode;
 }
 
 /** A built service. */
@@ -79,15 +77,6 @@ export interface App extends Omit<Services, 'runner'> {
 /** Opens the configured database: Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR. */
 export async function openDatabase(config: Config): Promise<Db> {
   return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
-}
-
-/**
- * How caught-up projections commit a tail batch (docs/decisions.md): together on both backends since
- * live commits are one statement (commitStaged): one statement for every projection of a batch costs
- * one round trip, where separate ones queue on the pool (Postgres) or the one connection (PGlite).
- */
-function defaultCommitMode(_db: Db): CommitMode {
-  return 'together';
 }
 
 /** Builds the service. */
@@ -116,7 +105,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
   // Between processes: runners say that checkpoints moved; `serve` processes waiting for their own writes hear it.
   const progress = progressChannel(db);
-  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, commitMode: opts.projectionCommitMode ?? defaultCommitMode(db), progressChannel: progress });
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
   if (opts.projections !== false) runner.start();

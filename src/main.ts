@@ -6,7 +6,7 @@ import { createLogger, stdoutLogOutput } from './logging.ts';
 import { stopOnSignals } from './shutdown.ts';
 import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
 import { DatabaseLockedError } from './db.ts';
-import { ProjectionStopped } from './projections/runner.ts';
+import { ProjectionStopped } from './projections/engine/failures.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';

@@ -34,11 +34,6 @@ export function requestHash(operation: string, body: unknown): string {
   return crypto.createHash('sha256').update(operation).update('\n').update(canonicalJson(body)).digest('hex');
 }
 
-/** The hash keys stored before canonical JSON (the body's own key order); still matched until such keys expire. */
-export function legacyRequestHash(operation: string, body: unknown): string {
-  return crypto.createHash('sha256').update(operation).update('\n').update(JSON.stringify(body ?? null)).digest('hex');
-}
-
 /**
  * Runs `run` at most once per (scope, key). Ids come from a seed stored with the key, so a retry after
  * a crash or a transient failure re-creates the same ids and event ids: the event store drops the
@@ -79,7 +74,7 @@ export async function withIdempotency(
     ids = new IdSource(seed, now.getTime());
   } else {
     const row = (await knex('idempotency_keys').where({ scope: args.scope, key: args.key }).first()) as Row;
-    if (row.operation !== args.operation || (row.request_hash !== hash && row.request_hash !== legacyRequestHash(args.operation, args.body)))
+    if (row.operation !== args.operation || row.request_hash !== hash)
       throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
     if (row.status_code !== null) return { status: row.status_code, body: row.response, replayed: true };
     const claimed = await knex('idempotency_keys')

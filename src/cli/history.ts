@@ -3,7 +3,7 @@
 // operator is looking for.
 import type { Knex } from 'knex';
 import type { EventStore } from '../eventstore/port.ts';
-import { listSkips, storedFailures } from '../projections/health.ts';
+import { listSkips, storedFailures } from '../projections/engine/health.ts';
 import { listUnreadableStreams } from '../unreadable-streams.ts';
 
 /** The lines `history` prints for `stream` (none when the stream has no events). */

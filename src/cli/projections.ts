@@ -5,7 +5,7 @@
 import os from 'node:os';
 import type { Command } from 'commander';
 import { retryProjection, skipProjectionEvent } from '../commands/platform/projections.ts';
-import { listSkips } from '../projections/health.ts';
+import { listSkips } from '../projections/engine/health.ts';
 import type { ProjectionStatus } from '../read-model-status.ts';
 import { listUnreadableStreams } from '../unreadable-streams.ts';
 import type { WithApp } from './clients.ts';

@@ -77,5 +77,5 @@ export const COMMON_ERRORS = {
   database_unavailable: 503,
 } as const;
 
-/** The shared codes as a catalogue (pagination, idempotency, access). */
+/** The shared codes as a catalogue (pagination, idempotency, access, input). */
 export const commonErrors = errorCatalogue(COMMON_ERRORS);

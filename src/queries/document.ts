@@ -1,4 +1,4 @@
-// One read-model document by its id: the `doc` column of a document table (src/projections/projection.ts).
+// One read-model document by its id: the `doc` column of a document table (src/projections/documents/).
 import type { Db } from '../db.ts';
 import { type NamedStatement, pooledQuery } from '../pooled-query.ts';
 

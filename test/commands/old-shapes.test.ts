@@ -8,7 +8,7 @@ import { IdSource } from '../../src/ids.ts';
 import type { CommandContext } from '../../src/context.ts';
 import { loadAggregate, runCommand } from '../../src/commands/run.ts';
 import { invoiceDecider } from '../../src/domain/billing/invoice.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { billingInvoicesProjection } from '../../src/projections/billing/invoices.ts';
 import { backends, suiteStore } from '../support/db.ts';
 

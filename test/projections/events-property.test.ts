@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import pino from 'pino';
 import { TestClock } from '../../src/clock.ts';
 import { projections } from '../../src/areas/index.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { usageEvents, usageKey } from '../../src/domain/billing/usage.ts';
 import { exchangeRateEvents } from '../../src/domain/billing/exchange-rate.ts';
 import { importEvents } from '../../src/domain/ingest/import.ts';

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { projections } from '../../src/areas/index.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
 import { dumpReadModels, readModelTables, writeSampleData } from './support.ts';

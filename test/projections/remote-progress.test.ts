@@ -14,8 +14,8 @@ import { createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import { TestClock } from '../../src/clock.ts';
 import { PostgresEventStore, formatPosition } from '../../src/eventstore/postgres.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
-import { RemoteProgress, progressChannel } from '../../src/projections/remote-progress.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
+import { RemoteProgress, progressChannel } from '../../src/projections/engine/remote-progress.ts';
 
 const logger = pino({ level: 'silent' });
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };

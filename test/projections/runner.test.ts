@@ -9,7 +9,7 @@ import { type Db, openPostgres } from '../../src/db.ts';
 import { TestClock } from '../../src/clock.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import type { RecordedEvent } from '../../src/eventstore/port.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { projections } from '../../src/areas/index.ts';
 import type { Projection } from '../../src/projections/projection.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';

@@ -6,7 +6,7 @@ import { TestClock } from '../../src/clock.ts';
 import type { DomainEvent } from '../../src/domain/decider.ts';
 import type { Actor } from '../../src/eventstore/port.ts';
 import type { Projection } from '../../src/projections/projection.ts';
-import { ProjectionRunner } from '../../src/projections/runner.ts';
+import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { type Backend, suiteStore } from '../support/db.ts';
 
 /** One event to store: its stream, the event (old shapes welcome: it is stored as given), and who did it. */

@@ -6,7 +6,7 @@ import { operation } from '../../api/operation.ts';
 import { ProjectionRetryRequest, ProjectionSkipRequest, ProjectionStatusSchema } from '../../api/schemas/platform.ts';
 import type { RequestContext } from '../../context.ts';
 import { platformErrors } from '../../domain/platform/errors.ts';
-import { clearFailure, recordSkip, storedFailures } from '../../projections/health.ts';
+import { clearFailure, recordSkip, storedFailures } from '../../projections/engine/health.ts';
 
 /** Clears the failure of `name` so its runner applies the event again (after a fix of the code or the data). */
 export async function retryProjection(knex: Knex, known: readonly string[], name: string): Promise<void> {

@@ -114,12 +114,6 @@ export type InvoiceEvent = EventOf<typeof invoiceEvents>;
  */
 export const invoiceCodec = eventCodec(invoiceEvents, { upcasters: { InvoiceDrafted: addedFields({ memo: null, metadata: {} }) } });
 
-/** The type names of invoice events (for projections and feeds). */
-export const INVOICE_EVENT_TYPES = [
-  'InvoiceDrafted', 'InvoiceLinesReplaced', 'InvoiceDetailsUpdated', 'InvoiceFinalized', 'InvoiceVoided', 'InvoiceMarkedUncollectible',
-  'InvoicePaid', 'PaymentRecorded', 'PaymentUpdated', 'PaymentVoided', 'CreditNoteIssued', 'InvoiceUsageRated',
-] as const satisfies readonly InvoiceEvent['type'][];
-
 /** What may be asked of an invoice; times and looked-up facts (number, due date) come in the command. */
 export type InvoiceCommand =
   | { type: 'DraftInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; memo: string | null; metadata: Record<string, string>; now: string } }

@@ -11,7 +11,7 @@ export const invoiceNumberEvents = eventSchemas({
 /** An invoice number counter event (derived from `invoiceNumberEvents`). */
 export type InvoiceNumberEvent = EventOf<typeof invoiceNumberEvents>;
 
-/** How invoice number counter events are read. */
+/** How counter events are read (the events property test feeds them through every projection). */
 export const invoiceNumberCodec = eventCodec(invoiceNumberEvents);
 
 /** Stream of the counter of one year: `invoicenumber-<nameId(year)>`. */

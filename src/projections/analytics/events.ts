@@ -5,7 +5,7 @@ import type { RecordedEvent } from '../../eventstore/port.ts';
 import { analyticsCodec } from '../../domain/analytics/event.ts';
 import { nameId } from '../../ids.ts';
 import type { Projection } from '../projection.ts';
-import { readRecorded } from '../projection.ts';
+import { readRecorded } from '../recorded.ts';
 
 /** A stored analytics event (analytics.AnalyticsEventItem plus its organization). */
 export interface AnalyticsEventDoc {

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { type DecodedVehicleSchema, type EnrichmentSchema, type HcaNodeSchema, type VehicleLookupEvent, vehicleLookupCodec } from '../../domain/assemblies/lookup.ts';
 import type { VehicleIdentifier } from '../../domain/vehicles/identifier.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** A vehicle lookup as searches and the updates stream read it. */
 export interface LookupDoc {

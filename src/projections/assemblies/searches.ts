@@ -2,7 +2,7 @@
 // (the replay of assemblies.subscribe.stream).
 import { type AssemblySearchEvent, assemblySearchCodec } from '../../domain/assemblies/search.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** A completed search as the subscribe stream delivers it. */
 export type SearchDoc = Extract<AssemblySearchEvent, { type: 'AssembliesSearchCompleted' }>['data'] & {

@@ -1,6 +1,6 @@
 // billing_access: whether an organization's access is suspended for non-payment. Read by queries/billing/overdue.ts and the overdue worker.
 import { type AccessEvent, accessCodec } from '../../domain/billing/access.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The access state of one customer. */
 export interface AccessDoc {

@@ -1,7 +1,7 @@
 // billing_attachments: one document per pending, committed or removed attachment (a removed one stays until purged after its retention; expired and purged ones leave the read model, not the log).
 import type { Actor } from '../../eventstore/port.ts';
 import { type AttachmentEvent, type AttachmentSubject, attachmentCodec } from '../../domain/billing/attachment.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored attachment: the billing.Attachment body plus where it lives and who may see it. */
 export interface AttachmentDoc {

@@ -2,7 +2,7 @@
 import { type CreditNoteRequestEvent, type CreditNoteRequestStatus, creditNoteRequestCodec } from '../../domain/billing/credit-note-request.ts';
 import type { CreditNoteReason } from '../../domain/billing/invoice.ts';
 import type { Actor } from '../../eventstore/port.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored request: exactly the billing.CreditNoteRequestDetail body. */
 export interface CreditNoteRequestDoc {

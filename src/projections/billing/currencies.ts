@@ -1,6 +1,6 @@
 // billing_currency_settings: currencies staff enabled or disabled for billing and their recorded exponents, read by queries/billing/currencies.ts.
 import { type CurrencyEvent, currencyCodec } from '../../domain/billing/currency.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** One currency's billing switch (a currency never switched has no row and is off). */
 export interface CurrencySettingDoc {

@@ -1,6 +1,6 @@
 // billing_customers: one document per customer, read by queries/billing/customers.ts.
 import { type CustomerEvent, type CustomerFields, customerCodec } from '../../domain/billing/customer.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored customer: exactly the billing.CustomerDetailItem body. */
 export interface CustomerDoc extends CustomerFields {

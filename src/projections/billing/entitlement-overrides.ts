@@ -1,6 +1,6 @@
 // billing_entitlement_overrides: the overrides in place, one per (organization, entitlement), read by queries/billing/entitlement-overrides.ts.
 import { type OverrideEvent, type OverrideTerms, overrideCodec } from '../../domain/billing/entitlement-override.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored override: exactly the billing.EntitlementOverride body. */
 export interface OverrideDoc extends OverrideTerms {

@@ -1,6 +1,6 @@
 // billing_entitlements: one document per entitlement key, read by queries/billing/entitlements.ts.
 import { type EntitlementEvent, type EntitlementFields, entitlementCodec } from '../../domain/billing/entitlement.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored entitlement: exactly the billing.Entitlement body. */
 export interface EntitlementDoc extends EntitlementFields {

@@ -3,7 +3,7 @@
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
-import { streamCategory } from '../projection.ts';
+import { streamCategory } from '../recorded.ts';
 import { type CategoryFeed, type FeedEntry, type FeedKnowledge, categoryFeed } from './feed/types.ts';
 import { customerCodec } from '../../domain/billing/customer.ts';
 import { invoiceCodec } from '../../domain/billing/invoice-events.ts';

@@ -1,6 +1,6 @@
 // billing_exchange_rates: every recorded rate, one row per (base, target, as_of), read by queries/billing/exchange-rates.ts.
 import { type ExchangeRateEvent, exchangeRateCodec } from '../../domain/billing/exchange-rate.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** One rate: exactly the billing.CurrencyExchangeRateListItem body plus when it was recorded. */
 export interface ExchangeRateDoc {

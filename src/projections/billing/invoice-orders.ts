@@ -2,7 +2,7 @@
 import { type InvoiceEvent, invoiceCodec } from '../../domain/billing/invoice-events.ts';
 import { currentType } from '../../domain/decider.ts';
 import type { Projection } from '../projection.ts';
-import { readRecorded } from '../projection.ts';
+import { readRecorded } from '../recorded.ts';
 
 /** One rated order of an invoice: its line, its place in rating order (`seq`) and how it was rated. */
 export interface InvoiceOrderDoc {

@@ -1,6 +1,6 @@
 // billing_invoices: documents built from invoice-stream events, read by queries/billing/invoices.ts.
 import { type InvoiceEvent, type InvoiceLine, type InvoiceStatus, amountRemaining, invoiceCodec } from '../../domain/billing/invoice.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored invoice: exactly the billing.InvoiceDetail body. */
 export interface InvoiceDoc {

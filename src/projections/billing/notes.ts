@@ -1,7 +1,7 @@
 // billing_notes: one document per live note (removed notes leave the read model, not the log).
 import type { Actor } from '../../eventstore/port.ts';
 import { type NoteEvent, type NoteSubject, noteCodec } from '../../domain/billing/note.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored note: exactly the billing.Note body plus its organization. */
 export interface NoteDoc {

@@ -1,7 +1,8 @@
 // billing_payments: one document per payment, built from invoice-stream events, read by queries/billing/payments.ts.
 import { type InvoiceEvent, type PaymentMethod, invoiceCodec } from '../../domain/billing/invoice.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { documentProjection, documentTable, replacing } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
+import { replacing } from '../documents/declaration.ts';
 
 /** The stored payment: exactly the billing.Payment body. */
 export interface PaymentDoc {

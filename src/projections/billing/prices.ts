@@ -1,6 +1,6 @@
 // billing_prices: one document per price, read by queries/billing/prices.ts.
 import { type PriceChanges, type PriceEvent, type PriceTerms, priceCodec } from '../../domain/billing/price.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored price: exactly the billing.PriceDetailItem body. */
 export interface PriceDoc extends PriceTerms, PriceChanges {

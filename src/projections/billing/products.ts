@@ -1,6 +1,6 @@
 // billing_products: one document per product, read by queries/billing/products.ts.
 import { type ProductEvent, type ProductFields, productCodec } from '../../domain/billing/product.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored product: exactly the billing.ProductDetailItem body. */
 export interface ProductDoc extends ProductFields {

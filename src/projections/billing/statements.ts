@@ -4,7 +4,11 @@ import type { Knex } from 'knex';
 import { type InvoiceEvent, type InvoiceStatus, invoiceCodec } from '../../domain/billing/invoice-events.ts';
 import { currentType } from '../../domain/decider.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { type DocumentTable, type TableWriter, applyDocuments, documentProjection, documentTable, knownDocument, readRecorded, replacing, stageDocuments } from '../projection.ts';
+import { type DocumentTable, type TableWriter, replacing } from '../documents/declaration.ts';
+import { applyDocuments, stageDocuments } from '../documents/paths.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
+import { knownDocument } from '../documents/cache.ts';
+import { readRecorded } from '../recorded.ts';
 
 /** One dated line of a customer's account. */
 export interface LedgerEntryDoc {

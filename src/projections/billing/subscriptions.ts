@@ -1,6 +1,6 @@
 // billing_subscriptions: one document per subscription, read by queries/billing/subscriptions.ts.
 import { type SubscriptionEvent, type SubscriptionFields, subscriptionCodec } from '../../domain/billing/subscription.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored subscription: exactly the billing.Subscription body. */
 export interface SubscriptionDoc extends SubscriptionFields {

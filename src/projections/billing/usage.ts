@@ -1,6 +1,7 @@
 // billing_usage: one row per recorded order, indexed for rating by (subscription, occurred_at, order_id); read by queries/billing/usage.ts.
 import { type UsageEvent, type UsageOrder, usageCodec } from '../../domain/billing/usage.ts';
-import { documentProjection, documentTable, streamKey } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
+import { streamKey } from '../recorded.ts';
 
 /** The stored order: its facts and when they were recorded. */
 export interface UsageDoc extends UsageOrder {

@@ -1,7 +1,8 @@
 // Identity read models: users, organizations (with sites) and memberships. Read by queries/identity/identity.ts.
 import { type OrganizationEvent, organizationCodec } from '../../domain/identity/organization.ts';
 import { type UserEvent, userCodec } from '../../domain/identity/user.ts';
-import { documentProjection, documentTable, streamKey } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
+import { streamKey } from '../recorded.ts';
 
 /** identity_users.doc */
 export interface UserDoc {

@@ -3,7 +3,9 @@ import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../eventstore/port.ts';
 import { type ImportEvent, type ImportStatus, importCodec } from '../../domain/ingest/import.ts';
 import { nameId } from '../../ids.ts';
-import { type TableWriter, documentProjection, documentTable, readRecorded, streamKey } from '../projection.ts';
+import type { TableWriter } from '../documents/declaration.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
+import { readRecorded, streamKey } from '../recorded.ts';
 
 /** The stored import. */
 export interface ImportDoc {

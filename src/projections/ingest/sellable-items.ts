@@ -6,7 +6,7 @@ import { importCodec } from '../../domain/ingest/import.ts';
 import type { SellableItem } from '../../domain/ingest/sellable-item.ts';
 import { nameId } from '../../ids.ts';
 import type { Projection } from '../projection.ts';
-import { readRecorded } from '../projection.ts';
+import { readRecorded } from '../recorded.ts';
 
 /** The stored sellable item. */
 export interface SellableItemDoc {

@@ -2,7 +2,7 @@
 import { type ClientEvent, clientCodec } from '../../domain/integrations/client.ts';
 import { type IntegrationEvent, integrationCodec } from '../../domain/integrations/integration.ts';
 import type { Scope } from '../../domain/integrations/scopes.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** integration_clients.doc */
 export interface ClientDoc {

@@ -1,6 +1,6 @@
 // jobs: one document per repair job, read by queries/jobs/jobs.ts.
 import { type JobData, type JobEvent, type JobStatus, type OptionalIdentifier, jobCodec } from '../../domain/jobs/job.ts';
-import { documentProjection, documentTable } from '../projection.ts';
+import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** The stored job: the Job body plus who owns it. */
 export interface JobDoc extends JobData {

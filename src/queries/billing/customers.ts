@@ -7,7 +7,7 @@ import { operation } from '../../api/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../api/schemas/billing-customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
-import { recentDocument } from '../../projections/projection.ts';
+import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

@@ -19,7 +19,7 @@ import { getUser } from '../identity/identity.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
-import { listSkips } from '../../projections/health.ts';
+import { listSkips } from '../../projections/engine/health.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;

@@ -12,7 +12,7 @@ import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { recentDocument } from '../../projections/projection.ts';
+import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads an invoice document, or null. */

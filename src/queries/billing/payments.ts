@@ -10,7 +10,7 @@ import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
-import { recentDocument } from '../../projections/projection.ts';
+import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 
 /** Loads a payment document, or null. */

@@ -1,7 +1,7 @@
 // A short-lived cache of resolved API sessions: a client's burst of requests with one token looks it up once.
 import type { Knex } from 'knex';
 import type { Auth, SessionAuth } from '../../context.ts';
-import { onDocumentWritten } from '../../projections/projection.ts';
+import { onDocumentWritten } from '../../projections/documents/cache.ts';
 import { sessionAuth } from './identity.ts';
 import { looksValid } from '../../secrets.ts';
 

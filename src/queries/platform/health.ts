@@ -2,7 +2,7 @@
 import { operation } from '../../api/operation.ts';
 import { HealthResponse } from '../../api/schemas/platform.ts';
 import { platformErrors } from '../../domain/platform/errors.ts';
-import { listSkips } from '../../projections/health.ts';
+import { listSkips } from '../../projections/engine/health.ts';
 import { notReady } from '../../read-model-status.ts';
 import { listUnreadableStreams } from '../../unreadable-streams.ts';
 

@@ -4,7 +4,7 @@ import { eventCodec } from '../../../domain/decider.ts';
 import { type RelationshipEvent, relationshipCodec, relationshipEvents } from '../../../domain/billing/configuration/relationship.ts';
 import { type RevisionEvent, type Superseded, revisionCodec, revisionEvents } from '../../../domain/billing/configuration/revisions.ts';
 import type { ActorRef, BaselineRevision, ClaimStatus, PricingRevision, RelationshipFacts } from '../../../domain/billing/configuration/snapshot.ts';
-import { documentProjection, documentTable } from '../../projection.ts';
+import { documentProjection, documentTable } from '../../documents/projection.ts';
 
 /** A stored relationship: its whole story (claims, evidence commits) plus where the claim stands now. */
 export interface RelationshipDoc extends RelationshipFacts {

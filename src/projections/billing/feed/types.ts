@@ -1,7 +1,7 @@
 // What a billing event looks like in the public feed, and how an internal event type is mapped to it.
 import { type DomainEvent, type EventCodec, currentType } from '../../../domain/decider.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
-import { readRecorded } from '../../projection.ts';
+import { readRecorded } from '../../recorded.ts';
 
 /** What a feed event is about. */
 export type FeedSubjectType = 'customer' | 'invoice' | 'payment' | 'credit_note_request';

@@ -2,10 +2,10 @@
 // runner moves the checkpoints. One reader of projection_checkpoints per process serves every waiting
 // request, and reads again when a projector says checkpoints moved (NOTIFY) or after a fallback poll.
 import type { Knex } from 'knex';
-import { type LogPosition, comparePositions } from '../eventstore/port.ts';
-import { ProjectionLagError, ReadModelFailedError } from '../context.ts';
-import { DbChannel } from '../db-channel.ts';
-import type { Db } from '../db.ts';
+import { type LogPosition, comparePositions } from '../../eventstore/port.ts';
+import { ProjectionLagError, ReadModelFailedError } from '../../context.ts';
+import { DbChannel } from '../../db-channel.ts';
+import type { Db } from '../../db.ts';
 
 interface Waiter {
   position: LogPosition;

@@ -1,7 +1,22 @@
 // One projection transaction: read-model writes of one or more projections and their checkpoints, all or nothing.
 import type { Knex } from 'knex';
-import type { LogPosition, RecordedEvent } from '../eventstore/port.ts';
-import { type Projection, type StagedWrites, committed } from './projection.ts';
+import type { LogPosition, RecordedEvent } from '../../eventstore/port.ts';
+import type { Projection, StagedWrites } from '../projection.ts';
+
+const commitHooks = new WeakMap<Knex.Transaction, ((position: LogPosition, root: Knex) => void)[]>();
+
+/** Runs `fn` once the runner's transaction `trx` has committed, with the position its checkpoints moved to and the runner's knex. */
+export function afterCommit(trx: Knex.Transaction, fn: (position: LogPosition, root: Knex) => void): void {
+  const hooks = commitHooks.get(trx) ?? [];
+  hooks.push(fn);
+  commitHooks.set(trx, hooks);
+}
+
+// Called by commitParts after `trx` committed.
+function committed(trx: Knex.Transaction, position: LogPosition, root: Knex): void {
+  for (const fn of commitHooks.get(trx) ?? []) fn(position, root);
+  commitHooks.delete(trx);
+}
 
 /** Another runner moved (or holds) the checkpoints of `names`: they must reload and catch up alone. */
 export class CheckpointMoved extends Error {

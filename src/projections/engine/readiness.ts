@@ -1,9 +1,9 @@
 // How far each read model is behind the log (for /readyz, /metrics and the health page): the age of the
 // oldest event it has not applied, and the failures stored by whichever process runs it.
 import type { Knex } from 'knex';
-import { type EventStore, type LogPosition, comparePositions } from '../eventstore/port.ts';
-import type { Projection } from './projection.ts';
-import type { ProjectionFailure, ProjectionState, ProjectionStatus } from '../read-model-status.ts';
+import { type EventStore, type LogPosition, comparePositions } from '../../eventstore/port.ts';
+import type { Projection } from '../projection.ts';
+import type { ProjectionFailure, ProjectionState, ProjectionStatus } from '../../read-model-status.ts';
 
 /** Lag past which a projection another process runs is shown as catching up rather than running. */
 const CATCHING_UP_S = 5;

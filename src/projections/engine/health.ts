@@ -3,9 +3,9 @@
 // process (`serve`, the CLI, /readyz) sees it, and the runner that stopped resumes when it is cleared.
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
-import type { LogPosition, RecordedEvent } from '../eventstore/port.ts';
-import type { Metrics } from '../metrics.ts';
-import type { ProjectionFailure, ProjectionState } from '../read-model-status.ts';
+import type { LogPosition, RecordedEvent } from '../../eventstore/port.ts';
+import type { Metrics } from '../../metrics.ts';
+import type { ProjectionFailure, ProjectionState } from '../../read-model-status.ts';
 
 export type { ProjectionFailure, ProjectionState };
 

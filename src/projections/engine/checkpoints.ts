@@ -1,0 +1,121 @@
+// Where each projection is in the log: in memory (moves with every batch) and as stored in projection_checkpoints
+// (moves with the rows it covers, or on its own once the in-memory one is a second ahead), and the stored row's
+// set-up and reset.
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+import type { LogPosition } from '../../eventstore/port.ts';
+import type { Clock } from '../../clock.ts';
+import type { Projection } from '../projection.ts';
+import { type CommitPart, commitParts } from './commit.ts';
+
+/** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
+export const FLUSH_MS = 1000;
+
+/** The checkpoints of one runner's projections. */
+export class Checkpoints {
+  private readonly current = new Map<string, LogPosition | null>();
+  /** The checkpoint as stored in projection_checkpoints; behind `current` after batches with nothing to apply. */
+  private readonly persisted = new Map<string, { position: LogPosition | null; at: number }>();
+
+  constructor(
+    private readonly knex: Knex,
+    private readonly clock: Clock,
+    /** Called whenever a stored checkpoint moved (the runner says so to processes waiting for it). */
+    private readonly onStored: () => void,
+  ) {}
+
+  /** Where `name` is, as this process last saw it. */
+  of(name: string): LogPosition | null {
+    return this.current.get(name) ?? null;
+  }
+
+  /** Every checkpoint as this process last saw it. */
+  all(): Record<string, LogPosition | null> {
+    return Object.fromEntries(this.current);
+  }
+
+  /** Moves `name` in memory only: a batch with nothing to apply (stored with the next write, or by flush). */
+  advance(name: string, position: LogPosition | null): void {
+    this.current.set(name, position);
+  }
+
+  /** `name` is stored at `position` (written or read just now). */
+  stored(name: string, position: LogPosition | null): void {
+    this.current.set(name, position);
+    this.persisted.set(name, { position, at: Date.now() });
+    this.onStored();
+  }
+
+  /** Reads the stored checkpoint of `p` (another runner may have moved it). */
+  async reload(p: Projection): Promise<void> {
+    const row = (await this.knex('projection_checkpoints').where({ name: p.name }).first()) as { position: string | null } | undefined;
+    this.stored(p.name, row?.position ?? null);
+  }
+
+  /** The stored checkpoint of `p`, which a commit's compare-and-set expects. */
+  storedPosition(p: Projection): LogPosition | null {
+    return this.persisted.get(p.name)?.position ?? null;
+  }
+
+  /** Milliseconds since the checkpoint row was last written or read. */
+  storedAgo(p: Projection): number {
+    return Date.now() - (this.persisted.get(p.name)?.at ?? 0);
+  }
+
+  /** Whether `p` moved only in memory and its row is old enough to be written now. */
+  needsFlush(p: Projection): boolean {
+    return this.of(p.name) !== this.storedPosition(p) && this.storedAgo(p) >= FLUSH_MS;
+  }
+
+  /** A commit part that only moves the stored checkpoint of `p` to where it is in memory. */
+  flushPart(p: Projection): CommitPart {
+    return { projection: p, events: [], from: this.storedPosition(p), to: this.of(p.name) };
+  }
+
+  /** Stores a checkpoint that moved only in memory; a no-op when the row is current. */
+  async flush(p: Projection): Promise<void> {
+    const part = this.flushPart(p);
+    if (part.to === part.from) return;
+    await commitParts(this.knex, [part], this.clock.now());
+    this.stored(p.name, part.to);
+  }
+
+  /** Makes sure `p` has a checkpoint row; a new projection or a changed version empties its tables for a replay. */
+  async prepare(p: Projection, logger: Logger): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await lock(trx, p);
+      const row = (await trx('projection_checkpoints').where({ name: p.name }).first()) as { version: number; position: string | null } | undefined;
+      if (!row) {
+        await trx('projection_checkpoints').insert({ name: p.name, version: p.version, position: null });
+        await truncate(trx, p.tables);
+        this.stored(p.name, null);
+      } else if (row.version !== p.version) {
+        logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: rebuilding');
+        await truncate(trx, p.tables);
+        await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, failure: null, updated_at: this.clock.now() });
+        this.stored(p.name, null);
+      } else {
+        this.stored(p.name, row.position);
+      }
+    });
+  }
+
+  /** Empties the tables of `p` and moves its checkpoint to the start of the log, clearing any failure (rebuild). */
+  async reset(p: Projection): Promise<void> {
+    await this.knex.transaction(async (trx) => {
+      await lock(trx, p);
+      await truncate(trx, p.tables);
+      await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, failure: null, updated_at: this.clock.now() });
+    });
+    this.stored(p.name, null);
+  }
+}
+
+// Waits for the projection's advisory lock: no other runner commits it meanwhile.
+async function lock(trx: Knex.Transaction, p: Projection): Promise<void> {
+  await trx.raw('select pg_advisory_xact_lock(hashtextextended(?, 1))', [`projection:${p.name}`]);
+}
+
+async function truncate(trx: Knex.Transaction, tables: string[]): Promise<void> {
+  if (tables.length) await trx.raw(`truncate ${tables.map((t) => `"${t}"`).join(', ')}`);
+}
