@@ -1,6 +1,7 @@
 // Streams that a command or the audit trail met with an event that does not read as its type: their commands
 // answer 409 stream_unreadable until an operator repairs the event (an upcaster, or a corrected row), and the
-// health page lists them so that happens. A listed stream that reads again is dropped when the list is read.
+// health page lists them so that happens. A command that meets the stream again refreshes its row; once it is
+// repaired, the operator drops it with `core-server projections forget-stream <stream>`.
 import type { Knex } from 'knex';
 import type { EventReadError } from './domain/decider.ts';
 

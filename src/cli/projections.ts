@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { retryProjection, skipProjectionEvent } from '../commands/platform/projections.ts';
 import { listSkips } from '../projections/engine/health.ts';
 import type { ProjectionStatus } from '../read-model-status.ts';
-import { listUnreadableStreams } from '../unreadable-streams.ts';
+import { forgetUnreadableStream, listUnreadableStreams } from '../unreadable-streams.ts';
 import type { WithApp } from './clients.ts';
 
 /** The lines `core-server projections` prints: one per read model, then the skips and unreadable streams. */
@@ -41,6 +41,16 @@ export function addProjectionCommands(program: Command, withApp: WithApp): void 
       await withApp(async (app) => {
         await retryProjection(app.knex, app.runner.names(), name);
         console.log(`${name}: failure cleared; it applies the event again within a second (see \`core-server projections\`)`);
+      });
+    });
+  cmd
+    .command('forget-stream')
+    .description('Drops a repaired stream from the list of unreadable streams (a command that meets it unreadable again lists it again).')
+    .argument('<stream>', 'stream id, e.g. invoice-0190...')
+    .action(async (stream: string) => {
+      await withApp(async (app) => {
+        await forgetUnreadableStream(app.knex, stream);
+        console.log(`${stream}: no longer listed as unreadable`);
       });
     });
   cmd

@@ -30,6 +30,7 @@ async function healthPage(p: ConsolePage): Promise<void> {
 <p>${h.status === 'ok' ? 'Every read model is up to date.' : `<strong class="bad">Needs attention:</strong> ${esc(String(failed.length))} failed read model(s), ${esc(String(h.unreadable_streams.length))} unreadable stream(s).`}</p>
 ${table('Read models', ['Read model', 'State', 'Lag', 'Stopped at'], rows, 'No read models.')}
 ${repair}
+${h.unreadable_streams.length ? '<p class="muted">Repair the event (an upcaster for its type, or the corrected row), then drop the stream from this list with <code>core-server projections forget-stream STREAM</code>.</p>' : ''}
 ${table('Unreadable streams (their commands answer 409 stream_unreadable)', ['Stream', 'Event', 'Type', 'Why', 'Last seen'], h.unreadable_streams.map((u) => [esc(u.stream_id), esc(`#${u.revision} ${u.event_id}`), esc(u.type), esc(u.error), esc(u.last_seen_at)]), 'None.')}
 ${table('Skipped events', ['Read model', 'Event', 'Stream', 'By', 'When', 'Why'], h.skips.map((s) => [esc(s.projection), esc(`${s.type} ${s.event_id}`), esc(s.stream_id), esc(s.actor), esc(s.skipped_at), esc(s.reason)]), 'None.')}`,
   });
