@@ -110,13 +110,13 @@ for (const backend of backends()) {
         await heading.waitFor();
         return (await heading.textContent()) ?? '';
       }));
+      expect((await providerCharges(svc, inv.id)).filter((c) => c.status === 'succeeded')).to.have.length(1);
+      const payments = await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff);
+      expect(payments.body.items.map((x) => [x.method, x.amount])).to.deep.equal([['card', 9900]]);
       expect(outcomes.filter((o) => o === 'Payment received')).to.have.length(1);
       for (const t of tabs) {
         if ((await t.getByRole('heading', { name: 'Payment received' }).count()) === 0) expect(await t.getByRole('alert').getAttribute('data-code')).to.be.oneOf(['payment_in_progress', 'invoice_not_payable']);
       }
-      expect((await providerCharges(svc, inv.id)).filter((c) => c.status === 'succeeded')).to.have.length(1);
-      const payments = await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff);
-      expect(payments.body.items.map((x) => [x.method, x.amount])).to.deep.equal([['card', 9900]]);
       expect((await svc.call(ops['billing.invoices.get'], inv.id, payerToken)).body).to.include({ status: 'paid', amount_paid: 9900 });
     });
   });
