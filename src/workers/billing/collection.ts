@@ -55,7 +55,7 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
         result.in_progress.push(invoice.invoice_id);
         continue;
       }
-      // Nothing owed any more (paid meanwhile), or this charge's outcome is already on the invoice (a pass that stopped before RecordCharge).
+      // Nothing owed any more: paid (or voided) since the read above.
       if (held === null) continue;
       const charge = await provider.charge({ method_ref: customer.method.provider_ref, amount: held.amount, currency: invoice.currency, idempotency_key: key });
       let applied = 0;
@@ -92,6 +92,7 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
 async function hold(services: Services, ctx: CommandContext, invoiceId: string, key: string, opts: { orgId: string; reason: string }): Promise<ChargeAttemptState | 'in_progress' | null> {
   try {
     const held = await holdInvoiceForCharge(ctx, invoiceId, { attempt_id: newId(), provider_key: key, started_by: 'automatic_collection' }, opts, (open) => settlePageAttempt(services, open));
+    // A fresh attempt id is never an ended one; the check keeps an ended attempt from ever reaching the provider again.
     return held.status === 'open' ? held : null;
   } catch (err) {
     if (err instanceof DomainError && err.code === 'payment_in_progress') return 'in_progress';
