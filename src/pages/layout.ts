@@ -44,9 +44,10 @@ export function sendPage(res: Response, status: number, title: string, body: str
   res.status(status).type('html').send(layout(title, body));
 }
 
-/** An error page: says what went wrong and never redirects. */
-export function sendErrorPage(res: Response, status: number, title: string, message: string): void {
-  sendPage(res, status, title, `<h1>${escapeHtml(title)}</h1><p role="alert">${escapeHtml(message)}</p><p><a href="/">Go to the start page</a></p>`);
+/** An error page: says what went wrong and never redirects; `code` (the error code, for scripts and tests) is the alert's data-code. */
+export function sendErrorPage(res: Response, status: number, title: string, message: string, code?: string): void {
+  const data = code ? ` data-code="${escapeHtml(code)}"` : '';
+  sendPage(res, status, title, `<h1>${escapeHtml(title)}</h1><p role="alert"${data}>${escapeHtml(message)}</p><p><a href="/">Go to the start page</a></p>`);
 }
 
 /** The stylesheet: readable on a phone and a desktop, no framework. */

@@ -5,13 +5,12 @@
 import express, { type Request, type Response } from 'express';
 import type { CommandContext, Services } from '../context.ts';
 import { paymentAttempts } from '../commands/billing/handlers.ts';
-import { paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
+import { attemptPayment, paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
 import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
 import { DomainError } from '../domain/errors.ts';
 import { displayMinorUnits } from '../iso4217.ts';
 import { IdSource, newId } from '../ids.ts';
 import { NotificationRejected } from '../payments/port.ts';
-import { paymentProvider } from '../payments/sandbox.ts';
 import { type CustomerDoc, billingCustomersProjection } from '../projections/billing/customers.ts';
 import { type ProfileDoc, billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
 import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
@@ -139,6 +138,13 @@ function resultPage(res: Response, customerId: string, state: PaymentAttemptStat
   sendPage(res, 200, 'Payment processing', `<h1>Payment processing</h1><p role="status">The payment provider has not confirmed the payment of ${amount} on ${number} yet. Reload this page in a moment.</p>${back}`);
 }
 
+// Another charge of the invoice is in flight (issue 26): nothing was charged; the page says so, and links to it when it is the page's own.
+function inProgressPage(res: Response, customerId: string, invoiceNumber: string, err: DomainError): void {
+  const attempt = err.details?.started_by === 'payment_page' && typeof err.details.attempt_id === 'string' ? err.details.attempt_id : null;
+  const how = attempt ? `<p><a href="${payPath(customerId)}/attempts/${escapeHtml(attempt)}">See that payment</a></p>` : '<p>Automatic collection is charging your saved payment method.</p>';
+  sendPage(res, 409, 'Payment in progress', `<h1>Payment in progress</h1><p role="alert" data-code="payment_in_progress">A payment of ${escapeHtml(invoiceNumber)} is already in progress, so nothing was charged now. Wait for its outcome before paying again.</p>${how}<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`);
+}
+
 function field(body: unknown, name: string): string {
   return body && typeof body === 'object' && name in body ? String((body as Record<string, unknown>)[name]) : '';
 }
@@ -189,16 +195,18 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     try {
       if (!state.started) {
         // A new attempt pays what is owed now; the same form sent again continues its attempt (same amount, same method).
-        if (invoice.status !== 'open' || invoice.amount_remaining <= 0) return sendErrorPage(res, 409, 'Nothing to pay', `${invoice.number ?? 'This invoice'} has nothing left to pay.`);
+        if (invoice.status !== 'open' || invoice.amount_remaining <= 0) return sendErrorPage(res, 409, 'Nothing to pay', `${invoice.number ?? 'This invoice'} has nothing left to pay.`, 'invoice_not_payable');
         const method = choice === 'new' ? null : methods.find((m) => m.id === choice);
         if (method === undefined) return sendErrorPage(res, 400, 'Not paid', 'Choose one of the payment methods shown, or a new card.');
-        state = await startPaymentAttempt(ctx, {
+        state = await startPaymentAttempt(services, ctx, {
           attempt_id: attemptId, invoice_id: invoice.id, customer_id: customer.id, organization_id: customer.organization_id,
-          amount: invoice.amount_remaining, currency: invoice.currency, payment_method_id: method?.id ?? null, method_type: method?.type ?? 'card',
+          currency: invoice.currency, payment_method_id: method?.id ?? null, method_type: method?.type ?? 'card',
         });
       } else if (state.started.invoice_id !== invoice.id || state.started.customer_id !== customer.id) return sendErrorPage(res, 409, 'Not paid', 'This payment form was already used for another invoice. Reload the page.');
     } catch (err) {
-      if (err instanceof DomainError) return sendErrorPage(res, err.status, 'Not paid', err.message);
+      if (err instanceof DomainError && err.code === 'payment_in_progress') return inProgressPage(res, customer.id, invoice.number ?? 'This invoice', err);
+      if (err instanceof DomainError && err.code === 'invoice_not_payable') return sendErrorPage(res, 409, 'Nothing to pay', `${invoice.number ?? 'This invoice'} has nothing left to pay.`, err.code);
+      if (err instanceof DomainError) return sendErrorPage(res, err.status, 'Not paid', err.message, err.code);
       throw err;
     }
     const started = state.started;
@@ -206,10 +214,10 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     const resultUrl = `${services.config.appUrl}${payPath(customer.id)}/attempts/${attemptId}`;
     const method = started.payment_method_id ? methods.find((m) => m.id === started.payment_method_id) : null;
     if (method === undefined) return sendErrorPage(res, 409, 'Not paid', 'The chosen payment method was removed meanwhile. Reload the page.');
-    const payment = await paymentProvider(services).createPayment({
-      owner: { attempt_id: attemptId, invoice_id: started.invoice_id, customer_id: customer.id, organization_id: customer.organization_id },
-      amount: started.amount, currency: started.currency, method_ref: method?.provider_ref ?? null, return_url: resultUrl, idempotency_key: attemptId,
-    });
+    // Only the attempt holding the invoice asks the provider for money; a form whose attempt ended or expired sees its outcome.
+    const { payment, holds } = await attemptPayment(services, started, method?.provider_ref ?? null, resultUrl);
+    if (!payment) return sendErrorPage(res, 409, 'Not paid', 'This payment form expired before it was sent to the payment provider: nothing was charged. Reload the page and try again.', 'payment_attempt_expired');
+    if (!holds) return res.redirect(303, resultUrl);
     res.redirect(303, payment.next_action?.type === 'redirect' && payment.status === 'requires_action' ? payment.next_action.url : resultUrl);
   });
 }

@@ -8,6 +8,7 @@ import { ops } from '../support/ops.ts';
 import { billingStaff, openInvoice, type Invoice } from '../support/billing.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
+import { providerCharges, saveCard } from '../support/payer.ts';
 
 const DAY = 86_400_000;
 
@@ -84,6 +85,39 @@ for (const backend of backends()) {
       expect(status.invoices).to.deep.equal([]);
       await page.getByRole('link', { name: 'Back to your invoices' }).click();
       await page.getByText('Nothing to pay').waitFor();
+    });
+
+    it('ten tabs of the payment page paying with the saved card at once: one charge at the provider, one payment; the other tabs are refused (a payment in progress, or nothing left to pay)', async () => {
+      const staff = await billingStaff(svc);
+      const payer = await svc.signUp({ name: 'Ten Tabs Garage' });
+      const payerToken = (await createSession(svc.app.knex, { userId: payer.userId, organizationId: payer.orgId, now: svc.clock.now(), ttlHours: 24 * 366 })).token;
+      const customerId = (await svc.call(ops['billing.customers.insert'], { name: 'Ten Tabs Ltd', email: 'ap@tabs.example', currency: 'GBP', payment_terms_days: 7 }, payerToken)).body.id;
+      await saveCard(svc, { customerId, token: payerToken }, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, customerId, [9900]);
+      await page.goto(`${svc.url}/billing/pay/${customerId}`);
+      await page.getByLabel('Email').fill(payer.email);
+      await page.getByLabel('Password').fill('correct horse battery');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Pay your invoices' }).waitFor();
+      const tabs = [page, ...(await Promise.all(Array.from({ length: 9 }, () => context.newPage())))];
+      await Promise.all(tabs.slice(1).map((t) => t.goto(`${svc.url}/billing/pay/${customerId}`)));
+      const buttons = tabs.map((t) => t.locator(`form[data-invoice="${inv.id}"]`).getByRole('button', { name: 'Pay £99.00' }));
+      await Promise.all(buttons.map((b) => b.waitFor()));
+      // The saved card is preselected (the default method): every tab sends its own form (its own attempt) at once.
+      await Promise.all(buttons.map((b) => b.click()));
+      const outcomes = await Promise.all(tabs.map(async (t) => {
+        const heading = t.getByRole('heading', { name: /^(Payment received|Payment in progress|Nothing to pay)$/ });
+        await heading.waitFor();
+        return (await heading.textContent()) ?? '';
+      }));
+      expect((await providerCharges(svc, inv.id)).filter((c) => c.status === 'succeeded')).to.have.length(1);
+      const payments = await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff);
+      expect(payments.body.items.map((x) => [x.method, x.amount])).to.deep.equal([['card', 9900]]);
+      expect(outcomes.filter((o) => o === 'Payment received')).to.have.length(1);
+      for (const t of tabs) {
+        if ((await t.getByRole('heading', { name: 'Payment received' }).count()) === 0) expect(await t.getByRole('alert').getAttribute('data-code')).to.be.oneOf(['payment_in_progress', 'invoice_not_payable']);
+      }
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, payerToken)).body).to.include({ status: 'paid', amount_paid: 9900 });
     });
   });
 }

@@ -51,3 +51,30 @@ export function deliverNotification(svc: TestService, body: string, secret = svc
     body,
   });
 }
+
+/** Saves a card through the sandbox's setup page (the first one becomes the default and turns automatic collection on); answers the method id. */
+export async function saveCard(svc: TestService, p: Pick<Payer, 'customerId' | 'token'>, number: string): Promise<string> {
+  const setup = await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: p.customerId, return_url: `${svc.url}/` }, p.token);
+  const next = setup.body.next_action;
+  if (next?.type !== 'redirect') throw new Error('expected a redirect');
+  await new WebClient(svc.url).post(new URL(next.url).pathname, { number });
+  // Asks the provider too, so the card is saved even where its notification cannot reach the service.
+  expect((await svc.call(ops['billing.payment-method-setups.get'], { id: setup.body.id }, p.token)).body.status).to.equal('succeeded');
+  const list = await svc.call(ops['billing.payment-methods.list'], { customer_id: p.customerId }, p.token);
+  const m = list.body.items.find((x) => x.last4 === number.slice(-4));
+  if (!m) throw new Error('card not saved');
+  return m.id;
+}
+
+/**
+ * The charges the sandbox provider took for an invoice, read from its own tables: the payment page's (one per provider payment,
+ * keyed by the payment) and automatic collection's (keyed by the invoice id, a retry by `<invoice id>:<attempt>`).
+ */
+export async function providerCharges(svc: TestService, invoiceId: string): Promise<{ key: string; status: string; amount: number | null }[]> {
+  const knex = svc.app.knex;
+  const payments = (await knex('sandbox_provider_payments').whereRaw(`doc->'payment'->'owner'->>'invoice_id' = ?`, [invoiceId]).pluck('id')) as string[];
+  const rows = (await knex('sandbox_provider_charges')
+    .where((q) => q.whereIn('idempotency_key', payments.length ? payments : ['-']).orWhere('idempotency_key', invoiceId).orWhere('idempotency_key', 'like', `${invoiceId}:%`))
+    .select('idempotency_key', 'doc')) as { idempotency_key: string; doc: { status: string; amount?: number } }[];
+  return rows.map((r) => ({ key: r.idempotency_key, status: r.doc.status, amount: r.doc.amount ?? null }));
+}

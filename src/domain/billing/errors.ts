@@ -67,6 +67,10 @@ export const billingErrors = errorCatalogue({
   subscription_exists: 409,
   payment_attempt_not_found: 404,
   payment_attempt_exists: 409,
+  // Another charge of the invoice is in flight (issue 26: one charge per payment).
+  payment_in_progress: 409,
+  // A payment form whose attempt ended or expired before it reached the provider: nothing was charged (the payment page's answer).
+  payment_attempt_expired: 409,
   // Usage facts and invoices generated from them (issue 12, usage half).
   invalid_order: 400,
   occurred_in_future: 400,

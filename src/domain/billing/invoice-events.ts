@@ -73,6 +73,13 @@ export type PaymentDetails = z.infer<typeof PaymentDetailsSchema>;
 
 const Metadata = z.record(z.string(), z.string());
 
+/** Who starts a charge attempt on an invoice (a future API adds its own value). */
+export const ChargeStarterSchema = z.enum(['payment_page', 'automatic_collection']);
+/** Who starts a charge attempt. */
+export type ChargeStarter = z.infer<typeof ChargeStarterSchema>;
+/** How a charge attempt ended: the provider charged, declined, or the attempt expired without an outcome. */
+export const ChargeOutcomeSchema = z.enum(['succeeded', 'failed', 'abandoned']);
+
 /** Everything that happens to an invoice, its payments and its credits (names are stable: other areas read them). */
 export const invoiceEvents = eventSchemas({
   InvoiceDrafted: InvoiceRefSchema.extend({ lines: z.array(InvoiceLineSchema), subtotal: EventAmount, total: EventAmount, memo: z.string().nullable(), metadata: Metadata, created_at: EventInstant }),
@@ -103,6 +110,31 @@ export const invoiceEvents = eventSchemas({
     credited_to_balance: EventAmount,
     issued_at: EventInstant,
   }),
+  /**
+   * One charge of the invoice is in flight (issue 26): appended with the stream's expected revision before the provider is asked,
+   * so at most one holds the invoice at a time. `provider_key` is the idempotency key of the provider call (whoever holds the
+   * attempt asks the provider about it by this key); `amount` is what the invoice owed when it started.
+   */
+  ChargeAttemptStarted: InvoiceRefSchema.extend({
+    attempt_id: z.string(),
+    provider_key: z.string(),
+    amount: z.number(),
+    started_by: ChargeStarterSchema,
+    started_at: z.string(),
+    /** After this instant the attempt no longer holds the invoice: the next start ends it as `abandoned` (code `expired`). */
+    expires_at: z.string(),
+  }),
+  /** The attempt's outcome: `charged` is what the provider took (0 unless succeeded), `applied` the part recorded as a payment here. */
+  ChargeAttemptEnded: InvoiceRefSchema.extend({
+    attempt_id: z.string(),
+    outcome: ChargeOutcomeSchema,
+    charge_ref: z.string().nullable(),
+    charged: z.number(),
+    applied: z.number(),
+    /** Why it failed (the provider's code) or was abandoned (`expired`); null when it succeeded. */
+    code: z.string().nullable(),
+    ended_at: z.string(),
+  }),
 });
 
 /** An invoice event (derived from `invoiceEvents`). */
@@ -121,11 +153,34 @@ export type InvoiceCommand =
   | { type: 'FinalizeInvoice'; data: { number: string; issue_date: string; due_date: string; payment_terms_days: number; now: string } }
   | { type: 'VoidInvoice'; data: { now: string } }
   | { type: 'MarkInvoiceUncollectible'; data: { now: string } }
-  | { type: 'RecordPayment'; data: PaymentDetails & { payment_id: string; currency: string; now: string } }
+  | {
+      type: 'RecordPayment';
+      /** `charge_attempt`: the payment is the outcome of this charge attempt (of `charged`), which it ends in the same append while it is open. */
+      data: PaymentDetails & { payment_id: string; currency: string; charge_attempt?: { attempt_id: string; charged: number }; now: string };
+    }
   | { type: 'UpdatePayment'; data: { payment_id: string; changes: Partial<PaymentDetails>; now: string } }
   | { type: 'VoidPayment'; data: { payment_id: string; reason: string; now: string } }
   | { type: 'IssueCreditNote'; data: { credit_note_request_id: string; amount: number; currency: string; reason: CreditNoteReason; now: string } }
-  | { type: 'DraftUsageInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; orders: RatedOrderRow[]; memo: string | null; now: string } };
+  | { type: 'DraftUsageInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; orders: RatedOrderRow[]; memo: string | null; now: string } }
+  | { type: 'StartChargeAttempt'; data: { attempt_id: string; provider_key: string; started_by: ChargeStarter; now: string } }
+  | { type: 'EndChargeAttempt'; data: { attempt_id: string; outcome: ChargeAttemptOutcome; now: string } };
+
+/** What a charge attempt came to, as its holder reports it. */
+export type ChargeAttemptOutcome =
+  | { status: 'succeeded'; charge_ref: string; charged: number; applied: number }
+  | { status: 'failed'; charge_ref: string | null; code: string }
+  | { status: 'abandoned'; code: string };
+
+/** A charge attempt as the invoice knows it. */
+export interface ChargeAttemptState {
+  attempt_id: string;
+  provider_key: string;
+  amount: number;
+  started_by: ChargeStarter;
+  started_at: string;
+  expires_at: string;
+  status: 'open' | z.infer<typeof ChargeOutcomeSchema>;
+}
 
 /** A payment as the invoice knows it. */
 export interface PaymentState extends PaymentDetails {
@@ -150,6 +205,9 @@ export interface InvoiceState {
   payments: Record<string, PaymentState>;
   /** Issued credit notes by request id, with how each was applied (a retried issue reads it back). */
   credit_notes: Record<string, { applied_to_invoice: number; credited_to_balance: number }>;
+  /** Every charge attempt by id (a repeated start of one is recognised), and the one in flight, if any. */
+  charge_attempts: Record<string, ChargeAttemptState>;
+  open_charge_attempt: string | null;
 }
 
 /** total - amount_paid - credits applied to the invoice. */

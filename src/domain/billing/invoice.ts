@@ -3,6 +3,7 @@
 import { type Decider, assertNever } from '../decider.ts';
 import type { DomainError } from '../errors.ts';
 import { billingErrors } from './errors.ts';
+import { endChargeAttempt, ended, evolveChargeAttempt, startChargeAttempt } from './charge-attempt.ts';
 import {
   type InvoiceAction, type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
   type PaymentDetails, amountRemaining, invoiceCodec, linesTotal,
@@ -20,7 +21,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
   events: invoiceCodec,
   initialState: () => ({
     exists: false, ref: null, status: 'draft', number: null, lines: [], total: 0, amount_paid: 0, amount_credited: 0,
-    credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {},
+    credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {}, charge_attempts: {}, open_charge_attempt: null,
   }),
   evolve(s, event) {
     switch (event.type) {
@@ -63,6 +64,9 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
           credited_to_balance: s.credited_to_balance + event.data.credited_to_balance,
           credit_notes: { ...s.credit_notes, [event.data.credit_note_request_id]: { applied_to_invoice: event.data.applied_to_invoice, credited_to_balance: event.data.credited_to_balance } },
         };
+      case 'ChargeAttemptStarted':
+      case 'ChargeAttemptEnded':
+        return evolveChargeAttempt(s, event);
       default:
         return assertNever(event);
     }
@@ -108,7 +112,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       }
       case 'RecordPayment': {
         const ref = requireInvoice(s);
-        const { payment_id, currency, now, ...details } = command.data;
+        const { payment_id, currency, charge_attempt, now, ...details } = command.data;
         if (s.payments[payment_id]) throw billingErrors.error('payment_exists', `Payment ${payment_id} is already recorded.`);
         if (s.status !== 'open' && s.status !== 'uncollectible')
           throw billingErrors.error('invoice_not_payable', `A payment cannot be recorded: the invoice is ${s.status}.`);
@@ -118,7 +122,11 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         if (details.amount > remaining)
           throw billingErrors.error('amount_exceeds_remaining', `The payment of ${details.amount} is more than the ${remaining} ${ref.currency} remaining on the invoice.`);
         const recorded: InvoiceEvent = { type: 'PaymentRecorded', data: { ...ref, ...details, payment_id, recorded_at: now } };
-        return settle(s, [recorded], now);
+        const events = settle(s, [recorded], now);
+        // The charge attempt this payment comes from ends with it, in the same append.
+        if (charge_attempt && s.open_charge_attempt === charge_attempt.attempt_id)
+          events.push(ended(ref, charge_attempt.attempt_id, { status: 'succeeded', charge_ref: details.reference, charged: charge_attempt.charged, applied: details.amount }, now));
+        return events;
       }
       case 'UpdatePayment':
         return updatePayment(command.data, s);
@@ -150,6 +158,10 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       }
       case 'DraftUsageInvoice':
         return draftUsageInvoice(command.data, s);
+      case 'StartChargeAttempt':
+        return startChargeAttempt(command.data, s, requireInvoice(s));
+      case 'EndChargeAttempt':
+        return endChargeAttempt(command.data, s, requireInvoice(s));
       default:
         return assertNever(command);
     }

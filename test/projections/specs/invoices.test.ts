@@ -66,6 +66,32 @@ for (const backend of backends()) {
       });
     });
 
+    it('billing.invoices and billing.payments: charge attempts on the invoice stream (issue 26) change no row; the payments do', async () => {
+      const attempt = { ...payment, attempt_id: 'att-1', provider_key: 'att-1', amount: 5000, started_by: 'payment_page' as const };
+      const attempts: InvoiceEvent[] = [
+        { type: 'ChargeAttemptStarted', data: { ...attempt, started_at: '2026-01-19T09:00:00.000Z', expires_at: '2026-01-19T09:15:00.000Z' } },
+        { type: 'ChargeAttemptEnded', data: { ...payment, attempt_id: 'att-1', outcome: 'failed', charge_ref: 'ch-1', charged: 0, applied: 0, code: 'card_declined', ended_at: '2026-01-19T09:00:01.000Z' } },
+      ];
+      const events = on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...attempts, ...settled.slice(0, 2)]);
+      await spec.given(billingInvoicesProjection, events).then({
+        billing_invoices: [
+          {
+            id: INV, number: NUMBER, ...owner, status: 'open', lines: LINES, subtotal: 5000, total: 5000, amount_paid: 2500, amount_credited: 0, amount_credited_to_balance: 0,
+            amount_remaining: 2500, memo: 'Thanks', metadata: { po: '42' }, issue_date: '2026-01-16', due_date: '2026-02-15', created_at: '2026-01-15T09:00:00.000Z',
+            updated_at: '2026-01-21T09:00:00.000Z', finalized_at: '2026-01-16T09:00:00.000Z', paid_at: null, voided_at: null, marked_uncollectible_at: null,
+          },
+        ],
+      });
+      await spec.given(billingPaymentsProjection, events).then({
+        billing_payments: [
+          {
+            id: P1, ...payment, amount: 2500, method: 'bank_transfer', reference: 'BACS 1', received_on: '2026-01-20', status: 'recorded', void_reason: null,
+            created_at: '2026-01-20T09:00:00.000Z', updated_at: '2026-01-21T09:00:00.000Z',
+          },
+        ],
+      });
+    });
+
     it('billing.statements: one dated line per invoice, payment (as corrected), bounce and credit; the receivable is settled', async () => {
       // Given events 1-3 open the invoice; 7 voids the cheque and 8 issues the credit (their lines are keyed by event id).
       await spec.given(billingStatementsProjection, on<InvoiceEvent>(`invoice-${INV}`, [...opened, ...settled])).then(

@@ -45,4 +45,7 @@ export const invoiceFeed: FeedMappers<InvoiceEvent> = {
   PaymentVoided: (d) => onPayment('payment.voided', d, { amount: money(d.amount, d), reference: d.reference, reason: d.reason }),
   // The orders behind a usage invoice's lines: read through billing.invoices.orders.list, not a feed event of their own.
   InvoiceUsageRated: () => null,
+  // Charge attempts hold the invoice while a charge is in flight; the feed tells the payment (payment.recorded), not the attempts.
+  ChargeAttemptStarted: () => null,
+  ChargeAttemptEnded: () => null,
 };
