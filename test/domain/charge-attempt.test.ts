@@ -6,7 +6,7 @@ import { CHARGE_ATTEMPT_TTL_MS, openChargeAttempt } from '../../src/domain/billi
 import { readEvent } from '../../src/domain/decider.ts';
 import { given as givenDecider } from './given.ts';
 
-const ref = { invoice_id: 'inv-1', organization_id: 'org-1', customer_id: 'cus-1', currency: 'GBP' };
+const ref = { invoice_id: '01900000-0000-7000-8000-000000000001', organization_id: '01900000-0000-7000-8000-000000000002', customer_id: '01900000-0000-7000-8000-000000000003', currency: 'GBP' };
 const t0 = '2026-03-10T09:00:00.000Z';
 const at = (ms: number) => new Date(Date.parse(t0) + ms).toISOString();
 const expiry = at(CHARGE_ATTEMPT_TTL_MS);
