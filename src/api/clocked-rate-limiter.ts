@@ -44,7 +44,7 @@ export class ClockedRateLimiter extends RateLimiterPostgres {
 
   async _get(rlKey: string): Promise<{ rows: Row[] } | null> {
     const now = this.clock.now().getTime();
-    const rows = (await this.db('rate_limits').where('key', rlKey).andWhere((q) => q.where('expire', '>', now).orWhereNull('expire')).select('points', 'expire')) as Row[];
+    const rows = (await this.db('rate_limits').where('key', rlKey).andWhere((q) => { q.where('expire', '>', now).orWhereNull('expire'); }).select('points', 'expire')) as Row[];
     return rows.length ? { rows } : null;
   }
 

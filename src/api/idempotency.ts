@@ -80,7 +80,7 @@ export async function withIdempotency(
     const claimed = await knex('idempotency_keys')
       .where({ scope: args.scope, key: args.key })
       .whereNull('status_code')
-      .andWhere((q) => q.whereNull('locked_until').orWhere('locked_until', '<', now))
+      .andWhere((q) => { q.whereNull('locked_until').orWhere('locked_until', '<', now); })
       .update({ locked_until: leaseUntil })
       .catch(giveBack({ locked_until: leaseUntil }));
     if (claimed !== 1)

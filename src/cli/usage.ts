@@ -79,7 +79,8 @@ function rowOf(format: UsageFormat, text: string): { body: unknown } | { error: 
   const cells = csvCells(text);
   if (!cells) return { error: 'a quoted field is not closed' };
   if (cells.length !== USAGE_CSV_HEADER.length) return { error: `expected ${USAGE_CSV_HEADER.length} fields, got ${cells.length}` };
-  const [order_id, seller, buyer, amount, currency, occurred_at] = cells.map((c) => c.trim());
+  const [, seller, buyer, amount, currency, occurred_at] = cells.map((c) => c.trim());
+  // The order id goes as written (the API refuses surrounding spaces rather than guess the id meant).
   // The amount stays text unless it is a whole number, so a bad value is reported as the API would.
   return { body: { order_id: cells[0], seller, buyer, amount: { amount: /^-?\d+$/.test(amount ?? '') ? Number(amount) : amount, currency }, occurred_at } };
 }

@@ -47,9 +47,11 @@ export interface ErrorCatalogue<C extends string> {
 
 /** Declares a catalogue: code -> HTTP status. */
 export function errorCatalogue<const T extends Record<string, number>>(statuses: T): ErrorCatalogue<Extract<keyof T, string>> {
+  // Read through the catalogue's own keys: indexing the generic `T` would widen to its `Record<string, number>` bound.
+  const table: Readonly<Record<Extract<keyof T, string>, number>> = statuses;
   return {
     statuses,
-    error: (code, message, extra) => new DomainError(code, message, statuses[code], extra),
+    error: (code, message, extra) => new DomainError(code, message, table[code], extra),
     list: (...codes) => codes as readonly string[] as ErrorList,
   };
 }

@@ -84,6 +84,7 @@ export function validCsrf(session: WebSession, submitted: unknown): boolean {
  */
 export function safeReturnTo(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length === 0 || raw.length > 4000) return '/';
+  // eslint-disable-next-line no-control-regex -- the class names the control characters it refuses
   if (!raw.startsWith('/') || raw.startsWith('//') || raw.includes('\\') || /[\u0000-\u001f\u007f]/.test(raw)) return '/';
   try {
     const base = 'http://app.invalid';

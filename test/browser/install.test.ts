@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { ops } from '../support/ops.ts';
 import { startThirdPartyApp, type ThirdPartyApp } from '../support/third-party-app.ts';
 import { launchBrowser } from '../support/browser.ts';
 
@@ -62,7 +63,7 @@ for (const backend of backends()) {
       await page.waitForURL((u) => u.toString().startsWith(app.redirectUrl));
       expect(await page.textContent('#result')).to.contain('Connected to Chromium Garage with scopes repairer');
       const inst = app.installations.get(owner.orgId)!;
-      expect((await app.api(inst, 'integrations.get')).body.organization.name).to.equal('Chromium Garage');
+      expect((await app.api(inst, ops['integrations.get'])).body.organization.name).to.equal('Chromium Garage');
     });
 
     it('installs when not signed in yet: the login page leads back to the same consent, no manual navigation', async () => {

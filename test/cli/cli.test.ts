@@ -6,6 +6,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, childEnv, freePort, runCli } from '../support/process.ts';
+import type { ReplyOf, RequestOf } from '../support/app.ts';
+import { type JsonOp, ops } from '../support/ops.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -47,13 +49,13 @@ function startServer(e: NodeJS.ProcessEnv, until: RegExp): Promise<{ child: Chil
 }
 
 
-async function call(port: number, op: string, body: unknown, token: string) {
-  const res = await fetch(`http://127.0.0.1:${port}/api/v1/${op}`, {
+async function call<Op extends JsonOp>(port: number, op: Op, body: RequestOf<Op>, token: string): Promise<Pick<ReplyOf<Op>, 'status' | 'body'>> {
+  const res = await fetch(`http://127.0.0.1:${port}/api/v1/${op.id}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  return { status: res.status, body: (await res.json()) as ReplyOf<Op>['body'] };
 }
 
 const noStackTrace = (text: string) => expect(text, text).to.not.match(/^\s+at .+:\d+:\d+\)?$/m);
@@ -125,16 +127,16 @@ describe('core-server CLI', function () {
       try {
         // Not an empty database: no demo tokens.
         expect(server.stdout()).to.not.contain('demo org user token');
-        const me = await call(port, 'auth.sessions.get', undefined, ownerToken);
+        const me = await call(port, ops['auth.sessions.get'], undefined, ownerToken);
         expect(me.status).to.equal(200);
         expect(me.body.organization).to.deep.equal({ id: orgId, name: 'CLI Repairs', kind: 'repairer' });
         expect(me.body.membership_role).to.equal('owner');
-        const staff = await call(port, 'auth.sessions.get', undefined, staffToken);
+        const staff = await call(port, ops['auth.sessions.get'], undefined, staffToken);
         expect(staff.body.roles).to.deep.equal(['billing_staff']);
-        const c = await call(port, 'billing.customers.insert', { name: 'CLI Customer', email: 'c@cli.example', currency: 'GBP' }, ownerToken);
+        const c = await call(port, ops['billing.customers.insert'], { name: 'CLI Customer', email: 'c@cli.example', currency: 'GBP' }, ownerToken);
         expect(c.status).to.equal(200);
         customerId = c.body.id;
-        expect((await call(port, 'billing.customers.update', { id: customerId, name: 'CLI Customer Ltd' }, staffToken)).status).to.equal(200);
+        expect((await call(port, ops['billing.customers.update'], { id: customerId, name: 'CLI Customer Ltd' }, staffToken)).status).to.equal(200);
       } finally {
         expect(await server.stop()).to.equal(0);
       }
@@ -196,10 +198,10 @@ describe('core-server CLI', function () {
         const staffToken = /^demo billing staff token: (svc_sess_\S+)$/m.exec(out)?.[1];
         expect(orgToken).to.be.a('string');
         expect(staffToken).to.be.a('string');
-        const me = await call(port, 'auth.sessions.get', undefined, orgToken!);
+        const me = await call(port, ops['auth.sessions.get'], undefined, orgToken!);
         expect(me.body.organization.name).to.equal('Acme Repairs');
         expect(me.body.membership_role).to.equal('owner');
-        expect((await call(port, 'auth.sessions.get', undefined, staffToken!)).body.roles).to.include('billing_staff');
+        expect((await call(port, ops['auth.sessions.get'], undefined, staffToken!)).body.roles).to.include('billing_staff');
         const docs = await fetch(`http://127.0.0.1:${port}/docs`);
         expect(docs.status).to.equal(200);
 

@@ -111,7 +111,7 @@ for (const backend of backends()) {
       }
       const nul = await svc.call(ops['billing.notes.update'], { id: note.body.id, body: 'bad \u0000 body' }, org.token);
       expect(nul.status).to.equal(400);
-      expect(nul.body.issues?.[0].path).to.equal('body');
+      expect(nul.body.issues?.[0]?.path).to.equal('body');
       const nulKey = await svc.call(ops['billing.customers.update'], { id: customer.body.id, metadata: { 'a\u0000': 'x' } }, org.token);
       expect(nulKey.status).to.equal(400);
     });

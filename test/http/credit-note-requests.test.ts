@@ -93,22 +93,26 @@ for (const backend of backends()) {
 
     it('rejects and cancels; lists with filters and pagination; hides other organizations\' requests', async () => {
       const inv = await openInvoice(svc, staff, acme.customerId, [5000]);
-      const ids: string[] = [];
-      for (const reason of ['duplicate', 'fraudulent', 'other', 'duplicate'] as const) {
+      const insert = async (reason: 'duplicate' | 'fraudulent' | 'other') => {
         clock.advance(1000);
-        ids.push((await svc.call(ops['billing.credit-note-requests.insert'], request(inv.id, 100, { reason }), acme.token)).body.id);
-      }
-      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: ids[0], action: 'reject' }, acme.token)).status).to.equal(403);
-      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: ids[0], action: 'reject', comment: 'Not a duplicate' }, staff)).body.status).to.equal('rejected');
-      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: ids[1], action: 'cancel' }, acme.token)).body.status).to.equal('cancelled');
-      const edited = await svc.call(ops['billing.credit-note-requests.update'], { id: ids[2], amount: 150, description: 'Half a day' }, acme.token);
+        return (await svc.call(ops['billing.credit-note-requests.insert'], request(inv.id, 100, { reason }), acme.token)).body.id;
+      };
+      const toReject = await insert('duplicate');
+      const toCancel = await insert('fraudulent');
+      const toEdit = await insert('other');
+      const untouched = await insert('duplicate');
+      const ids = [toReject, toCancel, toEdit, untouched];
+      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: toReject, action: 'reject' }, acme.token)).status).to.equal(403);
+      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: toReject, action: 'reject', comment: 'Not a duplicate' }, staff)).body.status).to.equal('rejected');
+      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: toCancel, action: 'cancel' }, acme.token)).body.status).to.equal('cancelled');
+      const edited = await svc.call(ops['billing.credit-note-requests.update'], { id: toEdit, amount: 150, description: 'Half a day' }, acme.token);
       expect(edited.body).to.include({ amount: 150, description: 'Half a day', status: 'pending' });
-      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: ids[0], amount: 50 }, staff)).body.code).to.equal('invalid_status_transition');
+      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: toReject, amount: 50 }, staff)).body.code).to.equal('invalid_status_transition');
 
       const byInvoice = await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: inv.id }, acme.token);
       expect(byInvoice.body.items.map((i: { id: string }) => i.id)).to.deep.equal(ids);
       const pending = await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: inv.id, status: 'pending' }, acme.token);
-      expect(pending.body.items.map((i: { id: string }) => i.id)).to.deep.equal([ids[2], ids[3]]);
+      expect(pending.body.items.map((i: { id: string }) => i.id)).to.deep.equal([toEdit, untouched]);
       const dup = await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: inv.id, reason: 'duplicate' }, staff);
       expect(dup.body.items).to.have.length(2);
       const seen: string[] = [];
@@ -122,7 +126,7 @@ for (const backend of backends()) {
 
       const other = await billedOrg(svc);
       expect((await svc.call(ops['billing.credit-note-requests.list'], {}, other.token)).body.items).to.deep.equal([]);
-      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: ids[3], action: 'cancel' }, other.token)).status).to.equal(404);
+      expect((await svc.call(ops['billing.credit-note-requests.update'], { id: untouched, action: 'cancel' }, other.token)).status).to.equal(404);
       expect((await svc.call(ops['billing.credit-note-requests.insert'], request(inv.id, 100), other.token)).status).to.equal(404);
     });
 

@@ -3,6 +3,7 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
+import { at } from '../support/lists.ts';
 
 type SignUp = Awaited<ReturnType<TestService['signUp']>>;
 
@@ -59,7 +60,7 @@ for (const backend of backends()) {
     it('hides another organization\'s customer (404) but shows it to billing staff', async () => {
       const other = await svc.signUp();
       const mine = await svc.call(ops['billing.customers.list'], {}, owner.token);
-      const id = mine.body.items[0].id;
+      const { id } = at(mine.body.items, 0);
       expect((await svc.call(ops['billing.customers.get'], { id }, other.token)).status).to.equal(404);
       expect((await svc.call(ops['billing.customers.get'], { id }, staff.token)).status).to.equal(200);
     });
@@ -124,17 +125,17 @@ for (const backend of backends()) {
           const o = await svc.signUp();
           orgs.push(o);
           svc.clock.advance(1000);
-          const c = await svc.call(ops['billing.customers.insert'], { name, email: `${name.split(' ')[0]!.toLowerCase()}@list.example`, currency: 'GBP' }, o.token);
+          const c = await svc.call(ops['billing.customers.insert'], { name, email: `${at(name.split(' '), 0).toLowerCase()}@list.example`, currency: 'GBP' }, o.token);
           if (i === 4) await svc.call(ops['billing.customers.remove'], { id: c.body.id }, o.token);
         }
       });
 
       it('an org user sees only its own customer', async () => {
-        const res = await svc.call(ops['billing.customers.list'], {}, orgs[0]!.token);
+        const res = await svc.call(ops['billing.customers.list'], {}, at(orgs, 0).token);
         expect(res.body.items.map((c: { name: string }) => c.name)).to.deep.equal(['Alpha Motors']);
         expect(res.body.pagination).to.equal(null);
         // Naming another organization does not widen it.
-        const sneaky = await svc.call(ops['billing.customers.list'], { organization_id: orgs[1]!.orgId }, orgs[0]!.token);
+        const sneaky = await svc.call(ops['billing.customers.list'], { organization_id: at(orgs, 1).orgId }, at(orgs, 0).token);
         expect(sneaky.body.items).to.deep.equal([]);
       });
 
@@ -148,8 +149,8 @@ for (const backend of backends()) {
         expect(await names({ query: '%' })).to.deep.equal(['Gamma 100% Repairs']);
         expect(await names({ query: 'a_g' })).to.deep.equal(['Delta_Garage']);
         expect(await names({ query: 'list.example', status: 'active' })).to.have.members(['Alpha Motors', 'Beta Body Shop', 'Gamma 100% Repairs', 'Delta_Garage']);
-        expect(await names({ organization_id: orgs[3]!.orgId })).to.deep.equal(['Delta_Garage']);
-        const item = (await svc.call(ops['billing.customers.list'], { organization_id: orgs[0]!.orgId }, staff.token)).body.items[0];
+        expect(await names({ organization_id: at(orgs, 3).orgId })).to.deep.equal(['Delta_Garage']);
+        const item = at((await svc.call(ops['billing.customers.list'], { organization_id: at(orgs, 0).orgId }, staff.token)).body.items, 0);
         expect(Object.keys(item).sort()).to.deep.equal(['created_at', 'currency', 'email', 'id', 'name', 'organization_id', 'status']);
       });
 

@@ -47,7 +47,7 @@ for (const backend of backends()) {
       expect(await streamEvents('entitlement-parts.search')).to.deep.equal(['EntitlementDefined']);
       const renamed = await svc.call(ops['billing.entitlements.insert'], { ...body, name: 'Search' }, staff);
       expect(renamed.body).to.deep.equal({ ...first.body, name: 'Search', updated_at: clock.now().toISOString() });
-      for (const [key, name] of [['parts.order', 'Ordering'], ['reports', 'Reports'], ['api', 'API access']]) await svc.call(ops['billing.entitlements.insert'], { key, name }, staff);
+      for (const [key, name] of [['parts.order', 'Ordering'], ['reports', 'Reports'], ['api', 'API access']] as const) await svc.call(ops['billing.entitlements.insert'], { key, name }, staff);
       const list = await svc.call(ops['billing.entitlements.list'], undefined, staff);
       expect(list.body.map((e) => e.key)).to.deep.equal(['api', 'parts.order', 'parts.search', 'reports']);
     });

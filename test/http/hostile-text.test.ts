@@ -54,7 +54,7 @@ for (const backend of backends()) {
           const what = `${op} ${field} <- ${JSON.stringify(s)}: ${res.status} ${JSON.stringify(res.body)}`;
           expect(res.status, what).to.equal(400);
           expect(res.body.code, what).to.equal('invalid_request');
-          expect(res.body.issues?.[0].path, what).to.equal(field === 'metadata.KEY' ? `metadata.${s}` : field);
+          expect(res.body.issues?.[0]?.path, what).to.equal(field === 'metadata.KEY' ? `metadata.${s}` : field);
           expect(await events(), `${what}: appended events`).to.equal(before);
         }
       }
@@ -70,13 +70,13 @@ for (const backend of backends()) {
         const before = await events();
         const job = await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: `EXT-${s}` } }, if_: { exists: 'update' }, data: { repairer_site_id: owner.siteId, vehicle } }, integrationHeaders(repairer));
         expect(job.status, JSON.stringify(job.body)).to.equal(400);
-        expect(job.body.issues?.[0].path).to.equal('identity.external.value');
+        expect(job.body.issues?.[0]?.path).to.equal('identity.external.value');
         const claim = await svc.callIntegration(ops['jobs.insert'], { identity: { external: { value: 'EXT-OK' } }, if_: { exists: 'update' }, data: { repairer_site_id: owner.siteId, vehicle, claim_number: { value: s } } }, integrationHeaders(repairer));
         expect(claim.status, JSON.stringify(claim.body)).to.equal(400);
-        expect(claim.body.issues?.[0].path).to.equal('data.claim_number.value');
+        expect(claim.body.issues?.[0]?.path).to.equal('data.claim_number.value');
         const preload = await svc.callIntegration(ops['vehicles.preload'], { identifiers: [{ chassis_number: s }] }, integrationHeaders(supplier));
         expect(preload.status, JSON.stringify(preload.body)).to.equal(400);
-        expect(preload.body.issues?.[0].path).to.equal('identifiers.0.chassis_number');
+        expect(preload.body.issues?.[0]?.path).to.equal('identifiers.0.chassis_number');
         expect(await events()).to.equal(before);
       }
       // Nothing was half made: the external id used in the refused requests can be created whole.

@@ -181,7 +181,7 @@ for (const backend of backends()) {
         expect((await svc.call(ops['billing.notes.list'], { subject: { type: 'customer', id: customerId } }, staff.token)).body.items).to.have.length(1);
         const staffNote = await svc.call(ops['billing.notes.update'], { id: noteId, body: 'edited by staff' }, staff.token);
         expect(staffNote.status).to.equal(200);
-        expect(staffNote.body.history[0].editor.type).to.equal('staff');
+        expect(staffNote.body.history[0]?.editor.type).to.equal('staff');
         const unknownOrg = await svc.call(ops['billing.customers.insert'], { organization_id: '0190c6a2-0000-7000-8000-000000000000', name: 'O', email: 'o@example.com', currency: 'GBP' }, staff.token);
         expect(unknownOrg.status).to.equal(404);
         expect(unknownOrg.body.code).to.equal('organization_not_found');

@@ -5,6 +5,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { type BilledOrg, billedOrg, billingStaff, draft, openInvoice, paymentBody } from '../support/billing.ts';
 import { ops } from '../support/ops.ts';
+import { at } from '../support/lists.ts';
 
 for (const backend of backends()) {
   describe(`billing invoice races (${backend})`, () => {
@@ -34,7 +35,7 @@ for (const backend of backends()) {
       expect(new Set(ok.map((r) => r.body.number))).to.deep.equal(new Set(['INV-2026-000051']));
       for (const r of racing.filter((x) => x.status !== 200)) expect(r.body.code).to.equal('invalid_status_transition');
       // A refused finalize (not a draft) reserves nothing: the next invoice gets the next number.
-      expect((await svc.call(ops['billing.invoices.update'], { id: drafts[0].id, action: 'finalize' }, staff)).status).to.equal(409);
+      expect((await svc.call(ops['billing.invoices.update'], { id: at(drafts, 0).id, action: 'finalize' }, staff)).status).to.equal(409);
       expect((await openInvoice(svc, staff, acme.customerId, [100])).number).to.equal('INV-2026-000052');
     });
 

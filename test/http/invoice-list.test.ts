@@ -13,7 +13,7 @@ for (const backend of backends()) {
     let gbp: BilledOrg;
     let eur: BilledOrg;
     const clock = new TestClock('2026-01-05T09:00:00.000Z');
-    const inv: Record<string, any> = {};
+    let inv: Record<'janOpen' | 'febPaid' | 'febEur' | 'draft' | 'usdOpen', { id: string }>;
     const ids = (r: { body: { items: { id: string }[] } }) => r.body.items.map((i) => i.id);
     const list = (body: Record<string, unknown>, token = staff) => svc.call(ops['billing.invoices.list'], body, token);
 
@@ -22,17 +22,18 @@ for (const backend of backends()) {
       staff = await billingStaff(svc);
       gbp = await billedOrg(svc, { payment_terms_days: 30 });
       eur = await billedOrg(svc, { currency: 'EUR', payment_terms_days: 14 });
-      inv.janOpen = await openInvoice(svc, staff, gbp.customerId, [1000]); // issued 01-05, due 02-04
+      const janOpen = await openInvoice(svc, staff, gbp.customerId, [1000]); // issued 01-05, due 02-04
       clock.set('2026-02-10T09:00:00.000Z');
-      inv.febPaid = await openInvoice(svc, staff, gbp.customerId, [500]); // due 03-12
-      await svc.call(ops['billing.payments.insert'], paymentBody(inv.febPaid.id, 500, { received_on: '2026-02-10' }), staff);
+      const febPaid = await openInvoice(svc, staff, gbp.customerId, [500]); // due 03-12
+      await svc.call(ops['billing.payments.insert'], paymentBody(febPaid.id, 500, { received_on: '2026-02-10' }), staff);
       clock.advance(60_000);
-      inv.febEur = await openInvoice(svc, staff, eur.customerId, [700]); // due 02-24
+      const febEur = await openInvoice(svc, staff, eur.customerId, [700]); // due 02-24
       clock.advance(60_000);
-      inv.draft = await draft(svc, staff, gbp.customerId, [300]);
+      const drafted = await draft(svc, staff, gbp.customerId, [300]);
       clock.advance(60_000);
-      inv.usdOpen = await openInvoice(svc, staff, gbp.customerId, [900], { currency: 'USD' }); // due 03-12
+      const usdOpen = await openInvoice(svc, staff, gbp.customerId, [900], { currency: 'USD' }); // due 03-12
       clock.set('2026-03-01T09:00:00.000Z');
+      inv = { janOpen, febPaid, febEur, draft: drafted, usdOpen };
     });
     after(async () => svc?.close());
 

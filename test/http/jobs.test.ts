@@ -181,8 +181,8 @@ for (const backend of backends()) {
         const res = await jobs('vehicles.preload', { identifiers: many(n) }, supplierA);
         expect(res.status, `${n} identifiers`).to.equal(400);
         expect(res.body.code).to.equal('invalid_request');
-        expect(res.body.issues?.[0].path).to.equal('identifiers');
-        expect(res.body.issues?.[0].message).to.contain(n === 0 ? '1' : '100');
+        expect(res.body.issues?.[0]?.path).to.equal('identifiers');
+        expect(res.body.issues?.[0]?.message).to.contain(n === 0 ? '1' : '100');
       }
       const ok = await jobs('vehicles.preload', { identifiers: many(100) }, supplierA);
       expect(ok.status).to.equal(200);

@@ -109,7 +109,7 @@ for (const backend of backends()) {
       for (const body of ['', '   ', 'x'.repeat(10_001)]) {
         const res = await svc.call(ops['billing.notes.insert'], { subject: subject(), body }, owner.token);
         expect(res.status).to.equal(400);
-        expect(res.body.issues?.[0].path).to.equal('body');
+        expect(res.body.issues?.[0]?.path).to.equal('body');
       }
     });
   });

@@ -80,7 +80,7 @@ for (const backend of backends()) {
       expect(s.body).to.deep.include({ suspended: true, suspension_date: '2026-02-18', suspended_at: '2026-02-18T00:01:00.000Z' });
       const feed = await svc.call(ops['billing.events.list'], { types: ['customer.access_suspended', 'customer.access_restored'] }, acme.token);
       expect(feed.body.items.map((e) => e.type)).to.deep.equal(['customer.access_suspended']);
-      expect(feed.body.items[0].data).to.deep.include({ suspension_date: '2026-02-18', oldest_due_date: '2026-02-04', invoice_ids: [a.id] });
+      expect(feed.body.items[0]?.data).to.deep.include({ suspension_date: '2026-02-18', oldest_due_date: '2026-02-04', invoice_ids: [a.id] });
       // Another organization is untouched and cannot see it.
       expect((await status(other.token)).body).to.include({ suspended: false, past_due: false });
       expect((await svc.call(ops['billing.events.list'], { types: ['customer.access_suspended'] }, other.token)).body.items).to.deep.equal([]);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startService, type TestService } from '../support/app.ts';
+import { fetchOpenApi, type OpenApiDoc } from '../support/openapi.ts';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The copy of the spec the project builds against (docs/spec), and the shared original beside the repository when present. */
@@ -46,11 +47,11 @@ function tagOf(id: string): string {
 
 describe('the core API against the spec\'s endpoint tables', () => {
   let svc: TestService;
-  let doc: any;
+  let doc: OpenApiDoc;
   const rows = specRows(fs.readFileSync(VENDORED, 'utf8'));
   before(async () => {
     svc = await startService('pglite');
-    doc = await (await fetch(`${svc.url}/api/v1/openapi.json`)).json();
+    doc = await fetchOpenApi(`${svc.url}/api/v1/openapi.json`);
   });
   after(async () => svc?.close());
 
@@ -65,7 +66,7 @@ describe('the core API against the spec\'s endpoint tables', () => {
   });
 
   it('declares the spec\'s eight tags', () => {
-    expect(doc.tags.map((t: { name: string }) => t.name)).to.include.members(DECLARED_TAGS);
+    expect(doc.tags.map((t) => t.name)).to.include.members(DECLARED_TAGS);
     for (const t of doc.tags) expect(t.description, t.name).to.be.a('string').and.not.equal('');
   });
 
@@ -88,23 +89,23 @@ describe('the core API against the spec\'s endpoint tables', () => {
       const error = pattern ? 'billing.ProductEntitlementsRemoveError' : row.error;
       const success = pattern ? 'empty' : row.success;
       if (request === null) expect(post.requestBody, row.id).to.equal(undefined);
-      else expect(ref(post.requestBody?.content['application/json'].schema), `${row.id} request`).to.equal(request);
-      expect(ref(post.responses.default.content['application/json'].schema), `${row.id} error`).to.equal(error);
-      const ok = post.responses['200'].content;
+      else expect(ref(post.requestBody?.content['application/json']?.schema), `${row.id} request`).to.equal(request);
+      expect(ref(post.responses.default?.content['application/json']?.schema), `${row.id} error`).to.equal(error);
+      const ok = post.responses['200']?.content ?? {};
       const stream = /^text\/event-stream of (\S+)$/.exec(success);
       const list = /^(Page|Array) of (\S+)$/.exec(success);
-      if (stream) expect(ref(ok['text/event-stream'].schema), `${row.id} events`).to.equal(stream[1]);
+      if (stream) expect(ref(ok['text/event-stream']?.schema), `${row.id} events`).to.equal(stream[1]);
       else if (success === 'empty') {
-        const body = doc.components.schemas[ref(ok['application/json'].schema) ?? ''];
+        const body = doc.components.schemas[ref(ok['application/json']?.schema) ?? ''];
         expect(body, row.id).to.include({ type: 'object' });
-        expect(Object.keys(body.properties ?? {}), `${row.id} empty body`).to.deep.equal([]);
+        expect(Object.keys(body?.properties ?? {}), `${row.id} empty body`).to.deep.equal([]);
       } else if (list) {
-        const body = doc.components.schemas[ref(ok['application/json'].schema) ?? ''];
-        const items = list[1] === 'Page' ? body.properties.items : body;
-        if (list[1] === 'Page') expect(body.required, `${row.id} page`).to.include.members(['items', 'pagination']);
-        expect(items.type, `${row.id} ${list[1]}`).to.equal('array');
-        expect(ref(items.items), `${row.id} items`).to.equal(list[2]);
-      } else expect(ref(ok['application/json'].schema), `${row.id} success`).to.equal(success);
+        const body = doc.components.schemas[ref(ok['application/json']?.schema) ?? ''];
+        const items = list[1] === 'Page' ? body?.properties?.items : body;
+        if (list[1] === 'Page') expect(body?.required, `${row.id} page`).to.include.members(['items', 'pagination']);
+        expect(items?.type, `${row.id} ${list[1]}`).to.equal('array');
+        expect(ref(items?.items), `${row.id} items`).to.equal(list[2]);
+      } else expect(ref(ok['application/json']?.schema), `${row.id} success`).to.equal(success);
     }
     expect(checked.length).to.equal(rows.length);
   });

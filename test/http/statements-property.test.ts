@@ -28,21 +28,29 @@ interface ModelInvoice {
 
 /** Everything the API says about a customer's money, fetched as staff. */
 async function apiFacts(svc: TestService, staff: string, customerId: string) {
-  const all = async (op: string, body: Record<string, unknown>) => {
-    const items: any[] = [];
+  // Every item of a list, page by page (`page` fetches the page after `cursor`).
+  const all = async <T>(page: (cursor: string | undefined) => Promise<{ status: number; body: { items: T[]; pagination: { cursor: string } | null } }>) => {
+    const items: T[] = [];
     let cursor: string | undefined;
     do {
-      const r = await svc.send(op, { ...body, limit: 200, ...(cursor ? { cursor } : {}) }, staff);
+      const r = await page(cursor);
       expect(r.status, JSON.stringify(r.body)).to.equal(200);
-      items.push(...(r.body.items as any[]));
-      cursor = (r.body.pagination as { cursor: string } | null)?.cursor;
+      items.push(...r.body.items);
+      cursor = r.body.pagination?.cursor;
     } while (cursor);
     return items;
   };
-  const listed = await all('billing.invoices.list', { customer_id: customerId });
+  const filter = (cursor: string | undefined) => ({ customer_id: customerId, limit: 200, ...(cursor ? { cursor } : {}) });
+  const listed = await all((cursor) => svc.call(ops['billing.invoices.list'], filter(cursor), staff));
   const invoices = await Promise.all(listed.filter((i) => i.status !== 'draft').map(async (i) => (await svc.call(ops['billing.invoices.get'], i.id, staff)).body));
-  const payments = await all('billing.payments.list', { customer_id: customerId });
-  const credits = (await all('billing.credit-note-requests.list', { customer_id: customerId })).filter((c) => c.status === 'issued');
+  const payments = await all((cursor) => svc.call(ops['billing.payments.list'], filter(cursor), staff));
+  // Issued requests only, each with the date and split its issue gave it.
+  const credits = (await all((cursor) => svc.call(ops['billing.credit-note-requests.list'], filter(cursor), staff))).flatMap((c) => {
+    if (c.status !== 'issued') return [];
+    const { issued_at, applied_to_invoice, credited_to_balance } = c;
+    if (issued_at === null || applied_to_invoice === null || credited_to_balance === null) throw new Error(`issued credit note request ${c.id} lacks its issue date or split`);
+    return [{ ...c, issued_at, applied_to_invoice, credited_to_balance }];
+  });
   return { invoices, payments, credits };
 }
 

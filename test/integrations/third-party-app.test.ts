@@ -2,6 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { ops } from '../support/ops.ts';
 import { startThirdPartyApp, type ThirdPartyApp } from '../support/third-party-app.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 
@@ -48,7 +49,7 @@ for (const backend of backends()) {
       expect(res.status).to.equal(200);
       expect(res.html).to.contain('Connected to Signed-in Garage with scopes repairer');
       const inst = app.installations.get(owner.orgId)!;
-      expect((await app.api(inst, 'integrations.get')).status).to.equal(200);
+      expect((await app.api(inst, ops['integrations.get'])).status).to.equal(200);
     });
 
     it('installs when not signed in yet: login, then the same consent, no manual step', async () => {

@@ -109,7 +109,7 @@ async function writeCatalogue(svc: TestService): Promise<void> {
     }, staff), 'subscriptions.insert');
     ok(await svc.call(ops['billing.subscriptions.update'], { id: sub.body.id, items: [{ price_id: monthly.body.id, quantity: 5 }] }, staff), 'subscriptions.update');
   }
-  for (const [rate, as_of] of [['0.85', '2026-01-01T00:00:00Z'], ['0.86', '2026-01-02T00:00:00Z'], ['0.8612345678', '2026-01-02T00:00:00Z']]) {
+  for (const [rate, as_of] of [['0.85', '2026-01-01T00:00:00Z'], ['0.86', '2026-01-02T00:00:00Z'], ['0.8612345678', '2026-01-02T00:00:00Z']] as const) {
     ok(await svc.call(ops['billing.currency-exchange-rates.insert'], { base: 'EUR', target: 'GBP', rate, as_of, source: 'ECB' }, staff), 'currency-exchange-rates.insert');
   }
   ok(await svc.call(ops['billing.entitlement-overrides.remove'], { organization_id: orgs[0]?.orgId ?? '', entitlement_key: 'api' }, staff), 'entitlement-overrides.remove');

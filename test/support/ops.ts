@@ -9,6 +9,7 @@ import { assembliesOperations } from '../../src/areas/assemblies.ts';
 import { ingestOperations } from '../../src/areas/ingest.ts';
 import { analyticsOperations } from '../../src/areas/analytics.ts';
 import { platformOperations } from '../../src/areas/platform.ts';
+import type { TestService } from './app.ts';
 
 const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations, ...platformOperations];
 
@@ -19,3 +20,5 @@ export type OperationId = AnyOperation['id'];
 
 /** The typed operations by id. */
 export const ops = Object.fromEntries(all.map((op) => [op.id, op])) as { [K in OperationId]: Extract<AnyOperation, { id: K }> };
+/** An operation answered with JSON (not a stream): what `svc.call` and the tests' own HTTP clients take. */
+export type JsonOp = Parameters<TestService['call']>[0];

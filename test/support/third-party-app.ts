@@ -5,7 +5,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../../src/clock.ts';
 import type { Scope } from '../../src/domain/integrations/scopes.ts';
-import type { Reply, TestService } from './app.ts';
+import type { ReplyOf, RequestOf, TestService } from './app.ts';
+import { type JsonOp, ops } from './ops.ts';
 import { s256 } from '../../src/commands/integrations/access-codes.ts';
 import { registerClient } from './integrations.ts';
 
@@ -35,7 +36,7 @@ export interface ThirdPartyApp {
   /** Requests that reached /callback. */
   callbacks: number;
   /** Calls the integrations API with an installation's key. */
-  api<T = any>(installation: AppInstallation, op: string, body?: unknown): Promise<Reply<T>>;
+  api<Op extends JsonOp>(installation: AppInstallation, op: Op, body?: RequestOf<Op>): Promise<ReplyOf<Op>>;
   close(): Promise<void>;
 }
 
@@ -47,7 +48,7 @@ const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)
 
 /** Default after-install step: ask the service which organization the key belongs to. */
 export const describeInstallation: AfterInstall = async (app, inst) => {
-  const me = await app.api(inst, 'integrations.get');
+  const me = await app.api(inst, ops['integrations.get']);
   if (me.status !== 200) throw new Error(`integrations.get answered ${me.status}`);
   return `<p id="result">Connected to ${esc(me.body.organization.name)} with scopes ${esc(me.body.scopes.join(', '))}.</p>`;
 };
@@ -76,7 +77,7 @@ export async function startThirdPartyApp(
     rejected: [],
     callbacks: 0,
     async api(inst, op, body) {
-      const res = await fetch(`${svc.url}/api/2026-01/${op}`, {
+      const res = await fetch(`${svc.url}/api/2026-01/${op.id}`, {
         method: 'POST',
         headers: { authorization: `Bearer ${inst.apiKey}`, 'svc-integration-id': inst.integrationId, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         body: body === undefined ? undefined : JSON.stringify(body),
@@ -129,8 +130,8 @@ export async function startThirdPartyApp(
         const out = (await exchange.json()) as { api_key: string; integration_id: string; code?: string };
         if (exchange.status !== 200) return send(502, page('Installation failed', `<p id="result">The service said ${esc(String(out.code))}.</p>`));
         const probe: AppInstallation = { apiKey: out.api_key, integrationId: out.integration_id, organization: { id: '', name: '' } };
-        const me = await app.api(probe, 'integrations.get');
-        const inst = { ...probe, organization: me.body.organization as { id: string; name: string } };
+        const me = await app.api(probe, ops['integrations.get']);
+        const inst = { ...probe, organization: me.body.organization };
         app.installations.set(inst.organization.id, inst);
         return send(200, page('Installed', await (opts.afterInstall ?? describeInstallation)(app, inst)));
       }

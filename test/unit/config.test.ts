@@ -97,7 +97,7 @@ describe('configuration', () => {
       expect(c.streamCaps).to.deep.equal({ perToken: 20, perOrganization: 100 });
       expect(c.rateLimits.uploadUrlsPerMinute).to.equal(60);
       expect(loadConfig({ STREAMS_PER_TOKEN: '5', STREAMS_PER_ORGANIZATION: '50', RATE_LIMIT_UPLOAD_URLS_PER_MINUTE: '600' })).to.deep.include({ streamCaps: { perToken: 5, perOrganization: 50 } });
-      for (const [name, bad] of [['STREAMS_PER_TOKEN', '0'], ['STREAMS_PER_ORGANIZATION', 'many'], ['RATE_LIMIT_UPLOAD_URLS_PER_MINUTE', '9']]) expect(configError({ [name]: bad }).message, name).to.contain(name);
+      for (const [name, bad] of [['STREAMS_PER_TOKEN', '0'], ['STREAMS_PER_ORGANIZATION', 'many'], ['RATE_LIMIT_UPLOAD_URLS_PER_MINUTE', '9']] as const) expect(configError({ [name]: bad }).message, name).to.contain(name);
     });
   });
 

@@ -4,6 +4,7 @@ import { CurrencyCode } from '../currency-code.ts';
 
 // Printable text: no control characters (tabs and newlines are allowed in descriptions only).
 const PRINTABLE = /^[^\p{Cc}]*$/u;
+// eslint-disable-next-line no-control-regex -- the class names the control characters it refuses
 const TEXTUAL = /^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f]*$/;
 
 /** Most items one import may carry. */

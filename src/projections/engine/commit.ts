@@ -139,10 +139,10 @@ export async function commitStaged(knex: Knex, parts: CommitPart[], now: Date): 
        and exists (select 1 from locks l where l.name = m.name and l.ok)
      returning c.name)`);
   bindings.push(names, now, JSON.stringify(moves));
-  staged.forEach(({ writes }, i) => {
+  staged.forEach(({ part, writes }, i) => {
     if (!writes) return;
     ctes.push(`g${i} as (select 1 from moved where name = ?)`);
-    bindings.push(names[i]);
+    bindings.push(part.projection.name);
     writes.write((sql, args) => {
       const name = `w${ctes.length}`;
       ctes.push(`${name} as (${sql(`exists (select 1 from g${i})`)})`);

@@ -68,7 +68,7 @@ export const customersList = operation({
     if (req.status) q.where('status', req.status);
     if (req.query) {
       const like = `%${req.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q.where((w) => w.whereILike('name', like).orWhereILike('email', like));
+      q.where((w) => { w.whereILike('name', like).orWhereILike('email', like); });
     }
     const res = await documentPage<CustomerDoc>(q, req);
     return {

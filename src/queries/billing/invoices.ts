@@ -77,7 +77,7 @@ export const invoicesList = operation({
     if (req.due_date_to) q.where('due_date', '<=', req.due_date_to);
     const today = isoDate(ctx.now);
     if (req.overdue === true) q.where('status', 'open').where('due_date', '<', today);
-    if (req.overdue === false) q.where((w) => w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today));
+    if (req.overdue === false) q.where((w) => { w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today); });
     const res = await documentPage<InvoiceDoc>(q, req);
     return {
       items: res.docs.map((d) => ({

@@ -28,7 +28,11 @@ export async function revisionDocsOf(knex: Knex, subscriptionId: string, scope: 
     const at = scope.at;
     if (at.length === 0) return [];
     q.where((w) => {
-      for (const t of at) w.orWhere((x) => x.where('effective_from', '<=', t).andWhere((y) => y.whereNull('effective_to').orWhere('effective_to', '>', t)));
+      for (const t of at) {
+        w.orWhere((x) => {
+          x.where('effective_from', '<=', t).andWhere((y) => { y.whereNull('effective_to').orWhere('effective_to', '>', t); });
+        });
+      }
     });
   }
   return ((await q) as { doc: RevisionDoc }[]).map((r) => r.doc);
