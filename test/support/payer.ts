@@ -74,7 +74,9 @@ export async function providerCharges(svc: TestService, invoiceId: string): Prom
   const knex = svc.app.knex;
   const payments = (await knex('sandbox_provider_payments').whereRaw(`doc->'payment'->'owner'->>'invoice_id' = ?`, [invoiceId]).pluck('id')) as string[];
   const rows = (await knex('sandbox_provider_charges')
-    .where((q) => q.whereIn('idempotency_key', payments.length ? payments : ['-']).orWhere('idempotency_key', invoiceId).orWhere('idempotency_key', 'like', `${invoiceId}:%`))
+    .where((q) => {
+      q.whereIn('idempotency_key', payments.length ? payments : ['-']).orWhere('idempotency_key', invoiceId).orWhere('idempotency_key', 'like', `${invoiceId}:%`);
+    })
     .select('idempotency_key', 'doc')) as { idempotency_key: string; doc: { status: string; amount?: number } }[];
   return rows.map((r) => ({ key: r.idempotency_key, status: r.doc.status, amount: r.doc.amount ?? null }));
 }
