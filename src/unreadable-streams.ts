@@ -29,8 +29,3 @@ export async function listUnreadableStreams(knex: Knex): Promise<UnreadableStrea
   const rows = (await knex('unreadable_streams').select('*').orderBy('first_seen_at')) as (Omit<UnreadableStream, 'revision' | 'first_seen_at' | 'last_seen_at'> & { revision: string | number; first_seen_at: Date | string; last_seen_at: Date | string })[];
   return rows.map((r) => ({ ...r, revision: Number(r.revision), first_seen_at: new Date(r.first_seen_at).toISOString(), last_seen_at: new Date(r.last_seen_at).toISOString() }));
 }
-
-/** Drops a stream from the list (it reads again). */
-export async function forgetUnreadableStream(knex: Knex, streamId: string): Promise<void> {
-  await knex('unreadable_streams').where({ stream_id: streamId }).delete();
-}
