@@ -10,14 +10,6 @@ import { hiddenFields } from './web.ts';
 import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';
 import { ops } from './ops.ts';
 
-/** An installed integration as a test uses it. */
-export interface InstalledIntegration {
-  apiKey: string;
-  integrationId: string;
-  clientId: string;
-  clientSecret: string;
-}
-
 let n = 0;
 
 /** Registers a client (operator step) and returns its credentials. */

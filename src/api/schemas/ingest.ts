@@ -1,14 +1,11 @@
 // Schemas of the ingest area (async imports of sellable items), named as the spec names them; limits in their descriptions.
 import { z } from 'zod';
 import { CHUNK_ROWS, ImportFormat, ImportKind, MAX_RECORDED_ERRORS } from '../../domain/ingest/import.ts';
-import { CSV_COLUMNS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS, SellableItemRowSchema } from '../../domain/ingest/sellable-item.ts';
+import { CSV_COLUMNS, MAX_IMPORT_BYTES, MAX_IMPORT_ROWS } from '../../domain/ingest/sellable-item.ts';
 import { PageRequest, Timestamp, Uuid, page } from './common.ts';
 
 /** How long an import's upload URL works. */
 export const IMPORT_UPLOAD_URL_SECONDS = 3600;
-
-/** One row of an NDJSON import (a CSV row maps onto it: see the csv format). */
-export const SellableItemRow = SellableItemRowSchema.meta({ id: 'ingest.SellableItemRow' });
 
 export const AsyncImportsPrepareRequest = z
   .strictObject({

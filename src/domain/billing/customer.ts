@@ -13,8 +13,6 @@ export const BillingAddressSchema = z.object({
   region: z.string().optional(),
   country: z.string(),
 });
-/** Postal address on invoices. */
-export type BillingAddress = z.infer<typeof BillingAddressSchema>;
 
 /** The editable fields of a customer. */
 export const CustomerFieldsSchema = z.object({

@@ -35,8 +35,6 @@ export const MeteredLineSchema = z.object({
   exempt_amount: z.number(),
   chargeable_amount: z.number(),
 });
-/** What rated the orders of a metered line. */
-export type MeteredLine = z.infer<typeof MeteredLineSchema>;
 
 /** One invoice line; `amount = quantity * unit_amount`, integer minor units of the invoice currency. Metered lines say what rated them. */
 export const InvoiceLineSchema = z.object({

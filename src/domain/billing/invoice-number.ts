@@ -1,15 +1,12 @@
 // Gapless invoice numbers: one counter stream per year; the n-th event of the stream is number n.
 import { z } from 'zod';
-import { type EventOf, eventCodec, eventSchemas } from '../decider.ts';
+import { eventCodec, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 
 /** The one event of a counter stream: number `revision + 1` of `year` now belongs to `invoice_id`. */
 export const invoiceNumberEvents = eventSchemas({
   InvoiceNumberAllocated: z.object({ invoice_id: z.string(), year: z.number(), allocated_at: z.string() }),
 });
-
-/** An invoice number counter event (derived from `invoiceNumberEvents`). */
-export type InvoiceNumberEvent = EventOf<typeof invoiceNumberEvents>;
 
 /** How counter events are read (the events property test feeds them through every projection). */
 export const invoiceNumberCodec = eventCodec(invoiceNumberEvents);

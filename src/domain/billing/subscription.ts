@@ -9,8 +9,6 @@ export const MAX_SUBSCRIPTION_QUANTITY = 1_000_000;
 
 /** One item: a price and how many. */
 export const SubscriptionItemSchema = z.object({ price_id: z.string(), quantity: z.number() });
-/** One item: a price and how many. */
-export type SubscriptionItem = z.infer<typeof SubscriptionItemSchema>;
 
 /** The fields that may change. */
 export const SubscriptionFieldsSchema = z.object({

@@ -12,8 +12,6 @@ export type OptionalIdentifier = z.infer<typeof OptionalIdentifierSchema>;
 
 /** The job's vehicle: its identifier (decoded details are added once a lookup knows them). */
 export const JobVehicleSchema = z.object({ identifier: VehicleIdentifierSchema });
-/** The job's vehicle. */
-export type JobVehicle = z.infer<typeof JobVehicleSchema>;
 
 /** The data an integration writes (ExternalInsertV1, with `repairer_site_id` stored as `site_id`). */
 export const JobDataSchema = z.object({

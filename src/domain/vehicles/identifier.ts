@@ -4,7 +4,6 @@ import { nameId } from '../../ids.ts';
 
 /** Country (ISO 3166-1 alpha-2) and optional region a plate was issued in, as events store it. */
 export const LocationSchema = z.object({ country: z.string(), region: z.string().optional() });
-export type LocationV1 = z.infer<typeof LocationSchema>;
 
 /** A chassis number (VIN) or a licence plate with where it was issued, as events store it (normalised). */
 export const VehicleIdentifierSchema = z.union([

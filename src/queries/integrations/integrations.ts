@@ -3,9 +3,6 @@ import type { Knex } from 'knex';
 import type { ClientDoc, InstallDoc } from '../../projections/integrations/integrations.ts';
 import { hashSecret, sameHash } from '../../secrets.ts';
 
-/** The projection these queries read, for read-your-writes waits. */
-export { integrationsProjection } from '../../projections/integrations/integrations.ts';
-
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** True for a syntactically valid UUID (ids from query strings and headers are checked before they reach SQL). */

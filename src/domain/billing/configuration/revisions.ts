@@ -43,8 +43,6 @@ export type RevisionEvent = EventOf<typeof revisionEvents>;
 /** How configuration events are read. */
 export const revisionCodec = eventCodec(revisionEvents);
 
-/** Which kind of revision. */
-export type RevisionKind = 'baseline' | 'pricing';
 
 /** What every revision command carries (the handler fills ids, organization and actor). */
 export interface RevisionInput {
