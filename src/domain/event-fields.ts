@@ -16,8 +16,8 @@ export function inEventRange(timestamp: string): boolean {
   return t >= FIRST_INSTANT_MS && t <= LAST_INSTANT_MS;
 }
 
-/** An id the read models keep in a uuid column. */
-export const EventId = z.uuid();
+/** An id the read models keep in a uuid column: any 8-4-4-4-12 hex form, as Postgres takes it (not only RFC 9562 variants, so ids stored by older code or tools still read). */
+export const EventId = z.guid();
 
 /** An instant (RFC 3339, UTC `Z`) the read models keep in a timestamptz column. */
 export const EventInstant = z.iso.datetime().refine(inEventRange, YEARS);
