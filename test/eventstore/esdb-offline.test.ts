@@ -1,6 +1,5 @@
 // Choosing and opening the event log, and the EventStoreDB adapter's behaviour with no server reachable (none can run here).
 import { expect } from 'chai';
-import net from 'node:net';
 import { UnavailableError } from '@eventstore/db-client';
 import { ConfigError, parseEventStore } from '../../src/config.ts';
 import { openPglite, type Db } from '../../src/db.ts';
@@ -8,26 +7,11 @@ import { EventLogUnreachableError, describeEventLog, openEventStore } from '../.
 import { EsdbEventStore } from '../../src/eventstore/esdb.ts';
 import { PostgresEventStore, formatPosition } from '../../src/eventstore/postgres.ts';
 import { InvalidPositionError, type RecordedEvent, type CaughtUp } from '../../src/eventstore/port.ts';
+import { freePort, rejection } from '../support/process.ts';
 
 const meta = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
-async function rejection(p: Promise<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function drain<T>(it: AsyncIterable<T>): Promise<T[]> {
   const out: T[] = [];
@@ -51,7 +35,7 @@ describe('opening the event log', () => {
   });
 
   it('stops with one clear line naming EVENT_STORE (password hidden) when EventStoreDB does not answer', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const err = await rejection(openEventStore({ eventLog: parseEventStore(`kurrentdb://admin:s3cret@127.0.0.1:${port}?tls=false`) }, db));
     expect(err).to.be.instanceOf(EventLogUnreachableError);
     expect(err).to.be.instanceOf(ConfigError); // the CLI prints ConfigErrors as one line, without a stack trace
@@ -87,7 +71,7 @@ describe('opening the event log', () => {
 describe('EventStoreDB adapter with no server reachable', () => {
   let store: EsdbEventStore;
   before(async () => {
-    store = EsdbEventStore.fromConnectionString(`esdb://127.0.0.1:${await closedPort()}?tls=false`);
+    store = EsdbEventStore.fromConnectionString(`esdb://127.0.0.1:${await freePort()}?tls=false`);
   });
   after(async () => {
     await store.close();

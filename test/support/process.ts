@@ -84,3 +84,13 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/** What `p` rejects with (it must reject). */
+export async function rejection(p: PromiseLike<unknown>): Promise<unknown> {
+  try {
+    await p;
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected a rejection');
+}

@@ -3,7 +3,6 @@
 // giving up a connection whose server process was terminated, so the next query gets a live one.
 import { expect } from 'chai';
 import crypto from 'node:crypto';
-import net from 'node:net';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
@@ -12,25 +11,9 @@ import { isDatabaseUnavailable } from '../../src/db-errors.ts';
 import { toErrorResponse } from '../../src/api/errors.ts';
 import { openPostgres, type Db } from '../../src/db.ts';
 import { backends, openTestDb } from '../support/db.ts';
+import { freePort, rejection } from '../support/process.ts';
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', () => r()));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
-/** What `p` rejects with (it must reject). */
-async function rejection(p: PromiseLike<unknown>): Promise<unknown> {
-  try {
-    await p;
-  } catch (err) {
-    return err;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Postgres `url` with another database or user. */
 function withUrl(url: string, parts: { database?: string; user?: string }): string {
@@ -44,7 +27,7 @@ const serverUrl = process.env.TEST_DATABASE_URL;
 
 describe('isDatabaseUnavailable on real errors', () => {
   it('a refused connection (pg, and knex through its pool) is unavailable, and answers 503 database_unavailable with Retry-After', async () => {
-    const port = await closedPort();
+    const port = await freePort();
     const client = new pg.Client({ connectionString: `postgres://postgres@127.0.0.1:${port}/none` });
     const direct = await rejection(client.connect());
     const db = openPostgres(`postgres://postgres@127.0.0.1:${port}/none`, 2);
