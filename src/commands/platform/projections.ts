@@ -8,15 +8,20 @@ import type { RequestContext } from '../../context.ts';
 import { platformErrors } from '../../domain/platform/errors.ts';
 import { clearFailure, recordSkip, storedFailures } from '../../projections/engine/health.ts';
 
+// A name that is no read model is a 404 listing the ones there are.
+function mustKnow(known: readonly string[], name: string): void {
+  if (!known.includes(name)) throw platformErrors.error('projection_not_found', `No read model ${name}; known: ${known.join(', ')}.`);
+}
+
 /** Clears the failure of `name` so its runner applies the event again (after a fix of the code or the data). */
 export async function retryProjection(knex: Knex, known: readonly string[], name: string): Promise<void> {
-  if (!known.includes(name)) throw platformErrors.error('projection_not_found', `No read model ${name}; known: ${known.join(', ')}.`);
+  mustKnow(known, name);
   if (!(await clearFailure(knex, name))) throw platformErrors.error('projection_not_failed', `${name} is not failed: there is nothing to retry.`);
 }
 
 /** Records that `eventId`, the event `name` failed at, is left out of it (who, when, why), and lets it go on. */
 export async function skipProjectionEvent(knex: Knex, known: readonly string[], s: { name: string; eventId: string; reason: string; actor: string; now: Date }): Promise<void> {
-  if (!known.includes(s.name)) throw platformErrors.error('projection_not_found', `No read model ${s.name}; known: ${known.join(', ')}.`);
+  mustKnow(known, s.name);
   const failure = (await storedFailures(knex)).get(s.name);
   if (!failure) throw platformErrors.error('projection_not_failed', `${s.name} is not failed: only the event it fails at can be skipped.`);
   if (failure.event_id !== s.eventId) throw platformErrors.error('event_not_failing', `${s.name} failed at event ${failure.event_id}, not ${s.eventId}: only that event can be skipped.`);

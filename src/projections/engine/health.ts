@@ -79,6 +79,11 @@ export class ProjectionHealth {
   }
 }
 
+/** A failure as its column comes back (jsonb is a string on some drivers, an object on others). */
+export function storedFailure(value: ProjectionFailure | string): ProjectionFailure {
+  return typeof value === 'string' ? (JSON.parse(value) as ProjectionFailure) : value;
+}
+
 /** Stores the failure of `name` on its checkpoint row (seen by every process). */
 export async function storeFailure(knex: Knex, name: string, failure: ProjectionFailure): Promise<void> {
   await knex('projection_checkpoints').where({ name }).update({ failure: JSON.stringify(failure) });
@@ -93,7 +98,7 @@ export async function clearFailure(knex: Knex, name: string): Promise<boolean> {
 /** The stored failure of every failed projection. */
 export async function storedFailures(knex: Knex): Promise<Map<string, ProjectionFailure>> {
   const rows = (await knex('projection_checkpoints').whereNotNull('failure').select('name', 'failure')) as { name: string; failure: ProjectionFailure | string }[];
-  return new Map(rows.map((r) => [r.name, typeof r.failure === 'string' ? (JSON.parse(r.failure) as ProjectionFailure) : r.failure]));
+  return new Map(rows.map((r) => [r.name, storedFailure(r.failure)]));
 }
 
 /** Records that `skip.event_id` is left out of `skip.projection` and clears its failure, in one transaction. */

@@ -3,6 +3,7 @@
 import type { Knex } from 'knex';
 import { type EventStore, type LogPosition, comparePositions } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
+import { storedFailure } from './health.ts';
 import type { ProjectionFailure, ProjectionState, ProjectionStatus } from '../../read-model-status.ts';
 
 /** Lag past which a projection another process runs is shown as catching up rather than running. */
@@ -41,7 +42,7 @@ export async function projectionStatuses(
       const mine = local[p.name] ?? null;
       const position = comparePositions(mine, stored) > 0 ? mine : stored;
       const oldest = await oldestAfter(position);
-      const failure = row?.failure ? (typeof row.failure === 'string' ? (JSON.parse(row.failure) as ProjectionFailure) : row.failure) : null;
+      const failure = row?.failure ? storedFailure(row.failure) : null;
       const lag = oldest ? Math.max(0, (now.getTime() - oldest.getTime()) / 1000) : 0;
       // A stored failure that an operator has just cleared is being retried, though this process may not have resumed yet.
       const here = localState?.(p.name);
