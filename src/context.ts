@@ -11,6 +11,7 @@ import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
 import type { ProjectionStatus } from './read-model-status.ts';
 import type { Access, AuthFor } from './contract/auth.ts';
+import type { ErrorList, ImplicitCode } from './domain/errors.ts';
 import type { Caller, Invocable, Invoked } from './contract/caller.ts';
 import type { z } from 'zod';
 
@@ -77,7 +78,9 @@ export interface CommandContext {
 }
 
 /** Everything a handler gets for one request; `auth` is narrowed by the operation's declared access. */
-export interface RequestContext<A extends Access = Access> extends CommandContext {
+export interface RequestContext<A extends Access = Access, E extends string = string> extends CommandContext {
+  /** The operation's declared errors: `throw ctx.errors.error('invoice_not_found', ...)`; an undeclared code does not type-check. */
+  errors: ErrorList<E | ImplicitCode>;
   services: Services;
   requestId: string;
   logger: Logger;

@@ -74,6 +74,7 @@ export async function prepare(services: Services, op: Operation, input: unknown,
     requestId,
     logger,
     auth: caller.auth,
+    errors: op.errors,
     get signal() {
       return caller.signal?.() ?? new AbortController().signal;
     },

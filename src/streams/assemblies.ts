@@ -111,7 +111,7 @@ export const assembliesSubscribeStream = streamOperation({
       await services.runner.waitFor(await services.store.lastCommittedPosition(), [assemblySearchesProjection], services.config.projectionWaitMs);
       const edge = await retentionEdge(services.knex, org, services.config.assemblySubscribeRetention);
       if (edge !== null && comparePositions(point, edge) < 0)
-        throw assembliesErrors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
+        throw ctx.errors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
     }
     return catchUpThenLive({
       fanout: logFanout(services.store),

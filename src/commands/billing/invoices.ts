@@ -81,7 +81,7 @@ export const invoicesInsert = operation({
   write: true,
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
+    if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
     const id = ctx.ids.next();
     const res = await invoices.run(ctx, id, {
       type: 'DraftInvoice',

@@ -43,7 +43,7 @@ export const paymentMethodSetupsInsert = operation({
   write: true,
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed.');
+    if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed.');
     const provider = paymentProvider(ctx.services);
     const setupId = ctx.ids.next();
     const setup = await provider.createSetup({ owner: { setup_id: setupId, customer_id: customer.id, organization_id: customer.organization_id }, type: req.type, return_url: req.return_url });

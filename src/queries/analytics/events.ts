@@ -48,7 +48,7 @@ export const analyticsCountsList = operation({
   access: 'org_user',
   async handle(ctx, req) {
     const days = (Date.parse(req.to) - Date.parse(req.from)) / 86_400_000;
-    if (days < 0 || days > 366) throw analyticsErrors.error('invalid_period', '`to` must be on or after `from`, at most 366 days later.');
+    if (days < 0 || days > 366) throw ctx.errors.error('invalid_period', '`to` must be on or after `from`, at most 366 days later.');
     await caughtUp(ctx, [analyticsEventsProjection]);
     const q = ctx.services.knex('analytics_daily_counts')
       .where({ organization_id: ctx.auth.organizationId })

@@ -60,7 +60,7 @@ export const effectiveEntitlementsGet = operation({
   async handle(ctx, req) {
     const organizationId = req.organization_id ?? ctx.auth.organizationId;
     if (organizationId !== ctx.auth.organizationId && !hasRole(ctx.auth, 'platform_staff')) throw forbidden("Only platform staff read another organization's entitlements.");
-    if (!(await getOrganization(ctx.services.knex, organizationId))) throw billingErrors.error('organization_not_found', `No organization ${organizationId}.`);
+    if (!(await getOrganization(ctx.services.knex, organizationId))) throw ctx.errors.error('organization_not_found', `No organization ${organizationId}.`);
     return effectiveOf(ctx.services.knex, organizationId, ctx.now);
   },
 });

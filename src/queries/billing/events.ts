@@ -23,7 +23,7 @@ export const eventsGet = operation({
   async handle(ctx, id) {
     const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'staff_only', 'doc')) as { organization_id: string | null; staff_only: boolean; doc: BillingEventDoc } | undefined;
     const staff = hasRole(ctx.auth, 'billing_staff');
-    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw billingErrors.error('event_not_found', `No billing event ${id} in this organization.`);
+    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw ctx.errors.error('event_not_found', `No billing event ${id} in this organization.`);
     return row.doc;
   },
 });

@@ -93,6 +93,7 @@ export const historyGet = operation({
   access: 'billing_staff',
   async handle(ctx, req) {
     const kind = KINDS[req.subject.type];
+    // The code depends on the subject kind: declared above, checked in test runs.
     const missing = () => historyErrors.error(kind.notFound, `No ${req.subject.type.replaceAll('_', ' ')} ${req.subject.id}.`);
     const stream = await kind.stream(ctx, req.subject.id);
     if (!stream) throw missing();

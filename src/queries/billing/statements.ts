@@ -103,7 +103,7 @@ export const customersStatementGet = operation({
   async handle(ctx, req) {
     await caughtUp(ctx, [billingStatementsProjection]);
     return buildStatement(ctx.services.db, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
-      if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
+      if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw ctx.errors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
     });
   },
 });
