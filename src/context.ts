@@ -124,6 +124,7 @@ export interface RequestContext<A extends Access = Access> extends CommandContex
   signal: AbortSignal;
   /** The request headers the operation declares in `requestHeaders`, as given (null when absent). */
   headers: Readonly<Record<string, string | null>>;
+  /** The pipeline notes every command's position here (see CommandContext). */
   reached(position: LogPosition | null): void;
   /**
    * Read-your-writes: waits until the read models the operation declares (`readModels`) have applied every command this

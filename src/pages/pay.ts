@@ -24,7 +24,7 @@ import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
 import { eventMetadata } from '../pipeline/invoke.ts';
-import { caughtUp as readModelsCaughtUp } from '../pipeline/read-models.ts';
+import { caughtUp } from '../pipeline/read-models.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Method = ProfileDoc['methods'][number];
@@ -46,9 +46,9 @@ function methodLabel(m: Method): string {
 }
 
 /** Lets the page's read models apply everything committed before this request, so an invoice finalized a moment ago is there. */
-async function caughtUp(res: Response, services: Services): Promise<boolean> {
+async function readModelsReady(res: Response, services: Services): Promise<boolean> {
   try {
-    await readModelsCaughtUp(services, [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection]);
+    await caughtUp(services, [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection]);
     return true;
   } catch (err) {
     services.logger.warn({ err }, 'payment page: read models behind');
@@ -70,7 +70,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
     res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
     return null;
   }
-  if (!(await caughtUp(res, services))) return null;
+  if (!(await readModelsReady(res, services))) return null;
   const customer = await customerOfOrganization(services.knex, session.auth.organizationId);
   if (!customer || customer.id !== id) {
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
