@@ -14,6 +14,7 @@ import { billedOrg } from '../support/billing.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
+import { settle } from '../support/settle.ts';
 
 /** An operation (not registered: called in process) that renames a customer and answers the name its read model shows. */
 function renameOperation(opts: { declared: boolean; appended?: () => void }) {
@@ -89,7 +90,7 @@ for (const backend of backends()) {
       } finally {
         svc.app.runner.start();
       }
-      await svc.app.runner.catchUp();
+      await settle(svc);
       const got = await svc.call(ops['billing.customers.get'], { id: acme.customerId }, acme.token);
       expect(got.body.name).to.equal('Later Ltd');
     });
