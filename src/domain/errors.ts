@@ -81,3 +81,8 @@ export const COMMON_ERRORS = {
 
 /** The shared codes as a catalogue (pagination, idempotency, access, input). */
 export const commonErrors = errorCatalogue(COMMON_ERRORS);
+
+/** 403 for an authenticated caller without the right. */
+export function forbidden(message = 'You do not have access to this operation.'): DomainError {
+  return commonErrors.error('forbidden', message);
+}

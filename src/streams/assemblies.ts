@@ -1,9 +1,9 @@
 // The assemblies streams: assemblies.v4.updates.stream (one vehicle's `changed` and `heartbeat`) and
 // assemblies.subscribe.stream (the organization's completed searches, resumable by log position).
 import { map } from 'rxjs';
-import type { SseMessage } from '../api/operation.ts';
-import { streamOperation } from '../api/operation.ts';
-import { AssembliesSubscribeRequest, AssembliesUpdate, AssembliesUpdatesRequest, AssemblySubscribeEvent } from '../api/schemas/assemblies.ts';
+import type { SseMessage } from '../contract/operation.ts';
+import { streamOperation } from '../contract/operation.ts';
+import { AssembliesSubscribeRequest, AssembliesUpdate, AssembliesUpdatesRequest, AssemblySubscribeEvent } from '../contract/schemas/assemblies.ts';
 import { assembliesErrors } from '../domain/assemblies/errors.ts';
 import { vehicleLookupCodec } from '../domain/assemblies/lookup.ts';
 import { assemblySearchCodec } from '../domain/assemblies/search.ts';

@@ -4,9 +4,10 @@
 // its writes back without declaring what it reads is a bug the pipeline refuses.
 import { expect } from 'chai';
 import { z } from 'zod';
-import { operation } from '../../src/api/operation.ts';
+import { operation } from '../../src/contract/operation.ts';
 import { customers } from '../../src/commands/billing/handlers.ts';
 import { ProjectionLagError } from '../../src/context.ts';
+import { invoke } from '../../src/pipeline/invoke.ts';
 import { billingErrors } from '../../src/domain/billing/errors.ts';
 import { billingCustomersProjection } from '../../src/projections/billing/customers.ts';
 import { getCustomerDoc } from '../../src/queries/billing/customers.ts';
@@ -34,6 +35,11 @@ function renameOperation(opts: { declared: boolean; appended?: () => void }) {
 
 const anonymous = { auth: { kind: 'anonymous' as const } };
 
+/** Calls `op` through the pipeline in process (the app's own `invoke` serves registered operations only). */
+function call(svc: TestService, op: ReturnType<typeof renameOperation>, input: { id: string; name: string }, caller: typeof anonymous) {
+  return invoke(svc.app, op, input, caller, { checkContracts: true });
+}
+
 for (const backend of backends()) {
   describe(`read-your-writes through the declaration (${backend})`, function () {
     this.timeout(120_000);
@@ -50,7 +56,7 @@ for (const backend of backends()) {
       // The projections stop: only a wait makes the answer show the new name.
       await svc.app.runner.stop();
       try {
-        const answer = svc.app.invoke(renameOperation({ declared: true, appended }), { id: acme.customerId, name: 'Renamed Ltd' }, anonymous);
+        const answer = call(svc, renameOperation({ declared: true, appended }), { id: acme.customerId, name: 'Renamed Ltd' }, anonymous);
         await written;
         await svc.app.runner.catchUp();
         expect((await answer).body.name).to.equal('Renamed Ltd');
@@ -63,7 +69,7 @@ for (const backend of backends()) {
 
     it('refuses a handler that reads its writes back without declaring its read models', async () => {
       const acme = await billedOrg(svc);
-      const err = await svc.app.invoke(renameOperation({ declared: false }), { id: acme.customerId, name: 'Undeclared Ltd' }, anonymous).then(() => null, (e: unknown) => e);
+      const err = await call(svc, renameOperation({ declared: false }), { id: acme.customerId, name: 'Undeclared Ltd' }, anonymous).then(() => null, (e: unknown) => e);
       expect(err).to.be.instanceOf(Error);
       expect(String(err)).to.contain('test.customers.rename reads its writes back but declares no readModels');
     });
@@ -81,7 +87,7 @@ for (const backend of backends()) {
       const acme = await billedOrg(svc);
       await svc.app.runner.stop();
       try {
-        const err = await svc.app.invoke(renameOperation({ declared: true }), { id: acme.customerId, name: 'Late Ltd' }, anonymous).then(() => null, (e: unknown) => e);
+        const err = await call(svc, renameOperation({ declared: true }), { id: acme.customerId, name: 'Late Ltd' }, anonymous).then(() => null, (e: unknown) => e);
         expect(err).to.be.instanceOf(ProjectionLagError);
         const res = await svc.call(ops['billing.customers.update'], { id: acme.customerId, name: 'Later Ltd' }, acme.token);
         expect(res.status).to.equal(503);

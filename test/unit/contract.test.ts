@@ -1,6 +1,6 @@
 // The test-run contract check: a success body must parse with the declared response, an error code must be declared.
 import { expect } from 'chai';
-import { errorViolation, successViolation } from '../../src/api/contract.ts';
+import { errorViolation, successViolation } from '../../src/contract/check.ts';
 import { invoicesGet } from '../../src/queries/billing/invoices.ts';
 import { customersInsert } from '../../src/commands/billing/customers.ts';
 

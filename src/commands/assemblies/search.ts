@@ -2,8 +2,8 @@
 // `in_progress` with `retry_after` and the lookup queued once. An answered search is recorded for the
 // organization's assemblies.subscribe.stream.
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { AssembliesSearchRequest, AssembliesSearchResponse, type AssemblyNode } from '../../api/schemas/assemblies.ts';
+import { operation } from '../../contract/operation.ts';
+import { AssembliesSearchRequest, AssembliesSearchResponse, type AssemblyNode } from '../../contract/schemas/assemblies.ts';
 import type { Config } from '../../config.ts';
 import { assembliesErrors } from '../../domain/assemblies/errors.ts';
 import { normaliseVehicleIdentifier, vehicleIdOf } from '../../domain/vehicles/identifier.ts';

@@ -7,7 +7,7 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { attachmentBody, attachmentDoc, pendingAttachment, visibleAttachment } from '../../queries/billing/attachments.ts';
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
 import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
-import { countUploadUrls } from '../../api/upload-url-limit.ts';
+import { countUploadUrls } from '../../limits/upload-url-limit.ts';
 import { committedKey } from '../../storage/port.ts';
 import { attachments } from './handlers.ts';
 

@@ -1,6 +1,6 @@
 // billing.currencies.update (extension): platform staff turn billing in a currency on or off.
-import { operation } from '../../api/operation.ts';
-import { CurrencyListItem, CurrencyUpdateRequest } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { CurrencyListItem, CurrencyUpdateRequest } from '../../contract/schemas/billing-catalogue.ts';
 import { currencyItem } from '../../queries/billing/currencies.ts';
 import { currencySettings } from './handlers.ts';
 import { billingCurrenciesProjection } from '../../projections/billing/currencies.ts';

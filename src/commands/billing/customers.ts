@@ -1,9 +1,9 @@
 // billing.customers.insert, .update, .remove: commands on the customer aggregate.
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole } from '../../context.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../contract/schemas/billing-customers.ts';
 import { nameId } from '../../ids.ts';
 import { recentCustomer, visibleCustomer } from '../../queries/billing/customers.ts';
 import { openInvoiceCount } from '../../queries/billing/invoices.ts';

@@ -1,7 +1,7 @@
 // billing.invoices.insert and .update: drafts, line and detail edits, and the status machine (finalize, void, mark uncollectible).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
-import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
+import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../contract/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceAction, InvoiceCommand, InvoiceLine } from '../../domain/billing/invoice.ts';

@@ -1,7 +1,7 @@
 // billing.payment-method-setups.insert and .get (resume) and billing.payment-methods.remove, on the payment profile aggregate.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../api/schemas/billing-payment-methods.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../contract/schemas/billing-payment-methods.ts';
 import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { IdSource } from '../../ids.ts';

@@ -1,7 +1,7 @@
 // auth.sessions.insert and auth.sessions.remove: sign in and out.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { SessionCreateRequest, SessionCreateResponse } from '../../contract/schemas/identity.ts';
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
 import { passwordMatches } from './credentials.ts';
 import { createSession, revokeSession } from './identity.ts';

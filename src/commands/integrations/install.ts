@@ -1,7 +1,7 @@
 // integrations.insert (exchange an access code for an API key) and integrations.remove (uninstall).
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../contract/schemas/integrations.ts';
 import { clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
 import { membership } from '../../queries/identity/identity.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';

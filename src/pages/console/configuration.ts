@@ -6,8 +6,8 @@ import type { Services } from '../../context.ts';
 import {
   BaselineDetail, ConfigurationHistoryResponse, ConfigurationPreviewResponse, ConfigurationResolveResponse, PricingRevisionDetail, RelationshipDetail,
   RelationshipEvidenceListResponse,
-} from '../../api/schemas/billing-configuration.ts';
-import { AttachmentUrlResponse } from '../../api/schemas/billing-attachments.ts';
+} from '../../contract/schemas/billing-configuration.ts';
+import { AttachmentUrlResponse } from '../../contract/schemas/billing-attachments.ts';
 import type { ApiProblem } from './api.ts';
 import { UUID, badge, esc, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';

@@ -1,12 +1,12 @@
 // Customers: find one by name, email or organization, and see everything about it at a glance.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem, CustomerListPage, NoteListResponse } from '../../api/schemas/billing-customers.ts';
-import { InvoiceListPage, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
-import { customerAttachmentSchemas } from '../../api/schemas/billing-attachments.ts';
-import { PaymentMethodsListResponse } from '../../api/schemas/billing-payment-methods.ts';
-import { CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
+import { CustomerDetailItem, CustomerListPage, NoteListResponse } from '../../contract/schemas/billing-customers.ts';
+import { InvoiceListPage, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteRequestPage } from '../../contract/schemas/billing-credit-notes.ts';
+import { customerAttachmentSchemas } from '../../contract/schemas/billing-attachments.ts';
+import { PaymentMethodsListResponse } from '../../contract/schemas/billing-payment-methods.ts';
+import { CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, esc, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';

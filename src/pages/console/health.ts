@@ -2,7 +2,7 @@
 // operators skipped, and the streams commands cannot read (platform.health.get).
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { HealthResponse } from '../../api/schemas/platform.ts';
+import { HealthResponse } from '../../contract/schemas/platform.ts';
 import { esc, sendConsole, table } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 

@@ -3,8 +3,8 @@
 import type express from 'express';
 import { z } from 'zod';
 import type { Services } from '../../context.ts';
-import { InvoiceDetail, PaymentInsertResponse, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteReason, CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
+import { InvoiceDetail, PaymentInsertResponse, PaymentUpdateResponse } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason, CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
 import type { ApiProblem } from './api.ts';
 import { parseMoney } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';

@@ -1,9 +1,9 @@
 // The invoice page: figures, lines, payments, credits, notes and files, with a form for every next step.
 import type { z } from 'zod';
-import { InvoiceDetail, PaymentListResponse, PaymentMethod, type Payment } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteReason, CreditNoteRequestPage, type CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
-import { CustomerDetailItem, NoteListResponse } from '../../api/schemas/billing-customers.ts';
-import { invoiceAttachmentSchemas } from '../../api/schemas/billing-attachments.ts';
+import { InvoiceDetail, PaymentListResponse, PaymentMethod, type Payment } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason, CreditNoteRequestPage, type CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
+import { CustomerDetailItem, NoteListResponse } from '../../contract/schemas/billing-customers.ts';
+import { invoiceAttachmentSchemas } from '../../contract/schemas/billing-attachments.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, esc, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
 import type { ConsolePage } from './route.ts';

@@ -2,9 +2,9 @@
 import type express from 'express';
 import type { z } from 'zod';
 import type { Services } from '../../context.ts';
-import { InvoiceDetail, InvoiceListPage, InvoiceStatus, type InvoiceListItem } from '../../api/schemas/billing-invoices.ts';
-import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
+import { InvoiceDetail, InvoiceListPage, InvoiceStatus, type InvoiceListItem } from '../../contract/schemas/billing-invoices.ts';
+import { CustomerDetailItem } from '../../contract/schemas/billing-customers.ts';
+import { InvoiceRerateDiff } from '../../contract/schemas/billing-usage.ts';
 import { badge, esc, field, formGuard, money, options, qs, sendConsole, table, UUID } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';

@@ -1,9 +1,9 @@
 // Overdue: every organization with a past-due invoice, how much, when its access is (or was) suspended, and its payment link.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { InvoiceListPage } from '../../api/schemas/billing-invoices.ts';
-import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
+import { InvoiceListPage } from '../../contract/schemas/billing-invoices.ts';
+import { CustomerDetailItem } from '../../contract/schemas/billing-customers.ts';
+import { InvoiceOverdueStatusResponse } from '../../contract/schemas/billing-statements.ts';
 import { esc, money, sendConsole, table } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 

@@ -2,8 +2,8 @@
 // with the same figures in tables (what a screen reader reads) and a print stylesheet for a clean page.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
+import { CustomerDetailItem } from '../../contract/schemas/billing-customers.ts';
+import { CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import { esc, field, minorDigits, money, qs, sendConsole, table } from './layout.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 

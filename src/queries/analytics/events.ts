@@ -1,6 +1,6 @@
 // Reads analytics_events and analytics_daily_counts (written by projections/analytics/events.ts), and their list operations (extensions).
-import { operation } from '../../api/operation.ts';
-import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../api/schemas/analytics.ts';
+import { operation } from '../../contract/operation.ts';
+import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../contract/schemas/analytics.ts';
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { type AnalyticsEventDoc, analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';

@@ -2,10 +2,10 @@
 // Owns no table: it reads subscriptions, prices, products, entitlements, overrides and access through their query modules.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole } from '../../context.ts';
-import { EffectiveEntitlements, EffectiveEntitlementsRequest } from '../../api/schemas/billing-entitlements.ts';
+import { EffectiveEntitlements, EffectiveEntitlementsRequest } from '../../contract/schemas/billing-entitlements.ts';
 import { effectiveEntitlements } from '../../domain/billing/entitlement.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { getOrganization } from '../identity/identity.ts';

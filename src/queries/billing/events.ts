@@ -1,9 +1,9 @@
 // billing.events.get and .list, reading billing_events (written by projections/billing/events.ts).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { callerOrg, hasRole } from '../../context.ts';
-import { Uuid } from '../../api/schemas/common.ts';
-import { EventDetailItem, EventListPage, EventListRequest } from '../../api/schemas/billing-events.ts';
+import { Uuid } from '../../contract/schemas/common.ts';
+import { EventDetailItem, EventListPage, EventListRequest } from '../../contract/schemas/billing-events.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
 import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';

@@ -2,8 +2,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
 import { pooledQuery } from '../../pooled-query.ts';
-import { operation } from '../../api/operation.ts';
-import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
+import { operation } from '../../contract/operation.ts';
+import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';

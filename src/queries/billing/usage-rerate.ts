@@ -1,7 +1,7 @@
 // billing.invoices.rerate.preview (extension): the orders of a usage invoice rated again under the configuration as
 // known now, compared with how they were invoiced. Writes nothing.
-import { operation } from '../../api/operation.ts';
-import { InvoiceReratePreviewRequest, InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
+import { operation } from '../../contract/operation.ts';
+import { InvoiceReratePreviewRequest, InvoiceRerateDiff } from '../../contract/schemas/billing-usage.ts';
 import type { z } from 'zod';
 import { type RatedOrder, rateOrders } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

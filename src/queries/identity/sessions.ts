@@ -1,6 +1,6 @@
 // auth.sessions.get: who is calling.
-import { operation } from '../../api/operation.ts';
-import { SessionDetail } from '../../api/schemas/identity.ts';
+import { operation } from '../../contract/operation.ts';
+import { SessionDetail } from '../../contract/schemas/identity.ts';
 import { getOrganization } from './identity.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 

@@ -1,6 +1,6 @@
 // integrations.get: describes the calling integration (which organization its key belongs to, and its scopes).
-import { operation } from '../../api/operation.ts';
-import { IntegrationDetail } from '../../api/schemas/integrations.ts';
+import { operation } from '../../contract/operation.ts';
+import { IntegrationDetail } from '../../contract/schemas/integrations.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { getInstall } from './integrations.ts';
 import { integrationsErrors } from '../../domain/integrations/errors.ts';

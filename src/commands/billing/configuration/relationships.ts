@@ -1,6 +1,6 @@
 // billing.configuration.relationships.insert (idempotent per pair) and .update (extension: the pre_existing claim and its decision).
-import { operation } from '../../../api/operation.ts';
-import { RelationshipDetail, RelationshipInsertRequest, RelationshipUpdateRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { RelationshipDetail, RelationshipInsertRequest, RelationshipUpdateRequest } from '../../../contract/schemas/billing-configuration.ts';
 import type { RequestContext } from '../../../context.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import { type RelationshipCommand, relationshipIdOf } from '../../../domain/billing/configuration/relationship.ts';

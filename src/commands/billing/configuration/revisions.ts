@@ -1,6 +1,6 @@
 // billing.configuration.baselines.insert and .pricing.insert: append or supersede an effective-dated revision (an audit record each).
-import { operation } from '../../../api/operation.ts';
-import { BaselineDetail, BaselineWriteRequest, PricingRevisionDetail, PricingWriteRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { BaselineDetail, BaselineWriteRequest, PricingRevisionDetail, PricingWriteRequest } from '../../../contract/schemas/billing-configuration.ts';
 import { ProjectionLagError, type RequestContext } from '../../../context.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RevisionInput } from '../../../domain/billing/configuration/revisions.ts';

@@ -1,7 +1,7 @@
 // billing.configuration.relationships.list: a subscription's relationships, oldest first, filtered and sliced.
 import { z } from 'zod';
-import { operation } from '../../../api/operation.ts';
-import { RelationshipDetail, RelationshipListRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { RelationshipDetail, RelationshipListRequest } from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RelationshipDoc } from '../../../projections/billing/configuration/configuration.ts';
 import { relationshipBody } from './details.ts';

@@ -1,11 +1,11 @@
 // billing.configuration.resolve.get and billing.configuration.preview.get: answers from stored configuration, writing nothing.
-import { operation } from '../../../api/operation.ts';
+import { operation } from '../../../contract/operation.ts';
 import {
   ConfigurationPreviewRequest,
   ConfigurationPreviewResponse,
   ConfigurationResolveRequest,
   ConfigurationResolveResponse,
-} from '../../../api/schemas/billing-configuration.ts';
+} from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import { type RatedOrder, rateOrders } from '../../../domain/billing/configuration/rating.ts';
 import { resolve } from '../../../domain/billing/configuration/snapshot.ts';
