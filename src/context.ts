@@ -75,6 +75,11 @@ export interface CommandContext {
   ids: IdSource;
   now: Date;
   metadata: EventMetadata;
+  /**
+   * Told the log position each command of this call reached (its append, or the stream's last event when it appended
+   * nothing): read-your-writes waits at the latest. Absent where nobody waits for the call's writes (most workers, the CLI).
+   */
+  reached?(position: LogPosition | null): void;
 }
 
 /** Everything a handler gets for one request; `auth` is narrowed by the operation's declared access. */
@@ -89,6 +94,12 @@ export interface RequestContext<A extends Access = Access, E extends string = st
   signal: AbortSignal;
   /** The request headers the operation declares in `requestHeaders`, as given (null when absent). */
   headers: Readonly<Record<string, string | null>>;
-  /** Waits until the given read models have applied `position` (read-your-writes). */
-  waitFor(position: LogPosition | null, readModels: ReadModelRef[]): Promise<void>;
+  /** The pipeline notes every command's position here (see CommandContext). */
+  reached(position: LogPosition | null): void;
+  /**
+   * Read-your-writes: waits until the read models the operation declares (`readModels`) have applied every command this
+   * call ran so far (ProjectionLagError after PROJECTION_WAIT_MS: 503 projection_lag). Nothing written yet: returns at once.
+   * Throws when the operation declares no read models (a handler that reads its writes back must say which).
+   */
+  readYourWrites(): Promise<void>;
 }

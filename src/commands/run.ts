@@ -44,6 +44,7 @@ const MAX_ATTEMPTS = 5;
 /**
  * Decides and appends. A lost optimistic-concurrency race is re-decided on fresh state (bounded);
  * a retry of a request whose events are already stored (same IdSource seed) is a no-op.
+ * The context is told the position the command reached, so read-your-writes waits there.
  */
 export async function runCommand<C, E extends DomainEvent, S>(
   ctx: CommandContext,
@@ -51,6 +52,18 @@ export async function runCommand<C, E extends DomainEvent, S>(
   stream: string,
   command: C,
   opts: RunOptions<S> & { maxAttempts?: number } = {},
+): Promise<CommandResult<E, S>> {
+  const result = await decideAndAppend(ctx, decider, stream, command, opts);
+  ctx.reached?.(result.position);
+  return result;
+}
+
+async function decideAndAppend<C, E extends DomainEvent, S>(
+  ctx: CommandContext,
+  decider: Decider<C, E, S>,
+  stream: string,
+  command: C,
+  opts: RunOptions<S> & { maxAttempts?: number },
 ): Promise<CommandResult<E, S>> {
   const eventId = ctx.ids.nextCommand();
   const firstEventId = eventId(stream, 0);

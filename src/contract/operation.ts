@@ -2,7 +2,7 @@
 // `operation()` keeps the request, response and access types (typed test calls, narrowed ctx.auth);
 // the registry holds them erased.
 import type { ZodType, z } from 'zod';
-import type { Access, RequestContext } from '../context.ts';
+import type { Access, ReadModelRef, RequestContext } from '../context.ts';
 import type { ErrorList } from '../domain/errors.ts';
 
 export type { Access } from '../context.ts';
@@ -48,6 +48,11 @@ export interface JsonOperation<Id extends string = string, Req extends ZodType |
   response: Res;
   /** Extra response headers (e.g. Cache-Control: no-store). */
   headers?: Record<string, string>;
+  /**
+   * The read models the handler reads its own writes back from (or that must show them when it answers):
+   * `ctx.readYourWrites()` waits until they have applied every command the call ran.
+   */
+  readModels?: readonly ReadModelRef[];
   handle(ctx: RequestContext<A, E>, req: Input<Req>): Promise<z.input<Res>>;
 }
 

@@ -24,6 +24,7 @@ import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
 import { eventMetadata } from '../pipeline/invoke.ts';
+import { caughtUp } from '../pipeline/read-models.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Method = ProfileDoc['methods'][number];
@@ -45,9 +46,9 @@ function methodLabel(m: Method): string {
 }
 
 /** Lets the page's read models apply everything committed before this request, so an invoice finalized a moment ago is there. */
-async function caughtUp(res: Response, services: Services): Promise<boolean> {
+async function readModelsReady(res: Response, services: Services): Promise<boolean> {
   try {
-    await services.runner.waitFor(await services.store.lastCommittedPosition(), [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection], services.config.projectionWaitMs);
+    await caughtUp(services, [billingCustomersProjection, billingInvoicesProjection, billingStatementsProjection, billingPaymentMethodsProjection]);
     return true;
   } catch (err) {
     services.logger.warn({ err }, 'payment page: read models behind');
@@ -69,7 +70,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
     res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
     return null;
   }
-  if (!(await caughtUp(res, services))) return null;
+  if (!(await readModelsReady(res, services))) return null;
   const customer = await customerOfOrganization(services.knex, session.auth.organizationId);
   if (!customer || customer.id !== id) {
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
@@ -166,15 +167,12 @@ export function mountPaymentPage(app: express.Express, services: Services): void
     if (!state?.started || state.started.customer_id !== who.customer.id) return sendErrorPage(res, 404, 'Not found', 'There is no such payment.');
     const invoiceId = state.started.invoice_id;
     // Still pending: its notification may be lost, so ask the provider (a reload of this page catches it up).
-    const resumed = await resumeProviderPayment(services, state).catch((err: unknown) => {
+    const resumed = await resumeProviderPayment(services, state, paymentOutcomeReadModels).catch((err: unknown) => {
       if (!(err instanceof NotificationRejected)) throw err;
       services.logger.warn({ err, attempt_id: attemptId }, 'the provider\'s payment does not match its attempt: left pending');
-      return null;
+      return false;
     });
-    if (resumed) {
-      await services.runner.waitFor(resumed, paymentOutcomeReadModels, services.config.projectionWaitMs);
-      state = await paymentAttempts.load(services, attemptId);
-    }
+    if (resumed) state = await paymentAttempts.load(services, attemptId);
     const invoice = await getInvoiceDoc(services.db, invoiceId);
     resultPage(res, who.customer.id, state, invoice?.number ?? 'the invoice');
   });

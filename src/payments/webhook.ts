@@ -51,8 +51,9 @@ export function mountPaymentWebhooks(app: express.Express, services: Services): 
 async function applySetup(services: Services, provider: PaymentProvider, n: Extract<ProviderNotification, { kind: 'setup' }>): Promise<Applied> {
   const record = await provider.getSetup(n.setup.ref);
   if (!record || !sameOwner(record.owner, n.setup.owner, ['setup_id', 'customer_id', 'organization_id'])) throw mismatch('setup', n.setup.ref);
-  const applied = await applyProviderSetup(providerContext(services, record.owner.organization_id), record, n.id);
-  await services.runner.waitFor(applied.position, [billingPaymentMethodsProjection], services.config.projectionWaitMs);
+  const ctx = providerContext(services, record.owner.organization_id, [billingPaymentMethodsProjection]);
+  await applyProviderSetup(ctx, record, n.id);
+  await ctx.readYourWrites();
   return { status: record.status, claimed: n.setup.status };
 }
 
@@ -61,8 +62,9 @@ async function applySetup(services: Services, provider: PaymentProvider, n: Extr
 async function applyPayment(services: Services, provider: PaymentProvider, n: Extract<ProviderNotification, { kind: 'payment' }>): Promise<Applied> {
   const record = await provider.getPayment(n.payment.ref);
   if (!record || !sameOwner(record.owner, n.payment.owner, ['attempt_id', 'invoice_id', 'customer_id', 'organization_id'])) throw mismatch('payment', n.payment.ref);
-  const position = await applyProviderPayment(providerContext(services, record.owner.organization_id), record, n.id);
-  await services.runner.waitFor(position, paymentOutcomeReadModels, services.config.projectionWaitMs);
+  const ctx = providerContext(services, record.owner.organization_id, paymentOutcomeReadModels);
+  await applyProviderPayment(ctx, record, n.id);
+  await ctx.readYourWrites();
   return { status: record.status, claimed: n.payment.status };
 }
 

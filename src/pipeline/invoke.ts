@@ -1,8 +1,9 @@
 // invoke: the one way any surface calls an operation. The adapter (HTTP, the console, a page, a worker, the
 // CLI) says only who is calling and how to present the answer; invoke checks access and entitlement,
 // validates the input, builds the handler's context with the clock, ids and the event metadata (stamped once:
-// actor, request and correlation ids, the causing event, the reason), applies idempotency, runs the handler and,
-// in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
+// actor, request and correlation ids, the causing event, the reason), notes where the handler's commands left the
+// log so `ctx.readYourWrites()` waits there for the read models the operation declares, applies idempotency, runs
+// the handler and, in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
 // (HTTP through toErrorResponse).
 import type { z } from 'zod';
 import { checkAccess } from '../pipeline/access.ts';
@@ -17,6 +18,7 @@ import type { Registry } from '../contract/registry.ts';
 export type { Caller, Invoked } from '../contract/caller.ts';
 import { IdSource, newId } from '../ids.ts';
 import { validInput } from './input.ts';
+import { trackWrites } from './read-models.ts';
 import { commonErrors } from '../domain/errors.ts';
 
 /** Whether `organizationId` has entitlement `key` in effect at `now`. */
@@ -66,22 +68,30 @@ export async function prepare(services: Services, op: Operation, input: unknown,
   const metadata = eventMetadata({ ...caller, requestId });
   const logger = caller.logger ?? services.logger.child({ request_id: requestId });
   const headers = caller.headers ?? {};
-  const context = (ids: IdSource): RequestContext => ({
-    services,
-    store: services.store,
-    ids,
-    now,
-    requestId,
-    logger,
-    auth: caller.auth,
-    errors: op.errors,
-    get signal() {
-      return caller.signal?.() ?? new AbortController().signal;
-    },
-    headers: Object.fromEntries((op.requestHeaders ?? []).map((h) => [h, headers[h] ?? null])),
-    metadata,
-    waitFor: (position, readModels) => services.runner.waitFor(position, readModels, services.config.projectionWaitMs),
-  });
+  const readModels = op.kind === 'json' ? op.readModels : undefined;
+  const context = (ids: IdSource): RequestContext => {
+    const writes = trackWrites(services);
+    return {
+      services,
+      store: services.store,
+      ids,
+      now,
+      requestId,
+      logger,
+      auth: caller.auth,
+      errors: op.errors,
+      get signal() {
+        return caller.signal?.() ?? new AbortController().signal;
+      },
+      headers: Object.fromEntries((op.requestHeaders ?? []).map((h) => [h, headers[h] ?? null])),
+      metadata,
+      reached: writes.reached,
+      async readYourWrites() {
+        if (!readModels) throw new Error(`${op.id} reads its writes back but declares no readModels`);
+        await writes.wait(readModels);
+      },
+    };
+  };
   return { input: valid, context, now };
 }
 

@@ -14,6 +14,7 @@ import { type LookupDoc, assemblyLookupsProjection } from '../projections/assemb
 import { type SearchDoc, assemblySearchesProjection } from '../projections/assemblies/searches.ts';
 import { lookupOf } from '../queries/assemblies/lookups.ts';
 import { retentionEdge, searchesBetween } from '../queries/assemblies/searches.ts';
+import { caughtUp, waitForReadModels } from '../pipeline/read-models.ts';
 import { type Positioned, catchUpThenLive, clockTicks, logFanout } from './fanout.ts';
 
 /** The spec's heartbeat interval. */
@@ -66,13 +67,13 @@ export const assembliesUpdatesStream = streamOperation({
       select: (e) => e.streamId === stream && e.type in CHANGES,
       toMessage: changeMessage,
       async *catchUp(upTo) {
-        await services.runner.waitFor(upTo, [assemblyLookupsProjection], services.config.projectionWaitMs);
+        await waitForReadModels(services, upTo, [assemblyLookupsProjection]);
         const doc = await lookupOf(services.knex, vehicleId);
         if (!doc || doc.status === 'queued') return;
         yield { message: changed(vehicleId, doc.status, doc.enriched_at ?? doc.tree_ready_at ?? doc.queued_at, doc.changed_at_position), position: doc.changed_at_position };
       },
       // `changed` means "search again now": only once the read model searches read has the change.
-      beforeLive: (position) => services.runner.waitFor(position, [assemblyLookupsProjection], services.config.projectionWaitMs),
+      beforeLive: (position) => waitForReadModels(services, position, [assemblyLookupsProjection]),
       extra: clockTicks(services.clock, HEARTBEAT_MS).pipe(map((at): SseMessage => ({ event: 'heartbeat', data: { type: 'heartbeat', vehicle_id: vehicleId, status: null, at: at.toISOString() } }))),
       signal: ctx.signal,
     });
@@ -108,7 +109,7 @@ export const assembliesSubscribeStream = streamOperation({
       positionKind(point); // malformed: 400 before the stream starts
       comparePositions(point, await services.store.headPosition()); // another kind of log: 400 too
       // The edge as of every search committed so far (searches do not wait for this read model).
-      await services.runner.waitFor(await services.store.lastCommittedPosition(), [assemblySearchesProjection], services.config.projectionWaitMs);
+      await caughtUp(services, [assemblySearchesProjection]);
       const edge = await retentionEdge(services.knex, org, services.config.assemblySubscribeRetention);
       if (edge !== null && comparePositions(point, edge) < 0)
         throw ctx.errors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
@@ -119,7 +120,7 @@ export const assembliesSubscribeStream = streamOperation({
       toMessage: searchEventMessage,
       async *catchUp(upTo): AsyncIterable<Positioned> {
         if (point === null) return;
-        await services.runner.waitFor(upTo, [assemblySearchesProjection], services.config.projectionWaitMs);
+        await waitForReadModels(services, upTo, [assemblySearchesProjection]);
         for (let after: LogPosition = point; ; ) {
           const page = await searchesBetween(services.knex, org, after, upTo, REPLAY_PAGE);
           for (const doc of page) yield { message: searchMessage(doc), position: doc.position };

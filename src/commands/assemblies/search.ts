@@ -48,13 +48,15 @@ export const assembliesSearch = operation({
   errors: assembliesErrors.list('invalid_request', 'vehicle_not_found', 'projection_lag'),
   access: 'org_user',
   write: true,
+  // The lookup a first search queues is read back; the search it records is not (searches are for the subscribe stream).
+  readModels: [assemblyLookupsProjection],
   async handle(ctx, req) {
     const identifier = normaliseVehicleIdentifier(req.vehicle);
     const vehicleId = vehicleIdOf(identifier);
     let doc = await lookupOf(ctx.services.knex, vehicleId);
     if (!doc) {
-      const queued = await queueLookup(ctx, identifier, 'search');
-      await ctx.waitFor(queued.result.position, [assemblyLookupsProjection]);
+      await queueLookup(ctx, identifier, 'search');
+      await ctx.readYourWrites();
       doc = await lookupOf(ctx.services.knex, vehicleId);
     }
     if (!doc || doc.status === 'queued') return { in_progress: true as const, retry_after: retryAfterSeconds(doc ?? { queued_at: ctx.now.toISOString() }, ctx.now, ctx.services.config) };

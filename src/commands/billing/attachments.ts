@@ -1,13 +1,12 @@
 // Attachment writes shared by customers and invoices: prepare upload URLs, commit checked uploads, remove.
+// The operations that call them read the attachments read model back: they declare `billingAttachmentsProjection`.
 import type { RequestContext } from '../../context.ts';
 import type { AttachmentSubject } from '../../domain/billing/attachment.ts';
 import { type AttachmentType, SNIFF_BYTES, UPLOAD_URL_SECONDS, contentMatches } from '../../domain/billing/attachment-content.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { billingAttachmentsProjection } from '../../projections/billing/attachments.ts';
 import { attachmentBody, attachmentDoc, pendingAttachment, visibleAttachment } from '../../queries/billing/attachments.ts';
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
 import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
-import type { LogPosition } from '../../eventstore/port.ts';
 import { countUploadUrls } from '../../limits/upload-url-limit.ts';
 import { committedKey } from '../../storage/port.ts';
 import { attachments } from './handlers.ts';
@@ -24,18 +23,16 @@ export async function prepareAttachments(ctx: RequestContext, subject: Attachmen
   const organizationId = await ownerOf(ctx, subject, owner);
   await countUploadUrls(ctx.services, organizationId, files.length);
   const items = [];
-  let position: LogPosition | null = null;
   let expiresAt = new Date(ctx.now.getTime() + UPLOAD_URL_SECONDS * 1000);
   for (const file of files) {
     const id = ctx.ids.next();
     const objectKey = `attachments/${organizationId}/${id}`;
     const upload = await ctx.services.objects.presignUpload(objectKey, { contentType: file.content_type, size: file.size, expiresInSeconds: UPLOAD_URL_SECONDS });
     expiresAt = upload.expires_at;
-    const res = await attachments.run(ctx, id, { type: 'PrepareAttachment', data: { attachment_id: id, subject, organization_id: organizationId, object_key: objectKey, ...file, expires_at: upload.expires_at.toISOString() } }, { orgId: organizationId });
-    position = res.position;
+    await attachments.run(ctx, id, { type: 'PrepareAttachment', data: { attachment_id: id, subject, organization_id: organizationId, object_key: objectKey, ...file, expires_at: upload.expires_at.toISOString() } }, { orgId: organizationId });
     items.push({ id, ...file, upload_url: upload.url, upload_method: upload.method, upload_headers: upload.headers });
   }
-  await ctx.waitFor(position, [billingAttachmentsProjection]);
+  await ctx.readYourWrites();
   return { items, expires_at: expiresAt.toISOString(), expires_in_seconds: UPLOAD_URL_SECONDS };
 }
 
@@ -73,12 +70,8 @@ export async function commitAttachments(ctx: RequestContext, subject: Attachment
     // Only a pending upload is frozen; for any other state the decider answers (a repeat, a conflict, gone or expired).
     checked.push({ item, key: doc.status === 'pending' ? await freezeAndCheck(ctx, doc) : servedKey(doc) });
   }
-  let position: LogPosition | null = null;
-  for (const { item, key } of checked) {
-    const res = await attachments.run(ctx, item.id, { type: 'CommitAttachment', data: { subject, is_internal: item.is_internal, committed_key: key } }, { orgId: organizationId });
-    position = res.position ?? position;
-  }
-  await ctx.waitFor(position, [billingAttachmentsProjection]);
+  for (const { item, key } of checked) await attachments.run(ctx, item.id, { type: 'CommitAttachment', data: { subject, is_internal: item.is_internal, committed_key: key } }, { orgId: organizationId });
+  await ctx.readYourWrites();
   const out = [];
   for (const item of unique) {
     const doc = await attachmentDoc(ctx, item.id);
@@ -104,7 +97,7 @@ export async function removeAttachment(ctx: RequestContext, subject: AttachmentS
   // The upload's own copy goes too (on the file store it is the same file under another name, kept under retainedKey).
   await ctx.services.objects.move(servedKey(doc), retainedKey(doc.object_key));
   if (doc.committed_key) await ctx.services.objects.delete(doc.object_key);
-  const res = await attachments.run(ctx, id, { type: 'RemoveAttachment', data: { subject } }, { orgId: doc.organization_id });
-  await ctx.waitFor(res.position, [billingAttachmentsProjection]);
+  await attachments.run(ctx, id, { type: 'RemoveAttachment', data: { subject } }, { orgId: doc.organization_id });
+  await ctx.readYourWrites();
   return {};
 }

@@ -6,7 +6,6 @@ import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequ
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { type CreditNoteRequestAction, type InvoiceFacts, assertIssuable } from '../../domain/billing/credit-note-request.ts';
 import { creditable } from '../../domain/billing/invoice.ts';
-import { type LogPosition, laterPosition } from '../../eventstore/port.ts';
 import { billingCreditNoteRequestsProjection } from '../../projections/billing/credit-note-requests.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { visibleCreditNoteRequest } from '../../queries/billing/credit-note-requests.ts';
@@ -37,16 +36,17 @@ export const creditNoteRequestsInsert = operation({
   errors: billingErrors.list('invalid_request', 'invoice_not_found', 'invoice_not_creditable', 'currency_mismatch', 'amount_exceeds_creditable'),
   access: 'org_admin',
   write: true,
+  readModels: [billingCreditNoteRequestsProjection],
   async handle(ctx, req) {
     // One read of the invoice stream for the 404 (visibleInvoice's rule) and the facts the request is decided on.
     const { loaded, ref } = await readVisibleInvoice(ctx, req.invoice_id);
     const invoice = factsOf(ref, loaded.state);
     const id = ctx.ids.next();
-    const res = await creditNoteRequests.run(ctx, id, {
+    await creditNoteRequests.run(ctx, id, {
       type: 'RequestCreditNote',
       data: { credit_note_request_id: id, invoice, currency: req.currency, amount: req.amount, reason: req.reason, description: req.description },
     }, { orgId: invoice.organization_id });
-    await ctx.waitFor(res.position, [billingCreditNoteRequestsProjection]);
+    await ctx.readYourWrites();
     return visibleCreditNoteRequest(ctx, id);
   },
 });
@@ -55,7 +55,7 @@ export const creditNoteRequestsInsert = operation({
  * Issues an approved request: first the credit on the invoice stream (checked against what is owed, deduplicated by
  * request id), then the request is marked issued. A retry after a crash in between re-applies nothing and finishes the mark.
  */
-async function issue(ctx: RequestContext, id: string, orgId: string, reason: string | undefined): Promise<LogPosition | null> {
+async function issue(ctx: RequestContext, id: string, orgId: string, reason: string | undefined): Promise<void> {
   const state = await creditNoteRequests.load(ctx, id);
   assertIssuable(state);
   const doc = await visibleCreditNoteRequest(ctx, id);
@@ -66,11 +66,10 @@ async function issue(ctx: RequestContext, id: string, orgId: string, reason: str
     data: { credit_note_request_id: id, amount: details.amount, currency: doc.currency, reason: details.reason },
   }, { orgId, reason });
   const applied = credit.state.credit_notes[id] ?? { applied_to_invoice: 0, credited_to_balance: 0 };
-  const marked = await creditNoteRequests.run(ctx, id, {
+  await creditNoteRequests.run(ctx, id, {
     type: 'MarkCreditNoteRequestIssued',
     data: { invoice_id: doc.invoice_id, amount: details.amount, currency: doc.currency, ...applied },
   }, { orgId, reason });
-  return laterPosition(credit.position, marked.position);
 }
 
 /** A reject or cancel must not land on a request whose credit is already on the invoice (an issue in flight). */
@@ -98,24 +97,24 @@ export const creditNoteRequestsUpdate = operation({
   errors: billingErrors.list('invalid_request', 'forbidden', 'credit_note_request_not_found', 'invalid_status_transition', 'invoice_not_creditable', 'amount_exceeds_remaining', 'amount_exceeds_creditable'),
   access: 'org_admin',
   write: true,
+  readModels: [billingCreditNoteRequestsProjection, billingInvoicesProjection],
   async handle(ctx, req) {
     const doc = await visibleCreditNoteRequest(ctx, req.id);
     if (req.action && req.action !== 'cancel' && !hasRole(ctx.auth, 'billing_staff')) throw forbidden(`Only billing staff may ${req.action} a credit note request.`);
     const opts = { orgId: doc.organization_id, reason: req.comment };
     const changes = { amount: req.amount, reason: req.reason, description: req.description };
     const invoice = await invoiceFacts(ctx, doc.invoice_id);
-    let position: LogPosition | null;
     if (req.action === 'issue') {
       // Edits need a pending request and issuing an approved one: try the edits first, so a refusal writes nothing.
       if (Object.values(changes).some((v) => v !== undefined))
         creditNoteRequests.decide(ctx, { type: 'UpdateCreditNoteRequest', data: { changes, invoice } }, await creditNoteRequests.load(ctx, req.id));
-      position = await issue(ctx, req.id, doc.organization_id, req.comment);
+      await issue(ctx, req.id, doc.organization_id, req.comment);
     } else {
       const action = req.action ? DECISIONS[req.action] : undefined;
       if (req.action && req.action !== 'approve') await refuseIfCredited(ctx, doc.invoice_id, req.id);
-      position = (await creditNoteRequests.run(ctx, req.id, { type: 'UpdateCreditNoteRequest', data: { changes, action, invoice } }, opts)).position;
+      await creditNoteRequests.run(ctx, req.id, { type: 'UpdateCreditNoteRequest', data: { changes, action, invoice } }, opts);
     }
-    await ctx.waitFor(position, [billingCreditNoteRequestsProjection, billingInvoicesProjection]);
+    await ctx.readYourWrites();
     return visibleCreditNoteRequest(ctx, req.id);
   },
 });

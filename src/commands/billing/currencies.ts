@@ -18,12 +18,13 @@ export const currenciesUpdate = operation({
   errors: billingErrors.list('currency_exponent_changed'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingCurrenciesProjection],
   async handle(ctx, req) {
     const iso = isoMinorUnits(req.code);
     if (iso === undefined) throw ctx.errors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
     const command = { type: 'SetCurrencyBilling' as const, data: { code: req.code, enabled_for_billing: req.enabled_for_billing, iso_minor_units: iso } };
-    const res = await currencySettings.run(ctx, req.code, command, { orgId: null });
-    await ctx.waitFor(res.position, [billingCurrenciesProjection]);
+    await currencySettings.run(ctx, req.code, command, { orgId: null });
+    await ctx.readYourWrites();
     const item = await currencyItem(ctx.services.knex, req.code);
     if (!item) throw ctx.errors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
     return item;

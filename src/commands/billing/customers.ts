@@ -30,6 +30,7 @@ export const customersInsert = operation({
   errors: billingErrors.list('organization_not_found', 'customer_exists'),
   access: 'org_admin',
   write: true,
+  readModels: [billingCustomersProjection],
   async handle(ctx, req) {
     const own = ctx.auth.kind === 'session' ? ctx.auth.organizationId : null;
     const organizationId = req.organization_id ?? own;
@@ -46,7 +47,7 @@ export const customersInsert = operation({
       .catch((err: unknown) => {
         throw err instanceof RequiredStreamMissingError ? ctx.errors.error('organization_not_found', `No organization ${organizationId}.`) : err;
       });
-    await ctx.waitFor(res.position, [billingCustomersProjection]);
+    await ctx.readYourWrites();
     // The document the projection committed for this write is the answer: no read back (the caller may see it: checked above).
     return recentCustomer(ctx.services.knex, id, res.position) ?? visibleCustomer(ctx, id);
   },
@@ -63,11 +64,12 @@ export const customersUpdate = operation({
   errors: billingErrors.list('customer_not_found', 'customer_removed'),
   access: 'org_admin',
   write: true,
+  readModels: [billingCustomersProjection],
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const { id, ...changes } = req;
-    const res = await customers.run(ctx, id, { type: 'UpdateCustomer', data: { changes } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [billingCustomersProjection]);
+    await customers.run(ctx, id, { type: 'UpdateCustomer', data: { changes } }, { orgId: doc.organization_id });
+    await ctx.readYourWrites();
     return visibleCustomer(ctx, id);
   },
 });
@@ -83,11 +85,12 @@ export const customersRemove = operation({
   errors: billingErrors.list('customer_not_found', 'customer_removed', 'customer_has_open_invoices'),
   access: 'org_admin',
   write: true,
+  readModels: [billingCustomersProjection],
   async handle(ctx, req) {
     const doc = await visibleCustomer(ctx, req.id);
     const open = await openInvoiceCount(ctx.services.knex, req.id);
-    const res = await customers.run(ctx, req.id, { type: 'RemoveCustomer', data: { open_invoices: open } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [billingCustomersProjection]);
+    await customers.run(ctx, req.id, { type: 'RemoveCustomer', data: { open_invoices: open } }, { orgId: doc.organization_id });
+    await ctx.readYourWrites();
     return {};
   },
 });

@@ -20,11 +20,12 @@ export const entitlementOverridesInsert = operation({
   errors: billingErrors.list('organization_not_found', 'entitlement_not_found', 'invalid_override'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingEntitlementOverridesProjection],
   async handle(ctx, req) {
     const id = overrideIdOf(req.organization_id, req.entitlement_key);
     const organization = await getOrganization(ctx.services.knex, req.organization_id);
     const entitlement = await entitlements.load(ctx, req.entitlement_key);
-    const res = await entitlementOverrides.run(ctx, id, {
+    await entitlementOverrides.run(ctx, id, {
       type: 'SetOverride',
       data: {
         override_id: id, organization_id: req.organization_id, entitlement_key: req.entitlement_key, mode: req.mode, reason: req.reason,
@@ -32,7 +33,7 @@ export const entitlementOverridesInsert = operation({
         organization_exists: organization !== null, entitlement_exists: entitlement.fields !== null,
       },
     }, { orgId: req.organization_id, reason: req.reason });
-    await ctx.waitFor(res.position, [billingEntitlementOverridesProjection]);
+    await ctx.readYourWrites();
     return overrideOrNotFound(ctx.services.knex, id);
   },
 });
@@ -48,10 +49,11 @@ export const entitlementOverridesRemove = operation({
   errors: billingErrors.list('entitlement_override_not_found'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingEntitlementOverridesProjection],
   async handle(ctx, req) {
     const id = overrideIdOf(req.organization_id, req.entitlement_key);
-    const res = await entitlementOverrides.run(ctx, id, { type: 'RemoveOverride', data: {} }, { orgId: req.organization_id });
-    await ctx.waitFor(res.position, [billingEntitlementOverridesProjection]);
+    await entitlementOverrides.run(ctx, id, { type: 'RemoveOverride', data: {} }, { orgId: req.organization_id });
+    await ctx.readYourWrites();
     return {};
   },
 });

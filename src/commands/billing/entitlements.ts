@@ -20,9 +20,10 @@ export const entitlementsInsert = operation({
   errors: billingErrors.list(),
   access: 'platform_staff',
   write: true,
+  readModels: [billingEntitlementsProjection],
   async handle(ctx, req) {
-    const res = await entitlements.run(ctx, req.key, { type: 'UpsertEntitlement', data: { key: req.key, name: req.name, description: req.description ?? null } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingEntitlementsProjection]);
+    await entitlements.run(ctx, req.key, { type: 'UpsertEntitlement', data: { key: req.key, name: req.name, description: req.description ?? null } }, { orgId: null });
+    await ctx.readYourWrites();
     return entitlementOrNotFound(ctx.services.knex, req.key);
   },
 });
@@ -38,13 +39,14 @@ export const productEntitlementsInsert = operation({
   errors: billingErrors.list('product_not_found', 'entitlement_not_found'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingProductsProjection],
   async handle(ctx, req) {
     const entitlement = await entitlements.load(ctx, req.entitlement_key);
-    const res = await products.run(ctx, req.product_id, {
+    await products.run(ctx, req.product_id, {
       type: 'AddProductEntitlement',
       data: { entitlement_key: req.entitlement_key, entitlement_exists: entitlement.fields !== null },
     }, { orgId: null });
-    await ctx.waitFor(res.position, [billingProductsProjection]);
+    await ctx.readYourWrites();
     return {};
   },
 });
@@ -60,9 +62,10 @@ export const productEntitlementsRemove = operation({
   errors: billingErrors.list('product_not_found', 'product_entitlement_not_found'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingProductsProjection],
   async handle(ctx, req) {
-    const res = await products.run(ctx, req.product_id, { type: 'RemoveProductEntitlement', data: { entitlement_key: req.entitlement_key } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingProductsProjection]);
+    await products.run(ctx, req.product_id, { type: 'RemoveProductEntitlement', data: { entitlement_key: req.entitlement_key } }, { orgId: null });
+    await ctx.readYourWrites();
     return {};
   },
 });

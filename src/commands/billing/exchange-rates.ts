@@ -18,12 +18,13 @@ export const exchangeRatesInsert = operation({
   errors: billingErrors.list('invalid_rate'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingExchangeRatesProjection],
   async handle(ctx, req) {
     const asOf = new Date(req.as_of).toISOString();
-    const res = await exchangeRates.run(ctx, { base: req.base, target: req.target }, {
+    await exchangeRates.run(ctx, { base: req.base, target: req.target }, {
       type: 'RecordExchangeRate', data: { base: req.base, target: req.target, rate: req.rate, as_of: asOf, source: req.source },
     }, { orgId: null });
-    await ctx.waitFor(res.position, [billingExchangeRatesProjection]);
+    await ctx.readYourWrites();
     const item = await rateAt(ctx.services.knex, req.base, req.target, asOf);
     if (!item) throw new Error(`rate ${req.base}/${req.target} at ${asOf} was recorded but is not in the read model`);
     return item;

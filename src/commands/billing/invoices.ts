@@ -48,6 +48,7 @@ export async function allocateInvoiceNumber(ctx: RequestContext, invoiceId: stri
     [{ id: allocationEventId(invoiceId, year), type: 'InvoiceNumberAllocated', data: { invoice_id: invoiceId, year, allocated_at: ctx.now.toISOString() }, metadata: { ...ctx.metadata, org_id: null } }],
     { expectedRevision: 'any', now: ctx.now },
   );
+  ctx.reached(res.position);
   return formatInvoiceNumber(year, Number(res.nextExpectedRevision) + 1);
 }
 
@@ -79,6 +80,7 @@ export const invoicesInsert = operation({
   errors: billingErrors.list('invalid_request', 'customer_not_found', 'customer_removed', 'invalid_line', 'amount_too_large'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingInvoicesProjection],
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
     if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
@@ -90,7 +92,7 @@ export const invoicesInsert = operation({
         lines: toLines(req.lines), memo: req.memo ?? null, metadata: req.metadata,
       },
     }, { orgId: customer.organization_id, expectNew: true });
-    await ctx.waitFor(res.position, [billingInvoicesProjection]);
+    await ctx.readYourWrites();
     // The document the projection committed for this write is the answer (the customer's visibility was checked above).
     return recentInvoice(ctx.services.knex, id, res.position) ?? visibleInvoice(ctx, id);
   },
@@ -109,6 +111,7 @@ export const invoicesUpdate = operation({
   errors: billingErrors.list('invoice_not_found', 'invoice_not_draft', 'invoice_has_metered_lines', 'invoice_final', 'invalid_status_transition', 'invoice_has_payments', 'customer_not_found', 'customer_removed', 'invalid_line', 'too_many_lines', 'negative_total', 'amount_too_large'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingInvoicesProjection],
   async handle(ctx, req) {
     // Finalize reserves a number before it appends: it decides on the stream as it is, never on a remembered state.
     const { loaded, ref } = await readVisibleInvoice(ctx, req.id, { fresh: req.action === 'finalize' });
@@ -120,7 +123,7 @@ export const invoicesUpdate = operation({
       : req.action === 'mark_uncollectible' ? { type: 'MarkInvoiceUncollectible' }
       : undefined;
     const res = await invoices.run(ctx, req.id, { type: 'UpdateInvoice', data: { ...edits, action } }, { orgId: ref.organization_id, reason: req.reason, loaded });
-    await ctx.waitFor(res.position, [billingInvoicesProjection]);
+    await ctx.readYourWrites();
     return recentInvoice(ctx.services.knex, req.id, res.position) ?? visibleInvoice(ctx, req.id);
   },
 });

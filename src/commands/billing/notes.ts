@@ -20,11 +20,12 @@ export const notesInsert = operation({
   errors: billingErrors.list('customer_not_found', 'invoice_not_found'),
   access: 'org_admin',
   write: true,
+  readModels: [billingNotesProjection],
   async handle(ctx, req) {
     const organizationId = await subjectOrganization(ctx, req.subject);
     const id = ctx.ids.next();
-    const res = await notes.run(ctx, id, { type: 'AddNote', data: { note_id: id, subject: req.subject, organization_id: organizationId, body: req.body } }, { orgId: organizationId });
-    await ctx.waitFor(res.position, [billingNotesProjection]);
+    await notes.run(ctx, id, { type: 'AddNote', data: { note_id: id, subject: req.subject, organization_id: organizationId, body: req.body } }, { orgId: organizationId });
+    await ctx.readYourWrites();
     return noteBody(await visibleNote(ctx, id));
   },
 });
@@ -40,10 +41,11 @@ export const notesUpdate = operation({
   errors: billingErrors.list('note_not_found'),
   access: 'org_admin',
   write: true,
+  readModels: [billingNotesProjection],
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
-    const res = await notes.run(ctx, req.id, { type: 'EditNote', data: { body: req.body } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [billingNotesProjection]);
+    await notes.run(ctx, req.id, { type: 'EditNote', data: { body: req.body } }, { orgId: doc.organization_id });
+    await ctx.readYourWrites();
     return noteBody(await visibleNote(ctx, req.id));
   },
 });
@@ -59,10 +61,11 @@ export const notesRemove = operation({
   errors: billingErrors.list('note_not_found'),
   access: 'org_admin',
   write: true,
+  readModels: [billingNotesProjection],
   async handle(ctx, req) {
     const doc = await visibleNote(ctx, req.id);
-    const res = await notes.run(ctx, req.id, { type: 'RemoveNote', data: {} }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [billingNotesProjection]);
+    await notes.run(ctx, req.id, { type: 'RemoveNote', data: {} }, { orgId: doc.organization_id });
+    await ctx.readYourWrites();
     return {};
   },
 });

@@ -2,7 +2,7 @@
 // invoice), charged by the provider, and its outcome (a verified notification) records the payment on the invoice stream exactly
 // as automatic collection does, ending the invoice's charge attempt.
 import { isoDate } from '../../clock.ts';
-import type { CommandContext, Services } from '../../context.ts';
+import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
 import type { PaymentAttemptState } from '../../domain/billing/payment-attempt.ts';
 import type { ChargeAttemptState } from '../../domain/billing/invoice-events.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -65,7 +65,7 @@ export async function attemptPayment(services: Services, started: NonNullable<Pa
 export async function settlePageAttempt(services: Services, open: ChargeAttemptState): Promise<boolean> {
   if (open.started_by !== 'payment_page') return false;
   try {
-    return (await resumeProviderPayment(services, await paymentAttempts.load(services, open.attempt_id))) !== null;
+    return await resumeProviderPayment(services, await paymentAttempts.load(services, open.attempt_id));
   } catch (err) {
     if (err instanceof NotificationRejected) return false;
     throw err;
@@ -124,12 +124,16 @@ export const paymentOutcomeReadModels = [billingInvoicesProjection, billingPayme
 
 /**
  * Asks the provider about an attempt still pending, whose notification may be lost, and applies a final answer as the
- * notification would have (notification id null); repeating it appends nothing. The position to wait for, or null.
+ * notification would have (notification id null); repeating it appends nothing. True when it applied one, then once
+ * `readModels` show it.
  */
-export async function resumeProviderPayment(services: Services, attempt: PaymentAttemptState): Promise<LogPosition | null> {
+export async function resumeProviderPayment(services: Services, attempt: PaymentAttemptState, readModels: readonly ReadModelRef[] = []): Promise<boolean> {
   const started = attempt.started;
-  if (attempt.status !== 'pending' || !started) return null;
+  if (attempt.status !== 'pending' || !started) return false;
   const seen = await paymentProvider(services).findPayment(started.attempt_id);
-  if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return null;
-  return applyProviderPayment(providerContext(services, started.organization_id), seen, null);
+  if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return false;
+  const ctx = providerContext(services, started.organization_id, readModels);
+  const position = await applyProviderPayment(ctx, seen, null);
+  await ctx.readYourWrites();
+  return position !== null;
 }

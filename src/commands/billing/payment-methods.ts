@@ -2,7 +2,7 @@
 import { operation } from '../../contract/operation.ts';
 import { Empty } from '../../contract/schemas/common.ts';
 import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../contract/schemas/billing-payment-methods.ts';
-import type { CommandContext, Services } from '../../context.ts';
+import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { IdSource } from '../../ids.ts';
 import { paymentProvider } from '../../payments/sandbox.ts';
@@ -12,6 +12,7 @@ import { visibleCustomer } from '../../queries/billing/customers.ts';
 import { getSetupDoc, setupItem, visibleSetup } from '../../queries/billing/payment-methods.ts';
 import { paymentProfiles } from './handlers.ts';
 import { systemMetadata } from '../../pipeline/invoke.ts';
+import { trackWrites } from '../../pipeline/read-models.ts';
 
 /** Applies the provider's view of a setup (a notification, or a resume when `notificationId` is null); a repeat appends nothing. */
 export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSetup, notificationId: string | null) {
@@ -22,10 +23,15 @@ export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSet
   }, { orgId: setup.owner.organization_id, reason: notificationId ? 'provider notification' : 'setup resumed' });
 }
 
-/** A command context for the provider acting on its own (webhooks). */
-export function providerContext(services: Services, organizationId: string): CommandContext {
+/** A command context for the provider acting on its own (webhooks); `readYourWrites()` waits until `readModels` show what its commands wrote. */
+export function providerContext(services: Services, organizationId: string, readModels: readonly ReadModelRef[] = []): CommandContext & { readYourWrites(): Promise<void> } {
   const now = services.clock.now();
-  return { store: services.store, ids: IdSource.random(now), now, metadata: systemMetadata({ job: 'payment-provider', orgId: organizationId }) };
+  const writes = trackWrites(services);
+  return {
+    store: services.store, ids: IdSource.random(now), now, metadata: systemMetadata({ job: 'payment-provider', orgId: organizationId }),
+    reached: writes.reached,
+    readYourWrites: () => writes.wait(readModels),
+  };
 }
 
 /** billing.payment-method-setups.insert */
@@ -41,17 +47,18 @@ export const paymentMethodSetupsInsert = operation({
   errors: billingErrors.list('customer_not_found', 'customer_removed'),
   access: 'org_admin',
   write: true,
+  readModels: [billingPaymentMethodsProjection],
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
     if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed.');
     const provider = paymentProvider(ctx.services);
     const setupId = ctx.ids.next();
     const setup = await provider.createSetup({ owner: { setup_id: setupId, customer_id: customer.id, organization_id: customer.organization_id }, type: req.type, return_url: req.return_url });
-    const res = await paymentProfiles.run(ctx, customer.id, {
+    await paymentProfiles.run(ctx, customer.id, {
       type: 'StartSetup',
       data: { setup_id: setupId, customer_id: customer.id, organization_id: customer.organization_id, type: req.type, provider: provider.name, provider_ref: setup.ref, next_action: setup.next_action, return_url: req.return_url },
     }, { orgId: customer.organization_id });
-    await ctx.waitFor(res.position, [billingPaymentMethodsProjection]);
+    await ctx.readYourWrites();
     return setupItem(await visibleSetup(ctx, setupId));
   },
 });
@@ -68,13 +75,14 @@ export const paymentMethodSetupsGet = operation({
   error: 'billing.PaymentMethodSetupError',
   errors: billingErrors.list('setup_not_found'),
   access: 'org_user',
+  readModels: [billingPaymentMethodsProjection],
   async handle(ctx, req) {
     const doc = await visibleSetup(ctx, req.id);
     if (doc.status !== 'requires_action' && doc.status !== 'processing') return setupItem(doc);
     const seen = await paymentProvider(ctx.services).getSetup(doc.provider_ref);
     if (!seen || seen.status === doc.status || seen.owner.setup_id !== doc.id) return setupItem(doc);
-    const res = await applyProviderSetup(ctx, seen, null);
-    await ctx.waitFor(res.position, [billingPaymentMethodsProjection]);
+    await applyProviderSetup(ctx, seen, null);
+    await ctx.readYourWrites();
     const now = await getSetupDoc(ctx.services.knex, doc.id);
     return setupItem(now ?? doc);
   },
@@ -93,10 +101,11 @@ export const paymentMethodsRemove = operation({
   errors: billingErrors.list('customer_not_found', 'payment_method_not_found'),
   access: 'org_admin',
   write: true,
+  readModels: [billingPaymentMethodsProjection],
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    const res = await paymentProfiles.run(ctx, customer.id, { type: 'RemoveMethod', data: { payment_method_id: req.id } }, { orgId: customer.organization_id });
-    await ctx.waitFor(res.position, [billingPaymentMethodsProjection]);
+    await paymentProfiles.run(ctx, customer.id, { type: 'RemoveMethod', data: { payment_method_id: req.id } }, { orgId: customer.organization_id });
+    await ctx.readYourWrites();
     return {};
   },
 });

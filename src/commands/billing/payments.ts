@@ -40,13 +40,14 @@ export const paymentsInsert = operation({
   errors: billingErrors.list('invalid_request', 'invoice_not_found', 'invoice_not_payable', 'amount_exceeds_remaining', 'currency_mismatch', 'received_on_in_future', 'concurrency_conflict'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingInvoicesProjection, billingPaymentsProjection],
   async handle(ctx, req) {
     const { loaded, ref } = await readVisibleInvoice(ctx, req.invoice_id);
     notInFuture(ctx, req.received_on);
     const paymentId = ctx.ids.next();
     const { invoice_id: _i, ...details } = req;
     const res = await invoices.run(ctx, ref.invoice_id, { type: 'RecordPayment', data: { ...details, payment_id: paymentId } }, { orgId: ref.organization_id, loaded });
-    await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
+    await ctx.readYourWrites();
     return paymentAndInvoice(ctx, paymentId, ref.invoice_id, res.position);
   },
 });
@@ -64,6 +65,7 @@ export const paymentsUpdate = operation({
   errors: billingErrors.list('invalid_request', 'payment_not_found', 'payment_voided', 'invoice_final', 'amount_exceeds_remaining', 'received_on_in_future', 'concurrency_conflict'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingInvoicesProjection, billingPaymentsProjection],
   async handle(ctx, req) {
     const payment = await visiblePayment(ctx, req.id);
     notInFuture(ctx, req.received_on);
@@ -74,7 +76,7 @@ export const paymentsUpdate = operation({
       voiding ? { type: 'VoidPayment', data: { payment_id: id, reason } } : { type: 'UpdatePayment', data: { payment_id: id, changes } },
       { orgId: payment.organization_id, reason },
     );
-    await ctx.waitFor(res.position, [billingInvoicesProjection, billingPaymentsProjection]);
+    await ctx.readYourWrites();
     return paymentAndInvoice(ctx, id, payment.invoice_id, res.position);
   },
 });

@@ -26,11 +26,12 @@ export const pricesInsert = operation({
   errors: billingErrors.list('product_not_found', 'product_archived', 'currency_not_enabled', 'invalid_amount', 'invalid_price', 'price_exists'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingPricesProjection],
   async handle(ctx, req) {
     const id = ctx.ids.next();
     const product = await products.load(ctx, req.product_id);
     const currency = await currencySettings.load(ctx, req.currency);
-    const res = await prices.run(ctx, id, {
+    await prices.run(ctx, id, {
       type: 'CreatePrice',
       data: {
         price_id: id, product_id: req.product_id, currency: req.currency, unit_amount: req.unit_amount, type: req.type, recurring: req.recurring ?? null,
@@ -38,7 +39,7 @@ export const pricesInsert = operation({
         product: product.status, currency_enabled: billable(currency, req.currency),
       },
     }, { orgId: null });
-    await ctx.waitFor(res.position, [billingPricesProjection]);
+    await ctx.readYourWrites();
     return priceOrNotFound(ctx.services.knex, id);
   },
 });
@@ -54,10 +55,11 @@ export const pricesUpdate = operation({
   errors: billingErrors.list('price_not_found'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingPricesProjection],
   async handle(ctx, req) {
     const { id, ...changes } = req;
-    const res = await prices.run(ctx, id, { type: 'UpdatePrice', data: { changes } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingPricesProjection]);
+    await prices.run(ctx, id, { type: 'UpdatePrice', data: { changes } }, { orgId: null });
+    await ctx.readYourWrites();
     return priceOrNotFound(ctx.services.knex, id);
   },
 });
@@ -73,9 +75,10 @@ export const pricesRemove = operation({
   errors: billingErrors.list('price_not_found', 'price_in_use'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingPricesProjection],
   async handle(ctx, id) {
-    const res = await prices.run(ctx, id, { type: 'RemovePrice', data: { draft_lines: DRAFT_LINES_NAMING_A_PRICE } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingPricesProjection]);
+    await prices.run(ctx, id, { type: 'RemovePrice', data: { draft_lines: DRAFT_LINES_NAMING_A_PRICE } }, { orgId: null });
+    await ctx.readYourWrites();
     return {};
   },
 });

@@ -17,10 +17,11 @@ export const productsInsert = operation({
   errors: billingErrors.list('product_exists'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingProductsProjection],
   async handle(ctx, req) {
     const id = ctx.ids.next();
-    const res = await products.run(ctx, id, { type: 'CreateProduct', data: { product_id: id, name: req.name, description: req.description ?? null, active: req.active, metadata: req.metadata } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingProductsProjection]);
+    await products.run(ctx, id, { type: 'CreateProduct', data: { product_id: id, name: req.name, description: req.description ?? null, active: req.active, metadata: req.metadata } }, { orgId: null });
+    await ctx.readYourWrites();
     return productOrNotFound(ctx.services.knex, id);
   },
 });
@@ -36,10 +37,11 @@ export const productsUpdate = operation({
   errors: billingErrors.list('product_not_found'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingProductsProjection],
   async handle(ctx, req) {
     const { id, ...changes } = req;
-    const res = await products.run(ctx, id, { type: 'UpdateProduct', data: { changes } }, { orgId: null });
-    await ctx.waitFor(res.position, [billingProductsProjection]);
+    await products.run(ctx, id, { type: 'UpdateProduct', data: { changes } }, { orgId: null });
+    await ctx.readYourWrites();
     return productOrNotFound(ctx.services.knex, id);
   },
 });

@@ -33,10 +33,11 @@ export const subscriptionsInsert = operation({
   errors: billingErrors.list('organization_not_found', 'price_not_found', 'price_inactive', 'invalid_quantity', 'invalid_subscription', 'subscription_exists'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingSubscriptionsProjection],
   async handle(ctx, req) {
     const id = ctx.ids.next();
     const organization = await getOrganization(ctx.services.knex, req.organization_id);
-    const res = await subscriptions.run(ctx, id, {
+    await subscriptions.run(ctx, id, {
       type: 'CreateSubscription',
       data: {
         subscription_id: id, organization_id: req.organization_id, items: req.items, status: 'active',
@@ -44,7 +45,7 @@ export const subscriptionsInsert = operation({
         organization_exists: organization !== null, prices: await priceStatuses(ctx, req.items.map((i) => i.price_id)),
       },
     }, { orgId: req.organization_id });
-    await ctx.waitFor(res.position, [billingSubscriptionsProjection]);
+    await ctx.readYourWrites();
     return subscriptionOrNotFound(ctx.services.knex, id);
   },
 });
@@ -60,6 +61,7 @@ export const subscriptionsUpdate = operation({
   errors: billingErrors.list('subscription_not_found', 'subscription_canceled', 'price_not_found', 'price_inactive', 'invalid_quantity', 'invalid_subscription'),
   access: 'platform_staff',
   write: true,
+  readModels: [billingSubscriptionsProjection],
   async handle(ctx, req) {
     const { id, items, status, current_period_start, current_period_end } = req;
     const changes = {
@@ -67,8 +69,8 @@ export const subscriptionsUpdate = operation({
       ...(current_period_start ? { current_period_start: iso(current_period_start) } : {}), ...(current_period_end ? { current_period_end: iso(current_period_end) } : {}),
     };
     const doc = await subscriptionOrNotFound(ctx.services.knex, id);
-    const res = await subscriptions.run(ctx, id, { type: 'UpdateSubscription', data: { changes, prices: await priceStatuses(ctx, (items ?? []).map((i) => i.price_id)) } }, { orgId: doc.organization_id });
-    await ctx.waitFor(res.position, [billingSubscriptionsProjection]);
+    await subscriptions.run(ctx, id, { type: 'UpdateSubscription', data: { changes, prices: await priceStatuses(ctx, (items ?? []).map((i) => i.price_id)) } }, { orgId: doc.organization_id });
+    await ctx.readYourWrites();
     return subscriptionOrNotFound(ctx.services.knex, id);
   },
 });

@@ -1,15 +1,14 @@
 // billing.invoices.generate (extension): a draft invoice from a subscription's usage of one calendar month, rated by
 // the configuration's pure rating module; each metered line keeps the revisions that rated its orders.
-import type { Knex } from 'knex';
 import { operation } from '../../contract/operation.ts';
 import { InvoiceDetail } from '../../contract/schemas/billing-invoices.ts';
 import { InvoiceGenerateRequest } from '../../contract/schemas/billing-usage.ts';
-import type { CommandContext, RequestContext } from '../../context.ts';
+import type { CommandContext, Services } from '../../context.ts';
 import { type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine, RatedOrderRow } from '../../domain/billing/invoice-events.ts';
-import type { LogPosition } from '../../eventstore/port.ts';
 import { IdSource, nameId } from '../../ids.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { billingUsageProjection } from '../../projections/billing/usage.ts';
@@ -94,25 +93,26 @@ function describe(m: NonNullable<InvoiceLine['metered']>): string {
  * crash leaves all or nothing and any retry (or a second generate) finds the draft and changes nothing.
  */
 export async function generateUsageInvoice(
-  ctx: CommandContext & { knex: Knex; waitFor: RequestContext['waitFor'] },
+  ctx: CommandContext & { services: Pick<Services, 'knex' | 'store' | 'runner' | 'config'> },
   subscriptionId: string,
   period: string,
-): Promise<{ invoiceId: string; position: LogPosition | null }> {
+): Promise<{ invoiceId: string }> {
   // Usage recorded and configuration changed by anyone (an import in another process) up to now is read, not a lagging view of it.
-  await ctx.waitFor(await ctx.store.lastCommittedPosition(), [billingUsageProjection, billingConfigurationProjection]);
-  const sub = await subscriptionOrNotFound(ctx.knex, subscriptionId);
+  await caughtUp(ctx.services, [billingUsageProjection, billingConfigurationProjection]);
+  const { knex } = ctx.services;
+  const sub = await subscriptionOrNotFound(knex, subscriptionId);
   const { from, to } = monthRange(period);
   if (ctx.now.getTime() < Date.parse(to)) throw billingErrors.error('period_not_ended', `The period ${period} ends at ${to}; its invoice is generated after that.`);
-  const usage = await usageOfPeriod(ctx.knex, sub.id, from, to);
+  const usage = await usageOfPeriod(knex, sub.id, from, to);
   // Usage recorded for a month before the start (a backfill) is still invoiced; an empty month before it is nonsense.
   const start = startMonth(sub);
   if (period < start && usage.length === 0) throw billingErrors.error('period_before_subscription', `The subscription starts in ${start} and has no usage in ${period}; there is nothing to invoice.`);
   const invoiceId = usageInvoiceId(sub.id, period);
-  const customer = await customerOfOrganization(ctx.knex, sub.organization_id);
+  const customer = await customerOfOrganization(knex, sub.organization_id);
   if (!customer) throw billingErrors.error('customer_not_found', `The subscription's organization ${sub.organization_id} has no billing customer to invoice.`);
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The subscription\'s billing customer was removed; it cannot be invoiced.');
   const orders = ratingOrder(usage);
-  const snapshot = await loadConfigurationSnapshot({ services: { knex: ctx.knex } }, sub.id);
+  const snapshot = await loadConfigurationSnapshot(ctx, sub.id);
   const ratings = rateOrders(snapshot, orders, ctx.now.toISOString());
   const issues = unrateableIssues(orders, ratings);
   if (issues.length) throw unrateableError(issues, `no invoice was generated for ${period}`);
@@ -120,14 +120,14 @@ export async function generateUsageInvoice(
   const currencies = [...new Set(rated.map((r) => r.currency))];
   if (currencies.length > 1) throw billingErrors.error('mixed_currencies', `The orders of ${period} are priced in ${currencies.join(' and ')}; one invoice has one currency.`);
   const { lines, rows } = meteredLines(sub.id, period, rated);
-  const res = await invoices.run({ ...ctx, ids: new IdSource(`usage-invoice:${invoiceId}`, Date.parse(to)) }, invoiceId, {
+  await invoices.run({ ...ctx, ids: new IdSource(`usage-invoice:${invoiceId}`, Date.parse(to)) }, invoiceId, {
     type: 'DraftUsageInvoice',
     data: {
       invoice_id: invoiceId, organization_id: sub.organization_id, customer_id: customer.id, currency: currencies[0] ?? customer.currency,
       lines, orders: rows, memo: `Marketplace fees for ${period} (subscription ${sub.id})`,
     },
   }, { orgId: sub.organization_id });
-  return { invoiceId, position: res.position };
+  return { invoiceId };
 }
 
 /** billing.invoices.generate */
@@ -146,9 +146,10 @@ export const invoicesGenerate = operation({
   errors: billingErrors.list('invalid_request', 'subscription_not_found', 'customer_not_found', 'customer_removed', 'period_not_ended', 'period_before_subscription', 'usage_unrateable', 'mixed_currencies', 'too_many_lines', 'amount_too_large', 'invalid_line'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingInvoicesProjection, billingInvoiceOrdersProjection],
   async handle(ctx, req) {
-    const { invoiceId, position } = await generateUsageInvoice({ ...ctx, knex: ctx.services.knex }, req.subscription, req.period);
-    await ctx.waitFor(position, [billingInvoicesProjection, billingInvoiceOrdersProjection]);
+    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription, req.period);
+    await ctx.readYourWrites();
     return visibleInvoice(ctx, invoiceId);
   },
 });

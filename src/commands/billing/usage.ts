@@ -8,7 +8,7 @@ import { UsageInsertRequest, UsageInsertResponse } from '../../contract/schemas/
 import type { CommandContext } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { type UsageOrder, differingFields, sameOrder, usageDecider, usageKey } from '../../domain/billing/usage.ts';
-import { type LogPosition, WrongExpectedVersionError, laterPosition } from '../../eventstore/port.ts';
+import { WrongExpectedVersionError } from '../../eventstore/port.ts';
 import { nameId } from '../../ids.ts';
 import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { activeSubscriptionsOf, subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
@@ -79,24 +79,26 @@ function usageEventId(orderId: string, i: number): string {
 
 /**
  * Appends one order to its own stream (expected: no stream). Losing a race to an identical recording is
- * `already_recorded`; to a different one, a conflict. Returns the position to wait for.
+ * `already_recorded`; to a different one, a conflict. The context is told where the order's stream is, for read-your-writes.
  */
-async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ status: 'recorded' | 'already_recorded' | 'conflict'; position: LogPosition | null; stored?: UsageOrder }> {
+async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ status: 'recorded' | 'already_recorded' | 'conflict'; stored?: UsageOrder }> {
   const stream = `usage-${usageKey(order.order_id)}`;
   const events = usageDecider.decide({ type: 'RecordUsage', data: { ...order, now: ctx.now.toISOString() } }, usageDecider.initialState());
   const metadata = { ...ctx.metadata, org_id: order.seller };
   for (const e of events) assertWritable(usageDecider.events, e);
   try {
     const res = await ctx.store.appendToStream(stream, events.map((e, i) => ({ id: usageEventId(order.order_id, i), type: e.type, data: e.data, metadata })), { expectedRevision: 'no_stream', now: ctx.now });
-    if (!res.duplicate) return { status: 'recorded', position: res.position };
+    ctx.reached?.(res.position);
+    if (!res.duplicate) return { status: 'recorded' };
   } catch (err) {
     // Another request recorded this order first: compare below.
     if (!(err instanceof WrongExpectedVersionError)) throw err;
   }
   const loaded = await loadAggregate(ctx.store, usageDecider, stream);
+  ctx.reached?.(loaded.position);
   const stored = loaded.state.order;
-  if (stored && sameOrder(stored, order)) return { status: 'already_recorded', position: loaded.position };
-  return { status: 'conflict', position: loaded.position, ...(stored ? { stored } : {}) };
+  if (stored && sameOrder(stored, order)) return { status: 'already_recorded' };
+  return { status: 'conflict', ...(stored ? { stored } : {}) };
 }
 
 /**
@@ -104,7 +106,7 @@ async function appendOrder(ctx: CommandContext, order: UsageOrder): Promise<{ st
  * writes nothing, then appends each new order. Only a race lost mid-batch to a conflicting recording of the
  * same id (another request, at the same moment) leaves the rest of the batch recorded; the 409 names it.
  */
-export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: UsageBatch): Promise<UsageBatchResult & { position: LogPosition | null }> {
+export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: UsageBatch): Promise<UsageBatchResult> {
   const subscriptions = await subscriptionsOf(ctx.knex, batch);
   const distinct = distinctOrders(batch, subscriptions, ctx.now);
   const orders = distinct.map((d) => d.order);
@@ -116,7 +118,6 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
   });
   if (conflicts.length) throw ordersError('usage_conflict', 'Some orders were recorded earlier with other facts; usage facts do not change.', conflicts);
   const status = new Map<string, 'recorded' | 'already_recorded'>();
-  let position: LogPosition | null = null;
   const fresh = orders.filter((o) => {
     if (existing.has(o.order_id)) status.set(o.order_id, 'already_recorded');
     return !existing.has(o.order_id);
@@ -127,14 +128,13 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     results.forEach((r, j) => {
       const o = fresh[i + j];
       if (!o) return;
-      position = laterPosition(position, r.position);
       if (r.status === 'conflict') raced.push({ path: `orders.${indexOf.get(o.order_id) ?? 0}`, message: r.stored ? conflictText(r.stored, o) : `order ${o.order_id} was recorded at the same time with other facts` });
       else status.set(o.order_id, r.status);
     });
   }
   if (raced.length) throw ordersError('usage_conflict', 'Some orders were recorded by another request at the same moment with other facts; the other orders of this batch are recorded.', raced);
   const items = orders.map((o) => ({ order_id: o.order_id, subscription_id: o.subscription_id, status: status.get(o.order_id) ?? 'recorded' }));
-  return { recorded: items.filter((i) => i.status === 'recorded').length, already_recorded: items.filter((i) => i.status === 'already_recorded').length, items, position };
+  return { recorded: items.filter((i) => i.status === 'recorded').length, already_recorded: items.filter((i) => i.status === 'already_recorded').length, items };
 }
 
 function conflictText(stored: UsageOrder, given: UsageOrder): string {
@@ -157,9 +157,10 @@ export const usageInsert = operation({
   errors: billingErrors.list('invalid_request', 'subscription_not_found', 'seller_not_subscriber', 'no_active_subscription', 'ambiguous_subscription', 'occurred_in_future', 'usage_conflict', 'invalid_order'),
   access: 'billing_staff',
   write: true,
+  readModels: [billingUsageProjection],
   async handle(ctx, req) {
-    const { position, ...result } = await recordUsage({ ...ctx, knex: ctx.services.knex }, req);
-    await ctx.waitFor(position, [billingUsageProjection]);
+    const result = await recordUsage({ ...ctx, knex: ctx.services.knex }, req);
+    await ctx.readYourWrites();
     return result;
   },
 });

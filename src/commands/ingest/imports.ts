@@ -19,8 +19,8 @@ async function prepare(ctx: RequestContext, req: { kind: 'sellable_items'; forma
   const id = ctx.ids.next();
   const objectKey = `imports/${organizationId}/${id}`;
   const upload = await ctx.services.objects.presignUpload(objectKey, { contentType: CONTENT_TYPES[req.format], size: req.size, expiresInSeconds: IMPORT_UPLOAD_URL_SECONDS });
-  const res = await imports.run(ctx, id, { type: 'PrepareImport', data: { import_id: id, organization_id: organizationId, kind: req.kind, format: req.format, object_key: objectKey, size: req.size, expires_at: upload.expires_at.toISOString() } }, { orgId: organizationId });
-  await ctx.waitFor(res.position, [ingestImportsProjection]);
+  await imports.run(ctx, id, { type: 'PrepareImport', data: { import_id: id, organization_id: organizationId, kind: req.kind, format: req.format, object_key: objectKey, size: req.size, expires_at: upload.expires_at.toISOString() } }, { orgId: organizationId });
+  await ctx.readYourWrites();
   return { id, upload_url: upload.url, upload_method: upload.method, upload_headers: upload.headers, expires_at: upload.expires_at.toISOString(), expires_in_seconds: IMPORT_UPLOAD_URL_SECONDS };
 }
 
@@ -36,8 +36,8 @@ async function commit(ctx: RequestContext, req: { id: string }) {
     const head = await ctx.services.objects.freeze(doc.object_key, key);
     if (!head) throw ingestErrors.error('import_not_uploaded', `Nothing was uploaded for import ${doc.id} yet.`);
     // A frozen upload of another size is refused now and on every retry: the upload URL is spent (prepare again).
-    const res = await imports.run(ctx, doc.id, { type: 'CommitUpload', data: { size: head.size, committed_key: key } }, { orgId: organizationId });
-    await ctx.waitFor(res.position, [ingestImportsProjection]);
+    await imports.run(ctx, doc.id, { type: 'CommitUpload', data: { size: head.size, committed_key: key } }, { orgId: organizationId });
+    await ctx.readYourWrites();
   }
   return importDetail(ctx, await visibleImport(ctx, organizationId, req.id), { limit: 50 });
 }
@@ -52,6 +52,7 @@ const prepareDef = {
   error: 'ingest.AsyncImportsPrepareError',
   errors: ingestErrors.list('forbidden', 'rate_limited'),
   write: true,
+  readModels: [ingestImportsProjection],
   handle: prepare,
 };
 
@@ -65,6 +66,7 @@ const commitDef = {
   error: 'ingest.AsyncImportsCommitError',
   errors: ingestErrors.list('forbidden', 'import_not_found', 'import_not_uploaded', 'import_expired', 'import_size_mismatch'),
   write: true,
+  readModels: [ingestImportsProjection],
   handle: commit,
 };
 

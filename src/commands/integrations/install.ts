@@ -16,11 +16,12 @@ const invalidGrant = (why: string) => integrationsErrors.error('invalid_grant', 
 // A used code presented again means it leaked: revoke whatever was made from it (RFC 6749 4.1.2, RFC 9700 4.2.4 spirit).
 async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<void> {
   if (!row.integration_id) return;
-  const res = await installations.run(ctx, row.integration_id, {
+  await installations.run(ctx, row.integration_id, {
     type: 'RemoveIntegration',
     data: { integration_id: row.integration_id, reason: 'access_code_replayed' },
   }, { orgId: row.organization_id, reason: 'access code presented a second time' });
-  await ctx.waitFor(res.position, [integrationsProjection]);
+  // The error that follows is answered once the key no longer works.
+  await ctx.readYourWrites();
 }
 
 /** integrations.insert: code exchange (public, no-store). */
@@ -39,6 +40,7 @@ export const integrationsInsert = operation({
   errors: integrationsErrors.list('invalid_client', 'invalid_grant', 'rate_limited'),
   access: 'public',
   headers: { 'Cache-Control': 'no-store', Pragma: 'no-cache' },
+  readModels: [integrationsProjection],
   async handle(ctx, req) {
     const knex = ctx.services.knex;
     const client = await getClient(knex, req.client_id);
@@ -60,11 +62,11 @@ export const integrationsInsert = operation({
       throw invalidGrant('it was already used');
     }
     const apiKey = newSecret('svc_key_');
-    const res = await installations.run(ctx, integrationId, {
+    await installations.run(ctx, integrationId, {
       type: 'InstallIntegration',
       data: { integration_id: integrationId, client_id: client.id, organization_id: row.organization_id, installed_by: row.user_id, scopes: row.scopes, api_key_hash: hashSecret(apiKey) },
     }, { orgId: row.organization_id });
-    await ctx.waitFor(res.position, [integrationsProjection]);
+    await ctx.readYourWrites();
     return { api_key: apiKey, integration_id: integrationId };
   },
 });
@@ -81,11 +83,12 @@ export const integrationsRemove = operation({
   error: 'integrations.IntegrationRemoveError',
   errors: integrationsErrors.list(),
   access: { integration: 'any' },
+  readModels: [integrationsProjection],
   async handle(ctx) {
     if (ctx.auth.kind !== 'integration') throw ctx.errors.error('unauthenticated', 'An integration API key is required.');
     const id = ctx.auth.integrationId;
-    const res = await installations.run(ctx, id, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled' } }, { orgId: ctx.auth.organizationId });
-    await ctx.waitFor(res.position, [integrationsProjection]);
+    await installations.run(ctx, id, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled' } }, { orgId: ctx.auth.organizationId });
+    await ctx.readYourWrites();
     return {};
   },
 });

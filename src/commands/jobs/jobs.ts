@@ -47,6 +47,7 @@ export const jobsInsert = operation({
   errors: jobsErrors.list('job_not_found', 'site_not_found', 'job_data_incomplete', 'concurrency_conflict'),
   access: { integration: ['repairer'] },
   write: true,
+  readModels: [jobsProjection],
   async handle(ctx, req) {
     const caller = integrationCaller(ctx);
     const fields = jobFields(req.data);
@@ -87,8 +88,8 @@ export const jobsInsert = operation({
         jobId = reserved.state.jobId ?? newJobId;
       }
     }
-    const res = await jobs.run(ctx, jobId, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
-    await ctx.waitFor(res.position, [jobsProjection]);
+    await jobs.run(ctx, jobId, command(jobId, externalId, siteIds), { orgId: caller.organizationId });
+    await ctx.readYourWrites();
     return toJob(await visibleJob(ctx, { id: jobId }));
   },
 });

@@ -3,7 +3,7 @@ import { operation } from '../../contract/operation.ts';
 import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../contract/schemas/analytics.ts';
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { type AnalyticsEventDoc, analyticsEventsProjection } from '../../projections/analytics/events.ts';
-import { caughtUp } from '../billing/caught-up.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 import { cursorParts, cursorShape, documentPage, keysetPage } from '../pagination.ts';
 
 /** The API body of a stored event. */
@@ -26,7 +26,7 @@ export const analyticsEventsList = operation({
   errors: analyticsErrors.list('invalid_cursor', 'projection_lag'),
   access: 'org_user',
   async handle(ctx, req) {
-    await caughtUp(ctx, [analyticsEventsProjection]);
+    await caughtUp(ctx.services, [analyticsEventsProjection]);
     const q = ctx.services.knex('analytics_events').where({ organization_id: ctx.auth.organizationId }).select('id', 'created_at', 'doc');
     if (req.name !== undefined) q.andWhere({ name: req.name });
     const res = await documentPage<AnalyticsEventDoc>(q, req);
@@ -49,7 +49,7 @@ export const analyticsCountsList = operation({
   async handle(ctx, req) {
     const days = (Date.parse(req.to) - Date.parse(req.from)) / 86_400_000;
     if (days < 0 || days > 366) throw ctx.errors.error('invalid_period', '`to` must be on or after `from`, at most 366 days later.');
-    await caughtUp(ctx, [analyticsEventsProjection]);
+    await caughtUp(ctx.services, [analyticsEventsProjection]);
     const q = ctx.services.knex('analytics_daily_counts')
       .where({ organization_id: ctx.auth.organizationId })
       .andWhere('day', '>=', req.from)

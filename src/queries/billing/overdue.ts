@@ -7,7 +7,7 @@ import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../..
 import { daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
 import { accessOf } from './access.ts';
 import { unpaidInvoices } from './statements.ts';
-import { caughtUp } from './caught-up.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 import { customerOfOrganization } from './customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingAccessProjection } from '../../projections/billing/access.ts';
@@ -36,7 +36,7 @@ export const invoicesOverdueStatusGet = operation({
     const organizationId = req.organization_id ?? own;
     if (!organizationId) throw forbidden('Sign in to an organization first.');
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden("Only billing staff may read another organization's overdue status.");
-    await caughtUp(ctx, [billingStatementsProjection, billingAccessProjection]);
+    await caughtUp(ctx.services, [billingStatementsProjection, billingAccessProjection]);
     const knex = ctx.services.knex;
     const today = isoDate(ctx.now);
     const grace = ctx.services.config.overdueGraceDays;

@@ -6,7 +6,7 @@ import { operation } from '../../contract/operation.ts';
 import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
-import { caughtUp } from './caught-up.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 import { CUSTOMER_DOC_SQL, canSeeOrganization } from './customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
@@ -101,7 +101,7 @@ export const customersStatementGet = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'org_user',
   async handle(ctx, req) {
-    await caughtUp(ctx, [billingStatementsProjection]);
+    await caughtUp(ctx.services, [billingStatementsProjection]);
     return buildStatement(ctx.services.db, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
       if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw ctx.errors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
     });

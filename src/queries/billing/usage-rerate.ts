@@ -10,6 +10,7 @@ import { billingConfigurationProjection } from '../../projections/billing/config
 import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
 import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 
 /** Differing orders listed in one answer. */
 const MAX_LISTED = 1000;
@@ -36,7 +37,7 @@ export const invoicesReratePreview = operation({
     if (!subscriptionId) throw ctx.errors.error('invoice_not_metered', 'The invoice has no metered lines: it was not generated from usage.');
     const knex = ctx.services.knex;
     // Configuration changed by anyone up to now is what "as known now" means, not a lagging view of it.
-    await ctx.waitFor(await ctx.store.lastCommittedPosition(), [billingConfigurationProjection]);
+    await caughtUp(ctx.services, [billingConfigurationProjection]);
     const rows = await invoiceOrderRows(knex, invoice.id);
     const facts = await usageByOrderIds(knex, rows.map((r) => r.order_id));
     const orders = rows.flatMap((r) => facts.get(r.order_id) ?? []);

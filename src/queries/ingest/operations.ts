@@ -5,7 +5,7 @@ import { AsyncImportDetail, AsyncImportsGetRequest, SellableItemsListRequest, Se
 import { ingestErrors } from '../../domain/ingest/errors.ts';
 import { importDetail, supplierOrganization, visibleImport } from './imports.ts';
 import { listSellableItems } from './sellable-items.ts';
-import { caughtUp } from '../billing/caught-up.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 import { ingestImportsProjection } from '../../projections/ingest/imports.ts';
 import { ingestSellableItemsProjection } from '../../projections/ingest/sellable-items.ts';
 
@@ -23,7 +23,7 @@ const getDef = {
   async handle(ctx: RequestContext, req: { id: string; limit: number; cursor?: string }) {
     const organizationId = await supplierOrganization(ctx);
     // What the worker recorded before this request is in the answer.
-    await caughtUp(ctx, [ingestImportsProjection]);
+    await caughtUp(ctx.services, [ingestImportsProjection]);
     return importDetail(ctx, await visibleImport(ctx, organizationId, req.id), req);
   },
 };
@@ -39,7 +39,7 @@ const listDef = {
   errors: ingestErrors.list('forbidden', 'invalid_cursor', 'projection_lag'),
   async handle(ctx: RequestContext, req: { limit: number; cursor?: string; sku?: string }) {
     const organizationId = await supplierOrganization(ctx);
-    await caughtUp(ctx, [ingestSellableItemsProjection]);
+    await caughtUp(ctx.services, [ingestSellableItemsProjection]);
     return listSellableItems(ctx, organizationId, req);
   },
 };

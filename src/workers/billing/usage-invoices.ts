@@ -1,7 +1,6 @@
 // Usage invoice worker: once a calendar month has ended, generates the draft of every subscription with usage in it.
 // Generation is idempotent (the invoice id is derived from subscription and month), so a repeated pass is a no-op.
-import type { ReadModelRef, Services } from '../../context.ts';
-import type { LogPosition } from '../../eventstore/port.ts';
+import type { Services } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { IdSource } from '../../ids.ts';
@@ -30,8 +29,7 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
     const invoiceId = usageInvoiceId(subscription_id, month);
     if (await getInvoiceDoc(services.db, invoiceId)) continue;
     const ctx = {
-      knex: services.knex, store: services.store, ids: IdSource.random(now), now,
-      waitFor: (position: LogPosition | null, models: ReadModelRef[]) => services.runner.waitFor(position, models, services.config.projectionWaitMs),
+      services, store: services.store, ids: IdSource.random(now), now,
       metadata: systemMetadata({ job: 'usage-invoices-worker', reason: `usage of ${month}` }),
     };
     try {

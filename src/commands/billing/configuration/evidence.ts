@@ -8,7 +8,7 @@ import {
   RelationshipEvidencePrepareResponse,
 } from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
-import type { LogPosition } from '../../../eventstore/port.ts';
+import { billingAttachmentsProjection } from '../../../projections/billing/attachments.ts';
 import { billingConfigurationProjection } from '../../../projections/billing/configuration/configuration.ts';
 import { relationshipBody, relationshipOrNotFound } from '../../../queries/billing/configuration/details.ts';
 import { commitAttachments, prepareAttachments } from '../attachments.ts';
@@ -23,6 +23,7 @@ export const relationshipEvidencePrepare = operation({
   description: 'Returns one private upload URL per file (PUT the exact bytes with the given Content-Type before expires_at) and a pending evidence id; commit with relationship-evidence.insert. Each URL takes one upload; upload URLs count towards RATE_LIMIT_UPLOAD_URLS_PER_MINUTE of the organization (429 rate_limited). PDF, PNG, JPEG, WebP or HEIC only, checked by content at commit. Billing staff only.',
   request: RelationshipEvidencePrepareRequest, response: RelationshipEvidencePrepareResponse, error: 'billing.RelationshipEvidencePrepareError',
   errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'attachment_exists', 'rate_limited'), access: 'billing_staff', write: true,
+  readModels: [billingAttachmentsProjection],
   async handle(ctx, req) {
     const rel = await relationshipOrNotFound(ctx, req.relationship_id);
     await writableSubscription(ctx, rel.subscription_id);
@@ -36,17 +37,14 @@ export const relationshipEvidenceInsert = operation({
   description: 'Checks every upload (present, declared size, content really PDF or an image) before committing any; the checked bytes are frozen (downloads serve them, whatever reaches the upload URL later); a refused upload is final (prepare it again). Committing evidence is not claim acceptance: accept the claim with relationships.update. Billing staff only.',
   request: RelationshipEvidenceInsertRequest, response: RelationshipEvidenceInsertResponse, error: 'billing.RelationshipEvidenceInsertError',
   errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', ...COMMIT_ERRORS), access: 'billing_staff', write: true,
+  readModels: [billingAttachmentsProjection, billingConfigurationProjection],
   async handle(ctx, req) {
     const rel = await relationshipOrNotFound(ctx, req.relationship_id);
     await writableSubscription(ctx, rel.subscription_id);
     const committed = await commitAttachments(ctx, { type: 'relationship', id: rel.relationship_id }, req.evidence.map((e) => ({ id: e.id, is_internal: true })), rel.organization_id);
     // The relationship records each commit (the time axis resolve reads); a retry after a crash between the two appends the rest only.
-    let position: LogPosition | null = null;
-    for (const item of committed.items) {
-      const res = await relationships.run(ctx, rel.relationship_id, { type: 'CommitEvidence', data: { evidence_id: item.id } }, { orgId: rel.organization_id });
-      position = res.position ?? position;
-    }
-    await ctx.waitFor(position, [billingConfigurationProjection]);
+    for (const item of committed.items) await relationships.run(ctx, rel.relationship_id, { type: 'CommitEvidence', data: { evidence_id: item.id } }, { orgId: rel.organization_id });
+    await ctx.readYourWrites();
     return { items: committed.items, relationship: relationshipBody(await relationshipOrNotFound(ctx, rel.relationship_id), ctx.now) };
   },
 });

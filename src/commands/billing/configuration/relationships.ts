@@ -24,15 +24,15 @@ export const relationshipsInsert = operation({
   summary: 'Registers a canonical seller/buyer relationship; idempotent.',
   description: 'Registers (subscription, seller, buyer): the seller is the subscription\'s organization, the buyer another existing organization. Registering the same pair again returns the same relationship and records nothing. New relationships are platform_introduced. Billing staff only.',
   request: RelationshipInsertRequest, response: RelationshipDetail, error: 'billing.RelationshipInsertError',
-  errors: configurationErrors.list('subscription_not_found', 'subscription_canceled', 'organization_not_found', 'invalid_relationship'), access: 'billing_staff', write: true,
+  errors: configurationErrors.list('subscription_not_found', 'subscription_canceled', 'organization_not_found', 'invalid_relationship'), access: 'billing_staff', write: true, readModels: [billingConfigurationProjection],
   async handle(ctx, req) {
     if (req.seller === req.buyer) throw ctx.errors.error('invalid_relationship', 'A relationship needs two different organizations: seller and buyer are the same.');
     const sub = await writableSubscription(ctx, req.subscription_id);
     if (req.seller !== sub.organization_id) throw ctx.errors.error('invalid_relationship', `The seller must be the subscription's organization (${sub.organization_id}).`);
     if (!(await getOrganization(ctx.services.knex, req.buyer))) throw ctx.errors.error('organization_not_found', `No organization ${req.buyer}.`);
     const id = relationshipIdOf(sub.id, req.seller, req.buyer);
-    const res = await relationships.run(ctx, id, { type: 'RegisterRelationship', data: { subscription_id: sub.id, organization_id: sub.organization_id, seller: req.seller, buyer: req.buyer } }, { orgId: sub.organization_id });
-    await ctx.waitFor(res.position, [billingConfigurationProjection]);
+    await relationships.run(ctx, id, { type: 'RegisterRelationship', data: { subscription_id: sub.id, organization_id: sub.organization_id, seller: req.seller, buyer: req.buyer } }, { orgId: sub.organization_id });
+    await ctx.readYourWrites();
     return relationshipBody(await relationshipOrNotFound(ctx, id), ctx.now);
   },
 });
@@ -48,12 +48,12 @@ export const relationshipsUpdate = operation({
   summary: 'Records a seller\'s pre_existing claim or the staff decision on it (extension).',
   description: 'claim_pre_existing (when unclaimed or after a rejection; repeating a pending claim records nothing), accept_claim (needs committed evidence: 409 evidence_required) or reject_claim (both need a pending claim: 409 invalid_claim_transition). Each is an event with actor and reason. Billing staff only.',
   request: RelationshipUpdateRequest, response: RelationshipDetail, error: 'billing.RelationshipUpdateError',
-  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'invalid_claim_transition', 'evidence_required'), access: 'billing_staff', write: true,
+  errors: configurationErrors.list('relationship_not_found', 'subscription_not_found', 'subscription_canceled', 'invalid_claim_transition', 'evidence_required'), access: 'billing_staff', write: true, readModels: [billingConfigurationProjection],
   async handle(ctx, req) {
     const doc = await relationshipOrNotFound(ctx, req.id);
     await writableSubscription(ctx, doc.subscription_id);
-    const res = await relationships.run(ctx, req.id, ACTIONS[req.action](req.reason), { orgId: doc.organization_id, reason: req.reason });
-    await ctx.waitFor(res.position, [billingConfigurationProjection]);
+    await relationships.run(ctx, req.id, ACTIONS[req.action](req.reason), { orgId: doc.organization_id, reason: req.reason });
+    await ctx.readYourWrites();
     return relationshipBody(await relationshipOrNotFound(ctx, req.id), ctx.now);
   },
 });

@@ -44,11 +44,11 @@ export const baselinesInsert = operation({
   summary: 'Appends or supersedes an effective-dated baseline revision; writes an audit record.',
   description: `The seller's pre-existing monthly volume exempt from fees. ${SUPERSEDE}`,
   request: BaselineWriteRequest, response: BaselineDetail, error: 'billing.BaselineWriteError',
-  errors: configurationErrors.list(...WRITE_ERRORS), access: 'billing_staff', write: true,
+  errors: configurationErrors.list(...WRITE_ERRORS), access: 'billing_staff', write: true, readModels: [billingConfigurationProjection],
   async handle(ctx, req) {
     const input = await revisionInput(ctx, req);
     const res = await configurations.run(ctx, input.subscription_id, { type: 'ReviseBaseline', data: { ...input, monthly_exempt_amount: req.monthly_exempt_amount, currency: req.currency } }, { orgId: input.organization_id, reason: req.reason });
-    await ctx.waitFor(res.position, [billingConfigurationProjection]);
+    await ctx.readYourWrites();
     const id = res.events[0]?.data.revision_id ?? input.revision_id;
     const doc = await written(ctx, id);
     if (doc.kind !== 'baseline') throw ctx.errors.error('invalid_request', `Revision ${id} is not a baseline.`);
@@ -61,11 +61,11 @@ export const pricingInsert = operation({
   summary: 'Appends or supersedes an effective-dated pricing policy; writes an audit record.',
   description: `Fee rates in basis points (0-10,000) per classification, minimum fee per charged order and currency. ${SUPERSEDE}`,
   request: PricingWriteRequest, response: PricingRevisionDetail, error: 'billing.PricingWriteError',
-  errors: configurationErrors.list(...WRITE_ERRORS), access: 'billing_staff', write: true,
+  errors: configurationErrors.list(...WRITE_ERRORS), access: 'billing_staff', write: true, readModels: [billingConfigurationProjection],
   async handle(ctx, req) {
     const input = await revisionInput(ctx, req);
     const res = await configurations.run(ctx, input.subscription_id, { type: 'RevisePricing', data: { ...input, currency: req.currency, rates_bps: req.rates_bps, minimum_fee: req.minimum_fee } }, { orgId: input.organization_id, reason: req.reason });
-    await ctx.waitFor(res.position, [billingConfigurationProjection]);
+    await ctx.readYourWrites();
     const id = res.events[0]?.data.revision_id ?? input.revision_id;
     const doc = await written(ctx, id);
     if (doc.kind !== 'pricing') throw ctx.errors.error('invalid_request', `Revision ${id} is not a pricing revision.`);
