@@ -1,20 +1,14 @@
 // Billing configuration of one subscription: relationships with their claims, evidence and decisions, baseline and
 // pricing revisions on a timeline, forms for new revisions, and resolve and preview, all on the configuration operations.
 import type express from 'express';
-import { z } from 'zod';
 import type { Services } from '../../context.ts';
-import {
-  BaselineDetail, ConfigurationHistoryResponse, ConfigurationPreviewResponse, ConfigurationResolveResponse, PricingRevisionDetail, RelationshipDetail,
-  RelationshipEvidenceListResponse,
-} from '../../api/schemas/billing-configuration.ts';
-import { AttachmentUrlResponse } from '../../api/schemas/billing-attachments.ts';
 import type { ApiProblem } from './api.ts';
 import { UUID, badge, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html, join } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem } from './invoice-forms.ts';
 
-const Relationships = z.array(RelationshipDetail);
 const BASE = '/console/configuration';
 
 /** Mounts the configuration page, its forms and evidence downloads. */
@@ -26,7 +20,7 @@ export function mountConfiguration(app: express.Express, services: Services): vo
   app.post(`${BASE}/:subscription/resolve`, ...consoleRoute(services, resolve));
   app.post(`${BASE}/:subscription/preview`, ...consoleRoute(services, preview));
   app.get(`${BASE}/evidence/:relationship/:id`, ...consoleRoute(services, async (p) => {
-    const r = await p.api.call('billing.configuration.relationship-evidence.get', { relationship_id: String(p.req.params.relationship), id: String(p.req.params.id) }, AttachmentUrlResponse);
+    const r = await p.api.call(ops['billing.configuration.relationship-evidence.get'], { relationship_id: String(p.req.params.relationship), id: String(p.req.params.id) });
     if (r.ok) return void p.res.redirect(303, r.body.url);
     sendConsole(p.res, p.session, r.problem.status, { title: 'Evidence', section: 'configuration', problem: r.problem, body: html`<h1>Evidence</h1>` });
   }));
@@ -65,12 +59,12 @@ ${field('subscription_id', 'Subscription id', html`<input id="subscription_id" n
 </div><div class="actions"><button type="submit">Open</button></div></form>`;
   if (!sub) return void sendConsole(p.res, p.session, extra.status ?? 200, { title: 'Configuration', section: 'configuration', problem: extra.problem, body: html`<h1>Configuration</h1>${pick}` });
   const [rels, hist] = await Promise.all([
-    p.api.call('billing.configuration.relationships.list', { subscription_id: sub }, Relationships),
-    p.api.call('billing.configuration.history.get', { subscription_id: sub, limit: 100 }, ConfigurationHistoryResponse),
+    p.api.call(ops['billing.configuration.relationships.list'], { subscription_id: sub }),
+    p.api.call(ops['billing.configuration.history.get'], { subscription_id: sub, limit: 100 }),
   ]);
   const problem = extra.problem ?? (rels.ok ? null : rels.problem) ?? (hist.ok ? null : hist.problem);
   const relationships = rels.ok ? rels.body : [];
-  const evidence = await Promise.all(relationships.map((r) => (r.evidence_count ? p.api.call('billing.configuration.relationship-evidence.list', { relationship_id: r.id, limit: 50 }, RelationshipEvidenceListResponse) : null)));
+  const evidence = await Promise.all(relationships.map((r) => (r.evidence_count ? p.api.call(ops['billing.configuration.relationship-evidence.list'], { relationship_id: r.id, limit: 50 }) : null)));
   const relRows = relationships.map((r, i) => {
     const ev = evidence[i];
     const files = ev && ev.ok && ev.body.items.length ? join(ev.body.items.map((f) => html`<a href="${BASE}/evidence/${r.id}/${f.id}">${f.filename}</a>`), html`<br>`) : null;
@@ -136,7 +130,7 @@ async function decide(p: ConsolePage): Promise<void> {
   const action = p.req.params.decision === 'accept_claim' || p.req.params.decision === 'reject_claim' ? p.req.params.decision : null;
   const reason = (p.form.reason ?? '').trim();
   if (!action || !reason) return configurationPage(p, { status: 400, problem: formProblem('Say why: the reason is kept in the audit record.', [{ path: 'reason', message: 'required' }]) });
-  const r = await p.api.call('billing.configuration.relationships.update', { id: String(p.req.params.id), action, reason }, RelationshipDetail, { idempotencyKey: p.form.idem, reason });
+  const r = await p.api.call(ops['billing.configuration.relationships.update'], { id: String(p.req.params.id), action, reason }, { idempotencyKey: p.form.idem, reason });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: subscriptionOf(p) })}`);
 }
@@ -152,14 +146,14 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
     reason: (f.reason ?? '').trim(),
     currency: (f.currency ?? '').trim().toUpperCase(),
   };
-  const body = kind === 'baseline'
-    ? { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }
-    : { ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee) };
   const numbers = kind === 'baseline' ? [f.monthly_exempt_amount] : [f.platform_introduced, f.pre_existing, f.minimum_fee];
   if (numbers.some((v) => Number.isNaN(int(v)))) return configurationPage(p, { status: 400, problem: formProblem('Amounts and rates are whole numbers (minor units, basis points).') });
+  const opts = { idempotencyKey: f.idem, reason: common.reason || undefined };
   const r = kind === 'baseline'
-    ? await p.api.call('billing.configuration.baselines.insert', body, BaselineDetail, { idempotencyKey: f.idem, reason: common.reason || undefined })
-    : await p.api.call('billing.configuration.pricing.insert', body, PricingRevisionDetail, { idempotencyKey: f.idem, reason: common.reason || undefined });
+    ? await p.api.call(ops['billing.configuration.baselines.insert'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }, opts)
+    : await p.api.call(ops['billing.configuration.pricing.insert'], {
+      ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee),
+    }, opts);
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: common.subscription_id })}`);
 }
@@ -167,9 +161,9 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
 async function resolve(p: ConsolePage): Promise<void> {
   const f = p.form;
   const as_of = instant(f.as_of);
-  const r = await p.api.call('billing.configuration.resolve.get', {
+  const r = await p.api.call(ops['billing.configuration.resolve.get'], {
     subscription_id: subscriptionOf(p), event: { seller: (f.seller ?? '').trim(), buyer: (f.buyer ?? '').trim(), occurred_at: instant(f.occurred_at) ?? '' }, ...(as_of ? { as_of } : {}),
-  }, ConfigurationResolveResponse);
+  });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   const x = r.body;
   const answer = html`<section class="card" aria-labelledby="resolved" role="status"><h2 id="resolved">Resolved</h2><dl class="details">
@@ -187,7 +181,7 @@ async function preview(p: ConsolePage): Promise<void> {
     return { order_id: `line-${i + 1}`, seller, buyer, amount: /^\d+$/.test(amount) ? Number(amount) : -1, occurred_at: instant(at) ?? at };
   });
   const as_of = instant(p.form.as_of);
-  const r = await p.api.call('billing.configuration.preview.get', { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) }, ConfigurationPreviewResponse);
+  const r = await p.api.call(ops['billing.configuration.preview.get'], { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   const rows = r.body.items.map((i) => [i.order_id, html`<code>${i.buyer.slice(0, 8)}</code>`, money(i.amount, i.currency), i.classification.replaceAll('_', ' '), i.rate_bps, money(i.exempt_amount, i.currency), money(i.fee, i.currency)]);
   const totals = r.body.totals.map((t) => `${money(t.fee, t.currency)} on ${money(t.amount, t.currency)}`).join(', ');

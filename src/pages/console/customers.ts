@@ -1,15 +1,10 @@
 // Customers: find one by name, email or organization, and see everything about it at a glance.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem, CustomerListPage, NoteListResponse } from '../../api/schemas/billing-customers.ts';
-import { InvoiceListPage, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
-import { customerAttachmentSchemas } from '../../api/schemas/billing-attachments.ts';
-import { PaymentMethodsListResponse } from '../../api/schemas/billing-payment-methods.ts';
-import { CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 
@@ -26,7 +21,7 @@ async function searchPage(p: ConsolePage): Promise<void> {
   const cursor = typeof p.req.query.cursor === 'string' ? p.req.query.cursor : undefined;
   // An organization id finds that organization's customer; any other text searches names and emails.
   const filter = UUID.test(q) ? { organization_id: q } : q ? { query: q } : {};
-  const r = await p.api.call('billing.customers.list', { ...filter, status, cursor, limit: 25 }, CustomerListPage);
+  const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, cursor, limit: 25 });
   const rows = r.ok
     ? r.body.items.map((c) => [html`<a href="/console/customers/${c.id}">${c.name}</a>`, c.email, html`<code>${c.organization_id}</code>`, c.currency, badge(c.status)])
     : [];
@@ -48,17 +43,17 @@ ${table('Customers found', ['Name', 'Email', 'Organization', 'Currency', 'Status
 
 /** The customer page: details, balance, invoices, payments, credit note requests, notes, attachments and payment methods. */
 export async function customerPage(p: ConsolePage, id: string, extra: { status?: number; problem?: ApiProblem | null; notice?: string | null } = {}): Promise<void> {
-  const c = await p.api.call('billing.customers.get', { id }, CustomerDetailItem);
+  const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
   const [invoices, payments, credits, notes, files, methods, statement] = await Promise.all([
-    p.api.call('billing.invoices.list', { customer_id: id, limit: 20 }, InvoiceListPage),
-    p.api.call('billing.payments.list', { customer_id: id, limit: 20 }, PaymentListResponse),
-    p.api.call('billing.credit-note-requests.list', { customer_id: id, limit: 20 }, CreditNoteRequestPage),
-    p.api.call('billing.notes.list', { subject: { type: 'customer', id }, limit: 50 }, NoteListResponse),
-    p.api.call('billing.customers.attachments.list', { customer_id: id, limit: 50 }, customerAttachmentSchemas.listResponse),
-    p.api.call('billing.payment-methods.list', { customer_id: id }, PaymentMethodsListResponse),
-    p.api.call('billing.customers.statement.get', { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }, CustomerStatementResponse),
+    p.api.call(ops['billing.invoices.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.payments.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.credit-note-requests.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.notes.list'], { subject: { type: 'customer', id }, limit: 50 }),
+    p.api.call(ops['billing.customers.attachments.list'], { customer_id: id, limit: 50 }),
+    p.api.call(ops['billing.payment-methods.list'], { customer_id: id }),
+    p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }),
   ]);
   const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
   const cur = cust.currency;

@@ -2,9 +2,9 @@
 // operators skipped, and the streams commands cannot read (platform.health.get).
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { HealthResponse } from '../../api/schemas/platform.ts';
 import { sendConsole, table } from './layout.ts';
 import { html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 /** Mounts GET /console/health. */
@@ -13,7 +13,7 @@ export function mountHealth(app: express.Express, services: Services): void {
 }
 
 async function healthPage(p: ConsolePage): Promise<void> {
-  const r = await p.api.call('platform.health.get', undefined, HealthResponse);
+  const r = await p.api.call(ops['platform.health.get'], undefined);
   if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Health', section: 'health', problem: r.problem, body: html`<h1>Health</h1>` });
   const h = r.body;
   const failed = h.projections.filter((s) => s.failure);

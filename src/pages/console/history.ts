@@ -2,9 +2,10 @@
 // (who, when, why, what changed) and the entity as of a chosen instant, from billing.history.get.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { HISTORY_SUBJECT_TYPES, HistoryGetResponse } from '../../api/schemas/billing-history.ts';
+import { HISTORY_SUBJECT_TYPES } from '../../api/schemas/billing-history.ts';
 import { field, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type Html, html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 
@@ -41,7 +42,7 @@ ${field('id', 'Id', html`<input id="id" name="id" required value="${id}" size="3
 ${field('as_of', 'As of (UTC, optional)', html`<input id="as_of" name="as_of" type="datetime-local" step="1" value="${asOfText}" aria-describedby="as_of-hint">`, 'Shows the entity as it was then, replayed from the log.')}
 </div><div class="actions"><button type="submit">Show history</button></div></form>`;
   if (!type || !UUID.test(id)) return void sendConsole(p.res, p.session, 200, { title: 'History', section: 'history', body: html`<h1>History</h1>${form}<p class="muted">Every page has a History link; or paste an id here.</p>` });
-  const r = await p.api.call('billing.history.get', { subject: { type, id }, ...(asOf ? { as_of: asOf } : {}), cursor, limit: 100 }, HistoryGetResponse);
+  const r = await p.api.call(ops['billing.history.get'], { subject: { type, id }, ...(asOf ? { as_of: asOf } : {}), cursor, limit: 100 });
   if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'History', section: 'history', problem: r.problem, body: html`<h1>History</h1>${form}` });
   const h = r.body;
   const rows = h.items.map((e) => [

@@ -1,12 +1,11 @@
 // The invoice page: figures, lines, payments, credits, notes and files, with a form for every next step.
 import type { z } from 'zod';
-import { InvoiceDetail, PaymentListResponse, PaymentMethod, type Payment } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteReason, CreditNoteRequestPage, type CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
-import { CustomerDetailItem, NoteListResponse } from '../../api/schemas/billing-customers.ts';
-import { invoiceAttachmentSchemas } from '../../api/schemas/billing-attachments.ts';
+import { InvoiceDetail, PaymentMethod, type Payment } from '../../api/schemas/billing-invoices.ts';
+import { CreditNoteReason, type CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
@@ -27,15 +26,15 @@ const reasonField = (id: string, label = 'Reason (kept in the audit trail)') =>
 
 /** Renders the invoice page (after a refused action, with the refusal on top). */
 export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {}): Promise<void> {
-  const inv = await p.api.call('billing.invoices.get', id, InvoiceDetail);
+  const inv = await p.api.call(ops['billing.invoices.get'], id);
   if (!inv.ok) return void sendConsole(p.res, p.session, inv.problem.status, { title: 'Invoice', section: 'invoices', problem: inv.problem, body: html`<h1>Invoice</h1><p><a href="/console/invoices">Back to the invoices</a></p>` });
   const i = inv.body;
   const [customer, payments, credits, notes, files, usage] = await Promise.all([
-    p.api.call('billing.customers.get', { id: i.customer_id }, CustomerDetailItem),
-    p.api.call('billing.payments.list', { invoice_id: id, limit: 200 }, PaymentListResponse),
-    p.api.call('billing.credit-note-requests.list', { invoice_id: id, limit: 200 }, CreditNoteRequestPage),
-    p.api.call('billing.notes.list', { subject: { type: 'invoice', id }, limit: 50 }, NoteListResponse),
-    p.api.call('billing.invoices.attachments.list', { invoice_id: id, limit: 50 }, invoiceAttachmentSchemas.listResponse),
+    p.api.call(ops['billing.customers.get'], { id: i.customer_id }),
+    p.api.call(ops['billing.payments.list'], { invoice_id: id, limit: 200 }),
+    p.api.call(ops['billing.credit-note-requests.list'], { invoice_id: id, limit: 200 }),
+    p.api.call(ops['billing.notes.list'], { subject: { type: 'invoice', id }, limit: 50 }),
+    p.api.call(ops['billing.invoices.attachments.list'], { invoice_id: id, limit: 50 }),
     hasMeteredLines(i) ? usageSection(p, i, out.rerate) : '',
   ]);
   const title = i.number ?? 'Draft invoice';

@@ -2,9 +2,10 @@
 // cursor) and the re-rating diff (billing.invoices.rerate.preview, which writes nothing).
 import type { z } from 'zod';
 import type { InvoiceDetail } from '../../api/schemas/billing-invoices.ts';
-import { InvoiceOrderDetailPage, type InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
+import { type InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
 import { money, problemBox, qs, table, when } from './layout.ts';
 import { type Html, type SafeHtml, html, join } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
@@ -45,7 +46,7 @@ export async function usageSection(p: ConsolePage, i: Invoice, rerate?: RerateDi
   const metered = i.lines.flatMap((l, index) => (l.metered ? [{ l, m: l.metered, index }] : []));
   const pages = await Promise.all(metered.map(({ index }) => {
     const cursor = index === pagedLine ? pagedCursor : undefined;
-    return p.api.call('billing.invoices.orders.list', { invoice_id: i.id, line_index: index, limit: ORDERS_PER_PAGE, ...(cursor ? { cursor } : {}) }, InvoiceOrderDetailPage);
+    return p.api.call(ops['billing.invoices.orders.list'], { invoice_id: i.id, line_index: index, limit: ORDERS_PER_PAGE, ...(cursor ? { cursor } : {}) });
   }));
   const cur = i.currency;
   const lines = metered.map(({ l, m, index }, k) => {

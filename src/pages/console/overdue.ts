@@ -1,11 +1,9 @@
 // Overdue: every organization with a past-due invoice, how much, when its access is (or was) suspended, and its payment link.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { InvoiceListPage } from '../../api/schemas/billing-invoices.ts';
-import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
 import { money, sendConsole, table } from './layout.ts';
 import { html, join } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 /** Most past-due invoices read to find the organizations (pages of 200). */
@@ -21,16 +19,16 @@ async function overduePage(p: ConsolePage): Promise<void> {
   let cursor: string | undefined;
   let read = 0;
   do {
-    const r = await p.api.call('billing.invoices.list', { overdue: true, cursor, limit: 200 }, InvoiceListPage);
+    const r = await p.api.call(ops['billing.invoices.list'], { overdue: true, cursor, limit: 200 });
     if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Overdue', section: 'overdue', problem: r.problem, body: html`<h1>Overdue</h1>` });
     for (const i of r.body.items) orgs.add(i.organization_id);
     read += r.body.items.length;
     cursor = r.body.pagination?.cursor;
   } while (cursor && read < MAX_INVOICES);
   const statuses = await Promise.all([...orgs].map(async (organization_id) => {
-    const s = await p.api.call('billing.invoices.overdue-status.get', { organization_id }, InvoiceOverdueStatusResponse);
+    const s = await p.api.call(ops['billing.invoices.overdue-status.get'], { organization_id });
     if (!s.ok || !s.body.past_due) return null;
-    const c = s.body.customer_id ? await p.api.call('billing.customers.get', { id: s.body.customer_id }, CustomerDetailItem) : null;
+    const c = s.body.customer_id ? await p.api.call(ops['billing.customers.get'], { id: s.body.customer_id }) : null;
     return { status: s.body, name: c?.ok ? c.body.name : s.body.organization_id };
   }));
   const rows = statuses

@@ -2,10 +2,9 @@
 // with the same figures in tables (what a screen reader reads) and a print stylesheet for a clean page.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem } from '../../api/schemas/billing-customers.ts';
-import { CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
 import { field, minorDigits, money, qs, sendConsole, table } from './layout.ts';
 import { html, jsonScript } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -17,13 +16,13 @@ export function mountStatement(app: express.Express, services: Services): void {
 
 async function statementPage(p: ConsolePage): Promise<void> {
   const id = String(p.req.params.id);
-  const c = await p.api.call('billing.customers.get', { id }, CustomerDetailItem);
+  const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Statement', section: 'customers', problem: c.problem, body: html`<h1>Statement</h1>` });
   const first = new Date(`${p.today}T00:00:00Z`);
   first.setUTCMonth(first.getUTCMonth() - 2, 1);
   const from = typeof p.req.query.from === 'string' && DATE.test(p.req.query.from) ? p.req.query.from : first.toISOString().slice(0, 10);
   const to = typeof p.req.query.to === 'string' && DATE.test(p.req.query.to) ? p.req.query.to : p.today;
-  const r = await p.api.call('billing.customers.statement.get', { customer_id: id, from, to }, CustomerStatementResponse);
+  const r = await p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from, to });
   const form = html`<form method="get" action="/console/customers/${id}/statement" class="card filters no-print"><div class="grid">
 ${field('from', 'From', html`<input id="from" name="from" type="date" required value="${from}">`)}
 ${field('to', 'To', html`<input id="to" name="to" type="date" required value="${to}">`)}
