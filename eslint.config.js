@@ -39,7 +39,7 @@ export default defineConfig(
   {
     // Pages are built with the `html` tag (src/pages/html.ts): markup (SafeHtml) put into a plain template string or
     // joined as a string would lose its brand, so both are refused here.
-    files: ['src/pages/**/*.ts', 'src/api/docs.ts'],
+    files: ['src/pages/**/*.ts', 'src/http/docs.ts'],
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-base-to-string': 'error',

@@ -6,9 +6,9 @@ import express, { type Request, type Response } from 'express';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import type { z } from 'zod';
-import { CustomerCreateRequest } from '../src/api/schemas/billing-customers.ts';
-import { InvoiceCreateRequest, InvoiceListRequest, InvoiceUpdateRequest, PaymentInsertRequest } from '../src/api/schemas/billing-invoices.ts';
-import { CustomerStatementGetRequest } from '../src/api/schemas/billing-statements.ts';
+import { CustomerCreateRequest } from '../src/contract/schemas/billing-customers.ts';
+import { InvoiceCreateRequest, InvoiceListRequest, InvoiceUpdateRequest, PaymentInsertRequest } from '../src/contract/schemas/billing-invoices.ts';
+import { CustomerStatementGetRequest } from '../src/contract/schemas/billing-statements.ts';
 import { POOL_SIZE } from './support.ts';
 import { serveReference } from './child.ts';
 

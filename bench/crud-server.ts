@@ -4,7 +4,7 @@ import crypto from 'node:crypto';
 import express from 'express';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
-import { CustomerCreateRequest } from '../src/api/schemas/billing-customers.ts';
+import { CustomerCreateRequest } from '../src/contract/schemas/billing-customers.ts';
 import { POOL_SIZE } from './support.ts';
 import { serveReference } from './child.ts';
 

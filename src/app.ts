@@ -16,23 +16,22 @@ import { createMetrics } from './metrics.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
-import { Registry } from './api/registry.ts';
-import { createHttpApp } from './api/http.ts';
-import { type InvokeOptions, invoke } from './pipeline/invoke.ts';
+import { Registry } from './contract/registry.ts';
+import { createHttpApp } from './http/router.ts';
+import { type InvokeOptions, invokeRegistered } from './pipeline/invoke.ts';
 import type { Services } from './context.ts';
-import { sessionAuthenticator } from './queries/identity/session-auth.ts';
-import { integrationAuthenticator } from './queries/integrations/authenticate.ts';
+import { integrationAuthenticator, sessionAuthenticator } from './http/authenticate.ts';
 import { entitledTo } from './queries/billing/effective-entitlements.ts';
 import { mountPages } from './pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './pages/pay.ts';
 import { mountSandboxPages } from './pages/sandbox.ts';
 import { mountPaymentWebhooks } from './payments/webhook.ts';
-import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './api/attempt-limits.ts';
+import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './http/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './pages/login-limits.ts';
-import { opsGuard } from './api/ops-guard.ts';
+import { opsGuard } from './http/ops-guard.ts';
 import { openFileObjectStore } from './storage/index.ts';
-import { mountFileObjectRoutes } from './storage/file-routes.ts';
+import { mountFileObjectRoutes } from './http/file-routes.ts';
 import { FileObjectStore } from './storage/file.ts';
 import type { ObjectStore } from './storage/port.ts';
 
@@ -113,7 +112,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
   const services: Services = {
     config, db, knex: db.knex, store, runner, clock, logger, metrics, objects,
-    invoke: (op, input, caller) => invoke(services, op, input, caller, pipeline),
+    invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);
       return op?.kind === 'json' ? op : undefined;

@@ -10,45 +10,13 @@ import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
 import type { ProjectionStatus } from './read-model-status.ts';
-import type { JsonOperation } from './api/operation.ts';
-import type { Caller, Invoked } from './pipeline/invoke.ts';
+import type { Access, AuthFor } from './contract/auth.ts';
+import type { ErrorList, ImplicitCode } from './domain/errors.ts';
+import type { Caller, Invocable, Invoked } from './contract/caller.ts';
 import type { z } from 'zod';
 
-/** A platform role of a user. */
-export type PlatformRole = 'billing_staff' | 'platform_staff';
-/** A role inside an organization. */
-export type MembershipRole = 'owner' | 'admin' | 'member';
-
-/** A signed-in user of one organization. */
-export interface SessionAuth {
-  kind: 'session';
-  tokenHash: string;
-  userId: string;
-  email: string;
-  name: string;
-  organizationId: string;
-  membershipRole: MembershipRole | null;
-  platformRoles: PlatformRole[];
-  expiresAt: Date;
-}
-
-/** An installed integration calling with its API key. */
-export interface IntegrationAuth {
-  kind: 'integration';
-  integrationId: string;
-  organizationId: string;
-  scopes: string[];
-  clientId: string;
-}
-
-/** Who is calling. */
-export type Auth = { kind: 'anonymous' } | SessionAuth | IntegrationAuth;
-
-/** Who may call an operation. */
-export type Access = 'public' | 'org_user' | 'org_admin' | 'billing_staff' | 'platform_staff' | { integration: string[] | 'any' };
-
-/** The caller an operation with this access can see: the HTTP binding checks access before the handler runs. */
-export type AuthFor<A extends Access> = A extends 'public' ? Auth : A extends { integration: unknown } ? IntegrationAuth : SessionAuth;
+export type { Access, Auth, AuthFor, MembershipRole, PlatformRole, SessionAuth } from './contract/auth.ts';
+export { callerOrg, hasRole } from './contract/auth.ts';
 
 /** A read model as read-your-writes waits name it (projections export one object per read model). */
 export interface ReadModelRef {
@@ -96,9 +64,9 @@ export interface Services {
   /** Private object storage (attachments). */
   objects: ObjectStore;
   /** Calls an operation through the pipeline as `caller`, with this process's options (the console, pages, workers). */
-  invoke<Op extends JsonOperation>(op: Op, input: unknown, caller: Caller): Promise<Invoked<z.output<Op['response']>>>;
+  invoke<Op extends Invocable>(op: Op, input: unknown, caller: Caller): Promise<Invoked<z.output<Op['response']>>>;
   /** The registered JSON operation of the core API named `id`. */
-  operation(id: string): JsonOperation | undefined;
+  operation(id: string): Invocable | undefined;
 }
 
 /** What a command needs from the request: where to write, who is acting, when, and which ids to use. */
@@ -110,7 +78,9 @@ export interface CommandContext {
 }
 
 /** Everything a handler gets for one request; `auth` is narrowed by the operation's declared access. */
-export interface RequestContext<A extends Access = Access> extends CommandContext {
+export interface RequestContext<A extends Access = Access, E extends string = string> extends CommandContext {
+  /** The operation's declared errors: `throw ctx.errors.error('invoice_not_found', ...)`; an undeclared code does not type-check. */
+  errors: ErrorList<E | ImplicitCode>;
   services: Services;
   requestId: string;
   logger: Logger;
@@ -121,15 +91,4 @@ export interface RequestContext<A extends Access = Access> extends CommandContex
   headers: Readonly<Record<string, string | null>>;
   /** Waits until the given read models have applied `position` (read-your-writes). */
   waitFor(position: LogPosition | null, readModels: ReadModelRef[]): Promise<void>;
-}
-
-/** True for a session whose user holds the platform role (platform staff count as billing staff too). */
-export function hasRole(auth: Auth, role: PlatformRole): boolean {
-  if (auth.kind !== 'session') return false;
-  return auth.platformRoles.includes(role) || (role === 'billing_staff' && auth.platformRoles.includes('platform_staff'));
-}
-
-/** The organization of the caller, or null for anonymous callers. */
-export function callerOrg(auth: Auth): string | null {
-  return auth.kind === 'anonymous' ? null : auth.organizationId;
 }

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { z } from 'zod';
 import { systemContext } from '../seed.ts';
 import type { CommandContext } from '../context.ts';
-import { CurrencyExchangeRateInsertRequest } from '../api/schemas/billing-catalogue.ts';
+import { CurrencyExchangeRateInsertRequest } from '../contract/schemas/billing-catalogue.ts';
 import { exchangeRates } from '../commands/billing/handlers.ts';
 import { billingErrors } from '../domain/billing/errors.ts';
 import { DomainError } from '../domain/errors.ts';

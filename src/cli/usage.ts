@@ -5,7 +5,7 @@ import readline from 'node:readline';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import type { Knex } from 'knex';
-import { MAX_USAGE_BATCH, UsageOrderInput } from '../api/schemas/billing-usage.ts';
+import { MAX_USAGE_BATCH, UsageOrderInput } from '../contract/schemas/billing-usage.ts';
 import type { CommandContext } from '../context.ts';
 import { recordUsage } from '../commands/billing/usage.ts';
 import { DomainError } from '../domain/errors.ts';

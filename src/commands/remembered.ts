@@ -2,8 +2,18 @@
 // A remembered state may be behind the stream (another process appended since): a decision on it appends
 // with its revision, which then conflicts and is re-decided on a fresh read; what it refuses, decides
 // nothing on, or cannot find is read again before the caller is answered (see runCommand).
-import type { EventStore } from '../eventstore/port.ts';
-import type { LoadedAggregate } from './run.ts';
+import type { EventStore, LogPosition } from '../eventstore/port.ts';
+
+/** An aggregate as read before its command runs: a caller that must see it first (a 404, say) passes it on, so the stream is read once. */
+export interface LoadedAggregate<S> {
+  state: S;
+  revision: bigint | null;
+  position: LogPosition | null;
+  /** Ids of the stream's events: a retried request is recognized by its first event id without reading again. */
+  eventIds: ReadonlySet<string>;
+  /** As this process last read or wrote it (see recall): the stream may have moved on since. */
+  remembered?: boolean;
+}
 
 /** Most aggregates remembered per event store (least recently used go first). */
 const MAX_REMEMBERED = 5_000;

@@ -3,7 +3,9 @@
 import type { CommandContext } from '../context.ts';
 import { type Decider, type DomainEvent, assertWritable, readEvent } from '../domain/decider.ts';
 import { type EventData, type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
-import { forget, recall, remember } from './remembered.ts';
+import { type LoadedAggregate, forget, recall, remember } from './remembered.ts';
+
+export type { LoadedAggregate } from './remembered.ts';
 
 /** Result of a command: the log position to wait for, and the aggregate state after it. */
 export interface CommandResult<E, S> {
@@ -36,16 +38,6 @@ export async function loadAggregate<E extends DomainEvent, S>(
   return { state, revision, position, found };
 }
 
-/** An aggregate as read before its command runs: a caller that must see it first (a 404, say) passes it on, so the stream is read once. */
-export interface LoadedAggregate<S> {
-  state: S;
-  revision: bigint | null;
-  position: LogPosition | null;
-  /** Ids of the stream's events: a retried request is recognized by its first event id without reading again. */
-  eventIds: ReadonlySet<string>;
-  /** As this process last read or wrote it (src/commands/remembered.ts): the stream may have moved on since. */
-  remembered?: boolean;
-}
 
 const MAX_ATTEMPTS = 5;
 

@@ -33,8 +33,16 @@ export class DomainError extends Error {
 }
 
 declare const catalogued: unique symbol;
-/** Codes an operation may answer with; only a catalogue makes one, so every listed code has a known status. */
-export type ErrorList = readonly string[] & { readonly [catalogued]: true };
+/**
+ * Codes an operation may answer with; only a catalogue makes one, so every listed code has a known status. It also
+ * makes the errors: a handler throws `ctx.errors.error(code, ...)`, and a code its operation does not declare is a
+ * type error (oRPC's per-procedure error map). Codes thrown deeper (deciders, shared helpers) are checked in test runs.
+ */
+export type ErrorList<C extends string = string> = readonly C[] & {
+  readonly [catalogued]: true;
+  /** The error to throw for a declared `code`. */
+  error(code: C, message: string, extra?: ErrorExtra): DomainError;
+};
 
 /** One area's error codes and their HTTP statuses. */
 export interface ErrorCatalogue<C extends string> {
@@ -42,7 +50,7 @@ export interface ErrorCatalogue<C extends string> {
   /** The error to throw for `code`. */
   error(code: C, message: string, extra?: ErrorExtra): DomainError;
   /** The codes an operation declares. */
-  list(...codes: C[]): ErrorList;
+  list<const L extends C>(...codes: L[]): ErrorList<L>;
 }
 
 /** Declares a catalogue: code -> HTTP status. */
@@ -52,7 +60,9 @@ export function errorCatalogue<const T extends Record<string, number>>(statuses:
   return {
     statuses,
     error: (code, message, extra) => new DomainError(code, message, table[code], extra),
-    list: (...codes) => codes as readonly string[] as ErrorList,
+    // The brand is a type-level mark only: a catalogue is the one place that makes a list.
+    list: <const L extends Extract<keyof T, string>>(...codes: L[]) =>
+      Object.assign([...codes], { error: (code: L, message: string, extra?: ErrorExtra) => new DomainError(code, message, table[code], extra) }) as readonly L[] as ErrorList<L>,
   };
 }
 
@@ -79,5 +89,13 @@ export const COMMON_ERRORS = {
   database_unavailable: 503,
 } as const;
 
+/** A code every operation may answer without listing it (the pipeline's input check answers it for any operation). */
+export type ImplicitCode = 'invalid_request';
+
 /** The shared codes as a catalogue (pagination, idempotency, access, input). */
 export const commonErrors = errorCatalogue(COMMON_ERRORS);
+
+/** 403 for an authenticated caller without the right. */
+export function forbidden(message = 'You do not have access to this operation.'): DomainError {
+  return commonErrors.error('forbidden', message);
+}

@@ -1,6 +1,6 @@
 // Field schemas of stored events for values the read models keep in typed columns (uuid, timestamptz, date, bigint,
 // integer): an event whose fields pass these can be projected. The bounds are what every store holds, wider than a
-// request accepts (src/api/schemas), so events stored before a request bound was narrowed still read. See docs/decisions.md.
+// request accepts (src/contract/schemas), so events stored before a request bound was narrowed still read. See docs/decisions.md.
 import { z } from 'zod';
 
 /** Earliest instant an event may carry: 0001-01-01T00:00:00Z (Postgres has no year 0; JavaScript writes years before 1 as `-00000Y`). */

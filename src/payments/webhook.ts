@@ -6,7 +6,7 @@
 // the aggregates; 503 when the read models lag. Every answer but 200 has the service's error body with `request_id`.
 import express from 'express';
 import type { Services } from '../context.ts';
-import { toErrorResponse } from '../api/errors.ts';
+import { toErrorResponse } from '../http/errors.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
 import { applyProviderPayment, paymentOutcomeReadModels } from '../commands/billing/payment-attempts.ts';
 import { NotificationRejected, type PaymentOwner, type PaymentProvider, type ProviderNotification, type SetupOwner } from './port.ts';

@@ -1,7 +1,7 @@
 // The input an operation accepts: well-formed text, bounded nesting, then its declared schema.
 import type { ZodError } from 'zod';
-import type { Operation } from '../api/operation.ts';
-import { textProblem } from '../api/text.ts';
+import type { Operation } from '../contract/operation.ts';
+import { textProblem } from '../contract/text.ts';
 import { commonErrors } from '../domain/errors.ts';
 
 /** Deepest nesting a request may have; real requests need a handful of levels. */

@@ -5,40 +5,22 @@
 // in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
 // (HTTP through toErrorResponse).
 import type { z } from 'zod';
-import { checkAccess } from '../api/auth.ts';
-import { withIdempotency } from '../api/idempotency.ts';
-import { successViolation } from '../api/contract.ts';
-import type { JsonOperation, Operation } from '../api/operation.ts';
+import { checkAccess } from '../pipeline/access.ts';
+import { withIdempotency } from '../pipeline/idempotency.ts';
+import { successViolation } from '../contract/check.ts';
+import type { JsonOperation, Operation } from '../contract/operation.ts';
 import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
+import type { Caller, Invocable, Invoked } from '../contract/caller.ts';
+import type { Registry } from '../contract/registry.ts';
+
+export type { Caller, Invoked } from '../contract/caller.ts';
 import { IdSource, newId } from '../ids.ts';
 import { validInput } from './input.ts';
 import { commonErrors } from '../domain/errors.ts';
 
 /** Whether `organizationId` has entitlement `key` in effect at `now`. */
 export type Entitled = (organizationId: string, key: string, now: Date) => Promise<boolean>;
-
-/** Who is calling and in what circumstances: everything an adapter knows that the pipeline does not. */
-export interface Caller {
-  auth: Auth;
-  /** The request (or job) id: logs and event metadata carry it. Default: a new id. */
-  requestId?: string;
-  /** Ties every event of one user action or job together. Default: the causing event's correlation, else the request id. */
-  correlationId?: string;
-  /** The event this call reacts to (workers, webhooks): its id becomes the events' causation_id. */
-  causation?: { eventId: string; correlationId?: string | null } | null;
-  /** Why (kept in the metadata of every event appended). */
-  reason?: string;
-  /** Writes: the same key and input return the first answer and write once. */
-  idempotencyKey?: string;
-  /** The idempotency scope of the key; default: the caller. */
-  idempotencyScope?: string;
-  /** Request headers the operation declares (HTTP adapters), null when absent. */
-  headers?: Readonly<Record<string, string | null>>;
-  /** Aborted when the caller goes away (made only when a handler asks for it). */
-  signal?: () => AbortSignal;
-  logger?: Services['logger'];
-}
 
 /** How the pipeline runs in this process. */
 export interface InvokeOptions {
@@ -49,12 +31,6 @@ export interface InvokeOptions {
 
 /** An answer broke its operation's declaration (only checked in test runs). */
 export class ContractViolation extends Error {}
-
-/** What invoke answers: the success body and whether it was replayed from an earlier call with the same key. */
-export interface Invoked<T> {
-  body: T;
-  replayed: boolean;
-}
 
 /** The actor an authenticated caller appends events as. */
 export function actorOf(auth: Auth): EventMetadata['actor'] {
@@ -98,6 +74,7 @@ export async function prepare(services: Services, op: Operation, input: unknown,
     requestId,
     logger,
     auth: caller.auth,
+    errors: op.errors,
     get signal() {
       return caller.signal?.() ?? new AbortController().signal;
     },
@@ -125,6 +102,14 @@ export async function invoke<Op extends JsonOperation>(services: Services, op: O
   if (violation) throw new ContractViolation(violation);
   // The declaration's response schema made the body's type; a handler answers its input type.
   return out as Invoked<z.output<Op['response']>>;
+}
+
+/** Calls `op` only if it is the very object the registry serves on the core API: an in-process surface (the console, a page) can call nothing an API client could not. */
+export async function invokeRegistered<Op extends Invocable>(services: Services, registry: Registry, op: Op, input: unknown, caller: Caller, opts: InvokeOptions = {}): Promise<Invoked<z.output<Op['response']>>> {
+  const registered = registry.get('core', op.id);
+  if (registered?.kind !== 'json' || !Object.is(registered, op)) throw new Error(`${op.id} is not a registered operation of the core API`);
+  // `registered` is `op` itself, so its answer has `op`'s response type.
+  return (await invoke(services, registered, input, caller, opts)) as Invoked<z.output<Op['response']>>;
 }
 
 /** The idempotency scope of a caller: keys of different callers never meet. */

@@ -2,8 +2,8 @@
 // is read back through the shape of what this list writes into it, so a forged one is a 400, never a query.
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { EventName } from '../api/schemas/analytics.ts';
-import { RequestDate, Uuid, inRange } from '../api/schemas/common.ts';
+import { EventName } from '../contract/schemas/analytics.ts';
+import { RequestDate, Uuid, inRange } from '../contract/schemas/common.ts';
 import { commonErrors, type DomainError } from '../domain/errors.ts';
 
 /** The parts a cursor is made of, each exactly as the service writes it (and in range for the database). */

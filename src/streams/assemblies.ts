@@ -1,9 +1,9 @@
 // The assemblies streams: assemblies.v4.updates.stream (one vehicle's `changed` and `heartbeat`) and
 // assemblies.subscribe.stream (the organization's completed searches, resumable by log position).
 import { map } from 'rxjs';
-import type { SseMessage } from '../api/operation.ts';
-import { streamOperation } from '../api/operation.ts';
-import { AssembliesSubscribeRequest, AssembliesUpdate, AssembliesUpdatesRequest, AssemblySubscribeEvent } from '../api/schemas/assemblies.ts';
+import type { SseMessage } from '../contract/operation.ts';
+import { streamOperation } from '../contract/operation.ts';
+import { AssembliesSubscribeRequest, AssembliesUpdate, AssembliesUpdatesRequest, AssemblySubscribeEvent } from '../contract/schemas/assemblies.ts';
 import { assembliesErrors } from '../domain/assemblies/errors.ts';
 import { vehicleLookupCodec } from '../domain/assemblies/lookup.ts';
 import { assemblySearchCodec } from '../domain/assemblies/search.ts';
@@ -111,7 +111,7 @@ export const assembliesSubscribeStream = streamOperation({
       await services.runner.waitFor(await services.store.lastCommittedPosition(), [assemblySearchesProjection], services.config.projectionWaitMs);
       const edge = await retentionEdge(services.knex, org, services.config.assemblySubscribeRetention);
       if (edge !== null && comparePositions(point, edge) < 0)
-        throw assembliesErrors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
+        throw ctx.errors.error('resume_point_expired', 'This resume point is older than the retained history of searches; subscribe again without one.');
     }
     return catchUpThenLive({
       fanout: logFanout(services.store),

@@ -5,8 +5,8 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { Observable, type Subscription, share } from 'rxjs';
 import type { Clock } from '../clock.ts';
-import { type Foreground, foreground } from './foreground.ts';
-import type { SseMessage } from '../api/operation.ts';
+import { type Foreground, foreground } from '../foreground.ts';
+import type { SseMessage } from '../contract/operation.ts';
 import { type EventStore, type LogPosition, type RecordedEvent, comparePositions, laterPosition } from '../eventstore/port.ts';
 
 /** Messages a client may have queued before it is dropped. */

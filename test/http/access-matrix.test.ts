@@ -9,7 +9,7 @@ import { installIntegration, integrationHeaders } from '../support/integrations.
 import { systemContext } from '../../src/seed.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
-import type { Access, Operation } from '../../src/api/operation.ts';
+import type { Access, Operation } from '../../src/contract/operation.ts';
 import { ops } from '../support/ops.ts';
 import { grantEntitlement } from '../support/entitlements.ts';
 import { VEHICLE_DATA_PRELOAD } from '../../src/commands/vehicles/preload.ts';

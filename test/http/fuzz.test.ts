@@ -11,7 +11,7 @@ import { installIntegration, integrationHeaders } from '../support/integrations.
 import { EXTREMES, extremeTargets, plausibleBodies, requestBodies, toJson, withValueAt } from '../support/fuzz.ts';
 import { sellerWithSubscription } from '../support/usage.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
-import type { Operation } from '../../src/api/operation.ts';
+import type { Operation } from '../../src/contract/operation.ts';
 import { ops } from '../support/ops.ts';
 
 /** Cases per operation; the seed makes a failure reproducible. */

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { TestClock } from '../../src/clock.ts';
 import { openFileObjectStore } from '../../src/storage/index.ts';
-import { mountFileObjectRoutes } from '../../src/storage/file-routes.ts';
+import { mountFileObjectRoutes } from '../../src/http/file-routes.ts';
 import type { FileObjectStore } from '../../src/storage/file.ts';
 import { type ContractSubject, objectStoreContract } from './contract.ts';
 import { slowPut, until, uploadUnderWay } from '../support/uploads.ts';

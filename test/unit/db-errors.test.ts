@@ -8,7 +8,7 @@ import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { isDatabaseUnavailable } from '../../src/db-errors.ts';
-import { toErrorResponse } from '../../src/api/errors.ts';
+import { toErrorResponse } from '../../src/http/errors.ts';
 import { openPostgres, type Db } from '../../src/db.ts';
 import { backends, openTestDb } from '../support/db.ts';
 import { freePort, rejection } from '../support/process.ts';

@@ -1,6 +1,6 @@
 // analytics.events.insert: logs one event, appended with whatever other events arrive meanwhile (group commit).
-import { operation } from '../../api/operation.ts';
-import { AnalyticsEventsInsertRequest, AnalyticsEventsInsertResponse } from '../../api/schemas/analytics.ts';
+import { operation } from '../../contract/operation.ts';
+import { AnalyticsEventsInsertRequest, AnalyticsEventsInsertResponse } from '../../contract/schemas/analytics.ts';
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { recorderFor } from './recorder.ts';
 

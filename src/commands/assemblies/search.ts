@@ -2,8 +2,8 @@
 // `in_progress` with `retry_after` and the lookup queued once. An answered search is recorded for the
 // organization's assemblies.subscribe.stream.
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { AssembliesSearchRequest, AssembliesSearchResponse, type AssemblyNode } from '../../api/schemas/assemblies.ts';
+import { operation } from '../../contract/operation.ts';
+import { AssembliesSearchRequest, AssembliesSearchResponse, type AssemblyNode } from '../../contract/schemas/assemblies.ts';
 import type { Config } from '../../config.ts';
 import { assembliesErrors } from '../../domain/assemblies/errors.ts';
 import { normaliseVehicleIdentifier, vehicleIdOf } from '../../domain/vehicles/identifier.ts';
@@ -58,7 +58,7 @@ export const assembliesSearch = operation({
       doc = await lookupOf(ctx.services.knex, vehicleId);
     }
     if (!doc || doc.status === 'queued') return { in_progress: true as const, retry_after: retryAfterSeconds(doc ?? { queued_at: ctx.now.toISOString() }, ctx.now, ctx.services.config) };
-    if (doc.status === 'not_found' || !doc.vehicle) throw assembliesErrors.error('vehicle_not_found', 'The vehicle data provider does not know this vehicle.');
+    if (doc.status === 'not_found' || !doc.vehicle) throw ctx.errors.error('vehicle_not_found', 'The vehicle data provider does not know this vehicle.');
     const { nodes, unmatched } = filterTree(doc, req.hca_ids);
     const enriched = doc.status === 'enriched';
     const searchId = ctx.ids.next();

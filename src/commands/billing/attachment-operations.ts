@@ -1,7 +1,7 @@
 // billing.customers.attachments.prepare/insert/remove and billing.invoices.attachments.prepare/insert/remove.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { AttachmentsPrepareResponse, customerAttachmentSchemas as C, invoiceAttachmentSchemas as I } from '../../api/schemas/billing-attachments.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { AttachmentsPrepareResponse, customerAttachmentSchemas as C, invoiceAttachmentSchemas as I } from '../../contract/schemas/billing-attachments.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { commitAttachments, prepareAttachments, removeAttachment } from './attachments.ts';
 

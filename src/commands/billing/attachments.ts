@@ -8,7 +8,7 @@ import { attachmentBody, attachmentDoc, pendingAttachment, visibleAttachment } f
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';
 import type { AttachmentDoc } from '../../projections/billing/attachments.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { countUploadUrls } from '../../api/upload-url-limit.ts';
+import { countUploadUrls } from '../../limits/upload-url-limit.ts';
 import { committedKey } from '../../storage/port.ts';
 import { attachments } from './handlers.ts';
 

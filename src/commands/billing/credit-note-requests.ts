@@ -1,8 +1,8 @@
 // billing.credit-note-requests.insert and .update: requests, staff decisions, and issuing the credit onto the invoice.
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
-import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequestUpdateRequest } from '../../api/schemas/billing-credit-notes.ts';
+import { CreditNoteRequestCreateRequest, CreditNoteRequestDetail, CreditNoteRequestUpdateRequest } from '../../contract/schemas/billing-credit-notes.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { type CreditNoteRequestAction, type InvoiceFacts, assertIssuable } from '../../domain/billing/credit-note-request.ts';
 import { creditable } from '../../domain/billing/invoice.ts';

@@ -1,6 +1,6 @@
 // billing.currencies.update (extension): platform staff turn billing in a currency on or off.
-import { operation } from '../../api/operation.ts';
-import { CurrencyListItem, CurrencyUpdateRequest } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { CurrencyListItem, CurrencyUpdateRequest } from '../../contract/schemas/billing-catalogue.ts';
 import { currencyItem } from '../../queries/billing/currencies.ts';
 import { currencySettings } from './handlers.ts';
 import { billingCurrenciesProjection } from '../../projections/billing/currencies.ts';
@@ -20,12 +20,12 @@ export const currenciesUpdate = operation({
   write: true,
   async handle(ctx, req) {
     const iso = isoMinorUnits(req.code);
-    if (iso === undefined) throw billingErrors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
+    if (iso === undefined) throw ctx.errors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
     const command = { type: 'SetCurrencyBilling' as const, data: { code: req.code, enabled_for_billing: req.enabled_for_billing, iso_minor_units: iso } };
     const res = await currencySettings.run(ctx, req.code, command, { orgId: null });
     await ctx.waitFor(res.position, [billingCurrenciesProjection]);
     const item = await currencyItem(ctx.services.knex, req.code);
-    if (!item) throw billingErrors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
+    if (!item) throw ctx.errors.error('invalid_request', `${req.code} is not an ISO 4217 currency.`, { issues: [{ path: 'code', message: 'not an ISO 4217 code' }] });
     return item;
   },
 });

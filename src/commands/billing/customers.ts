@@ -1,9 +1,9 @@
 // billing.customers.insert, .update, .remove: commands on the customer aggregate.
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole } from '../../context.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../api/schemas/billing-customers.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { CustomerCreateRequest, CustomerDetailItem, CustomerRemoveRequest, CustomerUpdateRequest } from '../../contract/schemas/billing-customers.ts';
 import { nameId } from '../../ids.ts';
 import { recentCustomer, visibleCustomer } from '../../queries/billing/customers.ts';
 import { openInvoiceCount } from '../../queries/billing/invoices.ts';
@@ -33,7 +33,7 @@ export const customersInsert = operation({
   async handle(ctx, req) {
     const own = ctx.auth.kind === 'session' ? ctx.auth.organizationId : null;
     const organizationId = req.organization_id ?? own;
-    if (!organizationId) throw billingErrors.error('invalid_request', 'organization_id is required.', { issues: [{ path: 'organization_id', message: 'required' }] });
+    if (!organizationId) throw ctx.errors.error('invalid_request', 'organization_id is required.', { issues: [{ path: 'organization_id', message: 'required' }] });
     if (organizationId !== own && !hasRole(ctx.auth, 'billing_staff')) throw forbidden('Only billing staff may create a customer for another organization.');
     const id = customerIdOf(organizationId);
     const { metadata, tax_id, billing_address, ...rest } = req;
@@ -44,7 +44,7 @@ export const customersInsert = operation({
         data: { ...rest, organization_id: organizationId, customer_id: id, billing_address: billing_address ?? null, tax_id: tax_id ?? null, metadata },
       }, { orgId: organizationId, expectNew: true, requireStream: organizations.stream(organizationId) })
       .catch((err: unknown) => {
-        throw err instanceof RequiredStreamMissingError ? billingErrors.error('organization_not_found', `No organization ${organizationId}.`) : err;
+        throw err instanceof RequiredStreamMissingError ? ctx.errors.error('organization_not_found', `No organization ${organizationId}.`) : err;
       });
     await ctx.waitFor(res.position, [billingCustomersProjection]);
     // The document the projection committed for this write is the answer: no read back (the caller may see it: checked above).

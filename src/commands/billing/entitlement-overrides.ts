@@ -1,7 +1,7 @@
 // billing.entitlement-overrides.insert (upsert by organization and entitlement) and .remove: platform staff only.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { EntitlementOverride, EntitlementOverridesInsertRequest, EntitlementOverridesRemoveRequest } from '../../api/schemas/billing-entitlements.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { EntitlementOverride, EntitlementOverridesInsertRequest, EntitlementOverridesRemoveRequest } from '../../contract/schemas/billing-entitlements.ts';
 import { overrideOrNotFound } from '../../queries/billing/entitlement-overrides.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';
 import { entitlementOverrides, entitlements, overrideIdOf } from './handlers.ts';

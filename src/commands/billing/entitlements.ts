@@ -1,7 +1,7 @@
 // billing.entitlements.insert (upsert by key) and billing.products.entitlements.insert/.remove: platform staff only.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { Entitlement, EntitlementsInsertRequest, ProductEntitlementsAddRequest, ProductEntitlementsRemoveRequest } from '../../api/schemas/billing-entitlements.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { Entitlement, EntitlementsInsertRequest, ProductEntitlementsAddRequest, ProductEntitlementsRemoveRequest } from '../../contract/schemas/billing-entitlements.ts';
 import { entitlementOrNotFound } from '../../queries/billing/entitlements.ts';
 import { entitlements, products } from './handlers.ts';
 import { billingEntitlementsProjection } from '../../projections/billing/entitlements.ts';

@@ -1,6 +1,6 @@
 // billing.currency-exchange-rates.insert (extension): platform staff record a rate of a currency pair.
-import { operation } from '../../api/operation.ts';
-import { CurrencyExchangeRateInsertRequest, CurrencyExchangeRateListItem } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { CurrencyExchangeRateInsertRequest, CurrencyExchangeRateListItem } from '../../contract/schemas/billing-catalogue.ts';
 import { rateAt } from '../../queries/billing/exchange-rates.ts';
 import { exchangeRates } from './handlers.ts';
 import { billingExchangeRatesProjection } from '../../projections/billing/exchange-rates.ts';

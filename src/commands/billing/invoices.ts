@@ -1,7 +1,7 @@
 // billing.invoices.insert and .update: drafts, line and detail edits, and the status machine (finalize, void, mark uncollectible).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
-import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../api/schemas/billing-invoices.ts';
+import { InvoiceCreateRequest, InvoiceDetail, InvoiceUpdateRequest } from '../../contract/schemas/billing-invoices.ts';
 import { addDays, isoDate } from '../../clock.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceAction, InvoiceCommand, InvoiceLine } from '../../domain/billing/invoice.ts';
@@ -81,7 +81,7 @@ export const invoicesInsert = operation({
   write: true,
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
+    if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed; it cannot be invoiced.');
     const id = ctx.ids.next();
     const res = await invoices.run(ctx, id, {
       type: 'DraftInvoice',

@@ -1,7 +1,7 @@
 // billing.notes.insert, .update, .remove: internal notes on customers and invoices.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { NoteInsertRequest, NoteInsertResponse, NoteRemoveRequest, NoteUpdateRequest, NoteUpdateResponse } from '../../api/schemas/billing-customers.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { NoteInsertRequest, NoteInsertResponse, NoteRemoveRequest, NoteUpdateRequest, NoteUpdateResponse } from '../../contract/schemas/billing-customers.ts';
 
 import { noteBody, visibleNote } from '../../queries/billing/notes.ts';
 import { subjectOrganization } from '../../queries/billing/note-subjects.ts';

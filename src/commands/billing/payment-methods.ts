@@ -1,7 +1,7 @@
 // billing.payment-method-setups.insert and .get (resume) and billing.payment-methods.remove, on the payment profile aggregate.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../api/schemas/billing-payment-methods.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../contract/schemas/billing-payment-methods.ts';
 import type { CommandContext, Services } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { IdSource } from '../../ids.ts';
@@ -43,7 +43,7 @@ export const paymentMethodSetupsInsert = operation({
   write: true,
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
-    if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The customer was removed.');
+    if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed.');
     const provider = paymentProvider(ctx.services);
     const setupId = ctx.ids.next();
     const setup = await provider.createSetup({ owner: { setup_id: setupId, customer_id: customer.id, organization_id: customer.organization_id }, type: req.type, return_url: req.return_url });

@@ -1,7 +1,7 @@
 // billing.payments.insert and .update: manual payments, recorded as events on the invoice stream (the consistency boundary).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../api/schemas/billing-invoices.ts';
+import { PaymentInsertRequest, PaymentInsertResponse, PaymentUpdateRequest, PaymentUpdateResponse } from '../../contract/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 
 import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts';

@@ -1,7 +1,7 @@
 // billing.prices.insert, .update, .remove: platform staff price the catalogue's products.
-import { operation } from '../../api/operation.ts';
-import { PriceCreateRequest, PriceDetailItem, PriceUpdateRequest } from '../../api/schemas/billing-catalogue.ts';
-import { Empty, Uuid } from '../../api/schemas/common.ts';
+import { operation } from '../../contract/operation.ts';
+import { PriceCreateRequest, PriceDetailItem, PriceUpdateRequest } from '../../contract/schemas/billing-catalogue.ts';
+import { Empty, Uuid } from '../../contract/schemas/common.ts';
 import { priceOrNotFound } from '../../queries/billing/prices.ts';
 import { currencySettings, prices, products } from './handlers.ts';
 import { billingPricesProjection } from '../../projections/billing/prices.ts';

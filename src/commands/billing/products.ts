@@ -1,6 +1,6 @@
 // billing.products.insert and .update (extension operations): platform staff keep the catalogue.
-import { operation } from '../../api/operation.ts';
-import { ProductCreateRequest, ProductDetailItem, ProductUpdateRequest } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { ProductCreateRequest, ProductDetailItem, ProductUpdateRequest } from '../../contract/schemas/billing-catalogue.ts';
 import { productOrNotFound } from '../../queries/billing/products.ts';
 import { products } from './handlers.ts';
 import { billingProductsProjection } from '../../projections/billing/products.ts';

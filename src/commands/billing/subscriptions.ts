@@ -1,7 +1,7 @@
 // billing.subscriptions.insert and .update (extension, minimal): platform staff subscribe an organization to prices.
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { CommandContext } from '../../context.ts';
-import { Subscription, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../../api/schemas/billing-entitlements.ts';
+import { Subscription, SubscriptionCreateRequest, SubscriptionUpdateRequest } from '../../contract/schemas/billing-entitlements.ts';
 import type { PriceStatuses } from '../../domain/billing/subscription.ts';
 import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { getOrganization } from '../../queries/identity/identity.ts';

@@ -1,9 +1,9 @@
 // billing.invoices.generate (extension): a draft invoice from a subscription's usage of one calendar month, rated by
 // the configuration's pure rating module; each metered line keeps the revisions that rated its orders.
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
-import { InvoiceDetail } from '../../api/schemas/billing-invoices.ts';
-import { InvoiceGenerateRequest } from '../../api/schemas/billing-usage.ts';
+import { operation } from '../../contract/operation.ts';
+import { InvoiceDetail } from '../../contract/schemas/billing-invoices.ts';
+import { InvoiceGenerateRequest } from '../../contract/schemas/billing-usage.ts';
 import type { CommandContext, RequestContext } from '../../context.ts';
 import { type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

@@ -3,8 +3,8 @@
 import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Issue } from '../../domain/errors.ts';
-import { operation } from '../../api/operation.ts';
-import { UsageInsertRequest, UsageInsertResponse } from '../../api/schemas/billing-usage.ts';
+import { operation } from '../../contract/operation.ts';
+import { UsageInsertRequest, UsageInsertResponse } from '../../contract/schemas/billing-usage.ts';
 import type { CommandContext } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { type UsageOrder, differingFields, sameOrder, usageDecider, usageKey } from '../../domain/billing/usage.ts';

@@ -1,7 +1,7 @@
 // auth.sessions.insert and auth.sessions.remove: sign in and out.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { SessionCreateRequest, SessionCreateResponse } from '../../api/schemas/identity.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { SessionCreateRequest, SessionCreateResponse } from '../../contract/schemas/identity.ts';
 import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
 import { passwordMatches } from './credentials.ts';
 import { createSession, revokeSession } from './identity.ts';
@@ -28,10 +28,10 @@ export const sessionsInsert = operation({
     if (!user || !ok) throw badCredentials();
     let organizationId = req.organization_id;
     if (organizationId) {
-      if (!(await membership(knex, organizationId, user.id))) throw identityErrors.error('not_a_member', 'The user is not a member of that organization.');
+      if (!(await membership(knex, organizationId, user.id))) throw ctx.errors.error('not_a_member', 'The user is not a member of that organization.');
     } else {
       const first = (await membershipsOf(knex, user.id))[0];
-      if (!first) throw identityErrors.error('no_organization', 'The user belongs to no organization.');
+      if (!first) throw ctx.errors.error('no_organization', 'The user belongs to no organization.');
       organizationId = first.organization_id;
     }
     const session = await createSession(knex, { userId: user.id, organizationId, now: ctx.now, ttlHours: config.sessionTtlHours });

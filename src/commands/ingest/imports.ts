@@ -1,11 +1,11 @@
 // async-imports.prepare and async-imports.commit, on the core API (supplier organizations) and the integrations API (`supplier` scope).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { AsyncImportDetail, AsyncImportsCommitRequest, AsyncImportsPrepareRequest, AsyncImportsPrepareResponse, IMPORT_UPLOAD_URL_SECONDS } from '../../api/schemas/ingest.ts';
+import { AsyncImportDetail, AsyncImportsCommitRequest, AsyncImportsPrepareRequest, AsyncImportsPrepareResponse, IMPORT_UPLOAD_URL_SECONDS } from '../../contract/schemas/ingest.ts';
 import { ingestErrors } from '../../domain/ingest/errors.ts';
 import { ingestImportsProjection } from '../../projections/ingest/imports.ts';
 import { importDetail, supplierOrganization, visibleImport } from '../../queries/ingest/imports.ts';
-import { countUploadUrls } from '../../api/upload-url-limit.ts';
+import { countUploadUrls } from '../../limits/upload-url-limit.ts';
 import { committedKey } from '../../storage/port.ts';
 import { imports } from './handlers.ts';
 

@@ -1,7 +1,7 @@
 // integrations.insert (exchange an access code for an API key) and integrations.remove (uninstall).
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../api/schemas/integrations.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { IntegrationInsertRequest, IntegrationInsertResponse } from '../../contract/schemas/integrations.ts';
 import { clientSecretMatches, getClient } from '../../queries/integrations/integrations.ts';
 import { membership } from '../../queries/identity/identity.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
@@ -42,7 +42,7 @@ export const integrationsInsert = operation({
   async handle(ctx, req) {
     const knex = ctx.services.knex;
     const client = await getClient(knex, req.client_id);
-    if (!client || !clientSecretMatches(client, req.client_secret)) throw integrationsErrors.error('invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret.');
+    if (!client || !clientSecretMatches(client, req.client_secret)) throw ctx.errors.error('invalid_client', 'Client authentication failed: unknown client_id or wrong client_secret.');
     const row = await findAccessCode(knex, req.access_code);
     if (!row || row.client_id !== client.id) throw invalidGrant('it was not issued to this client');
     if (row.used_at !== null) {
@@ -82,7 +82,7 @@ export const integrationsRemove = operation({
   errors: integrationsErrors.list(),
   access: { integration: 'any' },
   async handle(ctx) {
-    if (ctx.auth.kind !== 'integration') throw integrationsErrors.error('unauthenticated', 'An integration API key is required.');
+    if (ctx.auth.kind !== 'integration') throw ctx.errors.error('unauthenticated', 'An integration API key is required.');
     const id = ctx.auth.integrationId;
     const res = await installations.run(ctx, id, { type: 'RemoveIntegration', data: { integration_id: id, reason: 'uninstalled' } }, { orgId: ctx.auth.organizationId });
     await ctx.waitFor(res.position, [integrationsProjection]);

@@ -1,8 +1,8 @@
 // jobs.insert: create a draft repair job, or update / replace one, for the installing organization.
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { type ExternalInsertV1, Job, JobsInsertRequest } from '../../api/schemas/jobs.ts';
+import { type ExternalInsertV1, Job, JobsInsertRequest } from '../../contract/schemas/jobs.ts';
 import { type JobCommand, type JobData, jobDecider } from '../../domain/jobs/job.ts';
 import { normaliseVehicleIdentifier } from '../../domain/vehicles/identifier.ts';
 

@@ -2,8 +2,8 @@
 // at an event, without SQL. Both clear the stored failure; the runner that stopped resumes within a second,
 // in whichever process it runs. The same functions serve the CLI (`core-server projections retry|skip`).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
-import { ProjectionRetryRequest, ProjectionSkipRequest, ProjectionStatusSchema } from '../../api/schemas/platform.ts';
+import { operation } from '../../contract/operation.ts';
+import { ProjectionRetryRequest, ProjectionSkipRequest, ProjectionStatusSchema } from '../../contract/schemas/platform.ts';
 import type { RequestContext } from '../../context.ts';
 import { platformErrors } from '../../domain/platform/errors.ts';
 import { clearFailure, recordSkip, storedFailures } from '../../projections/engine/health.ts';

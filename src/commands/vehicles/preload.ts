@@ -1,7 +1,7 @@
 // vehicles.preload: records vehicle identifiers, one event per distinct vehicle, and queues their assembly lookups.
-import { operation } from '../../api/operation.ts';
-import { Empty } from '../../api/schemas/common.ts';
-import { VehiclesPreloadRequest } from '../../api/schemas/jobs.ts';
+import { operation } from '../../contract/operation.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { VehiclesPreloadRequest } from '../../contract/schemas/jobs.ts';
 import { MAX_PRELOAD_IDENTIFIERS } from '../../domain/vehicles/preload.ts';
 import { integrationCaller } from '../../queries/jobs/jobs.ts';
 import { vehiclePreloads } from '../jobs/handlers.ts';

@@ -8,6 +8,8 @@ const NextActionSchema = z.union([
   z.object({ type: z.literal('redirect'), url: z.string(), return_url: z.string() }),
   z.object({ type: z.literal('display_details'), details: z.record(z.string(), z.string()) }),
 ]);
+/** What the payer must do next, provider-neutral (as the setup events record it). */
+export type NextAction = z.infer<typeof NextActionSchema>;
 const Failure = z.object({ code: z.string(), message: z.string() });
 
 /** A reusable method as stored (brand/last4 or bank and mandate reference; never a full number). */

@@ -6,8 +6,8 @@
 import crypto from 'node:crypto';
 import type { z, ZodType } from 'zod';
 import type { Services } from '../../context.ts';
-import type { JsonOperation } from '../../api/operation.ts';
-import { toErrorResponse } from '../../api/errors.ts';
+import type { JsonOperation } from '../../contract/operation.ts';
+import { toErrorResponse } from '../../http/errors.ts';
 import { ContractViolation } from '../../pipeline/invoke.ts';
 import type { WebSession } from '../web-session.ts';
 

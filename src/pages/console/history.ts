@@ -2,7 +2,7 @@
 // (who, when, why, what changed) and the entity as of a chosen instant, from billing.history.get.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { HISTORY_SUBJECT_TYPES } from '../../api/schemas/billing-history.ts';
+import { HISTORY_SUBJECT_TYPES } from '../../contract/schemas/billing-history.ts';
 import { field, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type Html, html } from '../html.ts';
 import { ops } from '../../areas/operations.ts';

@@ -3,9 +3,9 @@
 import type express from 'express';
 import type { z } from 'zod';
 import type { Services } from '../../context.ts';
-import { type InvoiceDetail, PaymentMethod } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteReason } from '../../api/schemas/billing-credit-notes.ts';
-import type { JsonOperation } from '../../api/operation.ts';
+import { type InvoiceDetail, PaymentMethod } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason } from '../../contract/schemas/billing-credit-notes.ts';
+import type { JsonOperation } from '../../contract/operation.ts';
 import type { ApiProblem, ApiResult, ConsoleApi, RequestOf, WriteOptions } from './api.ts';
 import { parseMoney } from './layout.ts';
 import { ops } from '../../areas/operations.ts';

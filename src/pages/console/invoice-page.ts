@@ -1,7 +1,7 @@
 // The invoice page: figures, lines, payments, credits, notes and files, with a form for every next step.
 import type { z } from 'zod';
-import { InvoiceDetail, PaymentMethod, type Payment } from '../../api/schemas/billing-invoices.ts';
-import { CreditNoteReason, type CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
+import { InvoiceDetail, PaymentMethod, type Payment } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason, type CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html } from '../html.ts';

@@ -2,7 +2,7 @@
 import type express from 'express';
 import type { z } from 'zod';
 import type { Services } from '../../context.ts';
-import { InvoiceStatus, type InvoiceListItem } from '../../api/schemas/billing-invoices.ts';
+import { InvoiceStatus, type InvoiceListItem } from '../../contract/schemas/billing-invoices.ts';
 import { badge, field, formGuard, money, options, qs, sendConsole, table, UUID } from './layout.ts';
 import { type Html, html } from '../html.ts';
 import { ops } from '../../areas/operations.ts';

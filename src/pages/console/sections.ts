@@ -1,18 +1,12 @@
 // Parts shared by the customer and invoice pages: payments and credit rows, and notes with their forms.
-import type express from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../context.ts';
-import type { Payment } from '../../api/schemas/billing-invoices.ts';
-import type { CreditNoteRequestDetail } from '../../api/schemas/billing-credit-notes.ts';
-import { Note } from '../../api/schemas/billing-customers.ts';
-import type { Attachment } from '../../api/schemas/billing-attachments.ts';
-import { badge, formGuard, money, qs, when, UUID } from './layout.ts';
+import type { Payment } from '../../contract/schemas/billing-invoices.ts';
+import type { CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
+import type { Note } from '../../contract/schemas/billing-customers.ts';
+import type { Attachment } from '../../contract/schemas/billing-attachments.ts';
+import { badge, formGuard, money, qs, when } from './layout.ts';
 import { type Html, type SafeHtml, html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
-import { type ConsolePage, consoleRoute } from './route.ts';
-import { customerPage } from './customers.ts';
-import { invoicePage } from './invoice-page.ts';
-import { formProblem } from './invoice-forms.ts';
+import type { ConsolePage } from './route.ts';
 
 
 /** Rows of a payments table. */
@@ -46,7 +40,7 @@ export function creditRows(items: z.output<typeof CreditNoteRequestDetail>[]): H
   ]);
 }
 
-type Subject = { type: 'customer' | 'invoice'; id: string };
+export type Subject = { type: 'customer' | 'invoice'; id: string };
 
 /** The notes of a customer or invoice: each with an edit form (which asks why), and a form to add one. */
 export function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[]): SafeHtml {
@@ -64,48 +58,4 @@ ${list.length ? html`<ul class="notes">${list}</ul>` : html`<p class="muted">No 
 <input type="hidden" name="subject_type" value="${subject.type}"><input type="hidden" name="subject_id" value="${subject.id}">
 <label for="new-note">Add a note</label><textarea id="new-note" name="body" rows="3" required maxlength="10000"></textarea>
 <div class="actions"><button type="submit">Add note</button></div></form></section>`;
-}
-
-// The subject of a submitted note form; the page to go back to is derived from it, never taken from the form as a URL.
-function subjectOf(form: Record<string, string>): Subject | null {
-  const type = form.subject_type;
-  const id = form.subject_id ?? '';
-  return (type === 'customer' || type === 'invoice') && UUID.test(id) ? { type, id } : null;
-}
-
-function pageOf(s: Subject): string {
-  return s.type === 'customer' ? `/console/customers/${s.id}` : `/console/invoices/${s.id}`;
-}
-
-/** Mounts adding and editing notes, and opening an attachment (through its short-lived download URL). */
-export function mountNotes(app: express.Express, services: Services): void {
-  app.get('/console/files/:type/:subject/:id', ...consoleRoute(services, async (p) => {
-    const subject = subjectOf({ subject_type: String(p.req.params.type), subject_id: String(p.req.params.subject) });
-    if (!subject) return void p.res.redirect(303, '/console/customers');
-    const id = String(p.req.params.id);
-    const r = subject.type === 'customer'
-      ? await p.api.call(ops['billing.customers.attachments.get'], { customer_id: subject.id, id })
-      : await p.api.call(ops['billing.invoices.attachments.get'], { invoice_id: subject.id, id });
-    if (r.ok) return void p.res.redirect(303, r.body.url);
-    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
-  }));
-  app.post('/console/notes', ...consoleRoute(services, async (p) => {
-    const subject = subjectOf(p.form);
-    if (!subject) return void p.res.redirect(303, '/console/customers');
-    const r = await p.api.call(ops['billing.notes.insert'], { subject, body: p.form.body ?? '' }, { idempotencyKey: p.form.idem });
-    if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_added`);
-    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
-  }));
-  app.post('/console/notes/:id', ...consoleRoute(services, async (p) => {
-    const subject = subjectOf(p.form);
-    if (!subject) return void p.res.redirect(303, '/console/customers');
-    const reason = (p.form.reason ?? '').trim();
-    if (!reason) {
-      const problem = formProblem('Say why the note changes: the reason is kept in the audit trail.', [{ path: 'reason', message: 'required' }]);
-      return void (await (subject.type === 'customer' ? customerPage(p, subject.id, { status: 400, problem }) : invoicePage(p, subject.id, { status: 400, problem })));
-    }
-    const r = await p.api.call(ops['billing.notes.update'], { id: String(p.req.params.id), body: p.form.body ?? '' }, { idempotencyKey: p.form.idem, reason });
-    if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_saved`);
-    await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
-  }));
 }

@@ -1,6 +1,6 @@
 // billing_payment_method_setups (one per setup) and billing_payment_profiles (one per customer), read by queries/billing/payment-methods.ts.
 import { type PaymentMethodData, type PaymentProfileEvent, type SetupStatus, paymentProfileCodec } from '../../domain/billing/payment-profile.ts';
-import type { NextAction } from '../../payments/port.ts';
+import type { NextAction } from '../../domain/billing/payment-profile.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
 
 /** A stored setup: the billing.PaymentMethodSetupItem body plus the provider's reference. */

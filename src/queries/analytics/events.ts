@@ -1,6 +1,6 @@
 // Reads analytics_events and analytics_daily_counts (written by projections/analytics/events.ts), and their list operations (extensions).
-import { operation } from '../../api/operation.ts';
-import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../api/schemas/analytics.ts';
+import { operation } from '../../contract/operation.ts';
+import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../contract/schemas/analytics.ts';
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { type AnalyticsEventDoc, analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { caughtUp } from '../billing/caught-up.ts';
@@ -48,7 +48,7 @@ export const analyticsCountsList = operation({
   access: 'org_user',
   async handle(ctx, req) {
     const days = (Date.parse(req.to) - Date.parse(req.from)) / 86_400_000;
-    if (days < 0 || days > 366) throw analyticsErrors.error('invalid_period', '`to` must be on or after `from`, at most 366 days later.');
+    if (days < 0 || days > 366) throw ctx.errors.error('invalid_period', '`to` must be on or after `from`, at most 366 days later.');
     await caughtUp(ctx, [analyticsEventsProjection]);
     const q = ctx.services.knex('analytics_daily_counts')
       .where({ organization_id: ctx.auth.organizationId })

@@ -2,8 +2,8 @@
 // explained. The same SQL on PostgreSQL and PGlite: full-text search (english stemming) plus pg_trgm
 // trigram similarity. hca_terms is a search index of the provider's taxonomy, refreshed when its version changes.
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
-import { ExperimentalSearchRequest, ExperimentalSearchResponse } from '../../api/schemas/assemblies.ts';
+import { operation } from '../../contract/operation.ts';
+import { ExperimentalSearchRequest, ExperimentalSearchResponse } from '../../contract/schemas/assemblies.ts';
 import { assembliesErrors } from '../../domain/assemblies/errors.ts';
 import type { HcaNode } from '../../vehicle-data/port.ts';
 import { vehicleData } from '../../vehicle-data/index.ts';

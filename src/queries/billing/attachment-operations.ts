@@ -1,6 +1,6 @@
 // billing.customers.attachments.list/get and billing.invoices.attachments.list/get.
-import { operation } from '../../api/operation.ts';
-import { AttachmentUrlResponse, customerAttachmentSchemas as C, invoiceAttachmentSchemas as I } from '../../api/schemas/billing-attachments.ts';
+import { operation } from '../../contract/operation.ts';
+import { AttachmentUrlResponse, customerAttachmentSchemas as C, invoiceAttachmentSchemas as I } from '../../contract/schemas/billing-attachments.ts';
 import { DOWNLOAD_URL_SECONDS } from '../../domain/billing/attachment-content.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { attachmentUrl, listAttachments } from './attachments.ts';

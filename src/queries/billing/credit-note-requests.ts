@@ -1,9 +1,9 @@
 // billing.credit-note-requests.list, reading billing_credit_note_requests (written by projections/billing/credit-note-requests.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
-import { CreditNoteRequestListRequest, CreditNoteRequestPage } from '../../api/schemas/billing-credit-notes.ts';
+import { CreditNoteRequestListRequest, CreditNoteRequestPage } from '../../contract/schemas/billing-credit-notes.ts';
 import type { CreditNoteRequestDoc } from '../../projections/billing/credit-note-requests.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';

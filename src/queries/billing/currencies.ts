@@ -1,8 +1,8 @@
 // billing.currencies.list: the ISO 4217 table joined with billing_currency_settings (written by projections/billing/currencies.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { CurrencyListItem, CurrencyListRequest } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { CurrencyListItem, CurrencyListRequest } from '../../contract/schemas/billing-catalogue.ts';
 import { billable, isoCurrencies } from '../../domain/billing/currency.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { CurrencySettingDoc } from '../../projections/billing/currencies.ts';

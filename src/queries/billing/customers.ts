@@ -2,10 +2,10 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
 import { documentById, documentByIdSql } from '../document.ts';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
-import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../api/schemas/billing-customers.ts';
+import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListRequest } from '../../contract/schemas/billing-customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';

@@ -2,10 +2,10 @@
 // Owns no table: it reads subscriptions, prices, products, entitlements, overrides and access through their query modules.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole } from '../../context.ts';
-import { EffectiveEntitlements, EffectiveEntitlementsRequest } from '../../api/schemas/billing-entitlements.ts';
+import { EffectiveEntitlements, EffectiveEntitlementsRequest } from '../../contract/schemas/billing-entitlements.ts';
 import { effectiveEntitlements } from '../../domain/billing/entitlement.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { getOrganization } from '../identity/identity.ts';
@@ -60,7 +60,7 @@ export const effectiveEntitlementsGet = operation({
   async handle(ctx, req) {
     const organizationId = req.organization_id ?? ctx.auth.organizationId;
     if (organizationId !== ctx.auth.organizationId && !hasRole(ctx.auth, 'platform_staff')) throw forbidden("Only platform staff read another organization's entitlements.");
-    if (!(await getOrganization(ctx.services.knex, organizationId))) throw billingErrors.error('organization_not_found', `No organization ${organizationId}.`);
+    if (!(await getOrganization(ctx.services.knex, organizationId))) throw ctx.errors.error('organization_not_found', `No organization ${organizationId}.`);
     return effectiveOf(ctx.services.knex, organizationId, ctx.now);
   },
 });

@@ -1,8 +1,8 @@
 // billing.entitlement-overrides.list, reading billing_entitlement_overrides (written by projections/billing/entitlement-overrides.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { EntitlementOverride, EntitlementOverridesListRequest } from '../../api/schemas/billing-entitlements.ts';
+import { operation } from '../../contract/operation.ts';
+import { EntitlementOverride, EntitlementOverridesListRequest } from '../../contract/schemas/billing-entitlements.ts';
 import type { OverrideDoc } from '../../projections/billing/entitlement-overrides.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 

@@ -1,8 +1,8 @@
 // billing.entitlements.list, reading billing_entitlements (written by projections/billing/entitlements.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { Entitlement } from '../../api/schemas/billing-entitlements.ts';
+import { operation } from '../../contract/operation.ts';
+import { Entitlement } from '../../contract/schemas/billing-entitlements.ts';
 import type { EntitlementDoc } from '../../projections/billing/entitlements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 

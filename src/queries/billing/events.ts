@@ -1,9 +1,9 @@
 // billing.events.get and .list, reading billing_events (written by projections/billing/events.ts).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { callerOrg, hasRole } from '../../context.ts';
-import { Uuid } from '../../api/schemas/common.ts';
-import { EventDetailItem, EventListPage, EventListRequest } from '../../api/schemas/billing-events.ts';
+import { Uuid } from '../../contract/schemas/common.ts';
+import { EventDetailItem, EventListPage, EventListRequest } from '../../contract/schemas/billing-events.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
 import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
@@ -23,7 +23,7 @@ export const eventsGet = operation({
   async handle(ctx, id) {
     const row = (await ctx.services.knex('billing_events').where({ id }).first('organization_id', 'staff_only', 'doc')) as { organization_id: string | null; staff_only: boolean; doc: BillingEventDoc } | undefined;
     const staff = hasRole(ctx.auth, 'billing_staff');
-    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw billingErrors.error('event_not_found', `No billing event ${id} in this organization.`);
+    if (!row || !(staff || (!row.staff_only && row.organization_id !== null && canSeeOrganization(ctx, row.organization_id)))) throw ctx.errors.error('event_not_found', `No billing event ${id} in this organization.`);
     return row.doc;
   },
 });

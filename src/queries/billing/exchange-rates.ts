@@ -1,8 +1,8 @@
 // billing.currency-exchange-rates.list, reading billing_exchange_rates (written by projections/billing/exchange-rates.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { CurrencyExchangeRateListItem, CurrencyExchangeRateListRequest } from '../../api/schemas/billing-catalogue.ts';
+import { operation } from '../../contract/operation.ts';
+import { CurrencyExchangeRateListItem, CurrencyExchangeRateListRequest } from '../../contract/schemas/billing-catalogue.ts';
 import type { ExchangeRateDoc } from '../../projections/billing/exchange-rates.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 

@@ -1,7 +1,7 @@
 // billing.history.get: who changed a billing entity, when and why, and what it looked like at any instant,
 // replayed from the event log through the entity's own decider (the log is the audit trail).
-import { operation } from '../../api/operation.ts';
-import { HistoryGetRequest, HistoryGetResponse, type HISTORY_SUBJECT_TYPES } from '../../api/schemas/billing-history.ts';
+import { operation } from '../../contract/operation.ts';
+import { HistoryGetRequest, HistoryGetResponse, type HISTORY_SUBJECT_TYPES } from '../../contract/schemas/billing-history.ts';
 import type { RequestContext } from '../../context.ts';
 import { attachmentDecider } from '../../domain/billing/attachment.ts';
 import { creditNoteRequestDecider } from '../../domain/billing/credit-note-request.ts';
@@ -93,6 +93,7 @@ export const historyGet = operation({
   access: 'billing_staff',
   async handle(ctx, req) {
     const kind = KINDS[req.subject.type];
+    // The code depends on the subject kind: declared above, checked in test runs.
     const missing = () => historyErrors.error(kind.notFound, `No ${req.subject.type.replaceAll('_', ' ')} ${req.subject.id}.`);
     const stream = await kind.stream(ctx, req.subject.id);
     if (!stream) throw missing();

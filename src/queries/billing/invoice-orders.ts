@@ -2,8 +2,8 @@
 // with the usage facts and the invoice's metered lines.
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { type InvoiceOrderDetail, InvoiceOrderDetailListRequest, InvoiceOrderDetailPage } from '../../api/schemas/billing-usage.ts';
+import { operation } from '../../contract/operation.ts';
+import { type InvoiceOrderDetail, InvoiceOrderDetailListRequest, InvoiceOrderDetailPage } from '../../contract/schemas/billing-usage.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine } from '../../domain/billing/invoice-events.ts';
 import type { InvoiceOrderDoc } from '../../projections/billing/invoice-orders.ts';

@@ -1,10 +1,10 @@
 // billing.invoices.get and .list, reading billing_invoices (written by projections/billing/invoices.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
-import { Uuid } from '../../api/schemas/common.ts';
-import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../api/schemas/billing-invoices.ts';
+import { Uuid } from '../../contract/schemas/common.ts';
+import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../contract/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { documentPage } from '../pagination.ts';

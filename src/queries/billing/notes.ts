@@ -1,9 +1,9 @@
 // billing.notes.list, reading billing_notes (written by projections/billing/notes.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import type { RequestContext } from '../../context.ts';
-import { NoteListRequest, NoteListResponse } from '../../api/schemas/billing-customers.ts';
+import { NoteListRequest, NoteListResponse } from '../../contract/schemas/billing-customers.ts';
 import type { NoteDoc } from '../../projections/billing/notes.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';

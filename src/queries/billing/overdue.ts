@@ -1,9 +1,9 @@
 // billing.invoices.overdue-status.get: past-due receivables (statements read model) and access (access read model), through their query modules.
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { callerOrg, hasRole } from '../../context.ts';
 import { isoDate } from '../../clock.ts';
-import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../api/schemas/billing-statements.ts';
+import { InvoiceOverdueStatusRequest, InvoiceOverdueStatusResponse } from '../../contract/schemas/billing-statements.ts';
 import { daysBetween, pastDue, suspensionDate } from '../../domain/billing/access.ts';
 import { accessOf } from './access.ts';
 import { unpaidInvoices } from './statements.ts';

@@ -1,9 +1,9 @@
 // billing.payment-methods.list and the setup reads, over billing_payment_method_setups and billing_payment_profiles (projections/billing/payment-methods.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { PaymentMethodSetupItem, PaymentMethodsListRequest, PaymentMethodsListResponse } from '../../api/schemas/billing-payment-methods.ts';
+import { PaymentMethodSetupItem, PaymentMethodsListRequest, PaymentMethodsListResponse } from '../../contract/schemas/billing-payment-methods.ts';
 import type { ProfileDoc, SetupDoc } from '../../projections/billing/payment-methods.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { canSeeOrganization, visibleCustomer } from './customers.ts';

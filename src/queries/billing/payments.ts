@@ -1,9 +1,9 @@
 // billing.payments.list, reading billing_payments (written by projections/billing/invoices.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 
 import { hasRole, type RequestContext } from '../../context.ts';
-import { PaymentListRequest, PaymentListResponse } from '../../api/schemas/billing-invoices.ts';
+import { PaymentListRequest, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import { documentPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';

@@ -1,8 +1,8 @@
 // billing.prices.get and .list, reading billing_prices (written by projections/billing/prices.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
-import { PriceDetailItem, PriceListPage, PriceListRequest } from '../../api/schemas/billing-catalogue.ts';
-import { Uuid } from '../../api/schemas/common.ts';
+import { operation } from '../../contract/operation.ts';
+import { PriceDetailItem, PriceListPage, PriceListRequest } from '../../contract/schemas/billing-catalogue.ts';
+import { Uuid } from '../../contract/schemas/common.ts';
 import type { PriceDoc } from '../../projections/billing/prices.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

@@ -1,8 +1,8 @@
 // billing.products.get and .list, reading billing_products (written by projections/billing/products.ts).
 import type { Knex } from 'knex';
-import { operation } from '../../api/operation.ts';
-import { ProductDetailItem, ProductListPage, ProductListRequest } from '../../api/schemas/billing-catalogue.ts';
-import { Uuid } from '../../api/schemas/common.ts';
+import { operation } from '../../contract/operation.ts';
+import { ProductDetailItem, ProductListPage, ProductListRequest } from '../../contract/schemas/billing-catalogue.ts';
+import { Uuid } from '../../contract/schemas/common.ts';
 import type { ProductDoc } from '../../projections/billing/products.ts';
 import { documentPage } from '../pagination.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';

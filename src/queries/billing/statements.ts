@@ -2,8 +2,8 @@
 import type { Knex } from 'knex';
 import type { Db } from '../../db.ts';
 import { pooledQuery } from '../../pooled-query.ts';
-import { operation } from '../../api/operation.ts';
-import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../api/schemas/billing-statements.ts';
+import { operation } from '../../contract/operation.ts';
+import { CustomerStatementGetRequest, CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import { type UnpaidInvoice, daysBetween } from '../../domain/billing/access.ts';
 import type { LedgerEntryDoc, ReceivableDoc } from '../../projections/billing/statements.ts';
 import { caughtUp } from './caught-up.ts';
@@ -103,7 +103,7 @@ export const customersStatementGet = operation({
   async handle(ctx, req) {
     await caughtUp(ctx, [billingStatementsProjection]);
     return buildStatement(ctx.services.db, req.customer_id, req.currency ?? null, req.from, req.to, (customer) => {
-      if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw billingErrors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
+      if (!customer || !canSeeOrganization(ctx, customer.organization_id)) throw ctx.errors.error('customer_not_found', `No customer ${req.customer_id} in this organization.`);
     });
   },
 });

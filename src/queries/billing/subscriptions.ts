@@ -1,10 +1,10 @@
 // billing.subscriptions.list, reading billing_subscriptions (written by projections/billing/subscriptions.ts).
 import type { Knex } from 'knex';
 import { z } from 'zod';
-import { operation } from '../../api/operation.ts';
-import { forbidden } from '../../api/errors.ts';
+import { operation } from '../../contract/operation.ts';
+import { forbidden } from '../../domain/errors.ts';
 import { hasRole } from '../../context.ts';
-import { Subscription, SubscriptionListRequest } from '../../api/schemas/billing-entitlements.ts';
+import { Subscription, SubscriptionListRequest } from '../../contract/schemas/billing-entitlements.ts';
 import type { SubscriptionDoc } from '../../projections/billing/subscriptions.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 

@@ -1,7 +1,7 @@
 // billing.invoices.rerate.preview (extension): the orders of a usage invoice rated again under the configuration as
 // known now, compared with how they were invoiced. Writes nothing.
-import { operation } from '../../api/operation.ts';
-import { InvoiceReratePreviewRequest, InvoiceRerateDiff } from '../../api/schemas/billing-usage.ts';
+import { operation } from '../../contract/operation.ts';
+import { InvoiceReratePreviewRequest, InvoiceRerateDiff } from '../../contract/schemas/billing-usage.ts';
 import type { z } from 'zod';
 import { type RatedOrder, rateOrders } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -33,7 +33,7 @@ export const invoicesReratePreview = operation({
   async handle(ctx, req) {
     const invoice = await visibleInvoice(ctx, req.invoice_id);
     const subscriptionId = invoice.lines.find((l) => l.metered)?.metered?.subscription_id;
-    if (!subscriptionId) throw billingErrors.error('invoice_not_metered', 'The invoice has no metered lines: it was not generated from usage.');
+    if (!subscriptionId) throw ctx.errors.error('invoice_not_metered', 'The invoice has no metered lines: it was not generated from usage.');
     const knex = ctx.services.knex;
     // Configuration changed by anyone up to now is what "as known now" means, not a lagging view of it.
     await ctx.waitFor(await ctx.store.lastCommittedPosition(), [billingConfigurationProjection]);

@@ -1,6 +1,6 @@
 // auth.sessions.get: who is calling.
-import { operation } from '../../api/operation.ts';
-import { SessionDetail } from '../../api/schemas/identity.ts';
+import { operation } from '../../contract/operation.ts';
+import { SessionDetail } from '../../contract/schemas/identity.ts';
 import { getOrganization } from './identity.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 
@@ -16,9 +16,9 @@ export const sessionsGet = operation({
   access: 'org_user',
   async handle(ctx) {
     const auth = ctx.auth;
-    if (auth.kind !== 'session') throw identityErrors.error('unauthenticated', 'A session token is required.');
+    if (auth.kind !== 'session') throw ctx.errors.error('unauthenticated', 'A session token is required.');
     const org = await getOrganization(ctx.services.knex, auth.organizationId);
-    if (!org) throw identityErrors.error('unauthenticated', 'The session\'s organization no longer exists.');
+    if (!org) throw ctx.errors.error('unauthenticated', 'The session\'s organization no longer exists.');
     return {
       user: { id: auth.userId, email: auth.email, name: auth.name },
       organization: { id: org.id, name: org.name, kind: org.kind as 'repairer' | 'supplier' | 'platform' },

@@ -1,7 +1,7 @@
 // async-imports.get and sellable-items.list (extensions), on the core API (supplier organizations) and the integrations API (`supplier` scope).
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { AsyncImportDetail, AsyncImportsGetRequest, SellableItemsListRequest, SellableItemsListResponse } from '../../api/schemas/ingest.ts';
+import { AsyncImportDetail, AsyncImportsGetRequest, SellableItemsListRequest, SellableItemsListResponse } from '../../contract/schemas/ingest.ts';
 import { ingestErrors } from '../../domain/ingest/errors.ts';
 import { importDetail, supplierOrganization, visibleImport } from './imports.ts';
 import { listSellableItems } from './sellable-items.ts';

@@ -1,6 +1,6 @@
 // integrations.get: describes the calling integration (which organization its key belongs to, and its scopes).
-import { operation } from '../../api/operation.ts';
-import { IntegrationDetail } from '../../api/schemas/integrations.ts';
+import { operation } from '../../contract/operation.ts';
+import { IntegrationDetail } from '../../contract/schemas/integrations.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { getInstall } from './integrations.ts';
 import { integrationsErrors } from '../../domain/integrations/errors.ts';
@@ -18,11 +18,11 @@ export const integrationsGet = operation({
   errors: integrationsErrors.list(),
   access: { integration: 'any' },
   async handle(ctx) {
-    if (ctx.auth.kind !== 'integration') throw integrationsErrors.error('unauthenticated', 'An integration API key is required.');
+    if (ctx.auth.kind !== 'integration') throw ctx.errors.error('unauthenticated', 'An integration API key is required.');
     const knex = ctx.services.knex;
     const install = await getInstall(knex, ctx.auth.integrationId);
     const org = await getOrganization(knex, ctx.auth.organizationId);
-    if (!install || !org) throw integrationsErrors.error('unauthenticated', 'The integration is no longer installed.');
+    if (!install || !org) throw ctx.errors.error('unauthenticated', 'The integration is no longer installed.');
     return {
       integration_id: install.id,
       client_id: install.client_id,

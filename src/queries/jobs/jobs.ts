@@ -1,9 +1,9 @@
 // jobs.get, reading the jobs table (written by projections/jobs/jobs.ts).
 import type { Knex } from 'knex';
 import type { z } from 'zod';
-import { operation } from '../../api/operation.ts';
+import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
-import { Job, JobsGetRequest, type JobIdentityV1 } from '../../api/schemas/jobs.ts';
+import { Job, JobsGetRequest, type JobIdentityV1 } from '../../contract/schemas/jobs.ts';
 import type { JobDoc } from '../../projections/jobs/jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';
 

@@ -1,6 +1,6 @@
 // sites.list (extension): the repairer sites of the key's organization, so an app can fill `repairer_site_id`.
-import { operation } from '../../api/operation.ts';
-import { SiteListV1 } from '../../api/schemas/jobs.ts';
+import { operation } from '../../contract/operation.ts';
+import { SiteListV1 } from '../../contract/schemas/jobs.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { integrationCaller } from './jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';

@@ -1,6 +1,6 @@
 // platform.health.get: what an operator must act on in the read models, in one answer (the console's health page).
-import { operation } from '../../api/operation.ts';
-import { HealthResponse } from '../../api/schemas/platform.ts';
+import { operation } from '../../contract/operation.ts';
+import { HealthResponse } from '../../contract/schemas/platform.ts';
 import { platformErrors } from '../../domain/platform/errors.ts';
 import { listSkips } from '../../projections/engine/health.ts';
 import { notReady } from '../../read-model-status.ts';

@@ -1,7 +1,7 @@
 // Idempotency-key purge: keys older than 24 h are never replayed (the same key then starts a new request), so their rows,
 // each holding a stored answer, are deleted on every pass of the process that runs the workers (`start`, `work`).
 import type { Worker } from '../worker.ts';
-import { purgeExpiredIdempotencyKeys } from '../../api/idempotency.ts';
+import { purgeExpiredIdempotencyKeys } from '../../pipeline/idempotency.ts';
 
 /** What one pass deleted. */
 export interface IdempotencyPurgeResult {

@@ -1,12 +1,12 @@
 // billing.configuration.relationship-evidence.prepare and .insert: private uploads of PDF or image evidence, shared with
 // billing attachments (same aggregate, object storage port and content check), committed to one relationship.
-import { operation } from '../../../api/operation.ts';
+import { operation } from '../../../contract/operation.ts';
 import {
   RelationshipEvidenceInsertRequest,
   RelationshipEvidenceInsertResponse,
   RelationshipEvidencePrepareRequest,
   RelationshipEvidencePrepareResponse,
-} from '../../../api/schemas/billing-configuration.ts';
+} from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { LogPosition } from '../../../eventstore/port.ts';
 import { billingConfigurationProjection } from '../../../projections/billing/configuration/configuration.ts';

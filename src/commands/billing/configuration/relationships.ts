@@ -1,6 +1,6 @@
 // billing.configuration.relationships.insert (idempotent per pair) and .update (extension: the pre_existing claim and its decision).
-import { operation } from '../../../api/operation.ts';
-import { RelationshipDetail, RelationshipInsertRequest, RelationshipUpdateRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { RelationshipDetail, RelationshipInsertRequest, RelationshipUpdateRequest } from '../../../contract/schemas/billing-configuration.ts';
 import type { RequestContext } from '../../../context.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import { type RelationshipCommand, relationshipIdOf } from '../../../domain/billing/configuration/relationship.ts';
@@ -26,10 +26,10 @@ export const relationshipsInsert = operation({
   request: RelationshipInsertRequest, response: RelationshipDetail, error: 'billing.RelationshipInsertError',
   errors: configurationErrors.list('subscription_not_found', 'subscription_canceled', 'organization_not_found', 'invalid_relationship'), access: 'billing_staff', write: true,
   async handle(ctx, req) {
-    if (req.seller === req.buyer) throw configurationErrors.error('invalid_relationship', 'A relationship needs two different organizations: seller and buyer are the same.');
+    if (req.seller === req.buyer) throw ctx.errors.error('invalid_relationship', 'A relationship needs two different organizations: seller and buyer are the same.');
     const sub = await writableSubscription(ctx, req.subscription_id);
-    if (req.seller !== sub.organization_id) throw configurationErrors.error('invalid_relationship', `The seller must be the subscription's organization (${sub.organization_id}).`);
-    if (!(await getOrganization(ctx.services.knex, req.buyer))) throw configurationErrors.error('organization_not_found', `No organization ${req.buyer}.`);
+    if (req.seller !== sub.organization_id) throw ctx.errors.error('invalid_relationship', `The seller must be the subscription's organization (${sub.organization_id}).`);
+    if (!(await getOrganization(ctx.services.knex, req.buyer))) throw ctx.errors.error('organization_not_found', `No organization ${req.buyer}.`);
     const id = relationshipIdOf(sub.id, req.seller, req.buyer);
     const res = await relationships.run(ctx, id, { type: 'RegisterRelationship', data: { subscription_id: sub.id, organization_id: sub.organization_id, seller: req.seller, buyer: req.buyer } }, { orgId: sub.organization_id });
     await ctx.waitFor(res.position, [billingConfigurationProjection]);

@@ -1,6 +1,6 @@
 // billing.configuration.baselines.insert and .pricing.insert: append or supersede an effective-dated revision (an audit record each).
-import { operation } from '../../../api/operation.ts';
-import { BaselineDetail, BaselineWriteRequest, PricingRevisionDetail, PricingWriteRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { BaselineDetail, BaselineWriteRequest, PricingRevisionDetail, PricingWriteRequest } from '../../../contract/schemas/billing-configuration.ts';
 import { ProjectionLagError, type RequestContext } from '../../../context.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RevisionInput } from '../../../domain/billing/configuration/revisions.ts';
@@ -51,7 +51,7 @@ export const baselinesInsert = operation({
     await ctx.waitFor(res.position, [billingConfigurationProjection]);
     const id = res.events[0]?.data.revision_id ?? input.revision_id;
     const doc = await written(ctx, id);
-    if (doc.kind !== 'baseline') throw configurationErrors.error('invalid_request', `Revision ${id} is not a baseline.`);
+    if (doc.kind !== 'baseline') throw ctx.errors.error('invalid_request', `Revision ${id} is not a baseline.`);
     return baselineBody(doc);
   },
 });
@@ -68,7 +68,7 @@ export const pricingInsert = operation({
     await ctx.waitFor(res.position, [billingConfigurationProjection]);
     const id = res.events[0]?.data.revision_id ?? input.revision_id;
     const doc = await written(ctx, id);
-    if (doc.kind !== 'pricing') throw configurationErrors.error('invalid_request', `Revision ${id} is not a pricing revision.`);
+    if (doc.kind !== 'pricing') throw ctx.errors.error('invalid_request', `Revision ${id} is not a pricing revision.`);
     return pricingBody(doc);
   },
 });

@@ -1,6 +1,6 @@
 // API bodies of stored relationships and revisions (billing.RelationshipDetail, billing.BaselineDetail, billing.PricingRevisionDetail).
 import type { z } from 'zod';
-import type { BaselineDetail, PricingRevisionDetail, RelationshipDetail } from '../../../api/schemas/billing-configuration.ts';
+import type { BaselineDetail, PricingRevisionDetail, RelationshipDetail } from '../../../contract/schemas/billing-configuration.ts';
 import { classify, relationshipAsOf } from '../../../domain/billing/configuration/snapshot.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RelationshipDoc, RevisionDoc } from '../../../projections/billing/configuration/configuration.ts';

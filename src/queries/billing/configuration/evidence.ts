@@ -1,7 +1,7 @@
 // billing.configuration.relationship-evidence.list and .get: committed evidence of one relationship, through the billing attachment reads.
-import { operation } from '../../../api/operation.ts';
-import { AttachmentUrlResponse } from '../../../api/schemas/billing-attachments.ts';
-import { RelationshipEvidenceListRequest, RelationshipEvidenceListResponse, RelationshipEvidenceUrlRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { AttachmentUrlResponse } from '../../../contract/schemas/billing-attachments.ts';
+import { RelationshipEvidenceListRequest, RelationshipEvidenceListResponse, RelationshipEvidenceUrlRequest } from '../../../contract/schemas/billing-configuration.ts';
 import { DOWNLOAD_URL_SECONDS } from '../../../domain/billing/attachment-content.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import { attachmentUrl, listAttachments } from '../attachments.ts';

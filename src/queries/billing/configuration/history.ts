@@ -1,6 +1,6 @@
 // billing.configuration.history.get: newest first, bounded, answerable as of a past instant.
-import { operation } from '../../../api/operation.ts';
-import { ConfigurationHistoryRequest, ConfigurationHistoryResponse } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { ConfigurationHistoryRequest, ConfigurationHistoryResponse } from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { HistoryDoc } from '../../../projections/billing/configuration/configuration.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../../pagination.ts';

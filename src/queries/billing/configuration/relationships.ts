@@ -1,7 +1,7 @@
 // billing.configuration.relationships.list: a subscription's relationships, oldest first, filtered and sliced.
 import { z } from 'zod';
-import { operation } from '../../../api/operation.ts';
-import { RelationshipDetail, RelationshipListRequest } from '../../../api/schemas/billing-configuration.ts';
+import { operation } from '../../../contract/operation.ts';
+import { RelationshipDetail, RelationshipListRequest } from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import type { RelationshipDoc } from '../../../projections/billing/configuration/configuration.ts';
 import { relationshipBody } from './details.ts';
@@ -19,7 +19,7 @@ export const relationshipsList = operation({
     let after: RelationshipDoc | undefined;
     if (req.starting_after) {
       const doc = await relationshipDoc(ctx.services.knex, req.starting_after);
-      if (!doc || doc.subscription_id !== req.subscription_id) throw configurationErrors.error('relationship_not_found', `starting_after: no relationship ${req.starting_after} on this subscription.`);
+      if (!doc || doc.subscription_id !== req.subscription_id) throw ctx.errors.error('relationship_not_found', `starting_after: no relationship ${req.starting_after} on this subscription.`);
       after = doc;
     }
     const docs = await relationshipSlice(ctx.services.knex, req.subscription_id, { limit: req.limit, buyer: req.buyer, claim_status: req.claim_status, after });

@@ -1,11 +1,11 @@
 // billing.configuration.resolve.get and billing.configuration.preview.get: answers from stored configuration, writing nothing.
-import { operation } from '../../../api/operation.ts';
+import { operation } from '../../../contract/operation.ts';
 import {
   ConfigurationPreviewRequest,
   ConfigurationPreviewResponse,
   ConfigurationResolveRequest,
   ConfigurationResolveResponse,
-} from '../../../api/schemas/billing-configuration.ts';
+} from '../../../contract/schemas/billing-configuration.ts';
 import { configurationErrors } from '../../../domain/billing/configuration/errors.ts';
 import { type RatedOrder, rateOrders } from '../../../domain/billing/configuration/rating.ts';
 import { resolve } from '../../../domain/billing/configuration/snapshot.ts';
@@ -72,7 +72,7 @@ export const configurationPreviewGet = operation({
     const seen = new Map<string, number>();
     orders.forEach((o, i) => {
       const first = seen.get(o.order_id);
-      if (first !== undefined) throw configurationErrors.error('invalid_request', 'Sample order ids must be unique.', { issues: [{ path: `samples.${i}.order_id`, message: `${o.order_id} is also sample ${first}` }] });
+      if (first !== undefined) throw ctx.errors.error('invalid_request', 'Sample order ids must be unique.', { issues: [{ path: `samples.${i}.order_id`, message: `${o.order_id} is also sample ${first}` }] });
       seen.set(o.order_id, i);
     });
     // Only the relationships of the samples' pairs (a seller may have thousands); every revision (the timeline needs them).
@@ -80,7 +80,7 @@ export const configurationPreviewGet = operation({
     const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id, { pairs });
     const ratings = rateOrders(snapshot, orders, asOf);
     const issues = ratings.flatMap((r, i) => (r.status === 'unrateable' ? r.reasons.map((why) => ({ path: `samples.${i}`, message: `${r.order_id}: ${why.code}: ${why.message}` })) : []));
-    if (issues.length > 0) throw configurationErrors.error('preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
+    if (issues.length > 0) throw ctx.errors.error('preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
     const items = ratings.filter((r): r is RatedOrder => r.status === 'rated').map(({ status: _status, ...rest }) => rest);
     const totals = new Map<string, { currency: string; amount: number; fee: number }>();
     for (const it of items) {

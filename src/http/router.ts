@@ -3,17 +3,18 @@ import type http from 'node:http';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { newId } from '../ids.ts';
 import { IdSource } from '../ids.ts';
-import { ApiError, toErrorResponse } from './errors.ts';
+import { toErrorResponse } from './errors.ts';
+import { DomainError } from '../domain/errors.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 import type { Auth, Services } from '../context.ts';
-import type { Operation } from './operation.ts';
-import type { Registry } from './registry.ts';
+import type { Operation } from '../contract/operation.ts';
+import type { Registry } from '../contract/registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { docsPage } from './docs.ts';
-import { errorViolation } from './contract.ts';
-import { writeSse } from '../streams/sse.ts';
-import { foreground } from '../streams/foreground.ts';
-import { StreamCaps } from '../streams/stream-caps.ts';
+import { errorViolation } from '../contract/check.ts';
+import { writeSse } from '../http/sse.ts';
+import { foreground } from '../foreground.ts';
+import { StreamCaps } from '../http/stream-caps.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
 import { type Caller, ContractViolation, type Entitled, type InvokeOptions, invoke, prepare } from '../pipeline/invoke.ts';
@@ -123,7 +124,7 @@ export function createHttpApp(
   // The answer to an error thrown before or outside an operation's own handling (body parsing, say).
   function sendError(err: unknown, req: Request, res: Response): void {
     const requestId = res.locals.requestId as string;
-    const status = err instanceof ApiError ? null : bodyErrorStatus(err);
+    const status = err instanceof DomainError ? null : bodyErrorStatus(err);
     if (status) {
       const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_json';
       const message = status === 413 ? 'The request body is larger than 1 MiB.' : status === 415 ? 'The request body must be application/json.' : 'The request body is not valid JSON.';

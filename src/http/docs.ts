@@ -1,5 +1,5 @@
 // The browsable API reference at /docs, rendered on the server from the generated OpenAPI documents.
-import type { Registry } from './registry.ts';
+import type { Registry } from '../contract/registry.ts';
 import { openApiDocument } from './openapi.ts';
 import { html, join, markup } from '../pages/html.ts';
 import { installGuideHtml } from '../pages/install-guide.ts';

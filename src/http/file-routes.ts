@@ -1,7 +1,8 @@
 // HTTP side of the file store: PUT and GET of `/objects/<key>?token=…`, each checked against its signed grant.
 import express, { type Request, type Response } from 'express';
-import { attachmentDisposition, isValidKey } from './port.ts';
-import { type FileObjectStore, OBJECT_ROUTE, TooLargeError } from './file.ts';
+import { newId } from '../ids.ts';
+import { attachmentDisposition, isValidKey } from '../storage/port.ts';
+import { type FileObjectStore, OBJECT_ROUTE, TooLargeError } from '../storage/file.ts';
 
 /** Mounts the signed object routes of `store` on `app`. */
 export function mountFileObjectRoutes(app: express.Express, store: FileObjectStore): void {
@@ -15,8 +16,10 @@ function keyOf(req: Request): string {
   return Array.isArray(raw) ? raw.join('/') : String(raw);
 }
 
+// The service's error body, with the request id the access log carries (a bare app in tests has none: a new one).
 function refuse(res: Response, status: number, code: string, message: string): void {
-  res.status(status).set('Cache-Control', 'no-store').json({ type: 'ObjectError', code, message });
+  const requestId: unknown = res.locals.requestId;
+  res.status(status).set('Cache-Control', 'no-store').json({ type: 'ObjectError', code, message, request_id: typeof requestId === 'string' ? requestId : newId() });
 }
 
 async function upload(store: FileObjectStore, req: Request, res: Response): Promise<void> {

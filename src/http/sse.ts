@@ -1,6 +1,6 @@
 // Writes server-sent events: headers flushed at once, keepalive comments, backpressure respected.
 import type { Response } from 'express';
-import type { SseMessage } from '../api/operation.ts';
+import type { SseMessage } from '../contract/operation.ts';
 
 const KEEPALIVE_MS = 15_000;
 /** Bytes a slow reader may leave unread before we drop it (it resumes with Last-Event-ID). */

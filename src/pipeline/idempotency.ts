@@ -3,7 +3,7 @@ import crypto from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import { IdSource } from '../ids.ts';
-import { ApiError } from './errors.ts';
+import { commonErrors } from '../domain/errors.ts';
 import { canonicalJson } from './canonical-json.ts';
 import { isDatabaseUnavailable } from '../db-errors.ts';
 
@@ -48,7 +48,7 @@ export async function withIdempotency(
   run: (ids: IdSource) => Promise<StoredResponse>,
 ): Promise<StoredResponse & { replayed: boolean }> {
   if (args.key.length < 1 || args.key.length > 255 || !/^[\x21-\x7e]+$/.test(args.key))
-    throw new ApiError(400, 'invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters.');
+    throw commonErrors.error('invalid_idempotency_key', 'Idempotency-Key must be 1-255 visible ASCII characters.');
   const hash = requestHash(args.operation, args.body);
   const now = args.now;
   const leaseUntil = new Date(now.getTime() + LEASE_MS);
@@ -75,7 +75,7 @@ export async function withIdempotency(
   } else {
     const row = (await knex('idempotency_keys').where({ scope: args.scope, key: args.key }).first()) as Row;
     if (row.operation !== args.operation || row.request_hash !== hash)
-      throw new ApiError(422, 'idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
+      throw commonErrors.error('idempotency_key_reused', 'This Idempotency-Key was used with a different request; use a new key.');
     if (row.status_code !== null) return { status: row.status_code, body: row.response, replayed: true };
     const claimed = await knex('idempotency_keys')
       .where({ scope: args.scope, key: args.key })
@@ -84,7 +84,7 @@ export async function withIdempotency(
       .update({ locked_until: leaseUntil })
       .catch(giveBack({ locked_until: leaseUntil }));
     if (claimed !== 1)
-      throw new ApiError(409, 'idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later.', { headers: { 'Retry-After': '1' } });
+      throw commonErrors.error('idempotency_key_in_use', 'A request with this Idempotency-Key is still being processed; retry later.', { headers: { 'Retry-After': '1' } });
     ids = new IdSource(row.seed, new Date(row.created_at).getTime());
   }
   const lease = inserted.length === 1 ? { seed } : { locked_until: leaseUntil };

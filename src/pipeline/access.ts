@@ -1,26 +1,18 @@
-// Reads the bearer token of the Authorization header, and checks an operation's access rule.
-import { ApiError, forbidden } from './errors.ts';
+// Checks an operation's access rule against the caller.
+import { commonErrors, forbidden } from '../domain/errors.ts';
 import { type Auth, hasRole } from '../context.ts';
-import type { Access } from './operation.ts';
-
-/** Extracts the bearer token, or null when there is no Authorization header. */
-export function bearerToken(header: string | undefined): string | null {
-  if (header === undefined || header === '') return null;
-  const token = /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1];
-  if (token === undefined) throw new ApiError(401, 'unauthenticated', 'The authorization header must be "Bearer <token>".');
-  return token;
-}
+import type { Access } from '../contract/operation.ts';
 
 /** Throws 401/403 unless `auth` satisfies `access`. */
 export function checkAccess(access: Access, auth: Auth): void {
   if (access === 'public') return;
   if (typeof access === 'object') {
-    if (auth.kind !== 'integration') throw new ApiError(401, 'unauthenticated', 'This operation needs an integration API key.');
+    if (auth.kind !== 'integration') throw commonErrors.error('unauthenticated', 'This operation needs an integration API key.');
     if (access.integration !== 'any' && !access.integration.some((s) => auth.scopes.includes(s)))
       throw forbidden(`The API key lacks the scope this operation needs (${access.integration.join(' or ')}).`);
     return;
   }
-  if (auth.kind !== 'session') throw new ApiError(401, 'unauthenticated', 'A valid session token is required: authorization: Bearer svc_sess_...');
+  if (auth.kind !== 'session') throw commonErrors.error('unauthenticated', 'A valid session token is required: authorization: Bearer svc_sess_...');
   switch (access) {
     case 'org_user':
       return;

@@ -10,23 +10,6 @@ import { isDatabaseUnavailable } from '../db-errors.ts';
 /** One field-level problem of a rejected request. */
 export type { Issue } from '../domain/errors.ts';
 
-/** An error with an HTTP status and a stable code. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly extra: { issues?: Issue[]; headers?: Record<string, string> } = {},
-  ) {
-    super(message);
-  }
-}
-
-/** 403 for an authenticated caller without the right. */
-export function forbidden(message = 'You do not have access to this operation.'): ApiError {
-  return new ApiError(403, 'forbidden', message);
-}
-
 /** The JSON error body every surface returns. */
 export interface ErrorBody {
   type: string;
@@ -50,7 +33,6 @@ export function zodIssues(err: ZodError): Issue[] {
  */
 export function toErrorResponse(err: unknown, type: string, requestId: string): { status: number; headers: Record<string, string>; body: ErrorBody; internal: boolean; fault?: boolean } {
   const body = (code: string, message: string, issues?: Issue[]): ErrorBody => ({ type, code, message, ...(issues ? { issues } : {}), request_id: requestId });
-  if (err instanceof ApiError) return { status: err.status, headers: err.extra.headers ?? {}, body: body(err.code, err.message, err.extra.issues), internal: false };
   if (err instanceof DomainError) return { status: err.status, headers: err.headers ?? {}, body: body(err.code, err.message, err.issues), internal: false };
   if (err instanceof ZodError) return { status: 400, headers: {}, body: body('invalid_request', 'The request is not valid.', zodIssues(err)), internal: false };
   if (err instanceof WrongExpectedVersionError)

@@ -4,8 +4,8 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import type { Knex } from 'knex';
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Clock } from '../clock.ts';
-import { ApiError } from './errors.ts';
-import { ClockedRateLimiter } from './clocked-rate-limiter.ts';
+import { commonErrors } from '../domain/errors.ts';
+import { ClockedRateLimiter } from '../limits/clocked-rate-limiter.ts';
 
 /** Failed attempts allowed per window (see docs/decisions.md for the figures chosen). */
 export interface AttemptLimitSettings {
@@ -117,7 +117,7 @@ function field(body: unknown, name: string): unknown {
 }
 
 const rateLimited = (retryAfter: number) =>
-  new ApiError(429, 'rate_limited', `Too many failed attempts; retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } });
+  commonErrors.error('rate_limited', `Too many failed attempts; retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } });
 
 /** Operation paths with an attempt guard in front of them (they must go through express's router). */
 export const ATTEMPT_LIMITED_PATHS = ['/api/v1/auth.sessions.insert', '/api/2026-01/integrations.insert'] as const;

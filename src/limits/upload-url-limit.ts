@@ -3,7 +3,7 @@
 import { RateLimiterRes } from 'rate-limiter-flexible';
 import type { Services } from '../context.ts';
 import { ClockedRateLimiter } from './clocked-rate-limiter.ts';
-import { ApiError } from './errors.ts';
+import { commonErrors } from '../domain/errors.ts';
 
 /** The window of the cap, in seconds. */
 const WINDOW_SECONDS = 60;
@@ -19,6 +19,6 @@ export async function countUploadUrls(services: Services, organizationId: string
     // Refused URLs do not count: a smaller prepare may still fit in what is left of the minute.
     await limiter.reward(organizationId, count);
     const retryAfter = Math.max(1, Math.ceil(err.msBeforeNext / 1000));
-    throw new ApiError(429, 'rate_limited', `Too many upload URLs for this organization (at most ${limiter.points} a minute); retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } });
+    throw commonErrors.error('rate_limited', `Too many upload URLs for this organization (at most ${limiter.points} a minute); retry in ${retryAfter} s.`, { headers: { 'Retry-After': String(retryAfter) } });
   }
 }

@@ -1,7 +1,7 @@
 // The `Svc-Reason` header: why the caller makes a change, kept in the metadata of every event the request appends.
 import type { Request } from 'express';
-import { ApiError } from './errors.ts';
-import { textProblem } from './text.ts';
+import { commonErrors } from '../domain/errors.ts';
+import { textProblem } from '../contract/text.ts';
 
 /** Name of the header (case-insensitive, as every HTTP header). */
 export const REASON_HEADER = 'Svc-Reason';
@@ -19,7 +19,7 @@ export const REASON_DOC =
 export function requestReason(req: Request): string | undefined {
   const raw = req.get(REASON_HEADER);
   if (raw === undefined) return undefined;
-  const bad = (message: string) => new ApiError(400, 'invalid_request', `${REASON_HEADER}: ${message}`, { issues: [{ path: REASON_HEADER, message }] });
+  const bad = (message: string) => commonErrors.error('invalid_request', `${REASON_HEADER}: ${message}`, { issues: [{ path: REASON_HEADER, message }] });
   let text: string;
   try {
     text = decodeURIComponent(raw).trim();

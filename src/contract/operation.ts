@@ -17,7 +17,7 @@ export interface SseMessage {
 /** The surface an operation is served on. */
 export type Surface = 'core' | 'integrations';
 
-interface Base<Id extends string, Req extends ZodType | null, A extends Access> {
+interface Base<Id extends string, Req extends ZodType | null, A extends Access, E extends string> {
   id: Id;
   surface: Surface;
   tags: string[];
@@ -28,7 +28,7 @@ interface Base<Id extends string, Req extends ZodType | null, A extends Access> 
   /** Error type name in the spec, e.g. `billing.InvoiceGetError`. */
   error: string;
   /** The codes this operation's errors may carry, from the areas' catalogues (documented in OpenAPI, checked in tests). */
-  errors: ErrorList;
+  errors: ErrorList<E>;
   access: A;
   /** The paid feature this operation belongs to: the caller's organization must have this entitlement in effect (403 entitlement_required); staff are exempt. */
   entitlement?: string;
@@ -42,37 +42,37 @@ interface Base<Id extends string, Req extends ZodType | null, A extends Access> 
 export type Input<Req extends ZodType | null> = Req extends ZodType ? z.output<Req> : undefined;
 
 /** A JSON operation with its types. */
-export interface JsonOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, Res extends ZodType = ZodType, A extends Access = Access>
-  extends Base<Id, Req, A> {
+export interface JsonOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, Res extends ZodType = ZodType, A extends Access = Access, E extends string = string>
+  extends Base<Id, Req, A, E> {
   kind: 'json';
   response: Res;
   /** Extra response headers (e.g. Cache-Control: no-store). */
   headers?: Record<string, string>;
-  handle(ctx: RequestContext<A>, req: Input<Req>): Promise<z.input<Res>>;
+  handle(ctx: RequestContext<A, E>, req: Input<Req>): Promise<z.input<Res>>;
 }
 
 /** A server-sent-event operation with its types. */
-export interface StreamOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, A extends Access = Access> extends Base<Id, Req, A> {
+export interface StreamOperation<Id extends string = string, Req extends ZodType | null = ZodType | null, A extends Access = Access, E extends string = string> extends Base<Id, Req, A, E> {
   kind: 'stream';
   /** Schema of each event's data, for the documentation. */
   response: ZodType;
   /** Validates and prepares before headers are sent (errors here are JSON); then yields events until the client leaves. */
-  open(ctx: RequestContext<A>, req: Input<Req>, lastEventId: string | null): Promise<AsyncIterable<SseMessage>>;
+  open(ctx: RequestContext<A, E>, req: Input<Req>, lastEventId: string | null): Promise<AsyncIterable<SseMessage>>;
 }
 
 /** An operation as the registry and router see it: the defaults erase the types (handlers are methods, so a typed operation is one of these). */
 export type Operation = JsonOperation | StreamOperation;
 
 /** Declares a JSON operation. */
-export function operation<const Id extends string, Req extends ZodType | null, Res extends ZodType, const A extends Access>(
-  def: Omit<JsonOperation<Id, Req, Res, A>, 'kind'>,
-): JsonOperation<Id, Req, Res, A> {
+export function operation<const Id extends string, Req extends ZodType | null, Res extends ZodType, const A extends Access, E extends string>(
+  def: Omit<JsonOperation<Id, Req, Res, A, E>, 'kind'>,
+): JsonOperation<Id, Req, Res, A, E> {
   return { ...def, kind: 'json' };
 }
 
 /** Declares a server-sent-event operation. */
-export function streamOperation<const Id extends string, Req extends ZodType | null, const A extends Access>(
-  def: Omit<StreamOperation<Id, Req, A>, 'kind'>,
-): StreamOperation<Id, Req, A> {
+export function streamOperation<const Id extends string, Req extends ZodType | null, const A extends Access, E extends string>(
+  def: Omit<StreamOperation<Id, Req, A, E>, 'kind'>,
+): StreamOperation<Id, Req, A, E> {
   return { ...def, kind: 'stream' };
 }

@@ -1,6 +1,7 @@
 // OpenAPI 3.1.0 documents generated from the registry: nothing here lists operations by hand.
 import { z, type ZodType } from 'zod';
-import type { Operation } from './operation.ts';
+import type { Operation } from '../contract/operation.ts';
+import { declaredCodes } from '../contract/check.ts';
 import { MAX_REASON, REASON_DOC, REASON_HEADER } from './reason.ts';
 
 /** The tags the interface spec says the API definition declares, with what each groups (the spec gives no purpose for Lookup, Uploads, Orders and OpenBase: said so). */
@@ -123,15 +124,6 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
   };
 }
 
-/** Every code an operation may answer with: its own list plus what the HTTP binding answers for any operation of its kind. */
-export function declaredCodes(op: Operation): string[] {
-  // Any operation may be sent a bad credential (401), even a public one.
-  const codes = [...op.errors, 'invalid_request', 'malformed_json', 'payload_too_large', 'unsupported_media_type', 'internal_error', 'unauthenticated', 'database_unavailable', 'read_model_failed'];
-  if (op.access !== 'public') codes.push('forbidden');
-  if (op.entitlement) codes.push('entitlement_required');
-  if (op.write) codes.push('idempotency_key_reused', 'idempotency_key_in_use', 'invalid_idempotency_key', 'concurrency_conflict', 'stream_unreadable', 'projection_lag');
-  return codes;
-}
 
 /** Access rule in words, for documentation. */
 export function describeAccess(op: Operation): string {
