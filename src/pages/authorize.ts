@@ -5,7 +5,7 @@ import { issueAccessCode } from '../commands/integrations/access-codes.ts';
 import { SCOPE_WORDS, type Scope, isScope } from '../domain/integrations/scopes.ts';
 import type { ClientDoc } from '../projections/integrations/integrations.ts';
 import { getClient } from '../queries/integrations/integrations.ts';
-import { escapeHtml } from './html.ts';
+import { html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
@@ -102,20 +102,20 @@ function consentPage(res: Response, services: Services, session: WebSession, c: 
   const orgName = org?.name ?? 'your organization';
   const role = session.auth.membershipRole;
   const mayInstall = role === 'owner' || role === 'admin';
-  const hidden = (name: string, value: string) => `<input type="hidden" name="${name}" value="${escapeHtml(value)}">`;
-  const appName = escapeHtml(c.client.name);
+  const hidden = (name: string, value: string) => html`<input type="hidden" name="${name}" value="${value}">`;
+  const appName = c.client.name;
   const target = new URL(c.redirectUrl);
-  const body = `<h1>Install ${appName}?</h1>
+  const body = html`<h1>Install ${appName}?</h1>
 <div class="card">
-<p><strong>${appName}</strong> asks to connect to <strong>${escapeHtml(orgName)}</strong>. It will be able to:</p>
-<ul class="scopes">${scopes.map((s) => `<li><strong>${escapeHtml(s)}</strong>: ${escapeHtml(SCOPE_WORDS[s])}</li>`).join('')}</ul>
-<p>The API key will belong to the organization <strong>${escapeHtml(orgName)}</strong>, not to you, and keeps working until the app is removed.</p>
-<p class="muted">Signed in as ${escapeHtml(session.auth.email)}. After your choice you go back to ${escapeHtml(target.host)}.</p>
-${mayInstall ? '' : `<p class="notice" role="alert">Only owners and admins of ${escapeHtml(orgName)} may install apps. Your role is ${escapeHtml(role ?? 'none')}. Ask an owner or admin to install ${appName}${orgs.length > 1 ? ', or switch to another organization below' : ''}.</p>`}
+<p><strong>${appName}</strong> asks to connect to <strong>${orgName}</strong>. It will be able to:</p>
+<ul class="scopes">${scopes.map((s) => html`<li><strong>${s}</strong>: ${SCOPE_WORDS[s]}</li>`)}</ul>
+<p>The API key will belong to the organization <strong>${orgName}</strong>, not to you, and keeps working until the app is removed.</p>
+<p class="muted">Signed in as ${session.auth.email}. After your choice you go back to ${target.host}.</p>
+${mayInstall ? '' : html`<p class="notice" role="alert">Only owners and admins of ${orgName} may install apps. Your role is ${role ?? 'none'}. Ask an owner or admin to install ${appName}${orgs.length > 1 ? ', or switch to another organization below' : ''}.</p>`}
 <form method="post" action="${AUTHORIZE_PATH}">
-${hidden('client_id', c.client.id)}${hidden('redirect_url', c.redirectUrl)}${hidden('state', c.state ?? '')}${hidden('scopes', scopes.join(','))}${codeChallenge ? hidden('code_challenge', codeChallenge) + hidden('code_challenge_method', 'S256') : ''}${hidden('csrf', csrfToken(session))}
+${hidden('client_id', c.client.id)}${hidden('redirect_url', c.redirectUrl)}${hidden('state', c.state ?? '')}${hidden('scopes', scopes.join(','))}${codeChallenge ? [hidden('code_challenge', codeChallenge), hidden('code_challenge_method', 'S256')] : ''}${hidden('csrf', csrfToken(session))}
 <div class="actions">
-${mayInstall ? '<button type="submit" name="decision" value="allow">Allow</button>' : ''}
+${mayInstall ? html`<button type="submit" name="decision" value="allow">Allow</button>` : ''}
 <button type="submit" name="decision" value="deny" class="secondary">Deny</button>
 </div>
 </form>
@@ -148,7 +148,7 @@ export function mountAuthorize(app: express.Express, services: Services): void {
     const { scopes, codeChallenge } = valid;
     const session = await currentSession(req, services);
     const pkce: Record<string, string> = codeChallenge ? { code_challenge: codeChallenge, code_challenge_method: 'S256' } : {};
-    const again = `${AUTHORIZE_PATH}?${new URLSearchParams({ client_id: checked.client.id, state: checked.state ?? '', scopes: scopes.join(','), redirect_url: checked.redirectUrl, ...pkce })}`;
+    const again = `${AUTHORIZE_PATH}?${new URLSearchParams({ client_id: checked.client.id, state: checked.state ?? '', scopes: scopes.join(','), redirect_url: checked.redirectUrl, ...pkce }).toString()}`;
     if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(again)}`);
     if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Nothing was installed', 'The form expired or did not come from this page. Go back to the application and start the installation again.');
     if (body.decision === 'deny') return void res.redirect(303, backToApp(checked.redirectUrl, { error: 'access_denied', state: checked.state }));

@@ -1,11 +1,11 @@
 // The "installing an app" guide shown on /docs above the integrations operations: all a third-party developer needs.
 import { SCOPES, SCOPE_WORDS } from '../domain/integrations/scopes.ts';
-import { escapeHtml } from './html.ts';
+import { type SafeHtml, html } from './html.ts';
 
 /** HTML of the guide (URLs written as `{app_url}` / `{integrations_url}`, the service's public URLs). */
-export function installGuideHtml(): string {
-  const scopes = SCOPES.map((s) => `<li><code>${s}</code>: ${escapeHtml(SCOPE_WORDS[s])}</li>`).join('');
-  return `<h3>Installing your app</h3>
+export function installGuideHtml(): SafeHtml {
+  const scopes = SCOPES.map((s) => html`<li><code>${s}</code>: ${SCOPE_WORDS[s]}</li>`);
+  return html`<h3>Installing your app</h3>
 <ol>
 <li><strong>Register.</strong> The operator runs <code>core-server admin client create --name "Your App" --redirect-url https://your.app/callback --scopes repairer</code>
 and gives you <code>client_id</code> and <code>client_secret</code> (<code>svc_secret_...</code>, shown once; keep it on your server).

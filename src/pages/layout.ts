@@ -1,19 +1,19 @@
 // The page frame of every server-rendered page, its stylesheet, and the security headers pages send.
 import type { Response } from 'express';
-import { escapeHtml } from './html.ts';
+import { type SafeHtml, html, markup } from './html.ts';
 
 /** Path of the one stylesheet (served by pages/index.ts; CSP allows only 'self' styles). */
 export const STYLESHEET = '/assets/app.css';
 
-/** A complete HTML document. `body` is already-escaped HTML. */
-export function layout(title: string, body: string): string {
-  return `<!doctype html>
+/** A complete HTML document around `body`. */
+export function layout(title: string, body: SafeHtml): SafeHtml {
+  return html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(title)} · core-server</title>
+<title>${title} · core-server</title>
 <link rel="stylesheet" href="${STYLESHEET}">
 </head>
 <body>
@@ -39,15 +39,15 @@ export function pageHeaders(res: Response, formTargets: string[] = []): void {
 }
 
 /** Sends a page with its status and headers. */
-export function sendPage(res: Response, status: number, title: string, body: string, formTargets: string[] = []): void {
+export function sendPage(res: Response, status: number, title: string, body: SafeHtml, formTargets: string[] = []): void {
   pageHeaders(res, formTargets);
-  res.status(status).type('html').send(layout(title, body));
+  res.status(status).type('html').send(markup(layout(title, body)));
 }
 
 /** An error page: says what went wrong and never redirects; `code` (the error code, for scripts and tests) is the alert's data-code. */
 export function sendErrorPage(res: Response, status: number, title: string, message: string, code?: string): void {
-  const data = code ? ` data-code="${escapeHtml(code)}"` : '';
-  sendPage(res, status, title, `<h1>${escapeHtml(title)}</h1><p role="alert"${data}>${escapeHtml(message)}</p><p><a href="/">Go to the start page</a></p>`);
+  const data = code ? html` data-code="${code}"` : '';
+  sendPage(res, status, title, html`<h1>${title}</h1><p role="alert"${data}>${message}</p><p><a href="/">Go to the start page</a></p>`);
 }
 
 /** The stylesheet: readable on a phone and a desktop, no framework. */

@@ -5,7 +5,7 @@ import type { Services } from '../context.ts';
 import { createSession, revokeSession } from '../commands/identity/identity.ts';
 import { findUserByEmail, getOrganization, membership, membershipsOf } from '../queries/identity/identity.ts';
 import { passwordMatches } from '../commands/identity/credentials.ts';
-import { escapeHtml } from './html.ts';
+import { type SafeHtml, html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import {
   type WebSession,
@@ -40,16 +40,14 @@ export async function organizationsOf(services: Services, userId: string): Promi
 }
 
 /** The organization switcher: a form that opens a new session in another organization, then returns to `returnTo`. */
-export function orgSwitcher(session: WebSession, orgs: OrgChoice[], returnTo: string): string {
-  if (orgs.length < 2) return '';
-  const options = orgs
-    .map((o) => `<option value="${escapeHtml(o.id)}"${o.id === session.auth.organizationId ? ' selected' : ''}>${escapeHtml(o.name)} (${escapeHtml(o.role)})</option>`)
-    .join('');
-  return `<form method="post" action="/auth/organization" class="card">
+export function orgSwitcher(session: WebSession, orgs: OrgChoice[], returnTo: string): SafeHtml {
+  if (orgs.length < 2) return html``;
+  const options = orgs.map((o) => html`<option value="${o.id}"${o.id === session.auth.organizationId ? html` selected` : ''}>${o.name} (${o.role})</option>`);
+  return html`<form method="post" action="/auth/organization" class="card">
 <label for="organization_id">Organization</label>
 <select id="organization_id" name="organization_id">${options}</select>
-<input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}">
-<input type="hidden" name="return_to" value="${escapeHtml(returnTo)}">
+<input type="hidden" name="csrf" value="${csrfToken(session)}">
+<input type="hidden" name="return_to" value="${returnTo}">
 <div class="actions"><button type="submit" class="secondary">Switch organization</button></div>
 </form>`;
 }
@@ -59,16 +57,16 @@ function loginForm(res: Response, services: Services, opts: { returnTo: string; 
   const token = crypto.randomBytes(24).toString('base64url');
   setCookie(res, services, name, token, 3600);
   const installing = opts.returnTo.startsWith('/auth/integration/authorize?');
-  sendPage(res, opts.status ?? 200, 'Sign in', `<h1>Sign in</h1>
-${installing ? '<p>Sign in to continue installing an app; you come back to its installation page afterwards.</p>' : ''}
+  sendPage(res, opts.status ?? 200, 'Sign in', html`<h1>Sign in</h1>
+${installing ? html`<p>Sign in to continue installing an app; you come back to its installation page afterwards.</p>` : ''}
 <form method="post" action="/auth/login" class="card">
-${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}
+${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 <label for="email">Email</label>
-<input id="email" name="email" type="email" autocomplete="username" required value="${escapeHtml(opts.email ?? '')}">
+<input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
 <label for="password">Password</label>
 <input id="password" name="password" type="password" autocomplete="current-password" required>
-<input type="hidden" name="csrf" value="${escapeHtml(token)}">
-<input type="hidden" name="return_to" value="${escapeHtml(opts.returnTo)}">
+<input type="hidden" name="csrf" value="${token}">
+<input type="hidden" name="return_to" value="${opts.returnTo}">
 <div class="actions"><button type="submit">Sign in</button></div>
 </form>`);
 }
@@ -88,15 +86,15 @@ export function mountLogin(app: express.Express, services: Services): void {
   app.get('/', async (req, res) => {
     const session = await currentSession(req, services);
     if (!session) {
-      sendPage(res, 200, 'core-server', `<h1>core-server</h1><div class="card"><p>You are not signed in.</p><p><a href="/auth/login">Sign in</a> · <a href="/docs">API reference</a></p></div>`);
+      sendPage(res, 200, 'core-server', html`<h1>core-server</h1><div class="card"><p>You are not signed in.</p><p><a href="/auth/login">Sign in</a> · <a href="/docs">API reference</a></p></div>`);
       return;
     }
     const orgs = await organizationsOf(services, session.auth.userId);
     const current = orgs.find((o) => o.id === session.auth.organizationId);
-    sendPage(res, 200, 'core-server', `<h1>core-server</h1>
-<div class="card"><p>Signed in as <strong>${escapeHtml(session.auth.email)}</strong> in <strong>${escapeHtml(current?.name ?? 'an organization')}</strong>${current ? ` (${escapeHtml(current.role)})` : ''}.</p>
-<p>${session.auth.platformRoles.length ? '<a href="/console">Billing console</a> · ' : ''}<a href="/docs">API reference</a></p>
-<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}"><button type="submit" class="secondary">Sign out</button></form></div>
+    sendPage(res, 200, 'core-server', html`<h1>core-server</h1>
+<div class="card"><p>Signed in as <strong>${session.auth.email}</strong> in <strong>${current?.name ?? 'an organization'}</strong>${current ? ` (${current.role})` : ''}.</p>
+<p>${session.auth.platformRoles.length ? html`<a href="/console">Billing console</a> · ` : ''}<a href="/docs">API reference</a></p>
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${csrfToken(session)}"><button type="submit" class="secondary">Sign out</button></form></div>
 ${orgSwitcher(session, orgs, '/')}`);
   });
 

@@ -19,7 +19,7 @@ import { customerOfOrganization } from '../queries/billing/customers.ts';
 import { getInvoiceDoc } from '../queries/billing/invoices.ts';
 import { getProfileDoc } from '../queries/billing/payment-methods.ts';
 import { unpaidInvoices } from '../queries/billing/statements.ts';
-import { escapeHtml } from './html.ts';
+import { html, join } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
@@ -75,7 +75,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
   if (!customer || customer.id !== id) {
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
     const orgs = await organizationsOf(services, session.auth.userId);
-    sendPage(res, 404, 'Not found', `<h1>Not found</h1><p role="alert">This payment page is not one of the organization you are signed in to.</p>${orgSwitcher(session, orgs, returnTo)}`);
+    sendPage(res, 404, 'Not found', html`<h1>Not found</h1><p role="alert">This payment page is not one of the organization you are signed in to.</p>${orgSwitcher(session, orgs, returnTo)}`);
     return null;
   }
   return { session, customer };
@@ -97,53 +97,52 @@ async function listPage(res: Response, services: Services, session: WebSession, 
   const profile = await getProfileDoc(services.knex, customer.id);
   const methods = profile?.methods ?? [];
   const preferred = profile?.default_payment_method_id ?? null;
-  const csrf = escapeHtml(csrfToken(session));
+  const csrf = csrfToken(session);
   const today = services.clock.now().toISOString().slice(0, 10);
   const cards = invoices.map((inv) => {
-    const choices = [
-      ...methods.map((m) => `<label><input type="radio" name="method" value="${escapeHtml(m.id)}"${m.id === preferred ? ' checked' : ''}> ${escapeHtml(methodLabel(m))}</label>`),
-      `<label><input type="radio" name="method" value="new"${preferred ? '' : ' checked'}> A new card (on the sandbox provider's page)</label>`,
-    ].join('\n');
-    const overdue = inv.due_date < today ? ' <strong class="error">past due</strong>' : '';
-    const amount = escapeHtml(formatMoney(inv.amount_remaining, inv.currency));
-    return `<form method="post" action="${payPath(customer.id)}" class="card" data-invoice="${escapeHtml(inv.invoice_id)}">
-<h2>${escapeHtml(inv.number ?? 'Invoice')}</h2>
-<p>Due ${escapeHtml(inv.due_date)}${overdue}. Still owed: <strong>${amount}</strong>.</p>
+    const choices = join([
+      ...methods.map((m) => html`<label><input type="radio" name="method" value="${m.id}"${m.id === preferred ? html` checked` : ''}> ${methodLabel(m)}</label>`),
+      html`<label><input type="radio" name="method" value="new"${preferred ? '' : html` checked`}> A new card (on the sandbox provider's page)</label>`,
+    ], '\n');
+    const overdue = inv.due_date < today ? html` <strong class="error">past due</strong>` : '';
+    const amount = formatMoney(inv.amount_remaining, inv.currency);
+    return html`<form method="post" action="${payPath(customer.id)}" class="card" data-invoice="${inv.invoice_id}">
+<h2>${inv.number ?? 'Invoice'}</h2>
+<p>Due ${inv.due_date}${overdue}. Still owed: <strong>${amount}</strong>.</p>
 <fieldset><legend>Pay with</legend>
 ${choices}
 </fieldset>
 <input type="hidden" name="csrf" value="${csrf}">
-<input type="hidden" name="invoice_id" value="${escapeHtml(inv.invoice_id)}">
-<input type="hidden" name="attempt_id" value="${escapeHtml(newId())}">
+<input type="hidden" name="invoice_id" value="${inv.invoice_id}">
+<input type="hidden" name="attempt_id" value="${newId()}">
 <div class="actions"><button type="submit">Pay ${amount}</button></div>
 </form>`;
   });
-  const body = cards.length ? cards.join('\n') : '<p class="notice" id="nothing-owed">Nothing to pay: every invoice is settled.</p>';
-  sendPage(res, 200, 'Pay your invoices', `<h1>Pay your invoices</h1>
-<p>${escapeHtml(customer.name)}. Payments go through the sandbox payment provider: no real money moves.</p>
+  const body = cards.length ? join(cards, '\n') : html`<p class="notice" id="nothing-owed">Nothing to pay: every invoice is settled.</p>`;
+  sendPage(res, 200, 'Pay your invoices', html`<h1>Pay your invoices</h1>
+<p>${customer.name}. Payments go through the sandbox payment provider: no real money moves.</p>
 ${body}`, formTargets(services));
 }
 
 function resultPage(res: Response, customerId: string, state: PaymentAttemptState, invoiceNumber: string): void {
-  const back = `<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`;
-  const number = escapeHtml(invoiceNumber);
-  const amount = state.started ? escapeHtml(formatMoney(state.started.amount, state.started.currency)) : '';
+  const back = html`<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`;
+  const amount = state.started ? formatMoney(state.started.amount, state.started.currency) : '';
   if (state.status === 'succeeded' && state.applied)
-    return sendPage(res, 200, 'Payment received', `<h1>Payment received</h1><p role="status">${amount} was paid on ${number}. Thank you.</p>${back}`);
+    return sendPage(res, 200, 'Payment received', html`<h1>Payment received</h1><p role="status">${amount} was paid on ${invoiceNumber}. Thank you.</p>${back}`);
   if (state.status === 'succeeded')
-    return sendPage(res, 200, 'Payment received', `<h1>Payment received</h1><p role="status">${amount} was charged, but ${number} had already been settled meanwhile. Billing staff will refund it.</p>${back}`);
+    return sendPage(res, 200, 'Payment received', html`<h1>Payment received</h1><p role="status">${amount} was charged, but ${invoiceNumber} had already been settled meanwhile. Billing staff will refund it.</p>${back}`);
   if (state.status === 'failed') {
-    const why = escapeHtml(state.failure?.message ?? 'The payment failed.');
-    return sendPage(res, 200, 'Payment declined', `<h1>Payment declined</h1><p role="alert">${why} Nothing was charged and ${number} is still open. Try another card or payment method.</p>${back}`);
+    const why = state.failure?.message ?? 'The payment failed.';
+    return sendPage(res, 200, 'Payment declined', html`<h1>Payment declined</h1><p role="alert">${why} Nothing was charged and ${invoiceNumber} is still open. Try another card or payment method.</p>${back}`);
   }
-  sendPage(res, 200, 'Payment processing', `<h1>Payment processing</h1><p role="status">The payment provider has not confirmed the payment of ${amount} on ${number} yet. Reload this page in a moment.</p>${back}`);
+  sendPage(res, 200, 'Payment processing', html`<h1>Payment processing</h1><p role="status">The payment provider has not confirmed the payment of ${amount} on ${invoiceNumber} yet. Reload this page in a moment.</p>${back}`);
 }
 
 // Another charge of the invoice is in flight (issue 26): nothing was charged; the page says so, and links to it when it is the page's own.
 function inProgressPage(res: Response, customerId: string, invoiceNumber: string, err: DomainError): void {
   const attempt = err.details?.started_by === 'payment_page' && typeof err.details.attempt_id === 'string' ? err.details.attempt_id : null;
-  const how = attempt ? `<p><a href="${payPath(customerId)}/attempts/${escapeHtml(attempt)}">See that payment</a></p>` : '<p>Automatic collection is charging your saved payment method.</p>';
-  sendPage(res, 409, 'Payment in progress', `<h1>Payment in progress</h1><p role="alert" data-code="payment_in_progress">A payment of ${escapeHtml(invoiceNumber)} is already in progress, so nothing was charged now. Wait for its outcome before paying again.</p>${how}<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`);
+  const how = attempt ? html`<p><a href="${payPath(customerId)}/attempts/${attempt}">See that payment</a></p>` : html`<p>Automatic collection is charging your saved payment method.</p>`;
+  sendPage(res, 409, 'Payment in progress', html`<h1>Payment in progress</h1><p role="alert" data-code="payment_in_progress">A payment of ${invoiceNumber} is already in progress, so nothing was charged now. Wait for its outcome before paying again.</p>${how}<p><a href="${payPath(customerId)}">Back to your invoices</a></p>`);
 }
 
 function field(body: unknown, name: string): string {

@@ -10,6 +10,8 @@ import { ops } from '../support/ops.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { overdueWorker } from '../../src/workers/billing/overdue.ts';
 import { settle } from '../support/settle.ts';
+import { ConsoleApi } from '../../src/pages/console/api.ts';
+import { sessionAuth } from '../../src/queries/identity/identity.ts';
 
 for (const backend of backends()) {
   describe(`one operation pipeline for every surface (${backend})`, () => {
@@ -53,6 +55,20 @@ for (const backend of backends()) {
       const page = await web.get('/console/health');
       expect(page.status).to.equal(403);
       expect(page.html).to.not.contain('billing.customers');
+    });
+
+    it('lets the console call only the declarations the service registered, with the signed-in person as caller', async () => {
+      const s = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
+      const acme = await billedOrg(svc);
+      const auth = await sessionAuth(svc.app.knex, s.token, clock.now());
+      if (auth?.kind !== 'session') throw new Error('no session');
+      const api = new ConsoleApi(svc.app, { auth, token: s.token }, 'console-request-1');
+      const found = await api.call(ops['billing.customers.get'], { id: acme.customerId });
+      expect(found.ok ? found.body.id : found.problem).to.equal(acme.customerId);
+      // An object that looks like a registered declaration (same id, another handler) is not called.
+      const lookalike = { ...ops['billing.customers.get'], handle: () => Promise.reject(new Error('the look-alike ran')) };
+      const refused = await api.call(lookalike, { id: acme.customerId });
+      expect(refused.ok ? refused.body : refused.problem).to.include({ status: 404, code: 'unknown_operation' });
     });
 
     it('leaves no event in the log without a correlation or causation id, whoever appended it', async () => {

@@ -1,19 +1,14 @@
 // Billing configuration of one subscription: relationships with their claims, evidence and decisions, baseline and
 // pricing revisions on a timeline, forms for new revisions, and resolve and preview, all on the configuration operations.
 import type express from 'express';
-import { z } from 'zod';
 import type { Services } from '../../context.ts';
-import {
-  BaselineDetail, ConfigurationHistoryResponse, ConfigurationPreviewResponse, ConfigurationResolveResponse, PricingRevisionDetail, RelationshipDetail,
-  RelationshipEvidenceListResponse,
-} from '../../contract/schemas/billing-configuration.ts';
-import { AttachmentUrlResponse } from '../../contract/schemas/billing-attachments.ts';
 import type { ApiProblem } from './api.ts';
-import { UUID, badge, esc, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
+import { UUID, badge, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
+import { type SafeHtml, html, join } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem } from './invoice-forms.ts';
 
-const Relationships = z.array(RelationshipDetail);
 const BASE = '/console/configuration';
 
 /** Mounts the configuration page, its forms and evidence downloads. */
@@ -25,9 +20,9 @@ export function mountConfiguration(app: express.Express, services: Services): vo
   app.post(`${BASE}/:subscription/resolve`, ...consoleRoute(services, resolve));
   app.post(`${BASE}/:subscription/preview`, ...consoleRoute(services, preview));
   app.get(`${BASE}/evidence/:relationship/:id`, ...consoleRoute(services, async (p) => {
-    const r = await p.api.call('billing.configuration.relationship-evidence.get', { relationship_id: String(p.req.params.relationship), id: String(p.req.params.id) }, AttachmentUrlResponse);
+    const r = await p.api.call(ops['billing.configuration.relationship-evidence.get'], { relationship_id: String(p.req.params.relationship), id: String(p.req.params.id) });
     if (r.ok) return void p.res.redirect(303, r.body.url);
-    sendConsole(p.res, p.session, r.problem.status, { title: 'Evidence', section: 'configuration', problem: r.problem, body: '<h1>Evidence</h1>' });
+    sendConsole(p.res, p.session, r.problem.status, { title: 'Evidence', section: 'configuration', problem: r.problem, body: html`<h1>Evidence</h1>` });
   }));
 }
 
@@ -35,7 +30,7 @@ export function mountConfiguration(app: express.Express, services: Services): vo
 interface Extra {
   status?: number;
   problem?: ApiProblem | null;
-  answer?: string;
+  answer?: SafeHtml;
 }
 
 function subscriptionOf(p: ConsolePage): string {
@@ -54,61 +49,61 @@ function instant(v: string | undefined): string | undefined {
 }
 
 function range(from: string, to: string | null): string {
-  return `${esc(from.slice(0, 10))} → ${to ? esc(to.slice(0, 10)) : 'open-ended'}`;
+  return `${from.slice(0, 10)} → ${to ? to.slice(0, 10) : 'open-ended'}`;
 }
 
 async function configurationPage(p: ConsolePage, extra: Extra = {}): Promise<void> {
   const sub = subscriptionOf(p);
-  const pick = `<form method="get" action="${BASE}" class="card filters"><div class="grid">
-${field('subscription_id', 'Subscription id', `<input id="subscription_id" name="subscription_id" required value="${esc(sub)}" size="38">`)}
+  const pick = html`<form method="get" action="${BASE}" class="card filters"><div class="grid">
+${field('subscription_id', 'Subscription id', html`<input id="subscription_id" name="subscription_id" required value="${sub}" size="38">`)}
 </div><div class="actions"><button type="submit">Open</button></div></form>`;
-  if (!sub) return void sendConsole(p.res, p.session, extra.status ?? 200, { title: 'Configuration', section: 'configuration', problem: extra.problem, body: `<h1>Configuration</h1>${pick}` });
+  if (!sub) return void sendConsole(p.res, p.session, extra.status ?? 200, { title: 'Configuration', section: 'configuration', problem: extra.problem, body: html`<h1>Configuration</h1>${pick}` });
   const [rels, hist] = await Promise.all([
-    p.api.call('billing.configuration.relationships.list', { subscription_id: sub }, Relationships),
-    p.api.call('billing.configuration.history.get', { subscription_id: sub, limit: 100 }, ConfigurationHistoryResponse),
+    p.api.call(ops['billing.configuration.relationships.list'], { subscription_id: sub }),
+    p.api.call(ops['billing.configuration.history.get'], { subscription_id: sub, limit: 100 }),
   ]);
   const problem = extra.problem ?? (rels.ok ? null : rels.problem) ?? (hist.ok ? null : hist.problem);
   const relationships = rels.ok ? rels.body : [];
-  const evidence = await Promise.all(relationships.map((r) => (r.evidence_count ? p.api.call('billing.configuration.relationship-evidence.list', { relationship_id: r.id, limit: 50 }, RelationshipEvidenceListResponse) : null)));
+  const evidence = await Promise.all(relationships.map((r) => (r.evidence_count ? p.api.call(ops['billing.configuration.relationship-evidence.list'], { relationship_id: r.id, limit: 50 }) : null)));
   const relRows = relationships.map((r, i) => {
     const ev = evidence[i];
-    const files = ev && ev.ok ? ev.body.items.map((f) => `<a href="${BASE}/evidence/${esc(r.id)}/${esc(f.id)}">${esc(f.filename)}</a>`).join('<br>') : '';
-    const claims = r.claims.map((c) => `<li>${badge(c.status)} ${esc(c.reason ?? '')} <span class="muted">${esc(c.actor.type)} ${when(c.recorded_at)}</span></li>`).join('');
+    const files = ev && ev.ok && ev.body.items.length ? join(ev.body.items.map((f) => html`<a href="${BASE}/evidence/${r.id}/${f.id}">${f.filename}</a>`), html`<br>`) : null;
+    const claims = r.claims.map((c) => html`<li>${badge(c.status)} ${c.reason ?? ''} <span class="muted">${c.actor.type} ${when(c.recorded_at)}</span></li>`);
     const decide = r.claim_status === 'claimed'
-      ? ['accept_claim', 'reject_claim'].map((d) => `<form method="post" action="${BASE}/${esc(sub)}/relationships/${esc(r.id)}/${d}">${formGuard(p.session)}
-<label for="${d}-${esc(r.id)}">Reason to ${d === 'accept_claim' ? 'accept' : 'reject'}</label><input id="${d}-${esc(r.id)}" name="reason" required maxlength="1000">
-<div class="actions"><button type="submit"${d === 'reject_claim' ? ' class="danger"' : ''}>${d === 'accept_claim' ? 'Accept claim' : 'Reject claim'}</button></div></form>`).join('')
+      ? ['accept_claim', 'reject_claim'].map((d) => html`<form method="post" action="${BASE}/${sub}/relationships/${r.id}/${d}">${formGuard(p.session)}
+<label for="${d}-${r.id}">Reason to ${d === 'accept_claim' ? 'accept' : 'reject'}</label><input id="${d}-${r.id}" name="reason" required maxlength="1000">
+<div class="actions"><button type="submit"${d === 'reject_claim' ? html` class="danger"` : ''}>${d === 'accept_claim' ? 'Accept claim' : 'Reject claim'}</button></div></form>`)
       : '';
-    return [`<code>${esc(r.buyer)}</code>`, esc(r.classification?.replaceAll('_', ' ') ?? 'undecided'), badge(r.claim_status), claims ? `<ul class="changes">${claims}</ul>` : '—', files || esc(String(r.evidence_count)), `${decide}<a href="/console/history${qs({ type: 'relationship', id: r.id })}">History</a>`];
+    return [html`<code>${r.buyer}</code>`, r.classification?.replaceAll('_', ' ') ?? 'undecided', badge(r.claim_status), claims.length ? html`<ul class="changes">${claims}</ul>` : '—', files ?? r.evidence_count, html`${decide}<a href="/console/history${qs({ type: 'relationship', id: r.id })}">History</a>`];
   });
   const timeline = (hist.ok ? hist.body.items : []).map((h) => {
     const what = h.baseline
       ? `Baseline ${money(h.baseline.monthly_exempt_amount, h.baseline.currency)} a month, ${range(h.baseline.effective_from, h.baseline.effective_to)}`
       : h.pricing
         ? `Pricing ${h.pricing.rates_bps.platform_introduced} / ${h.pricing.rates_bps.pre_existing} bps, minimum ${money(h.pricing.minimum_fee, h.pricing.currency)}, ${range(h.pricing.effective_from, h.pricing.effective_to)}`
-        : `Relationship <code>${esc(h.relationship_id ?? '')}</code> ${h.claim_status ? badge(h.claim_status) : ''}`;
-    const sup = h.supersedes.map((s) => `<code>${esc(s.revision_id.slice(0, 8))}</code> ${range(s.effective_from, s.effective_to)}`).join('<br>');
+        : html`Relationship <code>${h.relationship_id ?? ''}</code> ${h.claim_status ? badge(h.claim_status) : ''}`;
+    const sup = h.supersedes.length ? join(h.supersedes.map((s) => html`<code>${s.revision_id.slice(0, 8)}</code> ${range(s.effective_from, s.effective_to)}`), html`<br>`) : '—';
     const revId = h.baseline?.id ?? h.pricing?.id;
-    return [when(h.recorded_at), `${esc(h.actor.type)} <span class="muted">${esc(h.actor.id.slice(0, 8))}</span>`, esc(h.kind.replaceAll('_', ' ')), what, esc(h.reason), sup || '—', revId ? `<code>${esc(revId)}</code><br><a href="/console/history${qs({ type: 'revision', id: revId })}">History</a>` : ''];
+    return [when(h.recorded_at), html`${h.actor.type} <span class="muted">${h.actor.id.slice(0, 8)}</span>`, h.kind.replaceAll('_', ' '), what, h.reason, sup, revId ? html`<code>${revId}</code><br><a href="/console/history${qs({ type: 'revision', id: revId })}">History</a>` : ''];
   });
-  const revisionForm = (kind: 'baseline' | 'pricing') => `<form method="post" action="${BASE}/${esc(sub)}/${kind === 'baseline' ? 'baselines' : 'pricing'}" class="card">${formGuard(p.session)}
+  const revisionForm = (kind: 'baseline' | 'pricing') => html`<form method="post" action="${BASE}/${sub}/${kind === 'baseline' ? 'baselines' : 'pricing'}" class="card">${formGuard(p.session)}
 <h3>New ${kind} revision</h3><div class="grid">
-${field(`${kind}-from`, 'Effective from (UTC date)', `<input id="${kind}-from" name="effective_from" type="date" required>`)}
-${field(`${kind}-to`, 'Effective to, exclusive (optional)', `<input id="${kind}-to" name="effective_to" type="date">`)}
-${field(`${kind}-currency`, 'Currency', `<input id="${kind}-currency" name="currency" required value="GBP" maxlength="3" size="4">`)}
+${field(`${kind}-from`, 'Effective from (UTC date)', html`<input id="${kind}-from" name="effective_from" type="date" required>`)}
+${field(`${kind}-to`, 'Effective to, exclusive (optional)', html`<input id="${kind}-to" name="effective_to" type="date">`)}
+${field(`${kind}-currency`, 'Currency', html`<input id="${kind}-currency" name="currency" required value="GBP" maxlength="3" size="4">`)}
 ${kind === 'baseline'
-    ? field('baseline-amount', 'Monthly exempt amount (minor units)', '<input id="baseline-amount" name="monthly_exempt_amount" inputmode="numeric" required>')
-    : `${field('pricing-pi', 'Platform-introduced rate (bps)', '<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required>')}
-${field('pricing-pe', 'Pre-existing rate (bps)', '<input id="pricing-pe" name="pre_existing" inputmode="numeric" required>')}
-${field('pricing-min', 'Minimum fee (minor units)', '<input id="pricing-min" name="minimum_fee" inputmode="numeric" required value="0">')}`}
-${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', `<input id="${kind}-supersedes" name="supersedes">`)}
-</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', `<input id="${kind}-reason" name="reason" required maxlength="1000">`)}
+    ? field('baseline-amount', 'Monthly exempt amount (minor units)', html`<input id="baseline-amount" name="monthly_exempt_amount" inputmode="numeric" required>`)
+    : html`${field('pricing-pi', 'Platform-introduced rate (bps)', html`<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required>`)}
+${field('pricing-pe', 'Pre-existing rate (bps)', html`<input id="pricing-pe" name="pre_existing" inputmode="numeric" required>`)}
+${field('pricing-min', 'Minimum fee (minor units)', html`<input id="pricing-min" name="minimum_fee" inputmode="numeric" required value="0">`)}`}
+${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html`<input id="${kind}-supersedes" name="supersedes">`)}
+</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', html`<input id="${kind}-reason" name="reason" required maxlength="1000">`)}
 <div class="actions"><button type="submit">Record ${kind}</button></div></form>`;
   sendConsole(p.res, p.session, extra.status ?? 200, {
     title: 'Configuration',
     section: 'configuration',
     problem,
-    body: `<h1>Configuration of subscription <code>${esc(sub)}</code></h1>
+    body: html`<h1>Configuration of subscription <code>${sub}</code></h1>
 ${pick}
 ${extra.answer ?? ''}
 <section aria-labelledby="rels"><h2 id="rels">Relationships</h2>
@@ -117,15 +112,15 @@ ${table('Relationships, with claims, evidence and decisions', ['Buyer', 'Classif
 ${table('Configuration timeline', ['Recorded', 'Who', 'Kind', 'What', 'Reason', 'Supersedes', 'Revision'], timeline, 'Nothing recorded yet.')}</section>
 <section aria-labelledby="forms"><h2 id="forms">Record a revision</h2><div class="grid">${revisionForm('baseline')}${revisionForm('pricing')}</div></section>
 <section aria-labelledby="try"><h2 id="try">Resolve and preview</h2><div class="grid">
-<form method="post" action="${BASE}/${esc(sub)}/resolve" class="card">${formGuard(p.session)}<h3>Resolve</h3>
-${field('resolve-seller', 'Seller organization', '<input id="resolve-seller" name="seller" required size="38">')}
-${field('resolve-buyer', 'Buyer organization', '<input id="resolve-buyer" name="buyer" required size="38">')}
-${field('resolve-at', 'Order time (UTC)', '<input id="resolve-at" name="occurred_at" type="datetime-local" required>')}
-${field('resolve-asof', 'As known at (UTC, optional)', '<input id="resolve-asof" name="as_of" type="datetime-local">')}
+<form method="post" action="${BASE}/${sub}/resolve" class="card">${formGuard(p.session)}<h3>Resolve</h3>
+${field('resolve-seller', 'Seller organization', html`<input id="resolve-seller" name="seller" required size="38">`)}
+${field('resolve-buyer', 'Buyer organization', html`<input id="resolve-buyer" name="buyer" required size="38">`)}
+${field('resolve-at', 'Order time (UTC)', html`<input id="resolve-at" name="occurred_at" type="datetime-local" required>`)}
+${field('resolve-asof', 'As known at (UTC, optional)', html`<input id="resolve-asof" name="as_of" type="datetime-local">`)}
 <div class="actions"><button type="submit">Resolve</button></div></form>
-<form method="post" action="${BASE}/${esc(sub)}/preview" class="card">${formGuard(p.session)}<h3>Preview fees</h3>
-${field('preview-samples', 'Orders: one per line, "seller, buyer, amount in minor units, time (UTC)"', '<textarea id="preview-samples" name="samples" rows="5" required></textarea>')}
-${field('preview-asof', 'As known at (UTC, optional)', '<input id="preview-asof" name="as_of" type="datetime-local">')}
+<form method="post" action="${BASE}/${sub}/preview" class="card">${formGuard(p.session)}<h3>Preview fees</h3>
+${field('preview-samples', 'Orders: one per line, "seller, buyer, amount in minor units, time (UTC)"', html`<textarea id="preview-samples" name="samples" rows="5" required></textarea>`)}
+${field('preview-asof', 'As known at (UTC, optional)', html`<input id="preview-asof" name="as_of" type="datetime-local">`)}
 <div class="actions"><button type="submit">Preview</button></div></form></div></section>
 <p class="muted">How a usage invoice would change under this configuration: open the invoice and use its Re-rate preview (it writes nothing).</p>`,
   });
@@ -135,7 +130,7 @@ async function decide(p: ConsolePage): Promise<void> {
   const action = p.req.params.decision === 'accept_claim' || p.req.params.decision === 'reject_claim' ? p.req.params.decision : null;
   const reason = (p.form.reason ?? '').trim();
   if (!action || !reason) return configurationPage(p, { status: 400, problem: formProblem('Say why: the reason is kept in the audit record.', [{ path: 'reason', message: 'required' }]) });
-  const r = await p.api.call('billing.configuration.relationships.update', { id: String(p.req.params.id), action, reason }, RelationshipDetail, { idempotencyKey: p.form.idem, reason });
+  const r = await p.api.call(ops['billing.configuration.relationships.update'], { id: String(p.req.params.id), action, reason }, { idempotencyKey: p.form.idem, reason });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: subscriptionOf(p) })}`);
 }
@@ -151,14 +146,14 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
     reason: (f.reason ?? '').trim(),
     currency: (f.currency ?? '').trim().toUpperCase(),
   };
-  const body = kind === 'baseline'
-    ? { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }
-    : { ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee) };
   const numbers = kind === 'baseline' ? [f.monthly_exempt_amount] : [f.platform_introduced, f.pre_existing, f.minimum_fee];
   if (numbers.some((v) => Number.isNaN(int(v)))) return configurationPage(p, { status: 400, problem: formProblem('Amounts and rates are whole numbers (minor units, basis points).') });
+  const opts = { idempotencyKey: f.idem, reason: common.reason || undefined };
   const r = kind === 'baseline'
-    ? await p.api.call('billing.configuration.baselines.insert', body, BaselineDetail, { idempotencyKey: f.idem, reason: common.reason || undefined })
-    : await p.api.call('billing.configuration.pricing.insert', body, PricingRevisionDetail, { idempotencyKey: f.idem, reason: common.reason || undefined });
+    ? await p.api.call(ops['billing.configuration.baselines.insert'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }, opts)
+    : await p.api.call(ops['billing.configuration.pricing.insert'], {
+      ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee),
+    }, opts);
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: common.subscription_id })}`);
 }
@@ -166,16 +161,16 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
 async function resolve(p: ConsolePage): Promise<void> {
   const f = p.form;
   const as_of = instant(f.as_of);
-  const r = await p.api.call('billing.configuration.resolve.get', {
+  const r = await p.api.call(ops['billing.configuration.resolve.get'], {
     subscription_id: subscriptionOf(p), event: { seller: (f.seller ?? '').trim(), buyer: (f.buyer ?? '').trim(), occurred_at: instant(f.occurred_at) ?? '' }, ...(as_of ? { as_of } : {}),
-  }, ConfigurationResolveResponse);
+  });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   const x = r.body;
-  const answer = `<section class="card" aria-labelledby="resolved" role="status"><h2 id="resolved">Resolved</h2><dl class="details">
-<div><dt>Classification</dt><dd>${esc(x.classification?.replaceAll('_', ' ') ?? `cannot classify: ${x.unclassifiable_reason ?? ''}`)}</dd></div>
-<div><dt>Relationship</dt><dd>${x.relationship ? `<code>${esc(x.relationship.id)}</code> ${badge(x.relationship.claim_status)}` : 'none registered'}</dd></div>
-<div><dt>Baseline</dt><dd>${x.baseline ? `${money(x.baseline.monthly_exempt_amount, x.baseline.currency)} a month (revision ${esc(String(x.baseline.sequence))})` : 'none in force'}</dd></div>
-<div><dt>Pricing</dt><dd>${x.pricing ? `${x.pricing.rates_bps.platform_introduced} / ${x.pricing.rates_bps.pre_existing} bps, minimum ${money(x.pricing.minimum_fee, x.pricing.currency)} (revision ${esc(String(x.pricing.sequence))})` : 'none in force'}</dd></div>
+  const answer = html`<section class="card" aria-labelledby="resolved" role="status"><h2 id="resolved">Resolved</h2><dl class="details">
+<div><dt>Classification</dt><dd>${x.classification?.replaceAll('_', ' ') ?? `cannot classify: ${x.unclassifiable_reason ?? ''}`}</dd></div>
+<div><dt>Relationship</dt><dd>${x.relationship ? html`<code>${x.relationship.id}</code> ${badge(x.relationship.claim_status)}` : 'none registered'}</dd></div>
+<div><dt>Baseline</dt><dd>${x.baseline ? `${money(x.baseline.monthly_exempt_amount, x.baseline.currency)} a month (revision ${x.baseline.sequence})` : 'none in force'}</dd></div>
+<div><dt>Pricing</dt><dd>${x.pricing ? `${x.pricing.rates_bps.platform_introduced} / ${x.pricing.rates_bps.pre_existing} bps, minimum ${money(x.pricing.minimum_fee, x.pricing.currency)} (revision ${x.pricing.sequence})` : 'none in force'}</dd></div>
 <div><dt>As known at</dt><dd>${when(x.as_of)}</dd></div></dl></section>`;
   return configurationPage(p, { answer });
 }
@@ -186,11 +181,11 @@ async function preview(p: ConsolePage): Promise<void> {
     return { order_id: `line-${i + 1}`, seller, buyer, amount: /^\d+$/.test(amount) ? Number(amount) : -1, occurred_at: instant(at) ?? at };
   });
   const as_of = instant(p.form.as_of);
-  const r = await p.api.call('billing.configuration.preview.get', { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) }, ConfigurationPreviewResponse);
+  const r = await p.api.call(ops['billing.configuration.preview.get'], { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
-  const rows = r.body.items.map((i) => [esc(i.order_id), `<code>${esc(i.buyer.slice(0, 8))}</code>`, money(i.amount, i.currency), esc(i.classification.replaceAll('_', ' ')), esc(String(i.rate_bps)), money(i.exempt_amount, i.currency), money(i.fee, i.currency)]);
+  const rows = r.body.items.map((i) => [i.order_id, html`<code>${i.buyer.slice(0, 8)}</code>`, money(i.amount, i.currency), i.classification.replaceAll('_', ' '), i.rate_bps, money(i.exempt_amount, i.currency), money(i.fee, i.currency)]);
   const totals = r.body.totals.map((t) => `${money(t.fee, t.currency)} on ${money(t.amount, t.currency)}`).join(', ');
-  const answer = `<section class="card" aria-labelledby="previewed" role="status"><h2 id="previewed">Preview (nothing was recorded)</h2>
+  const answer = html`<section class="card" aria-labelledby="previewed" role="status"><h2 id="previewed">Preview (nothing was recorded)</h2>
 ${table('Previewed fees', ['Order', 'Buyer', 'Amount', 'Classification', 'Rate (bps)', 'Exempt', 'Fee'], rows)}<p><strong>Total fees:</strong> ${totals || '—'}</p></section>`;
   return configurationPage(p, { answer });
 }

@@ -1,14 +1,10 @@
 // Customers: find one by name, email or organization, and see everything about it at a glance.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem, CustomerListPage, NoteListResponse } from '../../contract/schemas/billing-customers.ts';
-import { InvoiceListPage, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
-import { CreditNoteRequestPage } from '../../contract/schemas/billing-credit-notes.ts';
-import { customerAttachmentSchemas } from '../../contract/schemas/billing-attachments.ts';
-import { PaymentMethodsListResponse } from '../../contract/schemas/billing-payment-methods.ts';
-import { CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
 import type { ApiProblem } from './api.ts';
-import { badge, esc, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
+import { badge, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
+import { html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 
@@ -25,74 +21,74 @@ async function searchPage(p: ConsolePage): Promise<void> {
   const cursor = typeof p.req.query.cursor === 'string' ? p.req.query.cursor : undefined;
   // An organization id finds that organization's customer; any other text searches names and emails.
   const filter = UUID.test(q) ? { organization_id: q } : q ? { query: q } : {};
-  const r = await p.api.call('billing.customers.list', { ...filter, status, cursor, limit: 25 }, CustomerListPage);
+  const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, cursor, limit: 25 });
   const rows = r.ok
-    ? r.body.items.map((c) => [`<a href="/console/customers/${esc(c.id)}">${esc(c.name)}</a>`, esc(c.email), `<code>${esc(c.organization_id)}</code>`, esc(c.currency), badge(c.status)])
+    ? r.body.items.map((c) => [html`<a href="/console/customers/${c.id}">${c.name}</a>`, c.email, html`<code>${c.organization_id}</code>`, c.currency, badge(c.status)])
     : [];
-  const next = r.ok && r.body.pagination ? `<a href="/console/customers${qs({ q, status, cursor: r.body.pagination.cursor })}">Next page</a>` : '';
+  const next = r.ok && r.body.pagination ? html`<a href="/console/customers${qs({ q, status, cursor: r.body.pagination.cursor })}">Next page</a>` : '';
   sendConsole(p.res, p.session, r.ok ? 200 : r.problem.status, {
     title: 'Customers',
     section: 'customers',
     problem: r.ok ? null : r.problem,
-    body: `<h1>Customers</h1>
+    body: html`<h1>Customers</h1>
 <form method="get" action="/console/customers" class="card filters" role="search">
-${field('q', 'Name, email or organization id', `<input id="q" name="q" type="search" value="${esc(q)}" aria-describedby="q-hint">`, 'Part of a name or email, or a whole organization id.')}
-${field('status', 'Status', `<select id="status" name="status">${options(['active', 'removed'], status, 'Any')}</select>`)}
+${field('q', 'Name, email or organization id', html`<input id="q" name="q" type="search" value="${q}" aria-describedby="q-hint">`, 'Part of a name or email, or a whole organization id.')}
+${field('status', 'Status', html`<select id="status" name="status">${options(['active', 'removed'], status, 'Any')}</select>`)}
 <div class="actions"><button type="submit">Find</button></div>
 </form>
 ${table('Customers found', ['Name', 'Email', 'Organization', 'Currency', 'Status'], rows, q ? 'No customer matches.' : 'No customers yet.')}
-<p class="pager">${cursor ? `<a href="/console/customers${qs({ q, status })}">First page</a> ` : ''}${next}</p>`,
+<p class="pager">${cursor ? html`<a href="/console/customers${qs({ q, status })}">First page</a> ` : ''}${next}</p>`,
   });
 }
 
 /** The customer page: details, balance, invoices, payments, credit note requests, notes, attachments and payment methods. */
 export async function customerPage(p: ConsolePage, id: string, extra: { status?: number; problem?: ApiProblem | null; notice?: string | null } = {}): Promise<void> {
-  const c = await p.api.call('billing.customers.get', { id }, CustomerDetailItem);
-  if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: '<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>' });
+  const c = await p.api.call(ops['billing.customers.get'], { id });
+  if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
   const [invoices, payments, credits, notes, files, methods, statement] = await Promise.all([
-    p.api.call('billing.invoices.list', { customer_id: id, limit: 20 }, InvoiceListPage),
-    p.api.call('billing.payments.list', { customer_id: id, limit: 20 }, PaymentListResponse),
-    p.api.call('billing.credit-note-requests.list', { customer_id: id, limit: 20 }, CreditNoteRequestPage),
-    p.api.call('billing.notes.list', { subject: { type: 'customer', id }, limit: 50 }, NoteListResponse),
-    p.api.call('billing.customers.attachments.list', { customer_id: id, limit: 50 }, customerAttachmentSchemas.listResponse),
-    p.api.call('billing.payment-methods.list', { customer_id: id }, PaymentMethodsListResponse),
-    p.api.call('billing.customers.statement.get', { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }, CustomerStatementResponse),
+    p.api.call(ops['billing.invoices.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.payments.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.credit-note-requests.list'], { customer_id: id, limit: 20 }),
+    p.api.call(ops['billing.notes.list'], { subject: { type: 'customer', id }, limit: 50 }),
+    p.api.call(ops['billing.customers.attachments.list'], { customer_id: id, limit: 50 }),
+    p.api.call(ops['billing.payment-methods.list'], { customer_id: id }),
+    p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }),
   ]);
   const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
   const cur = cust.currency;
   const balance = statement.ok
-    ? `<dl class="figures">
+    ? html`<dl class="figures">
 <div><dt>Balance owed</dt><dd>${money(statement.body.closing_balance, cur)}</dd></div>
 <div><dt>Past due</dt><dd>${money(statement.body.ageing.days_1_30 + statement.body.ageing.days_31_60 + statement.body.ageing.days_61_90 + statement.body.ageing.days_over_90, cur)}</dd></div>
 <div><dt>Unapplied credit</dt><dd>${money(statement.body.unapplied_credit, cur)}</dd></div>
 </dl>`
     : '';
   const invoiceRows = invoices.ok
-    ? invoices.body.items.map((i) => [`<a href="/console/invoices/${esc(i.id)}">${esc(i.number ?? 'Draft')}</a>`, badge(i.status), esc(i.issue_date ?? '—'), esc(i.due_date ?? '—'), money(i.total, i.currency), money(i.amount_remaining, i.currency)])
+    ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), i.issue_date ?? '—', i.due_date ?? '—', money(i.total, i.currency), money(i.amount_remaining, i.currency)])
     : [];
   const methodRows = methods.ok
-    ? methods.body.items.map((m) => [esc(m.type.replaceAll('_', ' ')), esc([m.brand, m.bank_name].filter(Boolean).join(' ') || '—'), `•••• ${esc(m.last4)}`, m.is_default ? 'default' : '', when(m.created_at)])
+    ? methods.body.items.map((m) => [m.type.replaceAll('_', ' '), [m.brand, m.bank_name].filter(Boolean).join(' ') || '—', `•••• ${m.last4}`, m.is_default ? 'default' : '', when(m.created_at)])
     : [];
-  const address = cust.billing_address ? [cust.billing_address.line1, cust.billing_address.line2, cust.billing_address.city, cust.billing_address.postal_code, cust.billing_address.country].filter(Boolean).map((s) => esc(String(s))).join(', ') : '—';
+  const address = cust.billing_address ? [cust.billing_address.line1, cust.billing_address.line2, cust.billing_address.city, cust.billing_address.postal_code, cust.billing_address.country].filter(Boolean).map((s) => String(s)).join(', ') : '—';
   sendConsole(p.res, p.session, extra.status ?? 200, {
     title: cust.name,
     section: 'customers',
     notice: extra.notice,
     problem,
-    body: `<h1>${esc(cust.name)} ${badge(cust.status)}</h1>
-<p class="links"><a class="button" href="/console/invoices/new?customer_id=${esc(id)}">New draft invoice</a>
-<a href="/console/customers/${esc(id)}/statement">Statement</a>
+    body: html`<h1>${cust.name} ${badge(cust.status)}</h1>
+<p class="links"><a class="button" href="/console/invoices/new?customer_id=${id}">New draft invoice</a>
+<a href="/console/customers/${id}/statement">Statement</a>
 <a href="/console/invoices${qs({ customer_id: id })}">All invoices</a>
 <a href="/console/history${qs({ type: 'customer', id })}">History</a></p>
 <section class="card" aria-labelledby="at-a-glance"><h2 id="at-a-glance">At a glance</h2>
 ${balance}
 <dl class="details">
-<div><dt>Email</dt><dd>${esc(cust.email)}</dd></div>
-<div><dt>Organization</dt><dd><code>${esc(cust.organization_id)}</code></dd></div>
-<div><dt>Currency</dt><dd>${esc(cur)}</dd></div>
-<div><dt>Payment terms</dt><dd>${esc(String(cust.payment_terms_days))} days</dd></div>
-<div><dt>Tax id</dt><dd>${esc(cust.tax_id ?? '—')}</dd></div>
+<div><dt>Email</dt><dd>${cust.email}</dd></div>
+<div><dt>Organization</dt><dd><code>${cust.organization_id}</code></dd></div>
+<div><dt>Currency</dt><dd>${cur}</dd></div>
+<div><dt>Payment terms</dt><dd>${cust.payment_terms_days} days</dd></div>
+<div><dt>Tax id</dt><dd>${cust.tax_id ?? '—'}</dd></div>
 <div><dt>Address</dt><dd>${address}</dd></div>
 <div><dt>Automatic collection</dt><dd>${methods.ok ? (methods.body.collection.auto_collection ? 'on' : 'off') : '—'}</dd></div>
 </dl></section>

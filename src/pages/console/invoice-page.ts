@@ -1,11 +1,11 @@
 // The invoice page: figures, lines, payments, credits, notes and files, with a form for every next step.
 import type { z } from 'zod';
-import { InvoiceDetail, PaymentListResponse, PaymentMethod, type Payment } from '../../contract/schemas/billing-invoices.ts';
-import { CreditNoteReason, CreditNoteRequestPage, type CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
-import { CustomerDetailItem, NoteListResponse } from '../../contract/schemas/billing-customers.ts';
-import { invoiceAttachmentSchemas } from '../../contract/schemas/billing-attachments.ts';
+import { InvoiceDetail, PaymentMethod, type Payment } from '../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason, type CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
 import type { ApiProblem } from './api.ts';
-import { badge, esc, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
+import { badge, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
+import { type SafeHtml, html } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
@@ -22,24 +22,24 @@ export interface Outcome {
 }
 
 const reasonField = (id: string, label = 'Reason (kept in the audit trail)') =>
-  `<label for="${id}">${esc(label)}</label><input id="${id}" name="reason" required maxlength="500">`;
+  html`<label for="${id}">${label}</label><input id="${id}" name="reason" required maxlength="500">`;
 
 /** Renders the invoice page (after a refused action, with the refusal on top). */
 export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {}): Promise<void> {
-  const inv = await p.api.call('billing.invoices.get', id, InvoiceDetail);
-  if (!inv.ok) return void sendConsole(p.res, p.session, inv.problem.status, { title: 'Invoice', section: 'invoices', problem: inv.problem, body: '<h1>Invoice</h1><p><a href="/console/invoices">Back to the invoices</a></p>' });
+  const inv = await p.api.call(ops['billing.invoices.get'], id);
+  if (!inv.ok) return void sendConsole(p.res, p.session, inv.problem.status, { title: 'Invoice', section: 'invoices', problem: inv.problem, body: html`<h1>Invoice</h1><p><a href="/console/invoices">Back to the invoices</a></p>` });
   const i = inv.body;
   const [customer, payments, credits, notes, files, usage] = await Promise.all([
-    p.api.call('billing.customers.get', { id: i.customer_id }, CustomerDetailItem),
-    p.api.call('billing.payments.list', { invoice_id: id, limit: 200 }, PaymentListResponse),
-    p.api.call('billing.credit-note-requests.list', { invoice_id: id, limit: 200 }, CreditNoteRequestPage),
-    p.api.call('billing.notes.list', { subject: { type: 'invoice', id }, limit: 50 }, NoteListResponse),
-    p.api.call('billing.invoices.attachments.list', { invoice_id: id, limit: 50 }, invoiceAttachmentSchemas.listResponse),
+    p.api.call(ops['billing.customers.get'], { id: i.customer_id }),
+    p.api.call(ops['billing.payments.list'], { invoice_id: id, limit: 200 }),
+    p.api.call(ops['billing.credit-note-requests.list'], { invoice_id: id, limit: 200 }),
+    p.api.call(ops['billing.notes.list'], { subject: { type: 'invoice', id }, limit: 50 }),
+    p.api.call(ops['billing.invoices.attachments.list'], { invoice_id: id, limit: 50 }),
     hasMeteredLines(i) ? usageSection(p, i, out.rerate) : '',
   ]);
   const title = i.number ?? 'Draft invoice';
   const cur = i.currency;
-  const lineRows = i.lines.map((l) => [esc(l.description), esc(l.kind), esc(String(l.quantity)), money(l.unit_amount, cur), money(l.amount, cur)]);
+  const lineRows = i.lines.map((l) => [l.description, l.kind, l.quantity, money(l.unit_amount, cur), money(l.amount, cur)]);
   const payable = i.status === 'open' || i.status === 'uncollectible';
   const pays = payments.ok ? payments.body.items : [];
   const creds = credits.ok ? credits.body.items : [];
@@ -47,10 +47,10 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
     title,
     section: 'invoices',
     problem: out.problem ?? null,
-    body: `<h1>${esc(title)} ${badge(i.status)}</h1>
-<p class="links">Customer: ${customer.ok ? `<a href="/console/customers/${esc(i.customer_id)}">${esc(customer.body.name)}</a>` : `<code>${esc(i.customer_id)}</code>`}
+    body: html`<h1>${title} ${badge(i.status)}</h1>
+<p class="links">Customer: ${customer.ok ? html`<a href="/console/customers/${i.customer_id}">${customer.body.name}</a>` : html`<code>${i.customer_id}</code>`}
 <a href="/console/history${qs({ type: 'invoice', id })}">History</a>
-<a href="/console/customers/${esc(i.customer_id)}/statement">Statement</a></p>
+<a href="/console/customers/${i.customer_id}/statement">Statement</a></p>
 <section class="card" aria-labelledby="figures"><h2 id="figures">Figures</h2>
 <dl class="figures">
 <div><dt>Total</dt><dd>${money(i.total, cur)}</dd></div>
@@ -58,8 +58,8 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
 <div><dt>Credited</dt><dd>${money(i.amount_credited, cur)}</dd></div>
 <div><dt>Remaining</dt><dd>${money(i.amount_remaining, cur)}</dd></div>
 </dl>
-<dl class="details"><div><dt>Issued</dt><dd>${esc(i.issue_date ?? '—')}</dd></div><div><dt>Due</dt><dd>${esc(i.due_date ?? '—')}</dd></div>
-<div><dt>Created</dt><dd>${when(i.created_at)}</dd></div><div><dt>Memo</dt><dd>${esc(i.memo ?? '—')}</dd></div></dl></section>
+<dl class="details"><div><dt>Issued</dt><dd>${i.issue_date ?? '—'}</dd></div><div><dt>Due</dt><dd>${i.due_date ?? '—'}</dd></div>
+<div><dt>Created</dt><dd>${when(i.created_at)}</dd></div><div><dt>Memo</dt><dd>${i.memo ?? '—'}</dd></div></dl></section>
 <section aria-labelledby="lines"><h2 id="lines">Lines</h2>
 ${table('Invoice lines', ['Description', 'Kind', 'Quantity', 'Unit price', 'Amount'], lineRows, 'No lines yet.')}
 ${i.status === 'draft' ? draftForms(p, i) : ''}</section>
@@ -67,11 +67,11 @@ ${usage}
 ${payable ? statusForms(p, i) : ''}
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
 ${table('Payments of this invoice', ['Received', 'Amount', 'Method', 'Reference', 'Status', 'Links'], paymentRows(pays), 'No payments.')}
-${pays.filter((x) => x.status === 'recorded').map((x) => paymentForms(p, i, x)).join('')}
+${pays.filter((x) => x.status === 'recorded').map((x) => paymentForms(p, i, x))}
 ${payable ? paymentForm(p, i) : ''}</section>
 <section aria-labelledby="credits"><h2 id="credits">Credit note requests</h2>
 ${table('Credit note requests of this invoice', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], creditRows(creds), 'No credit note requests.')}
-${creds.map((c) => creditForms(p, i, c)).join('')}
+${creds.map((c) => creditForms(p, i, c))}
 ${i.status !== 'draft' && i.status !== 'void' ? creditForm(p, i) : ''}</section>
 ${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
@@ -79,73 +79,72 @@ ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok
   });
 }
 
-function draftForms(p: ConsolePage, i: Invoice): string {
-  return `<form method="post" action="/console/invoices/${esc(i.id)}/lines" class="card">${formGuard(p.session)}
+function draftForms(p: ConsolePage, i: Invoice): SafeHtml {
+  return html`<form method="post" action="/console/invoices/${i.id}/lines" class="card">${formGuard(p.session)}
 <h3>Edit the draft</h3>
-${hasMeteredLines(i) ? '<p class="muted">The lines come from usage (see Metered usage below) and are not edited by hand; the memo can change.</p>' : lineEditor(i.lines.filter((l) => l.kind === 'manual'), i.currency, 2)}
-${field('memo', 'Memo (printed on the invoice)', `<textarea id="memo" name="memo" rows="2" maxlength="5000">${esc(i.memo ?? '')}</textarea>`)}
+${hasMeteredLines(i) ? html`<p class="muted">The lines come from usage (see Metered usage below) and are not edited by hand; the memo can change.</p>` : lineEditor(i.lines.filter((l) => l.kind === 'manual'), i.currency, 2)}
+${field('memo', 'Memo (printed on the invoice)', html`<textarea id="memo" name="memo" rows="2" maxlength="5000">${i.memo ?? ''}</textarea>`)}
 <div class="actions"><button type="submit">${hasMeteredLines(i) ? 'Save memo' : 'Save lines'}</button></div></form>
-<form method="post" action="/console/invoices/${esc(i.id)}/finalize" class="card">${formGuard(p.session)}
+<form method="post" action="/console/invoices/${i.id}/finalize" class="card">${formGuard(p.session)}
 <h3>Finalize</h3><p>Gives the invoice its number, issue date and due date; its lines can no longer change.</p>
 <div class="actions"><button type="submit">Finalize invoice</button></div></form>`;
 }
 
-function statusForms(p: ConsolePage, i: Invoice): string {
+function statusForms(p: ConsolePage, i: Invoice): SafeHtml {
   const uncollectible = i.status === 'open'
-    ? `<form method="post" action="/console/invoices/${esc(i.id)}/uncollectible" class="card">${formGuard(p.session)}<h3>Mark uncollectible</h3>
+    ? html`<form method="post" action="/console/invoices/${i.id}/uncollectible" class="card">${formGuard(p.session)}<h3>Mark uncollectible</h3>
 ${reasonField('uncollectible-reason')}<div class="actions"><button type="submit" class="danger">Mark uncollectible</button></div></form>`
     : '';
-  return `<section aria-labelledby="status"><h2 id="status">Status</h2><div class="grid">
-<form method="post" action="/console/invoices/${esc(i.id)}/void" class="card">${formGuard(p.session)}<h3>Void</h3>
+  return html`<section aria-labelledby="status"><h2 id="status">Status</h2><div class="grid">
+<form method="post" action="/console/invoices/${i.id}/void" class="card">${formGuard(p.session)}<h3>Void</h3>
 <p class="muted">Cancels what is still owed; payments stay recorded.</p>
 ${reasonField('void-reason')}<div class="actions"><button type="submit" class="danger">Void invoice</button></div></form>
 ${uncollectible}</div></section>`;
 }
 
-function paymentForm(p: ConsolePage, i: Invoice): string {
-  return `<form method="post" action="/console/invoices/${esc(i.id)}/payments" class="card">${formGuard(p.session)}
+function paymentForm(p: ConsolePage, i: Invoice): SafeHtml {
+  return html`<form method="post" action="/console/invoices/${i.id}/payments" class="card">${formGuard(p.session)}
 <h3>Record a payment</h3><div class="grid">
-${field('pay-amount', `Amount (${i.currency})`, `<input id="pay-amount" name="amount" inputmode="decimal" required value="${esc(moneyInput(i.amount_remaining, i.currency))}">`)}
-${field('pay-method', 'Method', `<select id="pay-method" name="method">${options(PaymentMethod.options, 'bank_transfer')}</select>`)}
-${field('pay-reference', 'Reference', '<input id="pay-reference" name="reference" required maxlength="200">')}
-${field('pay-received', 'Received on', `<input id="pay-received" name="received_on" type="date" required value="${esc(p.today)}" max="${esc(p.today)}">`)}
+${field('pay-amount', `Amount (${i.currency})`, html`<input id="pay-amount" name="amount" inputmode="decimal" required value="${moneyInput(i.amount_remaining, i.currency)}">`)}
+${field('pay-method', 'Method', html`<select id="pay-method" name="method">${options(PaymentMethod.options, 'bank_transfer')}</select>`)}
+${field('pay-reference', 'Reference', html`<input id="pay-reference" name="reference" required maxlength="200">`)}
+${field('pay-received', 'Received on', html`<input id="pay-received" name="received_on" type="date" required value="${p.today}" max="${p.today}">`)}
 </div><div class="actions"><button type="submit">Record payment</button></div></form>`;
 }
 
-function paymentForms(p: ConsolePage, i: Invoice, x: z.output<typeof Payment>): string {
-  const k = esc(x.id);
-  return `<details class="card"><summary>Change or void the payment ${esc(x.reference)} (${money(x.amount, x.currency)})</summary><div class="grid">
-<form method="post" action="/console/invoices/${esc(i.id)}/payments/${k}">${formGuard(p.session)}
-${field(`pe-amount-${k}`, `Amount (${x.currency})`, `<input id="pe-amount-${k}" name="amount" inputmode="decimal" required value="${esc(moneyInput(x.amount, x.currency))}">`)}
-${field(`pe-method-${k}`, 'Method', `<select id="pe-method-${k}" name="method">${options(PaymentMethod.options, x.method)}</select>`)}
-${field(`pe-reference-${k}`, 'Reference', `<input id="pe-reference-${k}" name="reference" required maxlength="200" value="${esc(x.reference)}">`)}
-${field(`pe-received-${k}`, 'Received on', `<input id="pe-received-${k}" name="received_on" type="date" required value="${esc(x.received_on)}">`)}
+function paymentForms(p: ConsolePage, i: Invoice, x: z.output<typeof Payment>): SafeHtml {
+  const k = x.id;
+  return html`<details class="card"><summary>Change or void the payment ${x.reference} (${money(x.amount, x.currency)})</summary><div class="grid">
+<form method="post" action="/console/invoices/${i.id}/payments/${k}">${formGuard(p.session)}
+${field(`pe-amount-${k}`, `Amount (${x.currency})`, html`<input id="pe-amount-${k}" name="amount" inputmode="decimal" required value="${moneyInput(x.amount, x.currency)}">`)}
+${field(`pe-method-${k}`, 'Method', html`<select id="pe-method-${k}" name="method">${options(PaymentMethod.options, x.method)}</select>`)}
+${field(`pe-reference-${k}`, 'Reference', html`<input id="pe-reference-${k}" name="reference" required maxlength="200" value="${x.reference}">`)}
+${field(`pe-received-${k}`, 'Received on', html`<input id="pe-received-${k}" name="received_on" type="date" required value="${x.received_on}">`)}
 ${reasonField(`pe-reason-${k}`, 'Why is it changed?')}
 <div class="actions"><button type="submit">Save payment</button></div></form>
-<form method="post" action="/console/invoices/${esc(i.id)}/payments/${k}/void">${formGuard(p.session)}
+<form method="post" action="/console/invoices/${i.id}/payments/${k}/void">${formGuard(p.session)}
 ${reasonField(`pv-reason-${k}`, 'Why is it voided?')}
 <div class="actions"><button type="submit" class="danger">Void payment</button></div></form></div></details>`;
 }
 
-function creditForm(p: ConsolePage, i: Invoice): string {
-  return `<form method="post" action="/console/invoices/${esc(i.id)}/credits" class="card">${formGuard(p.session)}
+function creditForm(p: ConsolePage, i: Invoice): SafeHtml {
+  return html`<form method="post" action="/console/invoices/${i.id}/credits" class="card">${formGuard(p.session)}
 <h3>Raise a credit note request</h3><div class="grid">
-${field('credit-amount', `Amount (${i.currency})`, '<input id="credit-amount" name="amount" inputmode="decimal" required>')}
-${field('credit-reason', 'Reason', `<select id="credit-reason" name="credit_reason">${options(CreditNoteReason.options, 'other')}</select>`)}
-</div>${field('credit-description', 'What happened', '<textarea id="credit-description" name="description" rows="2" required maxlength="2000"></textarea>')}
+${field('credit-amount', `Amount (${i.currency})`, html`<input id="credit-amount" name="amount" inputmode="decimal" required>`)}
+${field('credit-reason', 'Reason', html`<select id="credit-reason" name="credit_reason">${options(CreditNoteReason.options, 'other')}</select>`)}
+</div>${field('credit-description', 'What happened', html`<textarea id="credit-description" name="description" rows="2" required maxlength="2000"></textarea>`)}
 <div class="actions"><button type="submit">Raise request</button></div></form>`;
 }
 
-function creditForms(p: ConsolePage, i: Invoice, c: z.output<typeof CreditNoteRequestDetail>): string {
+function creditForms(p: ConsolePage, i: Invoice, c: z.output<typeof CreditNoteRequestDetail>): SafeHtml {
   const actions: [string, string, boolean][] =
     c.status === 'pending' ? [['approve', 'Approve', false], ['reject', 'Reject', true], ['cancel', 'Cancel', true]]
     : c.status === 'approved' ? [['issue', 'Issue credit note', false], ['cancel', 'Cancel', true]]
     : [];
-  if (actions.length === 0) return '';
-  const k = esc(c.id);
-  return `<div class="card"><h3>Credit ${money(c.amount, c.currency)} (${esc(c.reason.replaceAll('_', ' '))}) ${badge(c.status)}</h3><div class="grid">${actions
-    .map(([action, label, danger]) => `<form method="post" action="/console/invoices/${esc(i.id)}/credits/${k}/${action}">${formGuard(p.session)}
+  if (actions.length === 0) return html``;
+  const k = c.id;
+  return html`<div class="card"><h3>Credit ${money(c.amount, c.currency)} (${c.reason.replaceAll('_', ' ')}) ${badge(c.status)}</h3><div class="grid">${actions
+    .map(([action, label, danger]) => html`<form method="post" action="/console/invoices/${i.id}/credits/${k}/${action}">${formGuard(p.session)}
 ${reasonField(`cr-${action}-${k}`, `Reason to ${label.toLowerCase()}`)}
-<div class="actions"><button type="submit"${danger ? ' class="danger"' : ''}>${esc(label)}</button></div></form>`)
-    .join('')}</div></div>`;
+<div class="actions"><button type="submit"${danger ? html` class="danger"` : ''}>${label}</button></div></form>`)}</div></div>`;
 }

@@ -1,12 +1,10 @@
-// The console's page frame, headers and small HTML helpers. Every value shown goes through `esc`.
+// The console's page frame, headers and small HTML helpers, all built with `html` (every value shown is escaped).
 import type { Response } from 'express';
-import { escapeHtml as esc } from '../html.ts';
+import { type Html, type SafeHtml, html, markup } from '../html.ts';
 import { csrfToken, type WebSession } from '../web-session.ts';
 import type { ApiProblem } from './api.ts';
 import { newIdempotencyKey } from './api.ts';
 import { displayMinorUnits } from '../../iso4217.ts';
-
-export { esc };
 
 /** A UUID as the API writes ids (anything else in a URL or form is not sent on). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -31,8 +29,8 @@ export function consoleHeaders(res: Response): void {
 /** A rendered console page: what sendConsole needs. */
 export interface PageParts {
   title: string;
-  /** Already-escaped HTML of the main area. */
-  body: string;
+  /** The main area. */
+  body: SafeHtml;
   /** Which navigation entry is current. */
   section?: 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
@@ -73,14 +71,14 @@ export function sendConsole(res: Response, session: WebSession, status: number, 
   consoleHeaders(res);
   const done = res.req?.query.done;
   const notice = p.notice ?? (typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done] : null);
-  const nav = NAV.map(([key, href, label]) => `<li><a href="${href}"${p.section === key ? ' aria-current="page"' : ''}>${label}</a></li>`).join('');
-  res.status(status).type('html').send(`<!doctype html>
+  const nav = NAV.map(([key, href, label]) => html`<li><a href="${href}"${p.section === key ? html` aria-current="page"` : ''}>${label}</a></li>`);
+  const page = html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${esc(p.title)} · Billing console</title>
+<title>${p.title} · Billing console</title>
 <link rel="stylesheet" href="${ASSETS}/console.css">
 <script src="${ASSETS}/chart.umd.min.js" defer></script>
 <script src="${ASSETS}/console.js" defer></script>
@@ -91,28 +89,29 @@ export function sendConsole(res: Response, session: WebSession, status: number, 
 <a class="brand" href="/console">Billing console</a>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
 <div class="who">
-<span>${esc(session.auth.name || session.auth.email)}</span>
-<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${esc(csrfToken(session))}"><button type="submit" class="link">Sign out</button></form>
+<span>${session.auth.name || session.auth.email}</span>
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${csrfToken(session)}"><button type="submit" class="link">Sign out</button></form>
 </div>
 </header>
 <main id="main">
-${notice ? `<p class="notice" role="status">${esc(notice)}</p>` : ''}
+${notice ? html`<p class="notice" role="status">${notice}</p>` : ''}
 ${p.problem ? problemBox(p.problem) : ''}
 ${p.body}
 </main>
 </body>
-</html>`);
+</html>`;
+  res.status(status).type('html').send(markup(page));
 }
 
 /** The API's refusal, as a clerk reads it: the message, each field's problem, and the request id to quote. */
-export function problemBox(p: ApiProblem): string {
-  const issues = p.issues.length ? `<ul>${p.issues.map((i) => `<li>${i.path ? `<code>${esc(i.path)}</code>: ` : ''}${esc(i.message)}</li>`).join('')}</ul>` : '';
-  return `<div class="problem" role="alert"><p><strong>Not done:</strong> ${esc(p.message)} <span class="muted">(${esc(p.code)}${p.requestId ? `, request ${esc(p.requestId)}` : ''})</span></p>${issues}</div>`;
+export function problemBox(p: ApiProblem): SafeHtml {
+  const issues = p.issues.length ? html`<ul>${p.issues.map((i) => html`<li>${i.path ? html`<code>${i.path}</code>: ` : ''}${i.message}</li>`)}</ul>` : '';
+  return html`<div class="problem" role="alert"><p><strong>Not done:</strong> ${p.message} <span class="muted">(${p.code}${p.requestId ? `, request ${p.requestId}` : ''})</span></p>${issues}</div>`;
 }
 
 /** The hidden fields every console form carries: the session's CSRF token and a fresh idempotency key. */
-export function formGuard(session: WebSession): string {
-  return `<input type="hidden" name="csrf" value="${esc(csrfToken(session))}"><input type="hidden" name="idem" value="${esc(newIdempotencyKey())}">`;
+export function formGuard(session: WebSession): SafeHtml {
+  return html`<input type="hidden" name="csrf" value="${csrfToken(session)}"><input type="hidden" name="idem" value="${newIdempotencyKey()}">`;
 }
 
 /** Money in minor units as the currency writes it (e.g. £1,234.50, IQD 1,234.500). Display only: amounts stay integers everywhere else. */
@@ -148,34 +147,34 @@ export function moneyInput(minor: number, currency: string): string {
 }
 
 /** A status as a labelled badge (the word is always written: colour is never the only cue). */
-export function badge(status: string): string {
-  return `<span class="badge badge-${esc(status.replace(/[^a-z_]/g, ''))}">${esc(status.replaceAll('_', ' '))}</span>`;
+export function badge(status: string): SafeHtml {
+  return html`<span class="badge badge-${status.replace(/[^a-z_]/g, '')}">${status.replaceAll('_', ' ')}</span>`;
 }
 
 /** A timestamp shown in UTC, to the minute, in a <time> element. */
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  return `<time datetime="${esc(iso)}">${esc(iso.replace('T', ' ').slice(0, 16))} UTC</time>`;
+export function when(iso: string | null | undefined): SafeHtml {
+  if (!iso) return html`—`;
+  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
 }
 
-/** A table with a caption, scrolling sideways on narrow screens. `rows` are already-escaped cells. */
-export function table(caption: string, head: string[], rows: string[][], empty = 'Nothing yet.'): string {
-  if (rows.length === 0) return `<p class="muted">${esc(empty)}</p>`;
-  return `<div class="scroll" tabindex="0" role="region" aria-label="${esc(caption)}"><table>
-<caption>${esc(caption)}</caption>
-<thead><tr>${head.map((h) => `<th scope="col">${esc(h)}</th>`).join('')}</tr></thead>
-<tbody>${rows.map((r) => `<tr>${r.map((c) => `<td>${c}</td>`).join('')}</tr>`).join('')}</tbody>
+/** A table with a caption, scrolling sideways on narrow screens. A cell is markup (SafeHtml) or text (escaped). */
+export function table(caption: string, head: readonly string[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {
+  if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
+  return html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table>
+<caption>${caption}</caption>
+<thead><tr>${head.map((h) => html`<th scope="col">${h}</th>`)}</tr></thead>
+<tbody>${rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</tbody>
 </table></div>`;
 }
 
 /** A labelled form field. */
-export function field(name: string, label: string, input: string, hint?: string): string {
-  return `<div class="field"><label for="${esc(name)}">${esc(label)}</label>${input}${hint ? `<small id="${esc(name)}-hint">${esc(hint)}</small>` : ''}</div>`;
+export function field(name: string, label: string, input: SafeHtml, hint?: string): SafeHtml {
+  return html`<div class="field"><label for="${name}">${label}</label>${input}${hint ? html`<small id="${name}-hint">${hint}</small>` : ''}</div>`;
 }
 
 /** `<select>` options with one selected. */
-export function options(values: readonly string[], selected: string | undefined, blank?: string): string {
-  return `${blank !== undefined ? `<option value="">${esc(blank)}</option>` : ''}${values.map((v) => `<option value="${esc(v)}"${v === selected ? ' selected' : ''}>${esc(v.replaceAll('_', ' '))}</option>`).join('')}`;
+export function options(values: readonly string[], selected: string | undefined, blank?: string): SafeHtml {
+  return html`${blank !== undefined ? html`<option value="">${blank}</option>` : ''}${values.map((v) => html`<option value="${v}"${v === selected ? html` selected` : ''}>${v.replaceAll('_', ' ')}</option>`)}`;
 }
 
 /** Query string of the non-empty values. */

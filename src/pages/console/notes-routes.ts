@@ -2,8 +2,7 @@
 // re-renders the page the form came from, with the problem.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { Note } from '../../contract/schemas/billing-customers.ts';
-import { AttachmentUrlResponse } from '../../contract/schemas/billing-attachments.ts';
+import { ops } from '../../areas/operations.ts';
 import { UUID } from './layout.ts';
 import { consoleRoute } from './route.ts';
 import { customerPage } from './customers.ts';
@@ -27,15 +26,17 @@ export function mountNotes(app: express.Express, services: Services): void {
   app.get('/console/files/:type/:subject/:id', ...consoleRoute(services, async (p) => {
     const subject = subjectOf({ subject_type: String(p.req.params.type), subject_id: String(p.req.params.subject) });
     if (!subject) return void p.res.redirect(303, '/console/customers');
-    const op = subject.type === 'customer' ? 'billing.customers.attachments.get' : 'billing.invoices.attachments.get';
-    const r = await p.api.call(op, { [`${subject.type}_id`]: subject.id, id: String(p.req.params.id) }, AttachmentUrlResponse);
+    const id = String(p.req.params.id);
+    const r = subject.type === 'customer'
+      ? await p.api.call(ops['billing.customers.attachments.get'], { customer_id: subject.id, id })
+      : await p.api.call(ops['billing.invoices.attachments.get'], { invoice_id: subject.id, id });
     if (r.ok) return void p.res.redirect(303, r.body.url);
     await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
   }));
   app.post('/console/notes', ...consoleRoute(services, async (p) => {
     const subject = subjectOf(p.form);
     if (!subject) return void p.res.redirect(303, '/console/customers');
-    const r = await p.api.call('billing.notes.insert', { subject, body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem });
+    const r = await p.api.call(ops['billing.notes.insert'], { subject, body: p.form.body ?? '' }, { idempotencyKey: p.form.idem });
     if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_added`);
     await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
   }));
@@ -47,7 +48,7 @@ export function mountNotes(app: express.Express, services: Services): void {
       const problem = formProblem('Say why the note changes: the reason is kept in the audit trail.', [{ path: 'reason', message: 'required' }]);
       return void (await (subject.type === 'customer' ? customerPage(p, subject.id, { status: 400, problem }) : invoicePage(p, subject.id, { status: 400, problem })));
     }
-    const r = await p.api.call('billing.notes.update', { id: String(p.req.params.id), body: p.form.body ?? '' }, Note, { idempotencyKey: p.form.idem, reason });
+    const r = await p.api.call(ops['billing.notes.update'], { id: String(p.req.params.id), body: p.form.body ?? '' }, { idempotencyKey: p.form.idem, reason });
     if (r.ok) return void p.res.redirect(303, `${pageOf(subject)}?done=note_saved`);
     await (subject.type === 'customer' ? customerPage(p, subject.id, { status: r.problem.status, problem: r.problem }) : invoicePage(p, subject.id, { status: r.problem.status, problem: r.problem }));
   }));

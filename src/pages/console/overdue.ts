@@ -1,10 +1,9 @@
 // Overdue: every organization with a past-due invoice, how much, when its access is (or was) suspended, and its payment link.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { InvoiceListPage } from '../../contract/schemas/billing-invoices.ts';
-import { CustomerDetailItem } from '../../contract/schemas/billing-customers.ts';
-import { InvoiceOverdueStatusResponse } from '../../contract/schemas/billing-statements.ts';
-import { esc, money, sendConsole, table } from './layout.ts';
+import { money, sendConsole, table } from './layout.ts';
+import { html, join } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 /** Most past-due invoices read to find the organizations (pages of 200). */
@@ -20,34 +19,34 @@ async function overduePage(p: ConsolePage): Promise<void> {
   let cursor: string | undefined;
   let read = 0;
   do {
-    const r = await p.api.call('billing.invoices.list', { overdue: true, cursor, limit: 200 }, InvoiceListPage);
-    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Overdue', section: 'overdue', problem: r.problem, body: '<h1>Overdue</h1>' });
+    const r = await p.api.call(ops['billing.invoices.list'], { overdue: true, cursor, limit: 200 });
+    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Overdue', section: 'overdue', problem: r.problem, body: html`<h1>Overdue</h1>` });
     for (const i of r.body.items) orgs.add(i.organization_id);
     read += r.body.items.length;
     cursor = r.body.pagination?.cursor;
   } while (cursor && read < MAX_INVOICES);
   const statuses = await Promise.all([...orgs].map(async (organization_id) => {
-    const s = await p.api.call('billing.invoices.overdue-status.get', { organization_id }, InvoiceOverdueStatusResponse);
+    const s = await p.api.call(ops['billing.invoices.overdue-status.get'], { organization_id });
     if (!s.ok || !s.body.past_due) return null;
-    const c = s.body.customer_id ? await p.api.call('billing.customers.get', { id: s.body.customer_id }, CustomerDetailItem) : null;
+    const c = s.body.customer_id ? await p.api.call(ops['billing.customers.get'], { id: s.body.customer_id }) : null;
     return { status: s.body, name: c?.ok ? c.body.name : s.body.organization_id };
   }));
   const rows = statuses
     .flatMap((x) => (x ? [x] : []))
     .sort((a, b) => (a.status.suspension_date ?? '').localeCompare(b.status.suspension_date ?? '') || a.name.localeCompare(b.name))
     .map(({ status: s, name }) => [
-      s.customer_id ? `<a href="/console/customers/${esc(s.customer_id)}">${esc(name)}</a>` : esc(name),
-      s.amount_past_due.map((m) => money(m.amount, m.currency)).join('<br>'),
-      esc(String(s.invoices.length)),
-      esc(s.invoices[0]?.due_date ?? '—'),
-      esc(s.suspension_date ?? '—'),
-      s.suspended ? '<strong>suspended</strong>' : 'not yet',
-      s.payment_url ? `<a href="${esc(s.payment_url)}" rel="noreferrer">Payment link</a>` : '—',
+      s.customer_id ? html`<a href="/console/customers/${s.customer_id}">${name}</a>` : name,
+      join(s.amount_past_due.map((m) => money(m.amount, m.currency)), html`<br>`),
+      s.invoices.length,
+      s.invoices[0]?.due_date ?? '—',
+      s.suspension_date ?? '—',
+      s.suspended ? html`<strong>suspended</strong>` : 'not yet',
+      s.payment_url ? html`<a href="${s.payment_url}" rel="noreferrer">Payment link</a>` : '—',
     ]);
   sendConsole(p.res, p.session, 200, {
     title: 'Overdue',
     section: 'overdue',
-    body: `<h1>Overdue</h1>
+    body: html`<h1>Overdue</h1>
 <p class="muted">Organizations with an open invoice past its due date, soonest suspension first. Access is suspended on the suspension date until paid.</p>
 ${table('Organizations past due', ['Customer', 'Past due', 'Invoices', 'Oldest due', 'Suspension date', 'Access', 'Payment'], rows, 'Nobody is past due.')}`,
   });

@@ -2,7 +2,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import type { Services } from '../../context.ts';
 import { sendPage } from '../layout.ts';
-import { escapeHtml } from '../html.ts';
+import { html } from '../html.ts';
 import { csrfToken, currentSession, validCsrf, type WebSession } from '../web-session.ts';
 import { ConsoleApi } from './api.ts';
 import { sendConsole } from './layout.ts';
@@ -38,7 +38,7 @@ export function consoleRoute(services: Services, handler: (p: ConsolePage) => Pr
         const body: unknown = req.body;
         if (body && typeof body === 'object') for (const [k, v] of Object.entries(body)) if (typeof v === 'string') form[k] = v;
         if (!validCsrf(session, form.csrf))
-          return void sendConsole(res, session, 403, { title: 'Form expired', body: '<h1>Nothing was changed</h1><p role="alert">The form expired or did not come from the console. Go back, reload the page and try again.</p>' });
+          return void sendConsole(res, session, 403, { title: 'Form expired', body: html`<h1>Nothing was changed</h1><p role="alert">The form expired or did not come from the console. Go back, reload the page and try again.</p>` });
       }
       const api = new ConsoleApi(services, session, String(res.locals.requestId ?? ''));
       await handler({ req, res, session, api, today: services.clock.now().toISOString().slice(0, 10), form });
@@ -51,8 +51,8 @@ export function consoleRoute(services: Services, handler: (p: ConsolePage) => Pr
 
 // Signed in, but an organization's user: the console is not for them, and says so (no data, no redirect loop).
 function notForYou(res: Response, session: WebSession): void {
-  sendPage(res, 403, 'Billing console', `<h1>The billing console is for billing staff</h1>
-<div class="card"><p>You are signed in as <strong>${escapeHtml(session.auth.email)}</strong>, who is not billing or platform staff, so the console is closed to you.</p>
+  sendPage(res, 403, 'Billing console', html`<h1>The billing console is for billing staff</h1>
+<div class="card"><p>You are signed in as <strong>${session.auth.email}</strong>, who is not billing or platform staff, so the console is closed to you.</p>
 <p>Your organization's invoices and payment status are in your own billing pages or through the API (<a href="/docs">API reference</a>).</p>
-<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${escapeHtml(csrfToken(session))}"><button type="submit" class="secondary">Sign out</button></form></div>`);
+<form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${csrfToken(session)}"><button type="submit" class="secondary">Sign out</button></form></div>`);
 }

@@ -2,9 +2,9 @@
 // with the same figures in tables (what a screen reader reads) and a print stylesheet for a clean page.
 import type express from 'express';
 import type { Services } from '../../context.ts';
-import { CustomerDetailItem } from '../../contract/schemas/billing-customers.ts';
-import { CustomerStatementResponse } from '../../contract/schemas/billing-statements.ts';
-import { esc, field, minorDigits, money, qs, sendConsole, table } from './layout.ts';
+import { field, minorDigits, money, qs, sendConsole, table } from './layout.ts';
+import { html, jsonScript } from '../html.ts';
+import { ops } from '../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
@@ -14,25 +14,20 @@ export function mountStatement(app: express.Express, services: Services): void {
   app.get('/console/customers/:id/statement', ...consoleRoute(services, statementPage));
 }
 
-/** JSON for a `<script type="application/json">` block: `<` is escaped so no text can close the element. */
-export function jsonBlock(id: string, value: unknown): string {
-  return `<script type="application/json" id="${esc(id)}">${JSON.stringify(value).replaceAll('<', '\\u003c').replaceAll('>', '\\u003e').replaceAll('&', '\\u0026')}</script>`;
-}
-
 async function statementPage(p: ConsolePage): Promise<void> {
   const id = String(p.req.params.id);
-  const c = await p.api.call('billing.customers.get', { id }, CustomerDetailItem);
-  if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Statement', section: 'customers', problem: c.problem, body: '<h1>Statement</h1>' });
+  const c = await p.api.call(ops['billing.customers.get'], { id });
+  if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Statement', section: 'customers', problem: c.problem, body: html`<h1>Statement</h1>` });
   const first = new Date(`${p.today}T00:00:00Z`);
   first.setUTCMonth(first.getUTCMonth() - 2, 1);
   const from = typeof p.req.query.from === 'string' && DATE.test(p.req.query.from) ? p.req.query.from : first.toISOString().slice(0, 10);
   const to = typeof p.req.query.to === 'string' && DATE.test(p.req.query.to) ? p.req.query.to : p.today;
-  const r = await p.api.call('billing.customers.statement.get', { customer_id: id, from, to }, CustomerStatementResponse);
-  const form = `<form method="get" action="/console/customers/${esc(id)}/statement" class="card filters no-print"><div class="grid">
-${field('from', 'From', `<input id="from" name="from" type="date" required value="${esc(from)}">`)}
-${field('to', 'To', `<input id="to" name="to" type="date" required value="${esc(to)}">`)}
+  const r = await p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from, to });
+  const form = html`<form method="get" action="/console/customers/${id}/statement" class="card filters no-print"><div class="grid">
+${field('from', 'From', html`<input id="from" name="from" type="date" required value="${from}">`)}
+${field('to', 'To', html`<input id="to" name="to" type="date" required value="${to}">`)}
 </div><div class="actions"><button type="submit">Show statement</button><button type="button" class="secondary" data-print hidden>Print</button></div></form>`;
-  if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Statement', section: 'customers', problem: r.problem, body: `<h1>Statement of ${esc(c.body.name)}</h1>${form}` });
+  if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Statement', section: 'customers', problem: r.problem, body: html`<h1>Statement of ${c.body.name}</h1>${form}` });
   const s = r.body;
   const cur = s.currency;
   const major = (minor: number) => minor / 10 ** minorDigits(cur);
@@ -45,14 +40,14 @@ ${field('to', 'To', `<input id="to" name="to" type="date" required value="${esc(
     balance: { labels: balancePoints.map((b) => b.label), values: balancePoints.map((b) => major(b.value)) },
   };
   const lineRows = s.lines.map((l) => [
-    esc(l.date), esc(l.kind), `<a href="/console/invoices/${esc(l.invoice_id)}">${esc(l.description)}</a>`,
+    l.date, l.kind, html`<a href="/console/invoices/${l.invoice_id}">${l.description}</a>`,
     l.debit ? money(l.debit, cur) : '', l.credit ? money(l.credit, cur) : '', money(l.balance, cur),
   ]);
   sendConsole(p.res, p.session, 200, {
     title: `Statement of ${c.body.name}`,
     section: 'customers',
-    body: `<h1>Statement of ${esc(c.body.name)}</h1>
-<p class="muted">${esc(s.from)} to ${esc(s.to)}, in ${esc(cur)}. <a class="no-print" href="/console/customers/${esc(id)}">Back to the customer</a></p>
+    body: html`<h1>Statement of ${c.body.name}</h1>
+<p class="muted">${s.from} to ${s.to}, in ${cur}. <a class="no-print" href="/console/customers/${id}">Back to the customer</a></p>
 ${form}
 <dl class="figures">
 <div><dt>Opening balance</dt><dd>${money(s.opening_balance, cur)}</dd></div>
@@ -62,12 +57,12 @@ ${form}
 <div><dt>Unapplied credit</dt><dd>${money(s.unapplied_credit, cur)}</dd></div>
 </dl>
 <div class="charts">
-<figure class="card chart"><figcaption>Ageing as of ${esc(s.to)} (${esc(cur)})</figcaption>
+<figure class="card chart"><figcaption>Ageing as of ${s.to} (${cur})</figcaption>
 <div class="chart-box"><canvas id="ageing-chart" data-chart="ageing" role="img" aria-label="Bar chart of amounts owed by days past due; the same figures are in the ageing table."></canvas></div></figure>
-<figure class="card chart"><figcaption>Running balance (${esc(cur)})</figcaption>
+<figure class="card chart"><figcaption>Running balance (${cur})</figcaption>
 <div class="chart-box"><canvas id="balance-chart" data-chart="balance" role="img" aria-label="Line chart of the running balance after each line; the same figures are in the ledger table."></canvas></div></figure>
 </div>
-${jsonBlock('statement-data', chartData)}
+${jsonScript('statement-data', chartData)}
 ${table('Ageing', buckets.map(([l]) => l), [buckets.map(([, v]) => money(v, cur))])}
 ${table('Ledger', ['Date', 'Kind', 'Description', 'Debit', 'Credit', 'Balance'], lineRows, 'No activity in this period.')}
 <p class="muted no-print"><a href="/console/history${qs({ type: 'customer', id })}">Customer history</a></p>`,
