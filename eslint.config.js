@@ -37,9 +37,9 @@ export default defineConfig(
     rules: { '@typescript-eslint/no-non-null-assertion': 'error' },
   },
   {
-    // Pages are built with the `html` tag (src/pages/html.ts): markup (SafeHtml) put into a plain template string or
+    // Pages are built with the `html` tag (src/http/pages/html.ts): markup (SafeHtml) put into a plain template string or
     // joined as a string would lose its brand, so both are refused here.
-    files: ['src/pages/**/*.ts', 'src/http/docs.ts'],
+    files: ['src/http/pages/**/*.ts', 'src/http/docs.ts'],
     rules: {
       '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
       '@typescript-eslint/no-base-to-string': 'error',
@@ -52,7 +52,7 @@ export default defineConfig(
   },
   {
     // The console's one script runs in the browser.
-    files: ['src/pages/console/assets/**/*.js'],
+    files: ['src/http/pages/console/assets/**/*.js'],
     languageOptions: { globals: { window: 'readonly', document: 'readonly', console: 'readonly' } },
   },
 );

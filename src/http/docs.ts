@@ -1,8 +1,8 @@
 // The browsable API reference at /docs, rendered on the server from the generated OpenAPI documents.
 import type { Registry } from '../contract/registry.ts';
 import { openApiDocument } from './openapi.ts';
-import { html, join, markup } from '../pages/html.ts';
-import { installGuideHtml } from '../pages/install-guide.ts';
+import { html, join, markup } from './pages/html.ts';
+import { installGuideHtml } from './pages/install-guide.ts';
 
 interface OperationDoc {
   operationId: string;

@@ -6,8 +6,8 @@
 // the handler and, in test runs, checks the answer against the declaration. Errors are thrown as they are: each adapter maps them
 // (HTTP through toErrorResponse).
 import type { z } from 'zod';
-import { checkAccess } from '../pipeline/access.ts';
-import { withIdempotency } from '../pipeline/idempotency.ts';
+import { checkAccess } from './access.ts';
+import { withIdempotency } from './idempotency.ts';
 import { successViolation } from '../contract/check.ts';
 import type { JsonOperation, Operation } from '../contract/operation.ts';
 import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';

@@ -93,17 +93,20 @@ describe('architecture', () => {
     expect(offendersIn('contract/', (e) => (e.to === null ? ['zod', 'pino'].includes(e.module) && (e.module === 'zod' || e.typeOnly) : e.to.startsWith('contract/') || e.to.startsWith('domain/') || (e.to === 'context.ts' && e.typeOnly) || PURE.has(e.to)))).to.deep.equal([]);
   });
 
-  it('only src/http, the pages and the composition root know HTTP (express, node:http)', () => {
+  it('only src/http (with its pages) and the composition root know HTTP (express, node:http)', () => {
     const knowsHttp = (e: { module: string }) => ['express', 'node:http', 'node:https'].includes(e.module);
-    const offenders = [...graph].filter(([f]) => !/^(http|pages)\//.test(f) && !['app.ts', 'main.ts'].includes(f)).flatMap(([f, edges]) => edges.filter(knowsHttp).map((e) => `${f} -> ${e.module}`));
-    expect(offenders.filter((o) => !o.startsWith('payments/webhook.ts'))).to.deep.equal([]);
+    const offenders = [...graph].filter(([f]) => !f.startsWith('http/') && !['app.ts', 'main.ts'].includes(f)).flatMap(([f, edges]) => edges.filter(knowsHttp).map((e) => `${f} -> ${e.module}`));
+    expect(offenders).to.deep.equal([]);
   });
 
   it('src/http imports no command, query handler, projection, worker, area or storage adapter: it binds the registry it is handed', () => {
     // The file store's own HTTP side (signed object routes) is the one adapter it knows; authenticators read their queries.
     const forbidden = /^(commands|projections|workers|areas)\/|^eventstore\/(postgres|esdb)\.ts$|^storage\/s3\.ts$/;
     const offenders = offendersIn('http/', (e) => e.to === null || !forbidden.test(e.to));
-    expect(offenders).to.deep.equal([]);
+    // The console names operations by their typed declarations (areas/operations.ts), which it calls through invoke.
+    // Not yet through invoke (issue 27): sign-in, consent, the pay page, the sandbox pages and the payment webhook.
+    const pending = /^http\/(pages\/(pay|sandbox|login|authorize)\.ts|payment-webhook\.ts) -> |-> areas\/operations\.ts$/;
+    expect(offenders.filter((o) => !pending.test(o))).to.deep.equal([]);
   });
 
   it('a read-model table is named only by its projection and its query module (same name on both sides)', () => {

@@ -12,7 +12,7 @@ import { ops } from '../support/ops.ts';
 import { buyer, configuredSeller, pricing } from '../support/configuration.ts';
 import { order } from '../support/usage.ts';
 import { TestClock } from '../../src/clock.ts';
-import { money } from '../../src/pages/console/layout.ts';
+import { money } from '../../src/http/pages/console/layout.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, seedDemo, type DemoSeed } from '../../src/seed.ts';
 
 /** Screenshots for people to look at (git-ignored). */

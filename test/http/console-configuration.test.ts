@@ -10,7 +10,7 @@ import { type ConfiguredSeller, buyer, configuredSeller, pricing, relate, subscr
 import { signUpLong } from '../support/long-session.ts';
 import { order } from '../support/usage.ts';
 import { ops } from '../support/ops.ts';
-import { money } from '../../src/pages/console/layout.ts';
+import { money } from '../../src/http/pages/console/layout.ts';
 
 // The cells of a captioned table on a page, as text (tags dropped, entities read back).
 function cells(html: string, caption: string): string[][] {

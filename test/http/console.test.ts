@@ -126,7 +126,7 @@ for (const backend of backends()) {
 
 describe('billing console: built only on the public API', () => {
   it('imports no command, query, projection, worker or storage module: every read and write is an API call', () => {
-    const dir = path.resolve(import.meta.dirname, '../../src/pages/console');
+    const dir = path.resolve(import.meta.dirname, '../../src/http/pages/console');
     const offenders: string[] = [];
     for (const f of fs.readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
       const sf = ts.createSourceFile(f, fs.readFileSync(path.join(dir, f), 'utf8'), ts.ScriptTarget.ES2022, true);

@@ -10,7 +10,7 @@ import { ops } from '../support/ops.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 import { overdueWorker } from '../../src/workers/billing/overdue.ts';
 import { settle } from '../support/settle.ts';
-import { ConsoleApi } from '../../src/pages/console/api.ts';
+import { ConsoleApi } from '../../src/http/pages/console/api.ts';
 import { sessionAuth } from '../../src/queries/identity/identity.ts';
 
 for (const backend of backends()) {

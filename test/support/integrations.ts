@@ -4,7 +4,7 @@ import { systemContext } from '../../src/seed.ts';
 import { createClient } from '../../src/commands/integrations/clients.ts';
 import type { Scope } from '../../src/domain/integrations/scopes.ts';
 
-import { sessionCookieName } from '../../src/pages/web-session.ts';
+import { sessionCookieName } from '../../src/http/pages/web-session.ts';
 import type { TestService } from './app.ts';
 import { hiddenFields } from './web.ts';
 import { integrationsProjection } from '../../src/projections/integrations/integrations.ts';

@@ -1,6 +1,6 @@
 // The `html` tag of every server-rendered page: what it escapes, what it keeps, and how lists and empty values render.
 import { expect } from 'chai';
-import { html, join, jsonScript, markup } from '../../src/pages/html.ts';
+import { html, join, jsonScript, markup } from '../../src/http/pages/html.ts';
 
 const HOSTILE = `<script>alert('x')</script> & "Sons"`;
 

@@ -1,11 +1,11 @@
 // The invoice page: figures, lines, payments, credits, notes and files, with a form for every next step.
 import type { z } from 'zod';
-import { InvoiceDetail, PaymentMethod, type Payment } from '../../contract/schemas/billing-invoices.ts';
-import { CreditNoteReason, type CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
+import { InvoiceDetail, PaymentMethod, type Payment } from '../../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason, type CreditNoteRequestDetail } from '../../../contract/schemas/billing-credit-notes.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, field, formGuard, money, moneyInput, options, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';

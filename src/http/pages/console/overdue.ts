@@ -1,9 +1,9 @@
 // Overdue: every organization with a past-due invoice, how much, when its access is (or was) suspended, and its payment link.
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import { money, sendConsole, table } from './layout.ts';
 import { html, join } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 /** Most past-due invoices read to find the organizations (pages of 200). */

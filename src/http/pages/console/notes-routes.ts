@@ -1,8 +1,8 @@
 // The routes of notes and attachments on a customer or invoice page: add or edit a note, open a file. A refusal
 // re-renders the page the form came from, with the problem.
 import type express from 'express';
-import type { Services } from '../../context.ts';
-import { ops } from '../../areas/operations.ts';
+import type { Services } from '../../../context.ts';
+import { ops } from '../../../areas/operations.ts';
 import { UUID } from './layout.ts';
 import { consoleRoute } from './route.ts';
 import { customerPage } from './customers.ts';

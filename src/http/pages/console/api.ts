@@ -5,10 +5,10 @@
 // against the operation's schemas at compile time.
 import crypto from 'node:crypto';
 import type { z, ZodType } from 'zod';
-import type { Services } from '../../context.ts';
-import type { JsonOperation } from '../../contract/operation.ts';
-import { toErrorResponse } from '../../http/errors.ts';
-import { ContractViolation } from '../../pipeline/invoke.ts';
+import type { Services } from '../../../context.ts';
+import type { JsonOperation } from '../../../contract/operation.ts';
+import { toErrorResponse } from '../../errors.ts';
+import { ContractViolation } from '../../../pipeline/invoke.ts';
 import type { WebSession } from '../web-session.ts';
 
 /** An error answer of the API, in its one body shape. */

@@ -1,6 +1,6 @@
 // Every server-rendered page of the app, mounted on the express app by createHttpApp's `mount` option.
 import type express from 'express';
-import type { Services } from '../context.ts';
+import type { Services } from '../../context.ts';
 import { CSS, STYLESHEET } from './layout.ts';
 import { mountLogin } from './login.ts';
 import { mountAuthorize } from './authorize.ts';

@@ -1,8 +1,8 @@
 // The sandbox provider's hosted pages: setup (/sandbox/setup/<ref>: test card numbers, the extra authentication step, bank mandate
 // confirmation) and payment (/sandbox/pay/<ref>: pay an amount with a test card).
 import express from 'express';
-import type { Services } from '../context.ts';
-import { TEST_CARDS, paymentProvider } from '../payments/sandbox.ts';
+import type { Services } from '../../context.ts';
+import { TEST_CARDS, paymentProvider } from '../../payments/sandbox.ts';
 import { html } from './html.ts';
 import { formatMoney } from './pay.ts';
 import { sendErrorPage, sendPage } from './layout.ts';

@@ -1,5 +1,5 @@
 // The "installing an app" guide shown on /docs above the integrations operations: all a third-party developer needs.
-import { SCOPES, SCOPE_WORDS } from '../domain/integrations/scopes.ts';
+import { SCOPES, SCOPE_WORDS } from '../../domain/integrations/scopes.ts';
 import { type SafeHtml, html } from './html.ts';
 
 /** HTML of the guide (URLs written as `{app_url}` / `{integrations_url}`, the service's public URLs). */

@@ -4,7 +4,7 @@ import { type Html, type SafeHtml, html, markup } from '../html.ts';
 import { csrfToken, type WebSession } from '../web-session.ts';
 import type { ApiProblem } from './api.ts';
 import { newIdempotencyKey } from './api.ts';
-import { displayMinorUnits } from '../../iso4217.ts';
+import { displayMinorUnits } from '../../../iso4217.ts';
 
 /** A UUID as the API writes ids (anything else in a URL or form is not sent on). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

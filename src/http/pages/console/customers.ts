@@ -1,10 +1,10 @@
 // Customers: find one by name, email or organization, and see everything about it at a glance.
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import type { ApiProblem } from './api.ts';
 import { badge, field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 

@@ -1,30 +1,30 @@
 // The payment page that overdue status links to (/billing/pay/<customer id>): a signed-in member of the organization sees its
 // open invoices and pays one with the sandbox provider (a saved method, or a new card on the provider's hosted page).
-// The page only starts an attempt; the payment is recorded when the provider's signed notification arrives (payments/webhook.ts),
+// The page only starts an attempt; the payment is recorded when the provider's signed notification arrives (http/payment-webhook.ts),
 // or, when that notification is lost, when the result page asks the provider (resumeProviderPayment).
 import express, { type Request, type Response } from 'express';
-import type { CommandContext, Services } from '../context.ts';
-import { paymentAttempts } from '../commands/billing/handlers.ts';
-import { attemptPayment, paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../commands/billing/payment-attempts.ts';
-import type { PaymentAttemptState } from '../domain/billing/payment-attempt.ts';
-import { DomainError } from '../domain/errors.ts';
-import { displayMinorUnits } from '../iso4217.ts';
-import { IdSource, newId } from '../ids.ts';
-import { NotificationRejected } from '../payments/port.ts';
-import { type CustomerDoc, billingCustomersProjection } from '../projections/billing/customers.ts';
-import { type ProfileDoc, billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
-import { billingInvoicesProjection } from '../projections/billing/invoices.ts';
-import { billingStatementsProjection } from '../projections/billing/statements.ts';
-import { customerOfOrganization } from '../queries/billing/customers.ts';
-import { getInvoiceDoc } from '../queries/billing/invoices.ts';
-import { getProfileDoc } from '../queries/billing/payment-methods.ts';
-import { unpaidInvoices } from '../queries/billing/statements.ts';
+import type { CommandContext, Services } from '../../context.ts';
+import { paymentAttempts } from '../../commands/billing/handlers.ts';
+import { attemptPayment, paymentOutcomeReadModels, resumeProviderPayment, startPaymentAttempt } from '../../commands/billing/payment-attempts.ts';
+import type { PaymentAttemptState } from '../../domain/billing/payment-attempt.ts';
+import { DomainError } from '../../domain/errors.ts';
+import { displayMinorUnits } from '../../iso4217.ts';
+import { IdSource, newId } from '../../ids.ts';
+import { NotificationRejected } from '../../payments/port.ts';
+import { type CustomerDoc, billingCustomersProjection } from '../../projections/billing/customers.ts';
+import { type ProfileDoc, billingPaymentMethodsProjection } from '../../projections/billing/payment-methods.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingStatementsProjection } from '../../projections/billing/statements.ts';
+import { customerOfOrganization } from '../../queries/billing/customers.ts';
+import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
+import { getProfileDoc } from '../../queries/billing/payment-methods.ts';
+import { unpaidInvoices } from '../../queries/billing/statements.ts';
 import { html, join } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
 import { type WebSession, csrfToken, currentSession, validCsrf } from './web-session.ts';
-import { eventMetadata } from '../pipeline/invoke.ts';
-import { caughtUp } from '../pipeline/read-models.ts';
+import { eventMetadata } from '../../pipeline/invoke.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 type Method = ProfileDoc['methods'][number];

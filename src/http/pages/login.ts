@@ -1,10 +1,10 @@
 // Sign-in, sign-out, organization switching and the start page of the app.
 import crypto from 'node:crypto';
 import express, { type Response } from 'express';
-import type { Services } from '../context.ts';
-import { createSession, revokeSession } from '../commands/identity/identity.ts';
-import { findUserByEmail, getOrganization, membership, membershipsOf } from '../queries/identity/identity.ts';
-import { passwordMatches } from '../commands/identity/credentials.ts';
+import type { Services } from '../../context.ts';
+import { createSession, revokeSession } from '../../commands/identity/identity.ts';
+import { findUserByEmail, getOrganization, membership, membershipsOf } from '../../queries/identity/identity.ts';
+import { passwordMatches } from '../../commands/identity/credentials.ts';
 import { type SafeHtml, html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import {

@@ -1,9 +1,9 @@
 // Parts shared by the customer and invoice pages: payments and credit rows, and notes with their forms.
 import type { z } from 'zod';
-import type { Payment } from '../../contract/schemas/billing-invoices.ts';
-import type { CreditNoteRequestDetail } from '../../contract/schemas/billing-credit-notes.ts';
-import type { Note } from '../../contract/schemas/billing-customers.ts';
-import type { Attachment } from '../../contract/schemas/billing-attachments.ts';
+import type { Payment } from '../../../contract/schemas/billing-invoices.ts';
+import type { CreditNoteRequestDetail } from '../../../contract/schemas/billing-credit-notes.ts';
+import type { Note } from '../../../contract/schemas/billing-customers.ts';
+import type { Attachment } from '../../../contract/schemas/billing-attachments.ts';
 import { badge, formGuard, money, qs, when } from './layout.ts';
 import { type Html, type SafeHtml, html } from '../html.ts';
 import type { ConsolePage } from './route.ts';

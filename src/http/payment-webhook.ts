@@ -6,11 +6,11 @@
 // the aggregates; 503 when the read models lag. Every answer but 200 has the service's error body with `request_id`.
 import express from 'express';
 import type { Services } from '../context.ts';
-import { toErrorResponse } from '../http/errors.ts';
+import { toErrorResponse } from './errors.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
 import { applyProviderPayment, paymentOutcomeReadModels } from '../commands/billing/payment-attempts.ts';
-import { NotificationRejected, type PaymentOwner, type PaymentProvider, type ProviderNotification, type SetupOwner } from './port.ts';
-import { SANDBOX_WEBHOOK_PATH, paymentProvider } from './sandbox.ts';
+import { NotificationRejected, type PaymentOwner, type PaymentProvider, type ProviderNotification, type SetupOwner } from '../payments/port.ts';
+import { SANDBOX_WEBHOOK_PATH, paymentProvider } from '../payments/sandbox.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
 import { billingErrors } from '../domain/billing/errors.ts';
 import type { DomainError } from '../domain/errors.ts';

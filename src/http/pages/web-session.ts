@@ -1,8 +1,8 @@
 // Browser sessions of the app pages: the session cookie, CSRF tokens, and the safe return target after login.
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
-import type { Services, Auth } from '../context.ts';
-import { sessionAuth } from '../queries/identity/identity.ts';
+import type { Services, Auth } from '../../context.ts';
+import { sessionAuth } from '../../queries/identity/identity.ts';
 
 /** A signed-in browser: the session (as the API sees it) and its raw token (for CSRF tokens). */
 export interface WebSession {

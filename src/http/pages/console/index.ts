@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import { ASSETS } from './layout.ts';
 import { consoleRoute } from './route.ts';
 import { mountCustomers } from './customers.ts';

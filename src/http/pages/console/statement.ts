@@ -1,10 +1,10 @@
 // A customer's statement for any period: ledger, ageing as a bar chart and running balance as a line (Chart.js),
 // with the same figures in tables (what a screen reader reads) and a print stylesheet for a clean page.
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import { field, minorDigits, money, qs, sendConsole, table } from './layout.ts';
 import { html, jsonScript } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;

@@ -2,13 +2,13 @@
 // reason as Svc-Reason); success redirects back (PRG), a refusal re-renders the page with the API's answer.
 import type express from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../context.ts';
-import { type InvoiceDetail, PaymentMethod } from '../../contract/schemas/billing-invoices.ts';
-import { CreditNoteReason } from '../../contract/schemas/billing-credit-notes.ts';
-import type { JsonOperation } from '../../contract/operation.ts';
+import type { Services } from '../../../context.ts';
+import { type InvoiceDetail, PaymentMethod } from '../../../contract/schemas/billing-invoices.ts';
+import { CreditNoteReason } from '../../../contract/schemas/billing-credit-notes.ts';
+import type { JsonOperation } from '../../../contract/operation.ts';
 import type { ApiProblem, ApiResult, ConsoleApi, RequestOf, WriteOptions } from './api.ts';
 import { parseMoney } from './layout.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem, readLines } from './invoice-forms.ts';
 import { invoicePage } from './invoice-page.ts';

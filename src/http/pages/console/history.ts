@@ -1,11 +1,11 @@
 // History of anything: the event timeline of a customer, invoice, payment, credit note request or note
 // (who, when, why, what changed) and the entity as of a chosen instant, from billing.history.get.
 import type express from 'express';
-import type { Services } from '../../context.ts';
-import { HISTORY_SUBJECT_TYPES } from '../../contract/schemas/billing-history.ts';
+import type { Services } from '../../../context.ts';
+import { HISTORY_SUBJECT_TYPES } from '../../../contract/schemas/billing-history.ts';
 import { field, options, qs, sendConsole, table, when, UUID } from './layout.ts';
 import { type Html, html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 

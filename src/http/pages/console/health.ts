@@ -1,10 +1,10 @@
 // Health: every read model's state and lag, the event a failed one stopped at and how to repair it, the events
 // operators skipped, and the streams commands cannot read (platform.health.get).
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import { sendConsole, table } from './layout.ts';
 import { html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
 /** Mounts GET /console/health. */

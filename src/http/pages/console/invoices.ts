@@ -1,11 +1,11 @@
 // Invoices: the filtered list with the API's cursors, its CSV export, the new-draft form and the invoice page routes (with its re-rate preview).
 import type express from 'express';
 import type { z } from 'zod';
-import type { Services } from '../../context.ts';
-import { InvoiceStatus, type InvoiceListItem } from '../../contract/schemas/billing-invoices.ts';
+import type { Services } from '../../../context.ts';
+import { InvoiceStatus, type InvoiceListItem } from '../../../contract/schemas/billing-invoices.ts';
 import { badge, field, formGuard, money, options, qs, sendConsole, table, UUID } from './layout.ts';
 import { type Html, html } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';
 import { invoicePage } from './invoice-page.ts';

@@ -1,10 +1,10 @@
 // The install flow's authorize page: validates the request, signs the user in if needed, asks for consent, issues the access code.
 import express, { type Request, type Response } from 'express';
-import type { Services } from '../context.ts';
-import { issueAccessCode } from '../commands/integrations/access-codes.ts';
-import { SCOPE_WORDS, type Scope, isScope } from '../domain/integrations/scopes.ts';
-import type { ClientDoc } from '../projections/integrations/integrations.ts';
-import { getClient } from '../queries/integrations/integrations.ts';
+import type { Services } from '../../context.ts';
+import { issueAccessCode } from '../../commands/integrations/access-codes.ts';
+import { SCOPE_WORDS, type Scope, isScope } from '../../domain/integrations/scopes.ts';
+import type { ClientDoc } from '../../projections/integrations/integrations.ts';
+import { getClient } from '../../queries/integrations/integrations.ts';
 import { html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';

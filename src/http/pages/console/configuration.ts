@@ -1,11 +1,11 @@
 // Billing configuration of one subscription: relationships with their claims, evidence and decisions, baseline and
 // pricing revisions on a timeline, forms for new revisions, and resolve and preview, all on the configuration operations.
 import type express from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import type { ApiProblem } from './api.ts';
 import { UUID, badge, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html, join } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem } from './invoice-forms.ts';
 

@@ -1,6 +1,6 @@
 // Who may open the console, and the wrapper every console route runs in: signed in, staff, CSRF-checked forms.
 import express, { type Request, type RequestHandler, type Response } from 'express';
-import type { Services } from '../../context.ts';
+import type { Services } from '../../../context.ts';
 import { sendPage } from '../layout.ts';
 import { html } from '../html.ts';
 import { csrfToken, currentSession, validCsrf, type WebSession } from '../web-session.ts';

@@ -1,11 +1,11 @@
 // The metered part of an invoice page: the orders behind each metered line (billing.invoices.orders.list, paged by its
 // cursor) and the re-rating diff (billing.invoices.rerate.preview, which writes nothing).
 import type { z } from 'zod';
-import type { InvoiceDetail } from '../../contract/schemas/billing-invoices.ts';
-import { type InvoiceRerateDiff } from '../../contract/schemas/billing-usage.ts';
+import type { InvoiceDetail } from '../../../contract/schemas/billing-invoices.ts';
+import { type InvoiceRerateDiff } from '../../../contract/schemas/billing-usage.ts';
 import { money, problemBox, qs, table, when } from './layout.ts';
 import { type Html, type SafeHtml, html, join } from '../html.ts';
-import { ops } from '../../areas/operations.ts';
+import { ops } from '../../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;

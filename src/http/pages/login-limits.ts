@@ -1,6 +1,6 @@
 // The sign-in page counts failed attempts like auth.sessions.insert does (same counters), and answers 429 past the limit.
 import express from 'express';
-import { type AttemptLimits, attemptGuard } from '../http/attempt-limits.ts';
+import { type AttemptLimits, attemptGuard } from '../attempt-limits.ts';
 import { sendErrorPage } from './layout.ts';
 
 /** Guards POST /auth/login; mount before the page's own route. */
