@@ -26,6 +26,8 @@ import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
+import { SandboxProvider } from './payments/sandbox.ts';
+import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
 import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './http/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './http/pages/login-limits.ts';
@@ -110,8 +112,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
+  // The providers are chosen here and reached through Services; nothing else imports an adapter.
+  const payments = new SandboxProvider({ config, knex: db.knex, clock, logger });
   const services: Services = {
-    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects,
+    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock),
     invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);
@@ -135,7 +139,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     mount: (express) => {
       mountPages(express, services);
       mountPaymentPage(express, services);
-      mountSandboxPages(express, services);
+      mountSandboxPages(express, services, payments);
       mountPaymentWebhooks(express, services);
     },
   });

@@ -9,6 +9,8 @@ import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.t
 import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
+import type { PaymentProvider } from './payments/port.ts';
+import type { VehicleDataProvider } from './vehicle-data/port.ts';
 import type { ProjectionStatus } from './read-model-status.ts';
 import type { Access, AuthFor } from './contract/auth.ts';
 import type { ErrorList, ImplicitCode } from './domain/errors.ts';
@@ -63,6 +65,10 @@ export interface Services {
   metrics: Metrics;
   /** Private object storage (attachments). */
   objects: ObjectStore;
+  /** The payment provider (chosen by the composition root: the sandbox so far). */
+  payments: PaymentProvider;
+  /** The vehicle-data provider (VEHICLE_DATA_PROVIDER). */
+  vehicleData: VehicleDataProvider;
   /** Calls an operation through the pipeline as `caller`, with this process's options (the console, pages, workers). */
   invoke<Op extends Invocable>(op: Op, input: unknown, caller: Caller): Promise<Invoked<z.output<Op['response']>>>;
   /** The registered JSON operation of the core API named `id`. */

@@ -10,7 +10,6 @@ import { toErrorResponse } from './errors.ts';
 import { applyProviderSetup, providerContext } from '../commands/billing/payment-methods.ts';
 import { applyProviderPayment, paymentOutcomeReadModels } from '../commands/billing/payment-attempts.ts';
 import { NotificationRejected, type PaymentOwner, type PaymentProvider, type ProviderNotification, type SetupOwner } from '../payments/port.ts';
-import { SANDBOX_WEBHOOK_PATH, paymentProvider } from '../payments/sandbox.ts';
 import { billingPaymentMethodsProjection } from '../projections/billing/payment-methods.ts';
 import { billingErrors } from '../domain/billing/errors.ts';
 import type { DomainError } from '../domain/errors.ts';
@@ -24,14 +23,14 @@ interface Applied {
   claimed: string;
 }
 
-/** Mounts POST /webhooks/payments/sandbox. */
+/** Mounts POST /webhooks/payments/<provider name> (the sandbox's: /webhooks/payments/sandbox). */
 export function mountPaymentWebhooks(app: express.Express, services: Services): void {
-  app.post(SANDBOX_WEBHOOK_PATH, express.text({ type: () => true, limit: '64kb' }), async (req, res) => {
+  app.post(`/webhooks/payments/${services.payments.name}`, express.text({ type: () => true, limit: '64kb' }), async (req, res) => {
     const requestId = res.locals.requestId as string;
     const body = typeof req.body === 'string' ? req.body : '';
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(',') : v]));
     try {
-      const provider = paymentProvider(services);
+      const provider = services.payments;
       const notification = await provider.handleNotification({ body, headers });
       const applied = notification.kind === 'setup' ? await applySetup(services, provider, notification) : await applyPayment(services, provider, notification);
       const matched = applied.status === applied.claimed;

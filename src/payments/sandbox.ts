@@ -63,7 +63,7 @@ const Notification = z.discriminatedUnion('type', [SetupNotification, PaymentNot
 /** The sandbox adapter over the service's database; also what the hosted page drives. */
 export class SandboxProvider implements PaymentProvider {
   readonly name = 'sandbox';
-  constructor(private readonly services: Services) {}
+  constructor(private readonly services: Pick<Services, 'config' | 'knex' | 'clock' | 'logger'>) {}
 
   private get secret(): string {
     return this.services.config.sandboxWebhookSecret;
@@ -259,7 +259,3 @@ function cardMethod(ref: string, digits: string): ProviderMethod {
   return { type: 'card', provider_ref: `pm_sbx_${ref}_${digits.slice(-4)}`, brand: 'visa', last4: digits.slice(-4), exp_month: 12, exp_year: 2030, bank_name: null, mandate_reference: null };
 }
 
-/** The provider billing uses: the sandbox. */
-export function paymentProvider(services: Services): SandboxProvider {
-  return new SandboxProvider(services);
-}

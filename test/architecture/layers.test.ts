@@ -99,6 +99,18 @@ describe('architecture', () => {
     expect(offenders).to.deep.equal([]);
   });
 
+  it('nothing imports a concrete adapter (event log, object store, payment or vehicle-data provider) but the composition root', () => {
+    const adapter = /^(eventstore\/(postgres|esdb)|storage\/(s3|file)|payments\/sandbox|vehicle-data\/sandbox)\.ts$/;
+    const folder = (f: string) => f.split('/')[0];
+    // Each adapter's own factory sits beside it; the file store and the sandbox provider serve their own pages (their HTTP side).
+    const ownHttpSide = new Set(['http/file-routes.ts -> storage/file.ts', 'http/pages/sandbox.ts -> payments/sandbox.ts']);
+    const offenders = [...graph]
+      .filter(([f]) => !['app.ts', 'main.ts'].includes(f))
+      .flatMap(([f, edges]) => edges.filter((e) => e.to !== null && adapter.test(e.to) && folder(e.to) !== folder(f)).map((e) => `${f} -> ${e.to}`))
+      .filter((o) => !ownHttpSide.has(o));
+    expect(offenders).to.deep.equal([]);
+  });
+
   it('src/http imports no command, query handler, projection, worker, area or storage adapter: it binds the registry it is handed', () => {
     // The file store's own HTTP side (signed object routes) is the one adapter it knows; authenticators read their queries.
     const forbidden = /^(commands|projections|workers|areas)\/|^eventstore\/(postgres|esdb)\.ts$|^storage\/s3\.ts$/;

@@ -6,7 +6,7 @@ import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { settle } from '../support/settle.ts';
 import { billedOrg, billingStaff, openInvoice, type BilledOrg } from '../support/billing.ts';
-import { TEST_CARDS, paymentProvider } from '../../src/payments/sandbox.ts';
+import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { autoCollectedCustomers } from '../../src/queries/billing/payment-methods.ts';
 import { unpaidInvoices } from '../../src/queries/billing/statements.ts';
 import { invoices } from '../../src/commands/billing/handlers.ts';
@@ -84,7 +84,7 @@ for (const backend of backends()) {
       // The earlier pass: the provider charged the whole invoice under the first attempt's key, then the pass stopped.
       const method = (await autoCollectedCustomers(svc.app.knex)).find((c) => c.customer_id === org.customerId)?.method;
       if (!method) throw new Error('expected the customer to be auto-collected');
-      const first = await paymentProvider(svc.app).charge({ method_ref: method.provider_ref, amount: 4200, currency: 'GBP', idempotency_key: inv.id });
+      const first = await svc.app.payments.charge({ method_ref: method.provider_ref, amount: 4200, currency: 'GBP', idempotency_key: inv.id });
       // Meanwhile the customer paid part of it by bank transfer.
       const manual = await svc.call(ops['billing.payments.insert'], { invoice_id: inv.id, amount: 1000, currency: 'GBP', method: 'bank_transfer', reference: 'BACS 1', received_on: isoDate(svc.clock.now()) }, staff);
       expect(manual.status).to.equal(200);

@@ -7,7 +7,7 @@ import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { billingStaff, openInvoice } from '../support/billing.ts';
 import { payForm, payPath, signedInPayer, type Payer } from '../support/payer.ts';
-import { SANDBOX_SIGNATURE_HEADER, SANDBOX_WEBHOOK_PATH, TEST_CARDS, paymentProvider } from '../../src/payments/sandbox.ts';
+import { SANDBOX_SIGNATURE_HEADER, SANDBOX_WEBHOOK_PATH, TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { signPayload } from '../../src/payments/signature.ts';
 
 for (const backend of backends()) {
@@ -164,7 +164,7 @@ for (const backend of backends()) {
       await p.web.follow(await p.web.post(payPath(p), fields));
       const recorded = await streamTypes(`invoice-${inv.id}`);
       expect(recorded.filter((t) => t === 'PaymentRecorded')).to.have.length(1);
-      const record = await paymentProvider(svc.app).findPayment(fields.attempt_id);
+      const record = await svc.app.payments.findPayment(fields.attempt_id);
       expect(record?.status).to.equal('succeeded');
       const replay = JSON.stringify({ id: 'evt_sbx_replayed_pay', type: 'payment.updated', payment: { ...record, charge_ref: 'ch_again' } });
       expect((await deliver(replay, signPayload(svc.app.config.sandboxWebhookSecret, replay, svc.clock.now()))).status).to.equal(200);

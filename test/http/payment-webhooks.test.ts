@@ -11,7 +11,7 @@ import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { billingStaff, openInvoice } from '../support/billing.ts';
 import { deliverNotification, payForm, payPath, signedInPayer } from '../support/payer.ts';
-import { TEST_CARDS, paymentProvider } from '../../src/payments/sandbox.ts';
+import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/app.ts';
 
@@ -174,7 +174,7 @@ for (const backend of backends()) {
       const hosted = new URL((await p.web.post(payPath(p), fields)).location ?? '').pathname;
       await p.web.post(hosted, { number: TEST_CARDS.succeeds });
       expect(await streamTypes(`paymentattempt-${fields.attempt_id}`)).to.deep.equal(['PaymentAttemptStarted']);
-      const record = await paymentProvider(svc.app).findPayment(fields.attempt_id);
+      const record = await svc.app.payments.findPayment(fields.attempt_id);
       expect(record?.status).to.equal('succeeded');
       const body = JSON.stringify({ id: 'evt_sbx_genuine_pay', type: 'payment.updated', payment: record });
       const res = await deliverNotification(svc, body);
@@ -196,7 +196,7 @@ for (const backend of backends()) {
       if (next?.type !== 'redirect') throw new Error('expected a redirect');
       const page = new URL(next.url).pathname;
       await new WebClient(svc.url).post(page, { number: TEST_CARDS.succeeds });
-      const record = await paymentProvider(svc.app).getSetup(page.split('/').pop() ?? '');
+      const record = await svc.app.payments.getSetup(page.split('/').pop() ?? '');
       expect(record?.status).to.equal('succeeded');
       const body = JSON.stringify({ id: 'evt_sbx_genuine_setup', type: 'setup.updated', setup: record });
       const res = await deliverNotification(svc, body);

@@ -10,7 +10,6 @@ import { DomainError } from '../../domain/errors.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { nameId } from '../../ids.ts';
 import { NotificationRejected, type ProviderPayment } from '../../payments/port.ts';
-import { paymentProvider } from '../../payments/sandbox.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
@@ -51,7 +50,7 @@ export async function startPaymentAttempt(services: Services, ctx: CommandContex
  * its attempt ended or expired moves no money: it gets the provider's existing payment for the attempt, or null when there is none.
  */
 export async function attemptPayment(services: Services, started: NonNullable<PaymentAttemptState['started']>, method_ref: string | null, return_url: string): Promise<{ payment: ProviderPayment | null; holds: boolean }> {
-  const provider = paymentProvider(services);
+  const provider = services.payments;
   if (!(await holdsInvoice(services, started.invoice_id, started.attempt_id))) return { payment: await provider.findPayment(started.attempt_id), holds: false };
   const { attempt_id, invoice_id, customer_id, organization_id, amount, currency } = started;
   const payment = await provider.createPayment({ owner: { attempt_id, invoice_id, customer_id, organization_id }, amount, currency, method_ref, return_url, idempotency_key: attempt_id });
@@ -130,7 +129,7 @@ export const paymentOutcomeReadModels = [billingInvoicesProjection, billingPayme
 export async function resumeProviderPayment(services: Services, attempt: PaymentAttemptState, readModels: readonly ReadModelRef[] = []): Promise<boolean> {
   const started = attempt.started;
   if (attempt.status !== 'pending' || !started) return false;
-  const seen = await paymentProvider(services).findPayment(started.attempt_id);
+  const seen = await services.payments.findPayment(started.attempt_id);
   if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return false;
   const ctx = providerContext(services, started.organization_id, readModels);
   const position = await applyProviderPayment(ctx, seen, null);

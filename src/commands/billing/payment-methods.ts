@@ -5,7 +5,6 @@ import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethod
 import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { IdSource } from '../../ids.ts';
-import { paymentProvider } from '../../payments/sandbox.ts';
 import type { ProviderSetup } from '../../payments/port.ts';
 import { billingPaymentMethodsProjection } from '../../projections/billing/payment-methods.ts';
 import { visibleCustomer } from '../../queries/billing/customers.ts';
@@ -51,7 +50,7 @@ export const paymentMethodSetupsInsert = operation({
   async handle(ctx, req) {
     const customer = await visibleCustomer(ctx, req.customer_id);
     if (customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The customer was removed.');
-    const provider = paymentProvider(ctx.services);
+    const provider = ctx.services.payments;
     const setupId = ctx.ids.next();
     const setup = await provider.createSetup({ owner: { setup_id: setupId, customer_id: customer.id, organization_id: customer.organization_id }, type: req.type, return_url: req.return_url });
     await paymentProfiles.run(ctx, customer.id, {
@@ -79,7 +78,7 @@ export const paymentMethodSetupsGet = operation({
   async handle(ctx, req) {
     const doc = await visibleSetup(ctx, req.id);
     if (doc.status !== 'requires_action' && doc.status !== 'processing') return setupItem(doc);
-    const seen = await paymentProvider(ctx.services).getSetup(doc.provider_ref);
+    const seen = await ctx.services.payments.getSetup(doc.provider_ref);
     if (!seen || seen.status === doc.status || seen.owner.setup_id !== doc.id) return setupItem(doc);
     await applyProviderSetup(ctx, seen, null);
     await ctx.readYourWrites();

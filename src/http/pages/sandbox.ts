@@ -2,7 +2,7 @@
 // confirmation) and payment (/sandbox/pay/<ref>: pay an amount with a test card).
 import express from 'express';
 import type { Services } from '../../context.ts';
-import { TEST_CARDS, paymentProvider } from '../../payments/sandbox.ts';
+import { type SandboxProvider, TEST_CARDS } from '../../payments/sandbox.ts';
 import { html } from './html.ts';
 import { formatMoney } from './pay.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
@@ -11,9 +11,9 @@ const REF = /^seti_sbx_[0-9a-f]{32}$/;
 const PAYMENT_REF = /^pi_sbx_[0-9a-f]{32}$/;
 
 /** Mounts the sandbox setup page and its form posts. */
-export function mountSandboxPages(app: express.Express, services: Services): void {
+export function mountSandboxPages(app: express.Express, services: Services, sandbox: SandboxProvider): void {
   const form = express.urlencoded({ extended: false, limit: '4kb' });
-  const provider = () => paymentProvider(services);
+  const provider = () => sandbox;
   const origin = (url: string) => new URL(url).origin;
 
   app.get('/sandbox/setup/:ref', async (req, res) => {

@@ -6,7 +6,6 @@ import { operation } from '../../contract/operation.ts';
 import { ExperimentalSearchRequest, ExperimentalSearchResponse } from '../../contract/schemas/assemblies.ts';
 import { assembliesErrors } from '../../domain/assemblies/errors.ts';
 import type { HcaNode } from '../../vehicle-data/port.ts';
-import { vehicleData } from '../../vehicle-data/index.ts';
 
 /** Below this trigram word similarity a term does not match (unless full-text does). */
 const MIN_WORD_SIMILARITY = 0.4;
@@ -83,7 +82,7 @@ export const experimentalSearch = operation({
   errors: assembliesErrors.list('invalid_request'),
   access: 'org_user',
   async handle(ctx, req) {
-    const { version, nodes } = await vehicleData(ctx.services).taxonomy();
+    const { version, nodes } = await ctx.services.vehicleData.taxonomy();
     await ensureTerms(ctx.services.knex, version, nodes);
     const byId = new Map(nodes.map((n) => [n.hca_id, n]));
     const pathOf = (n: HcaNode): string[] => {

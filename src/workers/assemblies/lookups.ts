@@ -4,7 +4,6 @@ import type { CommandContext, Services } from '../../context.ts';
 import { vehicleLookups, lookupStepIds } from '../../commands/assemblies/handlers.ts';
 import type { LookupDoc } from '../../projections/assemblies/lookups.ts';
 import { pendingLookups } from '../../queries/assemblies/lookups.ts';
-import { vehicleData } from '../../vehicle-data/index.ts';
 import type { Worker } from '../worker.ts';
 import { systemMetadata } from '../../pipeline/invoke.ts';
 
@@ -21,7 +20,7 @@ export interface LookupPassResult {
 
 /** One pass over the pending lookups: ask the provider for each next step; record what is ready. */
 export async function runLookupPass(services: Services): Promise<LookupPassResult> {
-  const provider = vehicleData(services);
+  const provider = services.vehicleData;
   const out: LookupPassResult = { trees: 0, enrichments: 0, not_found: 0, waiting: 0 };
   for (const doc of await pendingLookups(services.knex, BATCH)) {
     const now = services.clock.now();

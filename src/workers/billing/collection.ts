@@ -12,7 +12,6 @@ import { DomainError } from '../../domain/errors.ts';
 import { IdSource, nameId, newId } from '../../ids.ts';
 import { holdInvoiceForCharge } from '../../commands/billing/charge-attempts.ts';
 import { settlePageAttempt } from '../../commands/billing/payment-attempts.ts';
-import { paymentProvider } from '../../payments/sandbox.ts';
 import { autoCollectedCustomers } from '../../queries/billing/payment-methods.ts';
 import { unpaidInvoices } from '../../queries/billing/statements.ts';
 import { systemMetadata } from '../../pipeline/invoke.ts';
@@ -33,7 +32,7 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
   const { knex, clock } = services;
   const now = clock.now();
   const result: CollectionPassResult = { charged: [], declined: [], in_progress: [] };
-  const provider = paymentProvider(services);
+  const provider = services.payments;
   for (const customer of await autoCollectedCustomers(knex)) {
     const ctx = {
       store: services.store,
