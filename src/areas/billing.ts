@@ -5,10 +5,11 @@ import { billingQueries } from '../queries/billing/index.ts';
 import { overdueWorker } from '../workers/billing/overdue.ts';
 import { collectionWorker } from '../workers/billing/collection.ts';
 import { attachmentExpiryWorker } from '../workers/billing/attachment-expiry.ts';
+import { reconciliationWorker } from '../workers/billing/reconciliation.ts';
 import type { Area } from './area.ts';
 
 /** Typed billing operations (tests call them through these). */
 export const billingOperations = [...billingCommands, ...billingQueries];
 
 /** The billing area as the composition root assembles it. */
-export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker] };
+export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker] };

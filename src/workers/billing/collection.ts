@@ -56,7 +56,8 @@ export async function runCollectionPass(services: Services): Promise<CollectionP
       }
       // Nothing owed any more: paid (or voided) since the read above.
       if (held === null) continue;
-      const charge = await provider.charge({ method_ref: customer.method.provider_ref, amount: held.amount, currency: invoice.currency, idempotency_key: key });
+      const owner = { invoice_id: invoice.invoice_id, customer_id: customer.customer_id, organization_id: customer.organization_id, attempt_id: held.attempt_id };
+      const charge = await provider.charge({ method_ref: customer.method.provider_ref, amount: held.amount, currency: invoice.currency, idempotency_key: key, owner });
       let applied = 0;
       if (charge.status === 'succeeded') {
         const payment = { payment_id: nameId('billing-auto-collection', key), currency: invoice.currency, method: customer.method.type, reference: charge.charge_ref, received_on: isoDate(now) };
