@@ -187,6 +187,8 @@ export const reconciliationEvents = eventSchemas({
 });
 /** A reconciliation event. */
 export type ReconciliationEvent = EventOf<typeof reconciliationEvents>;
+/** How reconciliation events are read. */
+export const reconciliationCodec = eventCodec(reconciliationEvents);
 
 /** What may be asked of a reconciliation stream: record a pass up to `until`. */
 export type ReconciliationCommand = { type: 'RecordReconciliation'; data: { provider: string; since: string | null; until: string; listed: number; found: number; now: string } };
@@ -198,7 +200,7 @@ export interface ReconciliationState {
 
 /** Pure reconciliation decider: the checkpoint only moves forward. */
 export const reconciliationDecider: Decider<ReconciliationCommand, ReconciliationEvent, ReconciliationState> = {
-  events: eventCodec(reconciliationEvents),
+  events: reconciliationCodec,
   initialState: () => ({ until: null }),
   evolve: (s, e) => ({ until: s.until !== null && Date.parse(s.until) > Date.parse(e.data.until) ? s.until : e.data.until }),
   decide(c, s) {

@@ -24,7 +24,7 @@ export interface ChargeDoc extends ChargeFacts {
   invoice_id: string | null;
   invoice_number: string | null;
   currency: string | null;
-  /** Since when money is due back on it (the first record that showed it not fully applied). */
+  /** Since when money is due back on it: when the first record that showed it not fully applied was appended. */
   since: string | null;
   pending: { resolution_id: string; kind: ResolutionKind; amount: number; started_at: string } | null;
   resolved: {
@@ -105,7 +105,7 @@ class Batch {
   }
 
   /** A service record of the charge: charged, applied of it, and who it belongs to. */
-  async recorded(ref: string, f: { charged: number; applied: number; at: string; organization_id: string; customer_id: string; invoice_id: string; currency: string }): Promise<void> {
+  async recorded(ref: string, f: { charged: number; applied: number; at: Date; organization_id: string; customer_id: string; invoice_id: string; currency: string }): Promise<void> {
     const doc = await this.row(ref);
     const invoice = await this.source<InvoiceSource>(`invoice:${f.invoice_id}`);
     doc.organization_id ??= f.organization_id;
@@ -116,7 +116,7 @@ class Batch {
     doc.charged = Math.max(doc.charged ?? 0, f.charged);
     doc.applied = Math.max(doc.applied, f.applied);
     doc.recorded = true;
-    if (f.applied < f.charged) doc.since = earliest(doc.since, f.at);
+    if (f.applied < f.charged) doc.since = earliest(doc.since, f.at.toISOString());
   }
 
   async write(): Promise<void> {
@@ -144,7 +144,7 @@ async function applyOne(b: Batch, e: RecordedEvent): Promise<void> {
       } else if (read.type === 'ChargeAttemptEnded' && read.data.outcome === 'succeeded' && read.data.charge_ref !== null) {
         const { charge_ref, ...d } = read.data;
         if (charge_ref === null) return;
-        await b.recorded(charge_ref, { charged: d.charged, applied: d.applied, at: d.ended_at, organization_id: d.organization_id, customer_id: d.customer_id, invoice_id: d.invoice_id, currency: d.currency });
+        await b.recorded(charge_ref, { charged: d.charged, applied: d.applied, at: e.createdAt, organization_id: d.organization_id, customer_id: d.customer_id, invoice_id: d.invoice_id, currency: d.currency });
       }
       return;
     }
@@ -154,7 +154,7 @@ async function applyOne(b: Batch, e: RecordedEvent): Promise<void> {
       const d = read.data;
       const invoice = await b.source<InvoiceSource>(`invoice:${d.invoice_id}`);
       if (!invoice) return; // an invoice never finalized is never charged: nothing to attribute
-      await b.recorded(d.charge_ref, { charged: d.amount, applied: d.applied, at: d.at, organization_id: invoice.organization_id, customer_id: invoice.customer_id, invoice_id: d.invoice_id, currency: invoice.currency });
+      await b.recorded(d.charge_ref, { charged: d.amount, applied: d.applied, at: e.createdAt, organization_id: invoice.organization_id, customer_id: invoice.customer_id, invoice_id: d.invoice_id, currency: invoice.currency });
       return;
     }
     case 'paymentattempt': {
@@ -165,19 +165,19 @@ async function applyOne(b: Batch, e: RecordedEvent): Promise<void> {
       } else if (read.type === 'PaymentAttemptSucceeded') {
         const started = await b.source<AttemptSource>(`attempt:${streamKey(e)}`);
         if (!started) return;
-        await b.recorded(read.data.charge_ref, { ...started, charged: started.amount, applied: read.data.applied ? started.amount : 0, at: read.data.at });
+        await b.recorded(read.data.charge_ref, { ...started, charged: started.amount, applied: read.data.applied ? started.amount : 0, at: e.createdAt });
       }
       return;
     }
     case 'charge':
-      await applyCharge(b, readRecorded(chargeCodec, e));
+      await applyCharge(b, readRecorded(chargeCodec, e), e.createdAt);
       return;
     default:
       return;
   }
 }
 
-async function applyCharge(b: Batch, read: ChargeEvent): Promise<void> {
+async function applyCharge(b: Batch, read: ChargeEvent, at: Date): Promise<void> {
   const doc = await b.row(read.data.charge_ref);
   switch (read.type) {
     case 'ProviderChargeFound': {
@@ -190,7 +190,7 @@ async function applyCharge(b: Batch, read: ChargeEvent): Promise<void> {
       if (doc.invoice_number === null && d.invoice_id !== null) doc.invoice_number = (await b.source<InvoiceSource>(`invoice:${d.invoice_id}`))?.number ?? null;
       doc.charged = Math.max(doc.charged ?? 0, d.amount);
       doc.found = true;
-      doc.since = earliest(doc.since, d.found_at);
+      doc.since = earliest(doc.since, at.toISOString());
       return;
     }
     case 'ChargeResolutionStarted': {
