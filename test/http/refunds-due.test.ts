@@ -192,6 +192,33 @@ for (const backend of backends()) {
       }
     });
 
+    it('a refund the provider refuses is 409 refund_failed: the charge stays due and can be resolved again', async () => {
+      const org = await billedOrg(svc);
+      await saveCard(svc, org, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, org.customerId, [1500]);
+      await settle(svc);
+      const charge = await svc.app.payments.charge({ method_ref: (await methodOf(org.customerId)).provider_ref, amount: 1500, currency: 'GBP', idempotency_key: inv.id });
+      if (charge.status !== 'succeeded') throw new Error('expected a charge');
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 1000, { received_on: today() }), staff)).status).to.equal(200);
+      await settle(svc);
+      await collectionWorker.runOnce(svc.app);
+      await settle(svc);
+      expect((await dueList(org.customerId)).map((r) => [r.charge_ref, r.amount_due])).to.deep.equal([[charge.charge_ref, 1000]]);
+      // Someone refunded the whole charge at the provider's dashboard: nothing is left there to refund.
+      expect((await svc.app.payments.refund({ charge_ref: charge.charge_ref, amount: 1500, currency: 'GBP', idempotency_key: 'dashboard-1', reason: 'by hand' })).status).to.equal('succeeded');
+      const refused = await svc.call(ops['billing.refunds-due.refund'], { charge_ref: charge.charge_ref, reason: 'customer asked' }, staff);
+      expect([refused.status, refused.body.code]).to.deep.equal([409, 'refund_failed']);
+      expect(refused.body.message).to.match(/left to refund/);
+      expect(await streamEvents(`charge-${charge.charge_ref}`)).to.deep.equal(['ChargeResolutionStarted', 'ChargeResolutionFailed']);
+      expect((await dueList(org.customerId)).map((r) => [r.charge_ref, r.status, r.amount_due])).to.deep.equal([[charge.charge_ref, 'due', 1000]]);
+      // Applied elsewhere instead, it leaves the list.
+      const next = await openInvoice(svc, staff, org.customerId, [1000]);
+      const applied = await svc.call(ops['billing.refunds-due.apply'], { charge_ref: charge.charge_ref, invoice_id: next.id, reason: 'already refunded at the provider by mistake; keep it on account' }, staff);
+      expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
+      expect((await svc.call(ops['billing.invoices.get'], next.id, staff)).body).to.include({ status: 'paid', amount_paid: 1000 });
+      expect(await dueList(org.customerId)).to.deep.equal([]);
+    });
+
     it('pages the list with limit and cursor, oldest first', async () => {
       const before = await dueList();
       const org = await billedOrg(svc);
@@ -219,6 +246,38 @@ for (const backend of backends()) {
       expect(new Set(seen).size).to.equal(seen.length);
       expect((await dueList(org.customerId)).map((r) => [r.amount_charged, r.amount_due])).to.deep.equal([[100, 50], [101, 50], [102, 50]]);
       expect((await svc.call(ops['billing.refunds-due.list'], { cursor: 'not-a-cursor' }, staff)).body.code).to.equal('invalid_cursor');
+    });
+  });
+
+  describe(`reconciliation when the provider's notifications are lost (${backend})`, function () {
+    this.timeout(120_000);
+    let svc: TestService;
+    let staff: string;
+    before(async () => {
+      svc = await startService(backend, { env: { BASE_URL: 'http://127.0.0.1:9' } });
+      staff = await billingStaff(svc);
+    });
+    after(async () => svc?.close());
+
+    it('a page payment whose outcome never reached the service is applied from the provider\'s record, not listed as unknown', async () => {
+      const p = await signedInPayer(svc, 'Silent Reconciled Garage');
+      const methodId = await saveCard(svc, p, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, p.customerId, [3300]);
+      expect((await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: methodId })).status).to.equal(303);
+      await settle(svc);
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, staff)).body.status).to.equal('open');
+      const moved = RECONCILIATION_SETTLE_MS + 60_000;
+      svc.clock.advance(moved);
+      try {
+        const pass = await reconciliationWorker.runOnce(svc.app);
+        expect(pass.found).to.deep.equal([]);
+        expect(pass.listed).to.be.greaterThan(0);
+        await settle(svc);
+        expect((await svc.call(ops['billing.invoices.get'], inv.id, staff)).body).to.include({ status: 'paid', amount_paid: 3300 });
+        expect((await svc.call(ops['billing.refunds-due.list'], { customer_id: p.customerId }, staff)).body.items).to.deep.equal([]);
+      } finally {
+        svc.clock.advance(-moved);
+      }
     });
   });
 }
