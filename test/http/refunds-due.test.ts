@@ -219,6 +219,34 @@ for (const backend of backends()) {
       expect(await dueList(org.customerId)).to.deep.equal([]);
     });
 
+    it('five refunds and five applies of one row at once: exactly one resolution moves money', async () => {
+      const org = await billedOrg(svc);
+      await saveCard(svc, org, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, org.customerId, [2000]);
+      await settle(svc);
+      const charge = await svc.app.payments.charge({ method_ref: (await methodOf(org.customerId)).provider_ref, amount: 2000, currency: 'GBP', idempotency_key: inv.id });
+      if (charge.status !== 'succeeded') throw new Error('expected a charge');
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 1200, { received_on: today() }), staff)).status).to.equal(200);
+      await settle(svc);
+      await collectionWorker.runOnce(svc.app);
+      await settle(svc);
+      const targets = await Promise.all(Array.from({ length: 5 }, () => openInvoice(svc, staff, org.customerId, [5000])));
+      const answers = await Promise.all([
+        ...Array.from({ length: 5 }, () => svc.call(ops['billing.refunds-due.refund'], { charge_ref: charge.charge_ref, reason: 'refund tab' }, staff)),
+        ...targets.map((t) => svc.call(ops['billing.refunds-due.apply'], { charge_ref: charge.charge_ref, invoice_id: t.id, reason: 'apply tab' }, staff)),
+      ]);
+      expect(answers.filter((a) => a.status === 200), JSON.stringify(answers.map((a) => a.body))).to.have.length(1);
+      for (const a of answers.filter((x) => x.status !== 200)) {
+        expect(a.status).to.equal(409);
+        expect(a.body.code).to.be.oneOf(['charge_not_due', 'charge_resolution_in_progress']);
+      }
+      const refunded = (await refunds(charge.charge_ref)).length;
+      const applied = (await Promise.all(targets.map(async (t) => (await svc.call(ops['billing.payments.list'], { invoice_id: t.id }, staff)).body.items.length))).reduce((a, b) => a + b, 0);
+      // 800 was due back: it went back once, either to the card or onto one invoice, never both.
+      expect(refunded + applied).to.equal(1);
+      expect(await dueList(org.customerId)).to.deep.equal([]);
+    });
+
     it('pages the list with limit and cursor, oldest first', async () => {
       const before = await dueList();
       const org = await billedOrg(svc);
