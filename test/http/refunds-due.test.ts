@@ -151,6 +151,9 @@ for (const backend of backends()) {
         owner: { invoice_id: inv.id, customer_id: org.customerId, organization_id: org.orgId, attempt_id: null },
       });
       if (lost.status !== 'succeeded') throw new Error('expected a charge');
+      // And a charge made by hand at the provider, which names nobody.
+      const stray = await svc.app.payments.charge({ method_ref: method.provider_ref, amount: 999, currency: 'GBP', idempotency_key: `by-hand-${inv.id}` });
+      if (stray.status !== 'succeeded') throw new Error('expected a charge');
       // The collection worker never visits a paid invoice again: without reconciliation nobody would know.
       await collectionWorker.runOnce(svc.app);
       await settle(svc);
@@ -161,8 +164,8 @@ for (const backend of backends()) {
       svc.clock.advance(moved);
       try {
         const pass = await reconciliationWorker.runOnce(svc.app);
-        // Every charge the earlier tests made is known to the service: only this one is found.
-        expect(pass.found).to.deep.equal([lost.charge_ref]);
+        // Every charge the earlier tests made is known to the service: only these are found.
+        expect(pass.found).to.deep.equal([lost.charge_ref, stray.charge_ref]);
         expect(pass.listed).to.be.greaterThan(1);
         await settle(svc);
         const [row] = await dueList(org.customerId);
@@ -171,6 +174,12 @@ for (const backend of backends()) {
           customer: { id: org.customerId, name: `Customer of ${org.orgId.slice(0, 8)}` }, invoice: { id: inv.id, number: inv.number },
         });
         expect(row?.why).to.deep.equal({ code: 'unknown_at_service', text: 'Found at the payment provider by reconciliation: the service never recorded this charge.' });
+        // The charge nobody is named for is listed too; it can only be refunded.
+        const strayRow = (await dueList()).find((r) => r.charge_ref === stray.charge_ref);
+        expect(strayRow).to.deep.include({ customer: null, invoice: null, organization_id: null, amount_due: 999, currency: 'GBP', status: 'due' });
+        const nowhere = await svc.call(ops['billing.refunds-due.apply'], { charge_ref: stray.charge_ref, invoice_id: inv.id, reason: 'try' }, staff);
+        expect([nowhere.status, nowhere.body.code]).to.deep.equal([409, 'charge_customer_unknown']);
+        expect((await svc.call(ops['billing.refunds-due.refund'], { charge_ref: stray.charge_ref, reason: 'not ours to keep' }, staff)).status).to.equal(200);
         // The checkpoint is durable (an event) and a rerun over the same charges records nothing twice.
         const rerun = await reconciliationWorker.runOnce(svc.app);
         expect(rerun.found).to.deep.equal([]);
