@@ -27,6 +27,7 @@ import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
+import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
 import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
 import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './http/attempt-limits.ts';
@@ -122,6 +123,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return op?.kind === 'json' ? op : undefined;
     },
   };
+  metrics.attentionSource = async () => new Map(attentionCounts(await attentionItems(services)).map((c) => [c.kind, c.count]));
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const httpApp = createHttpApp(services, registry, {
     ...pipeline,
