@@ -7,7 +7,7 @@ import { createLogger } from './logging.ts';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { type Db, openPglite, openPostgres } from './db.ts';
+import { type Db, connectPostgres, openPglite } from './db.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
@@ -78,7 +78,7 @@ export interface App extends Omit<Services, 'runner'> {
 
 /** Opens the configured database: Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR. */
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
+  return config.databaseUrl ? connectPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
 }
 
 /** Builds the service. */
