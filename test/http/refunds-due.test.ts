@@ -66,6 +66,11 @@ for (const backend of backends()) {
       // Staff see it across customers too; organization users do not see the list.
       expect((await dueList()).map((r) => r.charge_ref)).to.include(first.charge_ref);
       expect((await svc.call(ops['billing.refunds-due.list'], {}, org.token)).status).to.equal(403);
+      // The Needs attention list shows it too, until it is resolved.
+      const attention = async (kind: 'refund_due' | 'unrecorded_provider_charge') => (await svc.call(ops['billing.attention.list'], { kind, limit: 200 }, staff)).body.items;
+      expect((await attention('refund_due')).find((i) => i.key === `refund_due:${first.charge_ref}`)).to.deep.include({
+        invoice_id: inv.id, href: `/console/invoices/${inv.id}`, amount: { amount: 1000, currency: 'GBP' }, customer: { id: org.customerId, name: `Customer of ${org.orgId.slice(0, 8)}` },
+      });
 
       // A refund needs a reason; an unknown charge is 404. Neither writes anything.
       expect((await svc.send('billing.refunds-due.refund', { charge_ref: first.charge_ref }, staff)).body.code).to.equal('invalid_request');
@@ -87,6 +92,7 @@ for (const backend of backends()) {
       expect(ok[0]?.body.resolution?.refund_ref).to.match(/^re_sbx_/);
       expect(await streamEvents(`charge-${first.charge_ref}`)).to.deep.equal(['ChargeResolutionStarted', 'ChargeRefunded']);
       expect(await dueList(org.customerId)).to.deep.equal([]);
+      expect((await attention('refund_due')).map((i) => i.key)).to.not.include(`refund_due:${first.charge_ref}`);
       // A retry of the answered request (same Idempotency-Key) answers the same and refunds nothing more.
       const keyed = { 'idempotency-key': `refund-again-${first.charge_ref}` };
       const again = await svc.call(ops['billing.refunds-due.refund'], { charge_ref: first.charge_ref, reason: 'again' }, staff, keyed);
@@ -173,6 +179,8 @@ for (const backend of backends()) {
           charge_ref: lost.charge_ref, provider: 'sandbox', amount_charged: 2500, amount_applied: 0, amount_due: 2500, status: 'due',
           customer: { id: org.customerId, name: `Customer of ${org.orgId.slice(0, 8)}` }, invoice: { id: inv.id, number: inv.number },
         });
+        const unrecorded = (await svc.call(ops['billing.attention.list'], { kind: 'unrecorded_provider_charge', limit: 200 }, staff)).body.items.map((i) => [i.key, i.amount?.amount]);
+        expect(unrecorded).to.deep.include.members([[`unrecorded_provider_charge:${lost.charge_ref}`, 2500], [`unrecorded_provider_charge:${stray.charge_ref}`, 999]]);
         expect(row?.why).to.deep.equal({ code: 'unknown_at_service', text: 'Found at the payment provider by reconciliation: the service never recorded this charge.' });
         // The charge nobody is named for is listed too; it can only be refunded.
         const strayRow = (await dueList()).find((r) => r.charge_ref === stray.charge_ref);

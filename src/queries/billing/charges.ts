@@ -25,6 +25,12 @@ export async function refundsDueCount(knex: Knex): Promise<number> {
   return Number(rows[0]?.n ?? 0);
 }
 
+/** The charges with money due back, oldest due first (at most `cap`): what the Needs attention list gathers. */
+export async function dueCharges(knex: Knex, cap: number): Promise<ChargeDoc[]> {
+  const rows = (await knex('billing_charges').whereIn('status', DUE).orderBy('since').orderBy('id').limit(cap).select('doc')) as { doc: ChargeDoc }[];
+  return rows.map((r) => r.doc);
+}
+
 /** A charge as the refunds-due list shows it, with its customer's name. */
 export async function refundDueItem(ctx: Pick<RequestContext, 'services'>, d: ChargeDoc, names = new Map<string, string | null>()): Promise<RefundDueItem> {
   const { status, due } = chargeStatus(d);
