@@ -184,23 +184,24 @@ export class SandboxProvider implements PaymentProvider {
   }
 
   async refund(input: { charge_ref: string; amount: number; currency: string; idempotency_key: string; reason: string }): Promise<RefundResult> {
-    const knex = this.services.knex;
-    const earlier = await knex('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
+    const earlier = await this.services.knex('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
     if (earlier) return earlier.doc as RefundResult;
-    const charge = await this.chargeByRef(input.charge_ref);
     const refused = (code: string, message: string): RefundResult => ({ status: 'failed', code, message });
-    if (!charge || charge.doc.status !== 'succeeded') return refused('charge_not_found', `No succeeded charge ${input.charge_ref}.`);
-    if (charge.doc.currency !== undefined && charge.doc.currency !== input.currency) return refused('currency_mismatch', `The charge is in ${charge.doc.currency}.`);
-    const refunded = Number((await knex('sandbox_provider_refunds').where({ charge_ref: input.charge_ref }).whereRaw(`doc->>'status' = 'succeeded'`).sum({ n: knex.raw(`(doc->>'amount')::bigint`) }))[0]?.n ?? 0);
-    const left = (charge.doc.amount ?? 0) - refunded;
-    if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > left) return refused('amount_too_large', `At most ${left} ${input.currency} of the charge is left to refund.`);
-    const result: RefundResult = { status: 'succeeded', refund_ref: `re_sbx_${crypto.randomUUID().replace(/-/g, '')}`, amount: input.amount };
-    await knex('sandbox_provider_refunds')
-      .insert({ idempotency_key: input.idempotency_key, charge_ref: input.charge_ref, created_at: this.services.clock.now(), doc: JSON.stringify({ ...result, reason: input.reason }) })
-      .onConflict('idempotency_key').ignore();
-    const stored = await knex('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
-    const { reason: _reason, ...answer } = stored.doc as RefundResult & { reason: string };
-    return answer as RefundResult;
+    // One refund of a charge at a time (the charge's row is locked), so two keys never refund more than was charged.
+    return this.services.knex.transaction(async (trx) => {
+      const row = await trx('sandbox_provider_charges').whereRaw(`doc->>'charge_ref' = ?`, [input.charge_ref]).forUpdate().first('doc');
+      const charge = row ? (row.doc as StoredCharge) : null;
+      const again = await trx('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
+      if (again) return again.doc as RefundResult;
+      if (!charge || charge.status !== 'succeeded') return refused('charge_not_found', `No succeeded charge ${input.charge_ref}.`);
+      if (charge.currency !== undefined && charge.currency !== input.currency) return refused('currency_mismatch', `The charge is in ${charge.currency}.`);
+      const refunded = Number((await trx('sandbox_provider_refunds').where({ charge_ref: input.charge_ref }).whereRaw(`doc->>'status' = 'succeeded'`).sum({ n: trx.raw(`(doc->>'amount')::bigint`) }))[0]?.n ?? 0);
+      const left = (charge.amount ?? 0) - refunded;
+      if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > left) return refused('amount_too_large', `At most ${left} ${input.currency} of the charge is left to refund.`);
+      const result: RefundResult = { status: 'succeeded', refund_ref: `re_sbx_${crypto.randomUUID().replace(/-/g, '')}`, amount: input.amount };
+      await trx('sandbox_provider_refunds').insert({ idempotency_key: input.idempotency_key, charge_ref: input.charge_ref, created_at: this.services.clock.now(), doc: JSON.stringify({ ...result, reason: input.reason }) });
+      return result;
+    });
   }
 
   async listCharges(since: Date): Promise<ProviderCharge[]> {
@@ -220,10 +221,6 @@ export class SandboxProvider implements PaymentProvider {
     }));
   }
 
-  private async chargeByRef(ref: string): Promise<{ doc: StoredCharge } | null> {
-    const row = await this.services.knex('sandbox_provider_charges').whereRaw(`doc->>'charge_ref' = ?`, [ref]).first('doc');
-    return row ? { doc: row.doc as StoredCharge } : null;
-  }
 
   /** The setup as the hosted page needs it, or null. */
   async pageState(ref: string): Promise<{ type: 'card' | 'bank_debit'; stage: SandboxSetup['stage']; status: ProviderSetup['status']; return_url: string } | null> {
