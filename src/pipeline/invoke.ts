@@ -10,7 +10,7 @@ import { checkAccess } from './access.ts';
 import { withIdempotency } from './idempotency.ts';
 import { successViolation } from '../contract/check.ts';
 import type { JsonOperation, Operation } from '../contract/operation.ts';
-import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
+import { type Auth, type RequestContext, type Services, callerOrg, hasRole } from '../context.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import type { Caller, Invocable, Invoked } from '../contract/caller.ts';
 import type { Registry } from '../contract/registry.ts';
@@ -41,6 +41,8 @@ export function actorOf(auth: Auth): EventMetadata['actor'] {
       return { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId };
     case 'integration':
       return { type: 'integration', id: auth.integrationId };
+    case 'system':
+      return { type: 'system', id: auth.job };
     default:
       return { type: 'system', id: 'anonymous' };
   }
@@ -49,7 +51,7 @@ export function actorOf(auth: Auth): EventMetadata['actor'] {
 /** The metadata every event of this call carries: the one place it is made. */
 export function eventMetadata(caller: Caller & { requestId: string }, actor: EventMetadata['actor'] = actorOf(caller.auth)): EventMetadata {
   return {
-    org_id: caller.auth.kind === 'anonymous' ? null : caller.auth.organizationId,
+    org_id: callerOrg(caller.auth),
     actor,
     request_id: caller.requestId,
     correlation_id: caller.correlationId ?? caller.causation?.correlationId ?? caller.requestId,
@@ -114,22 +116,34 @@ export async function invoke<Op extends JsonOperation>(services: Services, op: O
   return out as Invoked<z.output<Op['response']>>;
 }
 
-/** Calls `op` only if it is the very object the registry serves on the core API: an in-process surface (the console, a page) can call nothing an API client could not. */
+/**
+ * Calls `op` only if it is the very object the registry holds (on the core API, or internal): an in-process surface (the console,
+ * a page, a worker) can call only declared operations, each with its own access rule (internal ones mostly `system`).
+ */
 export async function invokeRegistered<Op extends Invocable>(services: Services, registry: Registry, op: Op, input: unknown, caller: Caller, opts: InvokeOptions = {}): Promise<Invoked<z.output<Op['response']>>> {
-  const registered = registry.get('core', op.id);
-  if (registered?.kind !== 'json' || !Object.is(registered, op)) throw new Error(`${op.id} is not a registered operation of the core API`);
+  const registered = op.surface === 'integrations' ? undefined : registry.get(op.surface, op.id);
+  if (registered?.kind !== 'json' || !Object.is(registered, op)) throw new Error(`${op.id} is not a registered operation of the core API or an internal one`);
   // `registered` is `op` itself, so its answer has `op`'s response type.
   return (await invoke(services, registered, input, caller, opts)) as Invoked<z.output<Op['response']>>;
 }
 
 /** The idempotency scope of a caller: keys of different callers never meet. */
 export function scopeOf(auth: Auth): string {
-  return auth.kind === 'session' ? `user:${auth.userId}:${auth.organizationId}` : auth.kind === 'integration' ? `integration:${auth.integrationId}` : 'anonymous';
+  switch (auth.kind) {
+    case 'session':
+      return `user:${auth.userId}:${auth.organizationId}`;
+    case 'integration':
+      return `integration:${auth.integrationId}`;
+    case 'system':
+      return `system:${auth.job}`;
+    default:
+      return 'anonymous';
+  }
 }
 
 // A paid feature needs its entitlement in effect for the caller's organization; staff are exempt.
 async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
-  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
+  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || auth.kind === 'system' || hasRole(auth, 'billing_staff')) return;
   if (!(await entitled(auth.organizationId, op.entitlement, now)))
     throw commonErrors.error('entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }

@@ -40,6 +40,7 @@ function expected(access: Access, caller: Caller): 401 | 403 | 'through' {
     case 'billing_staff':
       return caller === 'billing_staff' ? 'through' : 403;
     case 'platform_staff':
+    case 'system':
       return 403;
   }
 }
