@@ -38,3 +38,37 @@ export const PaymentAttemptResumeRequest = z.strictObject({
   visible: z.boolean(),
 });
 export const PaymentAttemptResumed = z.object({ applied: z.boolean() });
+
+/** The payment page of a billing customer (`/billing/pay/<customer id>`): the signed-in member's organization must own it. */
+export const PaymentPageRequest = z.strictObject({ customer_id: Uuid });
+/** What the payment page shows: the customer, its open invoices still owed and its saved methods. */
+export const PaymentPageView = z.object({
+  customer: z.object({ id: Uuid, name: z.string(), organization_id: z.string() }),
+  invoices: z.array(z.object({ invoice_id: Uuid, number: z.string().nullable(), due_date: z.string(), amount_remaining: z.number().int(), currency: z.string() })),
+  methods: z.array(z.object({ id: z.string(), type: z.enum(['card', 'bank_debit']), brand: z.string().nullable(), last4: z.string(), bank_name: z.string().nullable() })),
+  default_payment_method_id: z.string().nullable(),
+});
+
+/** billing.payment-attempts.pay: a payment form sent (its attempt id is made with the form, so sending it again continues it). */
+export const PaymentAttemptPayRequest = z.strictObject({
+  customer_id: Uuid,
+  invoice_id: Uuid,
+  attempt_id: Uuid,
+  /** A saved method's id, or `new` (a new card on the provider's page); another value is payment_method_not_found. */
+  method: z.string().max(200),
+  /** Where the provider returns the payer: the attempt's result page. */
+  return_url: z.string().min(1).max(2000),
+});
+/** Where the payer goes next: the provider's page, or the attempt's result page. */
+export const PaymentAttemptPayResult = z.object({ redirect: z.string() });
+
+/** billing.payment-attempts.get: a payment-page attempt's outcome (after asking the provider about one still pending). */
+export const PaymentAttemptGetRequest = z.strictObject({ customer_id: Uuid, attempt_id: Uuid });
+export const PaymentAttemptView = z.object({
+  status: z.enum(['none', 'pending', 'succeeded', 'failed']),
+  applied: z.boolean(),
+  amount: z.number().int(),
+  currency: z.string(),
+  invoice_number: z.string().nullable(),
+  failure_message: z.string().nullable(),
+});
