@@ -72,3 +72,11 @@ export const PaymentAttemptView = z.object({
   invoice_number: z.string().nullable(),
   failure_message: z.string().nullable(),
 });
+
+/** billing.customer-access.review: the overdue policy applied to one customer (the overdue worker). */
+export const CustomerAccessReviewRequest = z.strictObject({ customer_id: Uuid });
+export const CustomerAccessReviewed = z.object({ changed: z.enum(['suspended', 'restored']).nullable() });
+
+/** billing.attachments.expire / billing.attachments.purge: one stale upload, or one removed attachment past its retention. */
+export const AttachmentExpiryRequest = z.strictObject({ attachment_id: Uuid, object_key: z.string().min(1).max(1000) });
+export const AttachmentExpiryDone = z.object({ changed: z.boolean() });
