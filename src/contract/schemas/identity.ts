@@ -27,3 +27,6 @@ export const SessionDetail = z
     expires_at: Timestamp,
   })
   .meta({ id: 'auth.SessionDetail' });
+
+/** auth.sessions.switch (internal): a new session of the signed-in user in another of their organizations (the page's switcher). */
+export const SessionSwitchRequest = z.strictObject({ organization_id: Uuid });

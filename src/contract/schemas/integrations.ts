@@ -34,3 +34,12 @@ export const IntegrationDetail = z
     installed_at: Timestamp,
   })
   .meta({ id: 'integrations.IntegrationDetail' });
+
+/** integrations.access-codes.insert (internal): the consent page's code for an app an owner or admin allowed. */
+export const AccessCodeIssueRequest = z.strictObject({
+  client_id: z.string().min(1).max(200),
+  redirect_url: z.string().min(1).max(2000),
+  scopes: z.array(z.string().min(1).max(100)).max(50),
+  code_challenge: z.string().min(1).max(200).nullable(),
+});
+export const AccessCodeIssued = z.object({ code: z.string() });
