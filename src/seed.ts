@@ -1,26 +1,18 @@
 // The demo seed `start` writes into an empty database, so a new user can call the API at once.
 import type { Knex } from 'knex';
 import type { App } from './app.ts';
-import { IdSource } from './ids.ts';
-import type { CommandContext } from './context.ts';
+import { type CommandContext, systemAuth } from './context.ts';
 import { addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
 import { findUserByEmail } from './queries/identity/identity.ts';
 import { identityProjection } from './projections/identity/identity.ts';
 import { customerIdOf } from './commands/billing/customers.ts';
 import { customers } from './commands/billing/handlers.ts';
 import { billingCustomersProjection } from './projections/billing/customers.ts';
-import { systemMetadata } from './pipeline/invoke.ts';
+import { systemCommandContext } from './pipeline/invoke.ts';
 
-/** A command context for operator actions (CLI, seed): the actor is the system. */
+/** A command context for operator actions (CLI, seed): the actor is the system (job `cli`); the pipeline makes its metadata. */
 export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason?: string): CommandContext & { knex: Knex } {
-  const now = app.clock.now();
-  return {
-    knex: app.knex,
-    store: app.store,
-    ids: IdSource.random(now),
-    now,
-    metadata: systemMetadata({ job: 'cli', reason }),
-  };
+  return systemCommandContext(app, { auth: systemAuth('cli'), ...(reason ? { reason } : {}) });
 }
 
 /** Demo credentials printed on first start. */

@@ -10,7 +10,7 @@ import { checkAccess } from './access.ts';
 import { withIdempotency } from './idempotency.ts';
 import { successViolation } from '../contract/check.ts';
 import type { JsonOperation, Operation } from '../contract/operation.ts';
-import { type Auth, type RequestContext, type Services, callerOrg, hasRole } from '../context.ts';
+import { type Auth, type CommandContext, type RequestContext, type Services, type SystemAuth, callerOrg, hasRole } from '../context.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import type { Caller, Invocable, Invoked } from '../contract/caller.ts';
 import type { Registry } from '../contract/registry.ts';
@@ -148,27 +148,12 @@ async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: 
     throw commonErrors.error('entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }
 
-/** What a system job (a worker pass, the seed, the CLI, a provider's notification) says about the events it appends. */
-export interface SystemCaller {
-  /** Who acts: the job's name (`overdue-worker`, `cli`, `payment-provider`). */
-  job: string;
-  orgId?: string | null;
-  /** The run or request this belongs to; default: a new id per call. */
-  requestId?: string | null;
-  correlationId?: string | null;
-  causation?: { eventId: string; correlationId?: string | null } | null;
-  reason?: string;
-}
-
-/** The metadata of events a system job appends: made here, like a caller's, so every event has a correlation id. */
-export function systemMetadata(s: SystemCaller): EventMetadata {
-  const requestId = s.requestId ?? newId();
-  return {
-    org_id: s.orgId ?? null,
-    actor: { type: 'system', id: s.job },
-    request_id: requestId,
-    correlation_id: s.correlationId ?? s.causation?.correlationId ?? requestId,
-    causation_id: s.causation?.eventId ?? null,
-    ...(s.reason ? { reason: s.reason } : {}),
-  };
+/**
+ * The command context of a system caller that still calls command functions directly instead of an operation: the seed and
+ * the CLI (issue 27 lists them as pending in test/architecture/layers.test.ts). Its metadata is made by eventMetadata, as
+ * invoke's: the job as actor, a request id that is also the correlation id, the reason.
+ */
+export function systemCommandContext<S extends Pick<Services, 'store' | 'clock' | 'knex'>>(services: S, caller: Caller & { auth: SystemAuth }): CommandContext & { knex: S['knex'] } {
+  const now = services.clock.now();
+  return { knex: services.knex, store: services.store, ids: IdSource.random(now), now, metadata: eventMetadata({ ...caller, requestId: caller.requestId ?? newId() }) };
 }
