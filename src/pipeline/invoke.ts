@@ -149,8 +149,8 @@ async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: 
 }
 
 /**
- * The command context of a system caller that still calls command functions directly instead of an operation: the seed and
- * the CLI (issue 27 lists them as pending in test/architecture/layers.test.ts). Its metadata is made by eventMetadata, as
+ * The command context of a system caller that calls command functions directly instead of an operation: only test fixtures
+ * (test/support/system.ts) do; every surface of the service invokes operations. Its metadata is made by eventMetadata, as
  * invoke's: the job as actor, a request id that is also the correlation id, the reason.
  */
 export function systemCommandContext<S extends Pick<Services, 'store' | 'clock' | 'knex'>>(services: S, caller: Caller & { auth: SystemAuth }): CommandContext & { knex: S['knex'] } {

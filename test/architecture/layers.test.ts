@@ -132,11 +132,7 @@ describe('architecture', () => {
       };
       visit(sf);
     }
-    // Operator tools using a system command context (seed.ts) instead of an operation.
-    for (const [f, edges] of graph) for (const e of edges) if (e.to === 'seed.ts') offenders.push(`${f} -> seed.ts`);
-    // Not yet through invoke (issue 27): the demo seed and the CLI call command functions in a system context the pipeline makes.
-    const pending = /^(seed\.ts: calls systemCommandContext|(main\.ts|cli\/(clients|rates|usage)\.ts) -> seed\.ts)$/;
-    expect(offenders.filter((o) => !pending.test(o))).to.deep.equal([]);
+    expect(offenders).to.deep.equal([]);
   });
 
   it('a read-model table is named only by its projection and its query module (same name on both sides)', () => {

@@ -2,6 +2,7 @@
 // and the payment page through invoke, never over HTTP, so they are in no OpenAPI document.
 import { z } from 'zod';
 import { Uuid } from './common.ts';
+import { CurrencyExchangeRateInsertRequest } from './billing-catalogue.ts';
 
 /** billing.invoices.generate-due: one subscription's usage invoice of one ended month (the usage invoice worker). */
 export const UsageInvoiceDueRequest = z.strictObject({ subscription_id: Uuid, period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/) });
@@ -80,3 +81,7 @@ export const CustomerAccessReviewed = z.object({ changed: z.enum(['suspended', '
 /** billing.attachments.expire / billing.attachments.purge: one stale upload, or one removed attachment past its retention. */
 export const AttachmentExpiryRequest = z.strictObject({ attachment_id: Uuid, object_key: z.string().min(1).max(1000) });
 export const AttachmentExpiryDone = z.object({ changed: z.boolean() });
+
+/** billing.exchange-rates.import (internal): the rows of a rates file (`core-server rates import`), each checked like billing.currencies.exchange-rates.insert. */
+export const ExchangeRatesImportRequest = z.strictObject({ rows: z.array(CurrencyExchangeRateInsertRequest).max(100_000) });
+export const ExchangeRatesImported = z.object({ recorded: z.number().int(), unchanged: z.number().int() });
