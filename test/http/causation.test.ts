@@ -13,6 +13,9 @@ import { settle } from '../support/settle.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { WebClient } from '../support/web.ts';
 import type { EventMetadata } from '../../src/eventstore/port.ts';
+import { sessionAuth } from '../../src/queries/identity/identity.ts';
+import { systemAuth } from '../../src/context.ts';
+import { DomainError } from '../../src/domain/errors.ts';
 
 interface Logged {
   id: string;
@@ -41,6 +44,34 @@ for (const backend of backends()) {
       }
       return out;
     };
+
+    it('internal operations have no URL and no place in the OpenAPI documents or /docs, and only the system calls a system operation', async () => {
+      const internal = svc.app.registry.list('internal');
+      expect(internal.map((op) => op.id)).to.include.members(['billing.invoices.collect', 'billing.payment-notifications.apply', 'billing.payment-attempts.pay']);
+      const core = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      const integrations = (await (await fetch(`${svc.url}/api/2026-01/openapi.json`)).json()) as { paths: Record<string, unknown> };
+      const docs = await (await fetch(`${svc.url}/docs`)).text();
+      const owner = await svc.signUp();
+      for (const op of internal) {
+        for (const prefix of ['/api/v1/', '/api/2026-01/']) {
+          const res = await fetch(`${svc.url}${prefix}${op.id}`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'content-type': 'application/json' }, body: '{}' });
+          expect([op.id, prefix, res.status, ((await res.json()) as { code: string }).code]).to.deep.equal([op.id, prefix, 404, 'unknown_operation']);
+        }
+        expect(Object.keys(core.paths).some((p) => p.endsWith(`/${op.id}`)), op.id).to.equal(false);
+        expect(Object.keys(integrations.paths).some((p) => p.endsWith(`/${op.id}`)), op.id).to.equal(false);
+        expect(docs, op.id).to.not.contain(op.id);
+      }
+      // In process, a system operation refuses a signed-in person and an anonymous caller before its handler runs.
+      const auth = await sessionAuth(svc.app.knex, owner.token, svc.clock.now());
+      if (auth?.kind !== 'session') throw new Error('no session');
+      const input = { customer_id: '00000000-0000-4000-8000-000000000000' };
+      for (const caller of [auth, { kind: 'anonymous' as const }]) {
+        const refused = await svc.app.invoke(ops['billing.customer-access.review'], input, { auth: caller }).then(() => null, (err: unknown) => err);
+        expect(refused instanceof DomainError ? [refused.status, refused.code] : refused).to.deep.equal([403, 'forbidden']);
+      }
+      // The system itself gets through (a customer nobody owes anything: nothing changes).
+      expect((await svc.app.invoke(ops['billing.customer-access.review'], input, { auth: systemAuth('overdue-worker', owner.orgId) })).body).to.deep.equal({ changed: null });
+    });
 
     it('after the API, the payment page, the webhook and every billing worker: each event has a correlation id, and each system event its cause', async () => {
       const staff = await billingStaff(svc);
