@@ -25,6 +25,3 @@ export const sessionsSwitch = operation({
     return { token: session.token, expires_at: session.expiresAt.toISOString(), organization_id: req.organization_id };
   },
 });
-
-/** Identity's internal operations. */
-export const identitySessionCommands = [sessionsSwitch];
