@@ -55,14 +55,15 @@ export const usersInsert = operation({
   async handle(ctx, req) {
     const knex = ctx.services.knex;
     const existing = await findUserByEmail(knex, req.email);
-    if (existing && req.organization_id) {
-      await addMember(ctx, req.organization_id, existing.id, req.role);
-      return { id: existing.id };
+    if (!existing || !req.organization_id) {
+      const res = await createUser({ ...ctx, knex }, {
+        email: req.email, password: req.password, name: req.name ?? undefined, organizationId: req.organization_id ?? undefined, role: req.role, staff: req.staff,
+      });
+      return { id: res.id };
     }
-    const res = await createUser({ ...ctx, knex }, {
-      email: req.email, password: req.password, name: req.name ?? undefined, organizationId: req.organization_id ?? undefined, role: req.role, staff: req.staff,
-    });
-    return { id: res.id };
+    // An existing user (same email) named with an organization joins it.
+    await addMember(ctx, req.organization_id, existing.id, req.role);
+    return { id: existing.id };
   },
 });
 
