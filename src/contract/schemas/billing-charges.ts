@@ -55,3 +55,15 @@ export const RefundDueRefundRequest = z.strictObject({ charge_ref: ChargeRef, re
 export const RefundDueApplyRequest = z
   .strictObject({ charge_ref: ChargeRef, invoice_id: Uuid.describe('An open invoice of the same customer, in the same currency, owing at least the amount due.'), reason: Reason })
   .meta({ id: 'billing.RefundDueApplyRequest' });
+
+/** billing.provider-charges.reconcile (internal) request: one pass, from the checkpoint. */
+export const ReconcileRequest = z.strictObject({}).meta({ id: 'billing.ReconcileRequest' });
+
+/** billing.provider-charges.reconcile (internal) answer: what one pass compared and found. */
+export const ReconcileResult = z
+  .object({
+    listed: z.int().describe("The provider's charges compared (made in [since, until))."),
+    found: z.array(ChargeRef).describe('Charges recorded as found only at the provider.'),
+    until: Timestamp.nullable().describe('The checkpoint after the pass: the next one lists from here.'),
+  })
+  .meta({ id: 'billing.ReconcileResult' });
