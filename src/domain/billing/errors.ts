@@ -84,4 +84,8 @@ export const billingErrors = errorCatalogue({
   mixed_currencies: 409,
   invoice_has_metered_lines: 409,
   invoice_not_metered: 409,
+  // Late usage and corrections (issue 26).
+  usage_not_found: 404,
+  usage_voided: 409,
+  usage_invoiced: 409,
 });
