@@ -124,6 +124,10 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     return stored && !sameOrder(stored, o) ? [{ path: `orders.${index}`, message: conflictText(stored, o) }] : [];
   });
   if (conflicts.length) throw ordersError('usage_conflict', 'Some orders were recorded earlier with other facts; usage facts do not change.', conflicts);
+  // Where each order will be billed: its month's invoice, or (the invoice exists: late) the month's next supplementary invoice.
+  const regular = new Map(orders.map((o) => [o.order_id, usageInvoiceId(o.subscription_id, o.occurred_at.slice(0, 7))]));
+  const invoiced = await existingInvoices(ctx.knex, [...new Set(regular.values())]);
+  const states = await billingStates(ctx.knex, [...existing.values()]);
   const status = new Map<string, 'recorded' | 'already_recorded'>();
   const fresh = orders.filter((o) => {
     if (existing.has(o.order_id)) status.set(o.order_id, 'already_recorded');
@@ -140,10 +144,6 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     });
   }
   if (raced.length) throw ordersError('usage_conflict', 'Some orders were recorded by another request at the same moment with other facts; the other orders of this batch are recorded.', raced);
-  // Where each order will be billed: its month's invoice, or (the invoice exists: late) the month's next supplementary invoice.
-  const regular = new Map(orders.map((o) => [o.order_id, usageInvoiceId(o.subscription_id, o.occurred_at.slice(0, 7))]));
-  const invoiced = await existingInvoices(ctx.knex, [...new Set(regular.values())]);
-  const states = await billingStates(ctx.knex, [...existing.values()]);
   const items = orders.map((o) => {
     const state = existing.has(o.order_id) ? states.get(o.order_id) : undefined;
     return {
