@@ -17,10 +17,12 @@ export interface BillingOf {
   held_reasons: string | null;
 }
 
-/** `[from, to)` of a calendar month as ISO instants. */
-function range(period: string): { from: string; to: string } {
+/** `[from, to)` of a calendar month as ISO instants; December 9999 has no end a timestamp column holds (nothing is later). */
+function range(period: string): { from: string; to?: string } {
   const [y, m] = period.split('-').map(Number);
-  return { from: new Date(Date.UTC(y ?? 1970, (m ?? 1) - 1, 1)).toISOString(), to: new Date(Date.UTC(y ?? 1970, m ?? 1, 1)).toISOString() };
+  const from = new Date(Date.UTC(y ?? 1970, (m ?? 1) - 1, 1)).toISOString();
+  const end = new Date(Date.UTC(y ?? 1970, m ?? 1, 1));
+  return end.getUTCFullYear() > 9999 ? { from } : { from, to: end.toISOString() };
 }
 
 /**
