@@ -15,6 +15,9 @@ export interface Metrics {
   lagSource?: () => Promise<Map<string, number>>;
   /** Counts the refused usage months at scrape time (set by the composition root). */
   refusedUsageMonthsSource?: () => Promise<number>;
+  attentionItems: client.Gauge<'kind'>;
+  /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
+  attentionSource?: () => Promise<Map<string, number>>;
 }
 
 /** Creates a registry with the service's metrics and the process defaults. */
@@ -60,6 +63,17 @@ export function createMetrics(): Metrics {
       async collect() {
         const n = await metrics.refusedUsageMonthsSource?.();
         if (n !== undefined) this.set(n);
+      },
+    }),
+    // Measured when scraped: an alert on it reaches someone even when nobody opens the console.
+    attentionItems: new client.Gauge({
+      name: 'billing_attention_items',
+      help: 'Items waiting for a person (the console\'s Needs attention list), by kind',
+      labelNames: ['kind'],
+      registers: [registry],
+      async collect() {
+        const counts = await metrics.attentionSource?.();
+        for (const [kind, n] of counts ?? []) this.set({ kind }, n);
       },
     }),
     projectionFailures: new client.Counter({
