@@ -139,6 +139,11 @@ for (const backend of backends()) {
         const metrics = await (await fetch(`${svc.url}/metrics`)).text();
         expect(metrics).to.match(new RegExp(`^usage_months_refused ${all.body.items.length}$`, 'm'));
         expect((await svc.call(ops['billing.usage.refusals.list'], {}, seller.token)).status).to.equal(403);
+        // The Needs attention list shows it, with the customer and where to act.
+        const attention = await svc.call(ops['billing.attention.list'], { kind: 'usage_month_refused' }, staff);
+        const row = attention.body.items.find((i) => i.key === `usage_month_refused:${seller.subscriptionId}/2026-02`);
+        expect(row).to.deep.include({ kind: 'usage_month_refused', customer: { id: seller.customerId, name: row?.customer?.name ?? '' }, href: `/console/configuration?subscription_id=${seller.subscriptionId}` });
+        expect(row?.cause).to.match(/FIX-2 \(currency_mismatch: /);
       });
 
       it('staff invoice the month without the unrateable order: it is held, listed with why, and the refusal is cleared', async () => {
@@ -154,6 +159,10 @@ for (const backend of backends()) {
         // Held at these facts, the order does not refuse the month again.
         expect((await pass()).refused.filter((r) => r.subscription_id === seller.subscriptionId)).to.deep.equal([]);
         expect((await generate(seller.subscriptionId)).body.id).to.equal(regular);
+        const attention = await svc.call(ops['billing.attention.list'], {}, staff);
+        expect(attention.body.items.map((i) => i.key)).to.not.include(`usage_month_refused:${seller.subscriptionId}/2026-02`);
+        const heldRow = attention.body.items.find((i) => i.key === `held_usage:${seller.subscriptionId}/2026-02`);
+        expect(heldRow?.summary).to.match(/^1 order\(s\) of 2026-02 /);
       });
 
       it('replacing the held order (in GBP, with a reason) bills it on a supplementary invoice; the original stays in history', async () => {
@@ -170,6 +179,8 @@ for (const backend of backends()) {
         expect(items.map((i) => [i.order_id, i.billing_state, i.invoice_id])).to.deep.equal([['FIX-1', 'invoiced', regular], ['FIX-2', 'invoiced', supplement.body.id]]);
         const stream = (await svc.app.knex('es_events').where({ type: 'UsageReplaced' }).whereRaw(`data->>'order_id' = 'FIX-2'`).first('stream_id')) as { stream_id: string };
         expect(await eventTypes(stream.stream_id)).to.deep.equal(['UsageRecorded', 'UsageReplaced']);
+        const attention = await svc.call(ops['billing.attention.list'], { kind: 'held_usage' }, staff);
+        expect(attention.body.items.map((i) => i.key)).to.not.include(`held_usage:${seller.subscriptionId}/2026-02`);
       });
 
       it('an invoiced order is neither voided nor replaced (409 usage_invoiced); a voided late order is never billed', async () => {

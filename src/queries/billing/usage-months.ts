@@ -34,6 +34,16 @@ export async function heldOrders(knex: Knex, filter: { subscription_id?: string;
   return rows.flatMap((r) => Object.entries(r.doc.held).map(([order_id, h]) => ({ order_id, revision: h.revision, reasons: h.reasons })));
 }
 
+/** The refused months, oldest refusal first, at most `cap`. */
+export async function refusedMonthDocs(knex: Knex, cap: number): Promise<UsageMonthDoc[]> {
+  return ((await knex('billing_usage_months').where('refused', true).orderBy([{ column: 'refused_since' }, { column: 'id' }]).limit(cap).select('doc')) as { doc: UsageMonthDoc }[]).map((r) => r.doc);
+}
+
+/** Months in which staff ever held orders, at most `cap` (whether those orders are still held is the caller's to check). */
+export async function heldMonthDocs(knex: Knex, cap: number): Promise<UsageMonthDoc[]> {
+  return ((await knex('billing_usage_months').whereRaw(`doc->'held' <> '{}'::jsonb`).orderBy('id').limit(cap).select('doc')) as { doc: UsageMonthDoc }[]).map((r) => r.doc);
+}
+
 /** How many subscription months the usage invoice worker could not invoice (the `usage_months_refused` gauge). */
 export async function refusedMonthCount(knex: Knex): Promise<number> {
   const row = (await knex('billing_usage_months').where('refused', true).count({ n: '*' }).first()) as { n: string | number } | undefined;
