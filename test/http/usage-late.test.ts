@@ -142,7 +142,7 @@ for (const backend of backends()) {
         // The Needs attention list shows it, with the customer and where to act.
         const attention = await svc.call(ops['billing.attention.list'], { kind: 'usage_month_refused' }, staff);
         const row = attention.body.items.find((i) => i.key === `usage_month_refused:${seller.subscriptionId}/2026-02`);
-        expect(row).to.deep.include({ kind: 'usage_month_refused', customer: { id: seller.customerId, name: row?.customer?.name ?? '' }, href: `/console/configuration?subscription_id=${seller.subscriptionId}` });
+        expect(row).to.deep.include({ kind: 'usage_month_refused', customer: { id: seller.customerId, name: row?.customer?.name ?? '' }, href: `/console/usage?subscription_id=${seller.subscriptionId}&period=2026-02` });
         expect(row?.cause).to.match(/FIX-2 \(currency_mismatch: /);
       });
 

@@ -62,9 +62,9 @@ const sources: Record<Kind, Source> = {
         summary: `Usage of ${m.period} of subscription ${m.subscription_id} cannot be invoiced: ${m.refusal.code}`,
         cause: `${m.refusal.message}${named ? ` ${named}${m.refusal.issues.length > 3 ? '; ...' : ''}` : ''}`,
         resolve: m.refusal.code === 'usage_unrateable'
-          ? 'Fix the orders named (billing.usage.replace with the corrected facts, or billing.usage.void), or fix the configuration; or invoice the month without them (billing.invoices.generate with hold_unrateable: true).'
+          ? 'Fix the orders named on the usage page (replace with the corrected facts, or void), or fix the configuration; or invoice the month without them (Generate, holding unrateable orders).'
           : 'Fix the cause (e.g. create the billing customer of the subscription\'s organization); the usage invoice worker tries again on every pass.',
-        href: `/console/configuration?subscription_id=${m.subscription_id}`,
+        href: `/console/usage?subscription_id=${m.subscription_id}&period=${m.period}`,
         customer: await customerOfSubscription(services, m.subscription_id),
         invoice_id: null,
         amount: null,
@@ -91,8 +91,8 @@ const sources: Record<Kind, Source> = {
         key: `held_usage:${m.subscription_id}/${m.period}`,
         summary: `${held.length} order(s) of ${m.period} of subscription ${m.subscription_id} are held out of its invoices`,
         cause: `They cannot be rated: ${first[0]}: ${first[1].reasons}${held.length > 1 ? '; ...' : ''} (billing.usage.list with billing_state held lists them all).`,
-        resolve: 'Replace each with corrected facts (billing.usage.replace) or void it (billing.usage.void); fixed orders are billed on the month\'s next supplementary invoice.',
-        href: `/console/configuration?subscription_id=${m.subscription_id}`,
+        resolve: 'Replace each with corrected facts or void it, with a reason (usage page); fixed orders are billed on the month\'s next supplementary invoice.',
+        href: `/console/usage?subscription_id=${m.subscription_id}&period=${m.period}&billing_state=held`,
         customer: await customerOfSubscription(services, m.subscription_id),
         invoice_id: null,
         amount: null,
