@@ -105,6 +105,18 @@ for (const backend of backends()) {
         const items = await listed(seller.subscriptionId);
         expect(items.map((i) => [i.order_id, i.invoice_id])).to.deep.equal([['LATE-F1', regular], ['LATE-L1', first], ['LATE-L2', second.body.id]]);
       });
+
+      it('generations racing with the worker make one supplementary invoice, holding each late order once', async () => {
+        await insert([order('LATE-L3', seller.orgId, buyer, 2000, '2026-02-22T10:00:00Z'), order('LATE-L4', seller.orgId, buyer, 3000, '2026-02-23T10:00:00Z')]);
+        await settle(svc);
+        const [a, b, worker] = await Promise.all([generate(seller.subscriptionId), generate(seller.subscriptionId), svc.app.workers.runOnce()]);
+        expect([a.status, b.status]).to.deep.equal([200, 200]);
+        expect(b.body.id).to.equal(a.body.id);
+        expect(((worker['usage-invoices'] as Pass).generated.filter((g) => g.subscription_id === seller.subscriptionId)).every((g) => g.invoice_id === a.body.id)).to.equal(true);
+        expect(await eventTypes(`invoice-${a.body.id}`)).to.deep.equal(['InvoiceDrafted', 'InvoiceUsageRated']);
+        expect((await allOrders(svc, staff, a.body.id)).map((o) => o.order_id)).to.deep.equal(['LATE-L3', 'LATE-L4']);
+        expect(a.body.total).to.equal(50 + 75);
+      });
     });
 
     describe('corrections, held orders and refused months', () => {
