@@ -42,17 +42,17 @@ ${field('period', 'Month (YYYY-MM)', html`<input id="period" name="period" requi
   if (!sub || !period) return void sendConsole(p.res, p.session, extra.status ?? 200, { title: 'Usage', section: 'configuration', problem: extra.problem, body: html`<h1>Usage of a subscription month</h1>${pick}` });
   const r = await p.api.call(ops['billing.usage.list'], { subscription_id: sub, period, limit: 100, ...(state ? { billing_state: state } : {}), ...(cursor ? { cursor } : {}) });
   const items = r.ok ? r.body.items : [];
-  const rows = items.map((o) => {
+  const rows = items.map((o, i) => {
     const fixable = o.billing_state === 'unbilled' || o.billing_state === 'held';
     const forms: SafeHtml = fixable
-      ? html`<details><summary>Fix</summary>
+      ? html`<details><summary>Fix ${o.order_id}</summary>
 <form method="post" action="${BASE}/${sub}/${period}/replace">${formGuard(p.session)}<input type="hidden" name="order_id" value="${o.order_id}">
-${field(`amount-${o.order_id}`, 'Corrected amount', html`<input id="amount-${o.order_id}" name="amount" inputmode="decimal" required value="${moneyInput(o.amount.amount, o.amount.currency)}" size="10">`)}
-${field(`currency-${o.order_id}`, 'Currency', html`<input id="currency-${o.order_id}" name="currency" required value="${o.amount.currency}" maxlength="3" size="4">`)}
-${field(`replace-reason-${o.order_id}`, 'Reason', html`<input id="replace-reason-${o.order_id}" name="reason" required maxlength="500">`)}
+${field(`amount-${i}`, 'Corrected amount', html`<input id="amount-${i}" name="amount" inputmode="decimal" required value="${moneyInput(o.amount.amount, o.amount.currency)}" size="10">`)}
+${field(`currency-${i}`, 'Currency', html`<input id="currency-${i}" name="currency" required value="${o.amount.currency}" maxlength="3" size="4">`)}
+${field(`replace-reason-${i}`, 'Reason', html`<input id="replace-reason-${i}" name="reason" required maxlength="500">`)}
 <div class="actions"><button type="submit">Replace</button></div></form>
 <form method="post" action="${BASE}/${sub}/${period}/void">${formGuard(p.session)}<input type="hidden" name="order_id" value="${o.order_id}">
-${field(`void-reason-${o.order_id}`, 'Reason', html`<input id="void-reason-${o.order_id}" name="reason" required maxlength="500">`)}
+${field(`void-reason-${i}`, 'Reason', html`<input id="void-reason-${i}" name="reason" required maxlength="500">`)}
 <div class="actions"><button type="submit" class="danger">Void</button></div></form></details>`
       : html``;
     return [
