@@ -2,6 +2,7 @@
 // metered lines, re-rating previews (the manifest billing-configuration.ts lists these).
 import { billingUsageCommands } from '../commands/billing/usage.ts';
 import { billingUsageInvoiceCommands } from '../commands/billing/usage-invoices.ts';
+import { billingUsageInvoiceSystemCommands } from '../commands/billing/usage-invoices-due.ts';
 import { billingUsageProjection } from '../projections/billing/usage.ts';
 import { billingInvoiceOrdersProjection } from '../projections/billing/invoice-orders.ts';
 import { billingInvoiceOrderQueries } from '../queries/billing/invoice-orders.ts';
@@ -11,9 +12,10 @@ import { billingUsageMonthsProjection } from '../projections/billing/usage-month
 import { billingUsageQueries } from '../queries/billing/usage-billing.ts';
 import { billingUsageMonthQueries } from '../queries/billing/usage-months.ts';
 
-/** Typed usage operations. */
+/** Typed usage operations (the internal ones too: invoked in process only). */
 export const billingUsageOperations = [
-  ...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries, ...billingUsageQueries, ...billingUsageMonthQueries,
+  ...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingUsageInvoiceSystemCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries,
+  ...billingUsageQueries, ...billingUsageMonthQueries,
 ];
 
 /** Read models of usage facts and of the orders behind metered lines. */

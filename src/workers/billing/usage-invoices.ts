@@ -1,17 +1,18 @@
-// Usage invoice worker: once a calendar month has ended, generates the draft of every subscription with usage in it, and
-// then the supplementary invoice of orders recorded late or fixed after being held (issue 26). Generation is idempotent
-// (document ids are derived from subscription, month and sequence), so a repeated pass is a no-op. A month it cannot
-// invoice is recorded on the month's stream (billing.usage.refusals.list, gauge usage_months_refused), not only logged.
-import type { Services } from '../../context.ts';
+// Usage invoice worker: once a calendar month has ended, invokes billing.invoices.generate-due as the system (job
+// `usage-invoices-worker`) for every subscription month with orders no document bills: the month's draft, then the
+// supplementary invoice of orders recorded late or fixed after being held (issue 26). Generation is idempotent (document ids
+// are derived from subscription, month and sequence), so a repeated pass is a no-op. A month it cannot invoice is recorded
+// (billing.usage.refusals.record: listed by billing.usage.refusals.list, counted by the gauge usage_months_refused), not
+// only logged. A month ending causes the work, not an event: the events of one pass share its correlation id.
+import { type Services, systemAuth } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { IdSource } from '../../ids.ts';
-import { generateUsageInvoice, monthDocuments, monthRange } from '../../commands/billing/usage-invoices.ts';
-import { usageMonths as usageMonthStreams } from '../../commands/billing/handlers.ts';
+import { newId } from '../../ids.ts';
+import { monthDocuments, monthRange } from '../../commands/billing/usage-invoices.ts';
+import { invoicesGenerateDue, usageRefusalsRecord } from '../../commands/billing/usage-invoices-due.ts';
 import { orderCountOfInvoices } from '../../queries/billing/invoice-orders.ts';
 import { usageMonthDoc } from '../../queries/billing/usage-months.ts';
 import { usageByOrderIds, usageCountOfPeriod, usageMonths } from '../../queries/billing/usage.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** How many ended months a pass looks back over: a worker down for a while still invoices them. */
 export const LOOKBACK_MONTHS = 3;
@@ -48,20 +49,18 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
   const current = now.toISOString().slice(0, 7);
   const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - LOOKBACK_MONTHS, 1)).toISOString();
   const result: UsageInvoicesPassResult = { generated: [], refused: [] };
+  const pass = newId();
   for (const { subscription_id, month } of await usageMonths(services.knex, first, monthRange(current).from)) {
     if (!(await waiting(services, subscription_id, month))) continue;
-    const ctx = {
-      services, store: services.store, ids: IdSource.random(now), now,
-      metadata: systemMetadata({ job: 'usage-invoices-worker', reason: `usage of ${month}` }),
-    };
+    const caller = { auth: systemAuth('usage-invoices-worker'), correlationId: pass, reason: `usage of ${month}` };
     try {
-      const res = await generateUsageInvoice(ctx, subscription_id, month);
-      if (res.kind !== 'unchanged') result.generated.push({ subscription_id, period: month, invoice_id: res.invoiceId, kind: res.kind });
+      const { body } = await services.invoke(invoicesGenerateDue, { subscription_id, period: month }, caller);
+      if (body.kind !== 'unchanged') result.generated.push({ subscription_id, period: month, invoice_id: body.invoice_id, kind: body.kind });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       result.refused.push({ subscription_id, period: month, code: err.code });
       const issues = (err.issues ?? []).map((i) => ({ path: i.path, message: i.message }));
-      await usageMonthStreams.run(ctx, { subscription_id, period: month }, { type: 'RecordRefusal', data: { subscription_id, period: month, code: err.code, message: err.message, issues } });
+      await services.invoke(usageRefusalsRecord, { subscription_id, period: month, code: err.code, message: err.message, issues }, caller);
     }
   }
   if (result.generated.length || result.refused.length) services.logger.info({ ...result }, 'usage invoices pass');
