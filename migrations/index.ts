@@ -29,6 +29,7 @@ import * as m0096 from './0096_projection_health.ts';
 import * as m0097 from './0097_idempotency_key_expiry.ts';
 import * as m0100 from './0100_billing_charges.ts';
 import * as m0101 from './0101_sandbox_provider_refunds.ts';
+import * as m0105 from './0105_billing_usage_late.ts';
 import * as m0115 from './0115_billing_collections.ts';
 
 interface Migration {
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   '0097_idempotency_key_expiry': m0097,
   '0100_billing_charges': m0100,
   '0101_sandbox_provider_refunds': m0101,
+  '0105_billing_usage_late': m0105,
   '0115_billing_collections': m0115,
 };
 

@@ -13,6 +13,7 @@ import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
+import { refusedMonthCount } from './queries/billing/usage-months.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
@@ -112,6 +113,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
+  metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };

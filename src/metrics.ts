@@ -9,11 +9,15 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
+  usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
   lagSource?: () => Promise<Map<string, number>>;
   refundsDue: client.Gauge<never>;
   /** Counts the charges with money due back at scrape time (set by the composition root). */
   refundsDueSource?: () => Promise<number>;
+  /** Counts the refused usage months at scrape time (set by the composition root). */
+  refusedUsageMonthsSource?: () => Promise<number>;
   attentionItems: client.Gauge<'kind'>;
   /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
   attentionSource?: () => Promise<Map<string, number>>;
@@ -62,6 +66,15 @@ export function createMetrics(): Metrics {
       registers: [registry],
       async collect() {
         const n = await metrics.refundsDueSource?.();
+        if (n !== undefined) this.set(n);
+      },
+    }),
+    usageMonthsRefused: new client.Gauge({
+      name: 'usage_months_refused',
+      help: 'Subscription months with usage that the usage invoice worker could not invoice (billing.usage.refusals.list lists them and why)',
+      registers: [registry],
+      async collect() {
+        const n = await metrics.refusedUsageMonthsSource?.();
         if (n !== undefined) this.set(n);
       },
     }),

@@ -270,7 +270,14 @@ async function writeUsage(svc: TestService): Promise<void> {
   const orders = [order('S-1', seller.orgId, buyer.orgId, 12000, at(1)), order('S-2', seller.orgId, buyer.orgId, 800, at(2)), order('S-3', seller.orgId, buyer.orgId, 5000, at(3))];
   ok(await svc.call(ops['billing.usage.insert'], { orders }, staff.token), 'usage.insert');
   ok(await svc.call(ops['billing.usage.insert'], { orders: orders.slice(1) }, staff.token), 'usage.insert again');
-  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: month.toISOString().slice(0, 7) }, staff.token), 'invoices.generate');
+  // An order in another currency is held (billing_usage_months), then replaced; a late order and a voided one: a supplementary invoice.
+  ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-4', seller.orgId, buyer.orgId, 700, at(4), 'EUR')] }, staff.token), 'usage.insert EUR');
+  const period = month.toISOString().slice(0, 7);
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate');
+  ok(await svc.call(ops['billing.usage.replace'], { order_id: 'S-4', reason: 'Sent in EUR', amount: { amount: 700, currency: 'GBP' } }, staff.token), 'usage.replace');
+  ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-5', seller.orgId, buyer.orgId, 900, at(5)), order('S-6', seller.orgId, buyer.orgId, 100, at(6))] }, staff.token), 'usage.insert late');
+  ok(await svc.call(ops['billing.usage.void'], { order_id: 'S-6', reason: 'Test order' }, staff.token), 'usage.void');
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period }, staff.token), 'invoices.generate supplementary');
 }
 
 /** Billing configuration: relationships (one claim accepted with evidence, one rejected), a baseline, two pricing revisions (the second splits the first). */

@@ -16,6 +16,8 @@ import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
 import { collectionDecider } from '../../domain/billing/collection.ts';
 import { paymentAttemptDecider } from '../../domain/billing/payment-attempt.ts';
 import { chargeDecider, reconciliationDecider } from '../../domain/billing/charge.ts';
+import { usageDecider, usageKey } from '../../domain/billing/usage.ts';
+import { usageMonthDecider, usageMonthKey } from '../../domain/billing/usage-month.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -62,3 +64,7 @@ export const paymentAttempts = commandHandler(paymentAttemptDecider, (id) => `pa
 export const charges = commandHandler(chargeDecider, (chargeRef) => `charge-${chargeRef}`);
 /** `reconciliation-<provider name>`: how far the provider's charges have been compared with the service's records. */
 export const reconciliations = commandHandler(reconciliationDecider, (provider) => `reconciliation-${provider}`);
+/** `usage-<uuid of the order id>`: one order's usage facts and their corrections. */
+export const usageOrders = commandHandler(usageDecider, (orderId: string) => `usage-${usageKey(orderId)}`);
+/** `usagemonth-<uuid of subscription/month>`: held orders and the worker's refusals of one subscription month. */
+export const usageMonths = commandHandler(usageMonthDecider, (m: { subscription_id: string; period: string }) => `usagemonth-${usageMonthKey(m.subscription_id, m.period)}`);

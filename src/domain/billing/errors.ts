@@ -91,4 +91,8 @@ export const billingErrors = errorCatalogue({
   charge_customer_unknown: 409,
   invoice_customer_mismatch: 409,
   refund_failed: 409,
+  // Late usage and corrections (issue 26).
+  usage_not_found: 404,
+  usage_voided: 409,
+  usage_invoiced: 409,
 });

@@ -13,6 +13,8 @@ const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
   refund_due: 'Refunds due',
   unrecorded_provider_charge: 'Unrecorded provider charges',
   failed_collection: 'Failed automatic collections',
+  usage_month_refused: 'Usage months that cannot be invoiced',
+  held_usage: 'Held usage',
   stalled_read_model: 'Stalled read models',
   unreadable_stream: 'Unreadable streams',
 };
