@@ -13,6 +13,7 @@ import { autoCollectedCustomers } from '../../src/queries/billing/payment-method
 import { collectionWorker } from '../../src/workers/billing/collection.ts';
 import { RECONCILIATION_SETTLE_MS, reconciliationWorker } from '../../src/workers/billing/reconciliation.ts';
 import { isoDate } from '../../src/clock.ts';
+import { WebClient, hiddenFields, logIn } from '../support/web.ts';
 
 for (const backend of backends()) {
   describe(`refunds due and reconciliation (${backend})`, function () {
@@ -39,6 +40,60 @@ for (const backend of backends()) {
       return m;
     };
     const today = () => isoDate(svc.clock.now());
+
+    it('the console resolves a row: a refund needs a reason and the box ticked, then refunds once; another row is applied to an open invoice', async () => {
+      const org = await billedOrg(svc);
+      await saveCard(svc, org, TEST_CARDS.succeeds);
+      const owe = async (amount: number) => {
+        const inv = await openInvoice(svc, staff, org.customerId, [amount]);
+        await settle(svc);
+        const charge = await svc.app.payments.charge({ method_ref: (await methodOf(org.customerId)).provider_ref, amount, currency: 'GBP', idempotency_key: inv.id });
+        if (charge.status !== 'succeeded') throw new Error('expected a charge');
+        // All but 1.00 paid by bank transfer meanwhile: once collection records the charge, the rest of it is due back.
+        expect((await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, amount - 100, { received_on: today() }), staff)).status).to.equal(200);
+        return charge.charge_ref;
+      };
+      const [refundRef, applyRef] = [await owe(700), await owe(300)];
+      await settle(svc);
+      await collectionWorker.runOnce(svc.app);
+      await settle(svc);
+      const open = await openInvoice(svc, staff, org.customerId, [5000]);
+      await settle(svc);
+      const clerk = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
+      const web = new WebClient(svc.url);
+      await logIn(web, clerk.email, 'correct horse battery');
+      const page = await web.get(`/console/refunds-due?customer_id=${org.customerId}`);
+      expect(page.status).to.equal(200);
+      expect(page.html).to.contain(`id="charge-${refundRef}"`).and.contain(`id="charge-${applyRef}"`).and.contain('£6.00');
+      const formOf = (html: string, action: string, ref: string) => {
+        const forms = [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].filter((m) => m[1] === action && (m[2] ?? '').includes(`value="${ref}"`));
+        return hiddenFields(forms[0]?.[0] ?? '', action);
+      };
+
+      // No reason, box not ticked: the page says so and nothing moves.
+      const bare = await web.post('/console/refunds-due/refund', formOf(page.html, '/console/refunds-due/refund', refundRef));
+      expect(bare.status).to.equal(400);
+      expect(bare.html).to.contain('give a reason and confirm');
+      expect(await refunds(refundRef)).to.deep.equal([]);
+      // With both, the same form sent twice refunds once and the row leaves the list.
+      const fields = { ...formOf(page.html, '/console/refunds-due/refund', refundRef), reason: 'customer paid by transfer', confirm: 'yes' };
+      for (let i = 0; i < 2; i++) {
+        const done = await web.post('/console/refunds-due/refund', fields);
+        expect([done.status, done.location]).to.deep.equal([303, '/console/refunds-due?done=refunded']);
+        expect((await web.get(done.location ?? '')).html).to.contain('Refund sent through the payment provider');
+      }
+      expect((await refunds(refundRef)).map((r) => r.doc.amount)).to.deep.equal([600]);
+
+      // The other is applied to the open invoice chosen in the form.
+      const applyFields = { ...formOf(page.html, '/console/refunds-due/apply', applyRef), invoice_id: open.id, reason: 'keep it on the next invoice', confirm: 'yes' };
+      const applied = await web.post('/console/refunds-due/apply', applyFields);
+      expect([applied.status, applied.location]).to.deep.equal([303, '/console/refunds-due?done=charge_applied']);
+      expect((await web.get(applied.location ?? '')).html).to.contain('Charge applied to the invoice');
+      await settle(svc);
+      expect((await svc.call(ops['billing.invoices.get'], open.id, staff)).body.amount_remaining).to.equal(4800);
+      expect((await dueList(org.customerId)).map((r) => r.charge_ref)).to.not.include.members([refundRef, applyRef]);
+      expect((await web.get(`/console/refunds-due?customer_id=${org.customerId}`)).html).to.contain('Nothing is due back.');
+    });
 
     it('automatic collection charged more than the invoice still owed: the rest is listed as due back; ten refunds at once refund it once and it leaves the list', async () => {
       const org = await billedOrg(svc);
@@ -69,7 +124,7 @@ for (const backend of backends()) {
       // The Needs attention list shows it too, until it is resolved.
       const attention = async (kind: 'refund_due' | 'unrecorded_provider_charge') => (await svc.call(ops['billing.attention.list'], { kind, limit: 200 }, staff)).body.items;
       expect((await attention('refund_due')).find((i) => i.key === `refund_due:${first.charge_ref}`)).to.deep.include({
-        invoice_id: inv.id, href: `/console/invoices/${inv.id}`, amount: { amount: 1000, currency: 'GBP' }, customer: { id: org.customerId, name: `Customer of ${org.orgId.slice(0, 8)}` },
+        invoice_id: inv.id, href: `/console/refunds-due#charge-${first.charge_ref}`, amount: { amount: 1000, currency: 'GBP' }, customer: { id: org.customerId, name: `Customer of ${org.orgId.slice(0, 8)}` },
       });
 
       // A refund needs a reason; an unknown charge is 404. Neither writes anything.

@@ -42,9 +42,10 @@ async function chargeItems(services: Services, unrecorded: boolean): Promise<Ite
         : `${row.amount_due} ${row.currency} of charge ${row.charge_ref}${invoice} is owed back to the customer`,
       cause: row.why.text,
       resolve: row.customer
-        ? 'Refund it through the provider (billing.refunds-due.refund) or apply it to another open invoice of the customer (billing.refunds-due.apply), with a reason.'
-        : 'The provider named no customer: refund it through the provider (billing.refunds-due.refund), with a reason.',
-      href: row.invoice ? `/console/invoices/${row.invoice.id}` : row.customer ? `/console/customers/${row.customer.id}` : '/console/attention',
+        ? 'Refund it through the provider or apply it to another open invoice of the customer, with a reason (the Refunds due page, or billing.refunds-due.refund / .apply).'
+        : 'The provider named no customer: refund it through the provider, with a reason (the Refunds due page, or billing.refunds-due.refund).',
+      // The console's Refunds due page, at the charge's row: both resolutions are there.
+      href: `/console/refunds-due#charge-${row.charge_ref}`,
       customer: row.customer?.name ? { id: row.customer.id, name: row.customer.name } : null,
       invoice_id: row.invoice?.id ?? null,
       amount: { amount: row.amount_due, currency: row.currency },

@@ -16,6 +16,7 @@ import { mountHistory } from './history.ts';
 import { mountConfiguration } from './configuration.ts';
 import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
+import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
@@ -54,5 +55,6 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountConfiguration(app, services);
   mountHealth(app, services);
   mountAttention(app, services);
+  mountRefundsDue(app, services);
   mountUsage(app, services);
 }

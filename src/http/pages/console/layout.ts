@@ -65,6 +65,8 @@ const DONE: Record<string, string> = {
   credit_cancel: 'Credit note request cancelled.',
   note_added: 'Note added.',
   note_saved: 'Note saved.',
+  refunded: 'Refund sent through the payment provider; the charge left the list.',
+  charge_applied: 'Charge applied to the invoice as a payment; it left the list.',
 };
 
 /** Sends a console page inside the frame (navigation, who is signed in, sign out). */
