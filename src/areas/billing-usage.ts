@@ -7,12 +7,13 @@ import { billingInvoiceOrdersProjection } from '../projections/billing/invoice-o
 import { billingInvoiceOrderQueries } from '../queries/billing/invoice-orders.ts';
 import { billingUsageRerateQueries } from '../queries/billing/usage-rerate.ts';
 import { usageInvoicesWorker } from '../workers/billing/usage-invoices.ts';
+import { billingCorrectionOperations, billingCorrectionProjections } from './billing-corrections.ts';
 
 /** Typed usage operations. */
-export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries];
+export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries, ...billingCorrectionOperations];
 
 /** Read models of usage facts and of the orders behind metered lines. */
-export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection];
+export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, ...billingCorrectionProjections];
 
 /** The worker that generates usage invoices once a month has ended. */
 export const billingUsageWorkers = [usageInvoicesWorker];

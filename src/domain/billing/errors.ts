@@ -84,4 +84,9 @@ export const billingErrors = errorCatalogue({
   mixed_currencies: 409,
   invoice_has_metered_lines: 409,
   invoice_not_metered: 409,
+  // Re-rating corrections (issue 26 section 5).
+  rerate_diff_changed: 409,
+  nothing_to_correct: 409,
+  invoice_not_correctable: 409,
+  correction_not_found: 404,
 });
