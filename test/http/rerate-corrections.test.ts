@@ -76,13 +76,32 @@ for (const backend of backends()) {
       expect(res.body.items).to.deep.equal([{
         invoice_id: invoiceId, number: res.body.items[0]?.number ?? null, status: 'open', period: '2026-02', old_total: 600, new_total: 650, difference: 50, changed_order_count: 2, unrateable_order_count: 0,
       }]);
-      expect(res.body).to.deep.include({ subscription_id: seller.subscriptionId, months: { from: '2026-02', to: '2026-03' }, examined: 1, pagination: null });
+      expect(res.body).to.deep.include({ subscription_id: seller.subscriptionId, months: { from: '2026-02', to: '2026-02' }, examined: 1, pagination: null });
       // A baseline would exempt nothing here (no order is pre-existing): no invoice changes.
       const baseline = await svc.call(ops['billing.configuration.baselines.preview-impact'], { subscription_id: seller.subscriptionId, currency: 'GBP', effective_from: '2026-02-01', monthly_exempt_amount: 100000, reason: 'What if' }, staff);
       expect(baseline.status, JSON.stringify(baseline.body)).to.equal(200);
       expect(baseline.body.items).to.deep.equal([]);
       expect(await eventCount()).to.equal(before);
       expect((await svc.call(ops['billing.configuration.pricing.preview-impact'], { ...raise, supersedes: [firstPricing] }, seller.token)).status).to.equal(403);
+    });
+
+    it('pages the impact by invoice, oldest month first', async () => {
+      const other = await sellerWithSubscription(svc, { platform });
+      const own = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 200, pre_existing: 100 } })).id;
+      await svc.call(ops['billing.usage.insert'], { orders: [order('P-1', other.orgId, buyer, 10000, '2026-01-05T00:00:00Z'), order('P-2', other.orgId, buyer, 20000, '2026-02-05T00:00:00Z')] }, staff);
+      const ids: string[] = [];
+      for (const period of ['2026-01', '2026-02']) ids.push((await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period }, staff)).body.id);
+      const body = { subscription_id: other.subscriptionId, currency: 'GBP', effective_from: '2026-01-01', rates_bps: { platform_introduced: 300, pre_existing: 100 }, minimum_fee: 0, reason: 'What if', supersedes: [own], limit: 1 };
+      const first = await svc.call(ops['billing.configuration.pricing.preview-impact'], body, staff);
+      expect(first.status, JSON.stringify(first.body)).to.equal(200);
+      expect(first.body.items.map((i) => [i.invoice_id, i.period, i.status, i.old_total, i.new_total, i.difference])).to.deep.equal([[ids[0], '2026-01', 'draft', 200, 300, 100]]);
+      expect(first.body.months).to.deep.equal({ from: '2026-01', to: '2026-02' });
+      const second = await svc.call(ops['billing.configuration.pricing.preview-impact'], { ...body, cursor: first.body.pagination?.cursor }, staff);
+      expect(second.body.items.map((i) => [i.invoice_id, i.period, i.difference])).to.deep.equal([[ids[1], '2026-02', 200]]);
+      expect(second.body.pagination).to.equal(null);
+      // Only its range: a revision from February leaves January alone.
+      const feb = await svc.call(ops['billing.configuration.pricing.preview-impact'], { ...body, effective_from: '2026-02-01', limit: 12 }, staff);
+      expect(feb.body.items.map((i) => i.period)).to.deep.equal(['2026-02']);
     });
 
     it('an undercharge becomes a draft correction invoice of the same customer and currency, its line naming the orders and revisions', async () => {

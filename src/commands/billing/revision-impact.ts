@@ -18,16 +18,14 @@ import { billedOrders, compareRatings } from '../../queries/billing/invoice-corr
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../../queries/pagination.ts';
 import { configurations } from './configuration/handlers.ts';
 import { revisionInput } from './configuration/revisions.ts';
-import { usageInvoiceId } from './usage-invoices.ts';
+import { monthRange, usageInvoiceId } from './usage-invoices.ts';
+import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
+import { usageMonths } from '../../queries/billing/usage.ts';
 
 type Impact = z.input<typeof RevisionImpact>;
 const IMPACT_ERRORS = ['subscription_not_found', 'subscription_canceled', 'currency_not_enabled', 'invalid_range', 'invalid_supersedes', 'revision_overlap', 'invalid_cursor', 'projection_lag'] as const;
 
 const month = (iso: string) => iso.slice(0, 7);
-function nextMonth(m: string): string {
-  const [y, mo] = m.split('-').map(Number);
-  return new Date(Date.UTC(y ?? 1970, mo ?? 1, 1)).toISOString().slice(0, 7);
-}
 
 /** The snapshot with the revision of `event` recorded last (what rating would see once it is saved). */
 function withRevision(snapshot: ConfigurationSnapshot, event: RevisionEvent): ConfigurationSnapshot {
@@ -49,22 +47,20 @@ async function impact(ctx: RequestContext, event: RevisionEvent | undefined, pag
   const subscriptionId = d.subscription_id;
   const base: Omit<Impact, 'items' | 'examined' | 'pagination' | 'months'> = { subscription_id: subscriptionId, currency: d.currency, effective_from: d.effective_from, effective_to: d.effective_to };
   const knex = ctx.services.knex;
-  const first = (await knex('billing_usage').where({ subscription_id: subscriptionId }).min({ at: 'occurred_at' }).first()) as { at: Date | string | null } | undefined;
   const now = ctx.now.toISOString();
   const lastTouched = d.effective_to === null ? now : new Date(Math.min(Date.parse(d.effective_to) - 1, Date.parse(now))).toISOString();
-  const from = first?.at ? [month(d.effective_from), month(new Date(first.at).toISOString())].sort()[1] : null;
-  const to = month(lastTouched);
-  if (!from || from > to) return { ...base, months: { from: null, to: null }, items: [], examined: 0, pagination: null };
-  const months: string[] = [];
-  for (let m = after ? nextMonth(after) : from; m <= to; m = nextMonth(m)) months.push(m);
-  const byId = new Map(months.map((m) => [usageInvoiceId(subscriptionId, m), m]));
+  // The months the revision's range touches in which the subscription has usage (only those can have a usage invoice with orders).
+  const touched = Date.parse(lastTouched) < Date.parse(d.effective_from) ? [] : (await usageMonths(knex, monthRange(month(d.effective_from)).from, monthRange(month(lastTouched)).to))
+    .filter((u) => u.subscription_id === subscriptionId).map((u) => u.month);
+  const from = touched[0] ?? null;
+  const to = touched.at(-1) ?? null;
   const docs: { period: string; doc: InvoiceDoc }[] = [];
-  const ids = [...byId.keys()];
-  for (let i = 0; i < ids.length; i += 1000) {
-    const rows = (await knex('billing_invoices').whereIn('id', ids.slice(i, i + 1000)).select('doc')) as { doc: InvoiceDoc }[];
-    for (const r of rows) docs.push({ period: byId.get(r.doc.id) ?? '', doc: r.doc });
+  for (const m of touched) {
+    if (after !== null && m <= after) continue;
+    const doc = await getInvoiceDoc(ctx.services.db, usageInvoiceId(subscriptionId, m));
+    if (doc) docs.push({ period: m, doc });
+    if (docs.length > page.limit) break;
   }
-  docs.sort((a, b) => a.period.localeCompare(b.period));
   const examined = docs.slice(0, page.limit);
   const snapshot = withRevision(await loadConfigurationSnapshot(ctx, subscriptionId), event);
   const items: Impact['items'] = [];
