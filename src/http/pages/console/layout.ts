@@ -64,6 +64,7 @@ const DONE: Record<string, string> = {
   credit_cancel: 'Credit note request cancelled.',
   note_added: 'Note added.',
   note_saved: 'Note saved.',
+  correction_issued: 'Correction issued.',
 };
 
 /** Sends a console page inside the frame (navigation, who is signed in, sign out). */
