@@ -4,7 +4,11 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
-import { billingStaff } from '../support/billing.ts';
+import { billingStaff, paymentBody } from '../support/billing.ts';
+import { systemContext } from '../../src/seed.ts';
+import { nameId } from '../../src/ids.ts';
+import { correctionIdOf, correctionLines, invoiceCorrections } from '../../src/commands/billing/invoice-corrections.ts';
+import type { OrderChange } from '../../src/queries/billing/invoice-corrections.ts';
 import { type Seller, longPlatformStaff, order, pricing, sellerWithSubscription } from '../support/usage.ts';
 
 for (const backend of backends()) {
@@ -170,6 +174,50 @@ for (const backend of backends()) {
       expect(await preview()).to.deep.include({ old_total: 270, difference: 0, corrections_applied: 2 });
       const list = await svc.call(ops['billing.invoices.corrections.list'], { invoice_id: invoiceId }, staff);
       expect(list.body.items.map((c) => [c.sequence, c.difference])).to.deep.equal([[1, 50], [2, -380]]);
+    });
+
+    it('an overcharge above what can be credited is refused, writing nothing; once paid it becomes customer credit, and a crash after the record is finished by the retry', async () => {
+      const other = await sellerWithSubscription(svc, { platform });
+      const ten = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } })).id;
+      await svc.call(ops['billing.usage.insert'], { orders: [order('D-1', other.orgId, buyer, 10000, '2026-02-03T00:00:00Z'), order('D-2', other.orgId, buyer, 10000, '2026-02-04T00:00:00Z')] }, staff);
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(2000);
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(id, 1900, { received_on: '2026-03-02' }), staff)).status).to.equal(200);
+      const five = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-02-01', rates_bps: { platform_introduced: 500, pre_existing: 500 }, supersedes: [ten] })).id;
+      const diff = await preview(id);
+      expect(diff).to.deep.include({ old_total: 2000, new_total: 1000, difference: -1000 });
+      const before = await eventCount();
+      const refused = await apply(diff.diff_hash, 'Discount', id);
+      expect([refused.status, refused.body.code]).to.deep.equal([409, 'amount_exceeds_creditable']);
+      expect(await eventCount()).to.equal(before);
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(id, 100, { received_on: '2026-03-02' }), staff)).status).to.equal(200);
+      // A crash right after the correction was recorded: the record is there, the credit note is not.
+      const invoice = (await svc.call(ops['billing.invoices.get'], id, staff)).body;
+      const changes: OrderChange[] = diff.orders.map((o) => ({
+        order_id: o.order_id, source_line_index: o.line_index, changed: o.changed, old: { ...o.old, minimum_fee: 0 }, new: { ...o.new, minimum_fee: 0 },
+      }));
+      const { lines, orders } = correctionLines(String(invoice.number), changes);
+      const correctionId = correctionIdOf(id, diff.diff_hash);
+      await invoiceCorrections.run(systemContext(svc.app), id, {
+        type: 'RecordInvoiceCorrection',
+        data: {
+          invoice_id: id, organization_id: invoice.organization_id, customer_id: invoice.customer_id, currency: 'GBP', correction_id: correctionId, basis: 0, diff_hash: diff.diff_hash,
+          reason: 'Discount', as_of: diff.as_of, difference: -1000, order_count: orders.length, lines, orders,
+          credit_note_request_id: nameId('billing-rerate-correction-credit', correctionId), correction_invoice_id: null,
+        },
+      });
+      expect((await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: id }, staff)).body.items).to.deep.equal([]);
+      // The retry (the same diff) finds the record and writes the credit note; the invoice was paid, so it becomes customer credit.
+      const retried = await apply(diff.diff_hash, 'Discount', id);
+      expect(retried.status, JSON.stringify(retried.body)).to.equal(200);
+      expect(retried.body).to.deep.include({ id: correctionId, difference: -1000 });
+      expect(retried.body.lines[0]?.new.pricing_revision_id).to.equal(five);
+      const credits = (await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: id }, staff)).body.items;
+      expect(credits.map((c) => [c.status, c.amount, c.applied_to_invoice, c.credited_to_balance])).to.deep.equal([['issued', 1000, 0, 1000]]);
+      expect((await svc.call(ops['billing.invoices.get'], id, staff)).body).to.deep.include({ status: 'paid', amount_credited: 1000, amount_credited_to_balance: 1000 });
+      expect(await preview(id)).to.deep.include({ old_total: 1000, difference: 0 });
+      const statement = await svc.call(ops['billing.customers.statement.get'], { customer_id: other.customerId, from: '2026-03-01', to: '2026-03-31' }, staff);
+      expect(statement.body.unapplied_credit).to.equal(1000);
     });
   });
 }
