@@ -9,6 +9,9 @@ import { systemContext } from '../../src/seed.ts';
 import { nameId } from '../../src/ids.ts';
 import { correctionIdOf, correctionLines, invoiceCorrections } from '../../src/commands/billing/invoice-corrections.ts';
 import type { OrderChange } from '../../src/queries/billing/invoice-corrections.ts';
+import { relate } from '../support/configuration.ts';
+
+const PDF = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(2000, 0x20), Buffer.from('\n%%EOF\n')]);
 import { type Seller, longPlatformStaff, order, pricing, sellerWithSubscription } from '../support/usage.ts';
 
 for (const backend of backends()) {
@@ -218,6 +221,41 @@ for (const backend of backends()) {
       expect(await preview(id)).to.deep.include({ old_total: 1000, difference: 0 });
       const statement = await svc.call(ops['billing.customers.statement.get'], { customer_id: other.customerId, from: '2026-03-01', to: '2026-03-31' }, staff);
       expect(statement.body.unapplied_credit).to.equal(1000);
+    });
+
+    it('a baseline revision\'s impact on pre-existing orders is previewed, then credited, each line naming the baseline behind it', async () => {
+      const other = await sellerWithSubscription(svc, { platform });
+      const c = { platformStaff: platform, billingStaff: staff, seller: { orgId: other.orgId, token: other.token }, subscriptionId: other.subscriptionId };
+      const known = (await svc.signUp({ kind: 'repairer' })).orgId;
+      const rel = await relate(svc, c, known);
+      expect((await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: 'claim_pre_existing', reason: 'Customer since 2019' }, staff)).status).to.equal(200);
+      const prep = await svc.call(ops['billing.configuration.relationship-evidence.prepare'], { relationship_id: rel.id, files: [{ filename: 'contract.pdf', content_type: 'application/pdf', size: PDF.length }] }, staff);
+      const item = prep.body.items[0];
+      if (!item) throw new Error('no upload prepared');
+      expect((await fetch(item.upload_url, { method: item.upload_method, headers: item.upload_headers, body: PDF })).status).to.equal(200);
+      expect((await svc.call(ops['billing.configuration.relationship-evidence.insert'], { relationship_id: rel.id, evidence: [{ id: item.id }] }, staff)).status).to.equal(200);
+      expect((await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: 'accept_claim', reason: 'Contract checked' }, staff)).status).to.equal(200);
+      await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } });
+      await svc.call(ops['billing.usage.insert'], { orders: [order('B-1', other.orgId, known, 20000, '2026-02-03T00:00:00Z'), order('B-2', other.orgId, known, 20000, '2026-02-10T00:00:00Z')] }, staff);
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(4000);
+      // 300.00 a month exempt: B-1 wholly (fee 0), B-2 on 100.00 of its 200.00 (fee 10.00).
+      const body = { subscription_id: other.subscriptionId, currency: 'GBP', effective_from: '2026-02-01', monthly_exempt_amount: 30000, reason: 'Agreed volume' };
+      const impact = await svc.call(ops['billing.configuration.baselines.preview-impact'], body, staff);
+      expect(impact.status, JSON.stringify(impact.body)).to.equal(200);
+      expect(impact.body.items.map((i) => [i.invoice_id, i.period, i.old_total, i.new_total, i.difference, i.changed_order_count])).to.deep.equal([[id, '2026-02', 4000, 1000, -3000, 2]]);
+      const saved = await svc.call(ops['billing.configuration.baselines.insert'], body, staff);
+      expect(saved.status, JSON.stringify(saved.body)).to.equal(200);
+      const diff = await preview(id);
+      expect(diff).to.deep.include({ old_total: 4000, new_total: 1000, difference: -3000 });
+      const res = await apply(diff.diff_hash, 'Baseline agreed for 2026', id);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.lines.map((l) => [l.order_count, l.amount, l.old.baseline_revision_id, l.new.baseline_revision_id, l.new.classification])).to.deep.equal([[2, -3000, null, saved.body.id, 'pre_existing']]);
+      const orders = await svc.call(ops['billing.invoices.corrections.orders.list'], { correction_id: res.body.id }, staff);
+      expect(orders.body.items.map((o) => [o.order_id, o.old.exempt_amount, o.new.exempt_amount, o.old.fee, o.new.fee, o.new.relationship_id])).to.deep.equal([
+        ['B-1', 0, 20000, 2000, 0, rel.id], ['B-2', 0, 10000, 2000, 1000, rel.id],
+      ]);
+      expect((await svc.call(ops['billing.invoices.get'], id, staff)).body).to.deep.include({ amount_credited: 3000, amount_remaining: 1000 });
     });
   });
 }

@@ -12,6 +12,8 @@ import type { ConfigurationSnapshot } from '../../domain/billing/configuration/s
 import { caughtUp } from '../../pipeline/read-models.ts';
 import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { billingInvoiceCorrectionsProjection } from '../../projections/billing/invoice-corrections.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { loadConfigurationSnapshot } from '../../queries/billing/configuration/snapshot.ts';
 import { billedOrders, compareRatings } from '../../queries/billing/invoice-corrections.ts';
@@ -84,8 +86,8 @@ async function impact(ctx: RequestContext, event: RevisionEvent | undefined, pag
 
 /** The subscription's revisions as its stream says now, once the read models the preview reads have caught up with the log. */
 async function settled(ctx: RequestContext, subscriptionId: string) {
-  // Configuration and corrections recorded by anyone up to now are what the revision is compared with.
-  await caughtUp(ctx.services, [billingConfigurationProjection, billingInvoiceCorrectionsProjection]);
+  // Configuration, usage, invoices and corrections recorded by anyone up to now are what the revision is compared with.
+  await caughtUp(ctx.services, [billingConfigurationProjection, billingInvoiceCorrectionsProjection, billingUsageProjection, billingInvoicesProjection]);
   return configurations.load(ctx, subscriptionId);
 }
 
