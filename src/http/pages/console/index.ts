@@ -9,7 +9,7 @@ import { consoleRoute } from './route.ts';
 import { mountCustomers } from './customers.ts';
 import { mountInvoices } from './invoices.ts';
 import { mountInvoiceActions } from './invoice-actions.ts';
-import { mountInvoiceCorrections } from './invoice-corrections.ts';
+import { mountInvoiceCorrections } from './invoice-correction-routes.ts';
 import { mountNotes } from './notes-routes.ts';
 import { mountStatement } from './statement.ts';
 import { mountOverdue } from './overdue.ts';

@@ -1,17 +1,13 @@
 // Re-rating corrections on the invoice page (issue 26 section 5): the "Issue correction" form under a re-rate preview
 // (billing.invoices.rerate.apply with the diff the clerk saw, a reason and a confirmation), and the invoice's corrections
-// (billing.invoices.corrections.list) with the credit note or correction invoice of each.
-import type express from 'express';
+// (billing.invoices.corrections.list) with the credit note or correction invoice of each. The form's route is in invoice-correction-routes.ts.
 import type { z } from 'zod';
-import type { Services } from '../../../context.ts';
 import type { InvoiceDetail } from '../../../contract/schemas/billing-invoices.ts';
 import type { InvoiceRerateDiff } from '../../../contract/schemas/billing-usage.ts';
 import { formGuard, money, problemBox, table, when } from './layout.ts';
 import { type SafeHtml, html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
-import { type ConsolePage, consoleRoute } from './route.ts';
-import { formProblem } from './invoice-forms.ts';
-import { invoicePage } from './invoice-page.ts';
+import type { ConsolePage } from './route.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
 type Diff = z.output<typeof InvoiceRerateDiff>;
@@ -51,17 +47,4 @@ export async function correctionsCard(p: ConsolePage, i: Invoice): Promise<SafeH
   return html`<section class="card" aria-labelledby="corrections"><h3 id="corrections">Corrections</h3>
 <p class="muted">What the re-rate preview compares with: the invoice, then each order's latest correction.</p>
 ${table('Corrections of this invoice', ['#', 'Issued', 'Reason', 'Orders', 'Difference', 'Document'], rows)}</section>`;
-}
-
-/** Mounts the form's target: one call of billing.invoices.rerate.apply, then back to the invoice (PRG), or the page with the API's refusal. */
-export function mountInvoiceCorrections(app: express.Express, services: Services): void {
-  app.post('/console/invoices/:id/rerate/apply', ...consoleRoute(services, async (p) => {
-    const id = String(p.req.params.id);
-    const reason = (p.form.reason ?? '').trim();
-    if (p.form.confirm !== 'yes') return invoicePage(p, id, { status: 400, problem: formProblem('Confirm that you checked the differences.', [{ path: 'confirm', message: 'required' }]) });
-    if (!reason) return invoicePage(p, id, { status: 400, problem: formProblem('Say why: the reason is kept on the correction.', [{ path: 'reason', message: 'required' }]) });
-    const r = await p.api.call(ops['billing.invoices.rerate.apply'], { invoice_id: id, diff_hash: p.form.diff_hash ?? '', reason }, { idempotencyKey: p.form.idem, reason });
-    if (!r.ok) return invoicePage(p, id, { status: r.problem.status, problem: r.problem });
-    p.res.redirect(303, `/console/invoices/${encodeURIComponent(id)}?done=correction_issued#corrections`);
-  }));
 }
