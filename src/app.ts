@@ -7,7 +7,7 @@ import { createLogger } from './logging.ts';
 import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
-import { type Db, openPglite, openPostgres } from './db.ts';
+import { type Db, connectPostgres, openPglite } from './db.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
@@ -27,6 +27,7 @@ import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
+import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
 import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
 import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './http/attempt-limits.ts';
@@ -77,7 +78,7 @@ export interface App extends Omit<Services, 'runner'> {
 
 /** Opens the configured database: Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR. */
 export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? openPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
+  return config.databaseUrl ? connectPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
 }
 
 /** Builds the service. */
@@ -122,6 +123,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       return op?.kind === 'json' ? op : undefined;
     },
   };
+  metrics.attentionSource = async () => new Map(attentionCounts(await attentionItems(services)).map((c) => [c.kind, c.count]));
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
   const httpApp = createHttpApp(services, registry, {
     ...pipeline,

@@ -29,6 +29,32 @@ export interface Db {
 
 export { DatabaseLockedError } from './db-lock.ts';
 
+/** The database named in DATABASE_URL refused or did not answer: said in one line, naming the setting (password hidden). */
+export class DatabaseUnreachable extends Error {}
+
+/** A connection string as it may be printed: the password replaced by `***`. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/[^:@/]+:)[^@/]+@/i, '$1***@');
+}
+
+/**
+ * Opens Postgres at `url` after one connection proves it usable, so a wrong host, database or role is one line naming
+ * the setting and what the server said (not the pool's retries and two stack traces).
+ */
+export async function connectPostgres(url: string, poolMax?: number): Promise<Db> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+  probe.on('error', () => {});
+  try {
+    await probe.connect();
+  } catch (err) {
+    const e = err as Error & { code?: string };
+    throw new DatabaseUnreachable(`cannot use the database DATABASE_URL=${redactUrl(url)}: ${e.message}${e.code ? ` (${e.code})` : ''}`);
+  } finally {
+    await probe.end().catch(() => {});
+  }
+  return openPostgres(url, poolMax);
+}
+
 /** Opens Postgres at `url`. */
 export function openPostgres(url: string, poolMax = 20): Db {
   const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax, afterCreate: discardWhenEnded }, compileSqlOnError: false });

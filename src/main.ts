@@ -5,7 +5,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { createLogger, stdoutLogOutput } from './logging.ts';
 import { stopOnSignals } from './shutdown.ts';
 import { type App, type AppOptions, createApp, openDatabase } from './app.ts';
-import { DatabaseLockedError } from './db.ts';
+import { DatabaseLockedError, DatabaseUnreachable } from './db.ts';
 import { ProjectionStopped } from './projections/engine/failures.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
@@ -22,6 +22,15 @@ import { addProjectionCommands } from './cli/projections.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
+
+/**
+ * `serve`, `project` and `work` are the production shape: separate processes sharing one PostgreSQL. On the embedded
+ * database (a directory only one process can open) they would run alone, unseen by the others, so they refuse at once.
+ */
+function sharedDatabase(config: Config, command: string): Config {
+  if (!config.databaseUrl) throw new CliError(`${command} needs DATABASE_URL: it runs beside other processes (serve, project, work) that share one PostgreSQL; the embedded database is for \`start\` (everything in one process).`);
+  return config;
+}
 
 const program = new Command('core-server').description('Event-sourced platform service: core API, integrations API and install flow.');
 
@@ -77,7 +86,7 @@ program
   .command('serve')
   .description('HTTP only (stateless; run several behind a load balancer). Needs DATABASE_URL and a running `project`.')
   .action(async () => {
-    const config = loadConfig();
+    const config = sharedDatabase(loadConfig(), 'serve');
     const run = longRunning(config);
     const app = await createApp(config, { projections: false, logger: run.logger });
     run.stop(app);
@@ -87,9 +96,9 @@ program
 
 program
   .command('project')
-  .description('Projector workers: keep the read models up to date (one active runner per projection across processes).')
+  .description('Projector workers: keep the read models up to date (one active runner per projection across processes). Needs DATABASE_URL.')
   .action(async () => {
-    const config = loadConfig();
+    const config = sharedDatabase(loadConfig(), 'project');
     const run = longRunning(config);
     const app = await createApp(config, { http: false, logger: run.logger });
     run.stop(app);
@@ -112,7 +121,7 @@ program
       });
       return;
     }
-    const config = loadConfig();
+    const config = sharedDatabase(loadConfig(), 'work');
     const run = longRunning(config);
     const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000, logger: run.logger });
     run.stop(app);
@@ -261,7 +270,7 @@ addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(mes
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };
-  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DomainError || err instanceof CliError || err instanceof ProjectionStopped) {
+  if (err instanceof ConfigError || err instanceof DatabaseLockedError || err instanceof DatabaseUnreachable || err instanceof DomainError || err instanceof CliError || err instanceof ProjectionStopped) {
     console.error(`core-server: ${err.message}`);
   } else if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES') {
     console.error(`core-server: cannot listen on port ${e.port ?? '?'}: ${e.code === 'EADDRINUSE' ? 'it is already in use' : 'permission denied'}. Set PORT to another port.`);

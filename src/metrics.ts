@@ -11,6 +11,9 @@ export interface Metrics {
   projectionFailures: client.Counter<'projection'>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
   lagSource?: () => Promise<Map<string, number>>;
+  attentionItems: client.Gauge<'kind'>;
+  /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
+  attentionSource?: () => Promise<Map<string, number>>;
 }
 
 /** Creates a registry with the service's metrics and the process defaults. */
@@ -48,6 +51,17 @@ export function createMetrics(): Metrics {
       help: '1 for the state each projection is in (running, catching_up, failed), 0 for the others',
       labelNames: ['projection', 'state'],
       registers: [registry],
+    }),
+    // Measured when scraped: an alert on it reaches someone even when nobody opens the console.
+    attentionItems: new client.Gauge({
+      name: 'billing_attention_items',
+      help: 'Items waiting for a person (the console\'s Needs attention list), by kind',
+      labelNames: ['kind'],
+      registers: [registry],
+      async collect() {
+        const counts = await metrics.attentionSource?.();
+        for (const [kind, n] of counts ?? []) this.set({ kind }, n);
+      },
     }),
     projectionFailures: new client.Counter({
       name: 'projection_failures_total',

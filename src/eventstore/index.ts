@@ -1,7 +1,7 @@
 // Opens the event log the configuration names: the Postgres/PGlite tables, or an EventStoreDB server.
 import path from 'node:path';
 import { type Config, ConfigError } from '../config.ts';
-import type { Db } from '../db.ts';
+import { type Db, redactUrl } from '../db.ts';
 import type { EventStore } from './port.ts';
 import { PostgresEventStore } from './postgres.ts';
 import { EsdbEventStore } from './esdb.ts';
@@ -41,8 +41,4 @@ export function describeEventLog(config: Pick<Config, 'eventLog' | 'databaseUrl'
   const readModels = config.databaseUrl ? `PostgreSQL ${redactUrl(config.databaseUrl)}` : `embedded PGlite in ${path.join(config.dataDir, 'pglite')}`;
   if (config.eventLog.kind === 'postgres') return `event log: ${readModels} (with the read models)`;
   return `event log: EventStoreDB ${config.eventLog.display}; read models and projection checkpoints: ${readModels}`;
-}
-
-function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/[^:@/]+:)[^@/]+@/i, '$1***@');
 }

@@ -22,6 +22,8 @@ export const cursorParts = {
   day: RequestDate,
   /** An analytics event name. */
   eventName: EventName,
+  /** An attention item's key (`<kind>:<subject>`). */
+  attentionKey: z.string().min(1).max(300).regex(/^[a-z_]+:/),
   /** A SKU (1-100 characters). */
   sku: z.string().min(1).max(100),
 };

@@ -254,6 +254,19 @@ describe('core-server CLI', function () {
       }
     });
 
+    it('serve refuses the embedded database, and a database that refuses the connection is one line naming DATABASE_URL', async () => {
+      const serve = await run(['serve'], env(tempDir()));
+      expect(serve.code).to.equal(1);
+      expect(serve.stderr.trim().split('\n')).to.deep.equal(['core-server: serve needs DATABASE_URL: it runs beside other processes (serve, project, work) that share one PostgreSQL; the embedded database is for `start` (everything in one process).']);
+      // A server that answers but has no such database (or role): what it said, once, the password hidden.
+      const url = `postgres://postgres:s3cret@127.0.0.1:${await freePort()}/test`;
+      const refused = await run(['migrate'], env(tempDir(), { DATABASE_URL: url }));
+      expect(refused.code).to.equal(1);
+      expect(refused.stderr.trim().split('\n')).to.have.length(1);
+      expect(refused.stderr).to.match(/^core-server: cannot use the database DATABASE_URL=postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:\d+\/test: connect ECONNREFUSED/);
+      expect(refused.stderr).to.not.contain('s3cret');
+    });
+
     it('a port in use is a clear message, not a stack trace', async () => {
       const blocker = net.createServer();
       await new Promise<void>((r) => blocker.listen(0, '0.0.0.0', () => r()));

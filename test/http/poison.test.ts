@@ -130,6 +130,16 @@ for (const backend of backends()) {
       const page = await web.get('/console/health');
       expect(page.status).to.equal(200);
       expect(page.html).to.contain('Needs attention').and.contain(poisoned()).and.contain(`core-server projections skip billing.customers --event ${poisoned()}`);
+      // The Needs attention list names each stopped read model with the event, how to repair it and where; the count is in the navigation.
+      const attention = await svc.call(ops['billing.attention.list'], { kind: 'stalled_read_model' }, staff);
+      const stalled = attention.body.items.find((i) => i.key === 'stalled_read_model:billing.customers');
+      expect(stalled?.cause).to.contain(poisoned());
+      expect(stalled?.resolve).to.contain(`core-server projections skip billing.customers --event ${poisoned()}`);
+      expect(stalled?.href).to.equal('/console/health');
+      const listPage = await web.get('/console/attention');
+      expect(listPage.html).to.contain('Stalled read models').and.contain('Read model billing.customers stopped at an event it cannot apply');
+      expect(listPage.html).to.match(new RegExp(`id="attention-count">${attention.body.counts.total}<`));
+      expect((await svc.call(ops['billing.attention.list'], {}, member.token)).status).to.equal(403);
     });
 
     it('reads the history of the poisoned stream: the unreadable event is shown as such, in the API and the CLI', async () => {
@@ -224,6 +234,8 @@ for (const backend of backends()) {
       const listed = health.body.unreadable_streams.find((s) => s.stream_id === stream);
       expect(listed?.event_id).to.equal(id);
       expect(listed?.type).to.equal('InvoiceTeleported');
+      const attention = async () => (await svc.call(ops['billing.attention.list'], { kind: 'unreadable_stream' }, staff)).body.items.map((i) => [i.key, i.cause]);
+      expect(await attention()).to.deep.include([`unreadable_stream:${stream}`, `Event #${revision} (InvoiceTeleported, ${id}): ${listed?.error ?? ''}`]);
       const h = await svc.call(ops['billing.history.get'], { subject: { type: 'invoice', id: d.id } }, staff);
       expect(h.status).to.equal(200);
       expect(h.body.items.at(-1)?.unreadable).to.contain('unknown event type');
@@ -232,6 +244,7 @@ for (const backend of backends()) {
       await svc.app.knex('es_events').where({ event_id: id }).delete();
       await forgetUnreadableStream(svc.app.knex, stream);
       expect((await svc.call(ops['platform.health.get'], undefined, staff)).body.unreadable_streams.map((u) => u.stream_id)).to.not.include(stream);
+      expect((await attention()).map(([key]) => key)).to.not.include(`unreadable_stream:${stream}`);
       expect((await svc.call(ops['billing.invoices.update'], { id: d.id, action: 'finalize' }, staff)).status).to.equal(200);
     });
   });

@@ -153,7 +153,7 @@ async function writeInvoices(svc: TestService): Promise<void> {
   await settle(svc);
 }
 
-/** Card setups through the sandbox page (succeeded, declined, one left pending), resumed by get, and a method removed. */
+/** Card setups through the sandbox page (succeeded, declined, one left pending), resumed by get, a method removed, and an invoice collected from the other. */
 async function writePaymentMethods(svc: TestService): Promise<void> {
   const o = await svc.signUp();
   const c = ok(await svc.call(ops['billing.customers.insert'], { name: 'Card payer', email: 'cards@example.com', currency: 'GBP' }, o.token), 'customers.insert');
@@ -168,6 +168,16 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
     if (got.body.payment_method_id) ids.push(got.body.payment_method_id);
   }
   ok(await svc.call(ops['billing.payment-methods.remove'], { customer_id: c.body.id, id: ids[0] ?? '' }, o.token), 'payment-methods.remove');
+  // A customer whose first card becomes the default: automatic collection charges it (billing.collections).
+  const payer = await billedOrg(svc);
+  const setup = ok(await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: payer.customerId, return_url: 'https://app.example/back' }, payer.token), 'payment-method-setups.insert');
+  if (setup.body.next_action?.type !== 'redirect') throw new Error('expected a redirect');
+  await new WebClient(svc.url).post(new URL(setup.body.next_action.url).pathname, { number: TEST_CARDS.succeeds });
+  ok(await svc.call(ops['billing.payment-method-setups.get'], { id: setup.body.id }, payer.token), 'payment-method-setups.get');
+  await openInvoice(svc, await billingStaff(svc), payer.customerId, [1500]);
+  await settle(svc);
+  await svc.app.workers.runOnce();
+  await settle(svc);
 }
 
 /** Vehicle lookups (enriched, tree only, unknown vehicle, still queued) and completed searches of two organizations. */

@@ -16,6 +16,7 @@ import { billingEntitlementOverridesProjection } from './entitlement-overrides.t
 import { billingSubscriptionsProjection } from './subscriptions.ts';
 import { billingExchangeRatesProjection } from './exchange-rates.ts';
 import { billingPaymentMethodsProjection } from './payment-methods.ts';
+import { billingCollectionsProjection } from './collections.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
@@ -23,5 +24,5 @@ export const billingProjections = [
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
   billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
-  billingAttachmentsProjection,
+  billingAttachmentsProjection, billingCollectionsProjection,
 ];

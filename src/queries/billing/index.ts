@@ -19,6 +19,7 @@ import { billingExchangeRateQueries } from './exchange-rates.ts';
 
 import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
+import { billingAttentionQueries } from './attention.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -26,5 +27,5 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries,
+  ...billingHistoryQueries, ...billingAttentionQueries,
 ];

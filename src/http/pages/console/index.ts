@@ -16,6 +16,7 @@ import { mountOverdue } from './overdue.ts';
 import { mountHistory } from './history.ts';
 import { mountConfiguration } from './configuration.ts';
 import { mountHealth } from './health.ts';
+import { mountAttention } from './attention.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -53,4 +54,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountHistory(app, services);
   mountConfiguration(app, services);
   mountHealth(app, services);
+  mountAttention(app, services);
 }

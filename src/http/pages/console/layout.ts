@@ -32,13 +32,14 @@ export interface PageParts {
   /** The main area. */
   body: SafeHtml;
   /** Which navigation entry is current. */
-  section?: 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
+  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
 }
 
 const NAV: [NonNullable<PageParts['section']>, string, string][] = [
+  ['attention', '/console/attention', 'Needs attention'],
   ['customers', '/console/customers', 'Customers'],
   ['invoices', '/console/invoices', 'Invoices'],
   ['overdue', '/console/overdue', 'Overdue'],
@@ -72,7 +73,10 @@ export function sendConsole(res: Response, session: WebSession, status: number, 
   consoleHeaders(res);
   const done = res.req?.query.done;
   const notice = p.notice ?? (typeof done === 'string' && Object.hasOwn(DONE, done) ? DONE[done] : null);
-  const nav = NAV.map(([key, href, label]) => html`<li><a href="${href}"${p.section === key ? html` aria-current="page"` : ''}>${label}</a></li>`);
+  // consoleRoute counts what needs attention before the page is made (absent when the count could not be read).
+  const waiting: unknown = res.locals.attentionCount;
+  const badge = (key: string) => (key === 'attention' && typeof waiting === 'number' ? html` <span class="badge${waiting ? ' badge-uncollectible' : ''}" id="attention-count">${waiting}</span>` : '');
+  const nav = NAV.map(([key, href, label]) => html`<li><a href="${href}"${p.section === key ? html` aria-current="page"` : ''}>${label}${badge(key)}</a></li>`);
   const page = html`<!doctype html>
 <html lang="en">
 <head>

@@ -6,6 +6,7 @@ import { html } from '../html.ts';
 import { csrfToken, currentSession, validCsrf, type WebSession } from '../web-session.ts';
 import { ConsoleApi } from './api.ts';
 import { sendConsole } from './layout.ts';
+import { ops } from '../../../areas/operations.ts';
 
 /** What a console handler gets: the request, the signed-in staff session and an API client acting as that session. */
 export interface ConsolePage {
@@ -41,6 +42,8 @@ export function consoleRoute(services: Services, handler: (p: ConsolePage) => Pr
           return void sendConsole(res, session, 403, { title: 'Form expired', body: html`<h1>Nothing was changed</h1><p role="alert">The form expired or did not come from the console. Go back, reload the page and try again.</p>` });
       }
       const api = new ConsoleApi(services, session, String(res.locals.requestId ?? ''));
+      const waiting = await api.call(ops['billing.attention.list'], { limit: 1 });
+      if (waiting.ok) res.locals.attentionCount = waiting.body.counts.total;
       await handler({ req, res, session, api, today: services.clock.now().toISOString().slice(0, 10), form });
     } catch (err) {
       next(err);

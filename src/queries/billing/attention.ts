@@ -1,0 +1,124 @@
+// billing.attention.list: everything that needs a person, gathered from the read models and operations state that
+// know it (failed collections, stalled read models, unreadable streams), oldest first, with counts per kind.
+import type { z } from 'zod';
+import { operation } from '../../contract/operation.ts';
+import type { Services } from '../../context.ts';
+import { type AttentionItem, ATTENTION_KINDS, AttentionListRequest, AttentionListResponse } from '../../contract/schemas/billing-attention.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { notReady } from '../../read-model-status.ts';
+import { listUnreadableStreams } from '../../unreadable-streams.ts';
+import { failingCollections } from './collections.ts';
+import { getCustomerDoc } from './customers.ts';
+import { getInvoiceDoc } from './invoices.ts';
+import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
+
+type Item = z.output<typeof AttentionItem>;
+type Kind = Item['kind'];
+
+/** At most this many items of one kind are gathered (and counted) per call. */
+export const ATTENTION_SOURCE_CAP = 1000;
+
+/** One kind of item and how it is found. */
+type Source = (services: Services) => Promise<Item[]>;
+
+const sources: Record<Kind, Source> = {
+  async failed_collection(services) {
+    const items: Item[] = [];
+    for (const c of await failingCollections(services.knex, ATTENTION_SOURCE_CAP)) {
+      const invoice = await getInvoiceDoc(services.db, c.invoice_id);
+      // Paid, voided or credited since: nothing left to collect.
+      if (!invoice || !['open', 'uncollectible'].includes(invoice.status) || invoice.amount_remaining <= 0) continue;
+      const customer = await getCustomerDoc(services.db, invoice.customer_id);
+      const stopped = c.next_attempt_at === null;
+      items.push({
+        kind: 'failed_collection',
+        key: `failed_collection:${c.invoice_id}`,
+        summary: `Automatic collection of invoice ${invoice.number ?? c.invoice_id} ${stopped ? `stopped after ${c.attempts} declined attempts` : `was declined (attempt ${c.attempts})`}`,
+        cause: `The provider declined the charge: ${c.last_code ?? 'unknown'}.`,
+        resolve: stopped
+          ? 'Ask the customer to pay on the payment page or to update their card, or record a payment received another way.'
+          : `The next attempt is on ${c.next_attempt_at?.slice(0, 10) ?? ''}; contact the customer if the card needs updating.`,
+        href: `/console/invoices/${c.invoice_id}`,
+        customer: customer ? { id: customer.id, name: customer.name } : null,
+        invoice_id: c.invoice_id,
+        amount: { amount: invoice.amount_remaining, currency: invoice.currency },
+        since: c.failing_since ?? c.updated_at,
+      });
+    }
+    return items;
+  },
+  async stalled_read_model(services) {
+    const now = services.clock.now().getTime();
+    return notReady(await services.runner.statuses()).map((s) => ({
+      kind: 'stalled_read_model' as const,
+      key: `stalled_read_model:${s.name}`,
+      summary: s.failure ? `Read model ${s.name} stopped at an event it cannot apply` : `Read model ${s.name} is ${Math.round(s.lag_seconds)} s behind the log`,
+      cause: s.failure ? `${s.failure.type} ${s.failure.event_id} in ${s.failure.stream_id}: ${s.failure.error}: ${s.failure.message}` : 'Its projector is slow, stopped or not running.',
+      resolve: s.failure
+        ? `Fix the cause and retry (core-server projections retry ${s.name}), or skip the event with a reason (core-server projections skip ${s.name} --event ${s.failure.event_id} --reason "...").`
+        : 'Check that the projector processes run (core-server project) and what they log.',
+      href: '/console/health',
+      customer: null,
+      invoice_id: null,
+      amount: null,
+      since: s.failure?.failed_at ?? new Date(now - s.lag_seconds * 1000).toISOString(),
+    }));
+  },
+  async unreadable_stream(services) {
+    return (await listUnreadableStreams(services.knex)).slice(0, ATTENTION_SOURCE_CAP).map((u) => ({
+      kind: 'unreadable_stream' as const,
+      key: `unreadable_stream:${u.stream_id}`,
+      summary: `Stream ${u.stream_id} cannot be read: its commands answer 409 stream_unreadable`,
+      cause: `Event #${u.revision} (${u.type}, ${u.event_id}): ${u.error}`,
+      resolve: 'Repair the event (an upcaster for its type, or the corrected row), then run core-server projections forget-stream ' + u.stream_id + '.',
+      href: '/console/health',
+      customer: null,
+      invoice_id: null,
+      amount: null,
+      since: u.first_seen_at,
+    }));
+  },
+};
+
+/** Every item of every kind, oldest first (the Needs attention page, its navigation count and the metric). */
+export async function attentionItems(services: Services): Promise<Item[]> {
+  const all = (await Promise.all(ATTENTION_KINDS.map((k) => sources[k](services)))).flat();
+  return all.sort((a, b) => a.since.localeCompare(b.since) || a.key.localeCompare(b.key));
+}
+
+/** How many items of each kind (every kind, 0 included). */
+export function attentionCounts(items: Item[]): { kind: Kind; count: number }[] {
+  return ATTENTION_KINDS.map((kind) => ({ kind, count: items.filter((i) => i.kind === kind).length }));
+}
+
+const Cursor = cursorShape(cursorParts.instant, cursorParts.attentionKey);
+
+/** billing.attention.list */
+export const attentionList = operation({
+  id: 'billing.attention.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'What needs a person: failed automatic collections, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
+  description: 'Billing staff. Counts cover every kind whatever `kind` filters. Extension operation (the console\'s Needs attention page).',
+  request: AttentionListRequest,
+  response: AttentionListResponse,
+  error: 'billing.AttentionListError',
+  errors: billingErrors.list('invalid_cursor'),
+  access: 'billing_staff',
+  async handle(ctx, req) {
+    const all = await attentionItems(ctx.services);
+    const counts = attentionCounts(all);
+    const after = req.cursor ? decodeCursor(req.cursor, Cursor) : null;
+    const wanted = all.filter((i) => (!req.kind || i.kind === req.kind) && (!after || i.since > after[0] || (i.since === after[0] && i.key > after[1])));
+    const items = wanted.slice(0, req.limit);
+    const last = items.at(-1);
+    return {
+      items,
+      pagination: wanted.length > req.limit && last ? { cursor: encodeCursor([last.since, last.key]) } : null,
+      counts: { total: all.length, by_kind: counts },
+    };
+  },
+});
+
+/** Read operations of the attention list. */
+export const billingAttentionQueries = [attentionList];
