@@ -117,7 +117,7 @@ for (const backend of backends()) {
       expect(diff).to.deep.include({ old_total: 600, new_total: 650, difference: 50, changed_order_count: 2 });
       const res = await apply(diff.diff_hash);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
-      expect(res.body).to.deep.include({ invoice_id: invoiceId, sequence: 1, difference: 50, order_count: 2, credit_note_request_id: null, reason: 'Back-dated rate card of 15 February', currency: 'GBP' });
+      expect(res.body).to.deep.include({ invoice_id: invoiceId, sequence: 1, difference: 50, order_count: 2, credit_notes: [], reason: 'Back-dated rate card of 15 February', currency: 'GBP' });
       expect(res.body.lines).to.have.length(1);
       expect(res.body.lines[0]).to.deep.include({ line_index: 0, source_line_index: 0, order_count: 2, old_fees: 250, new_fees: 300, amount: 50 });
       expect(res.body.lines[0]?.old).to.deep.include({ pricing_revision_id: firstPricing, rate_bps: 250 });
@@ -167,7 +167,8 @@ for (const backend of backends()) {
       expect(a?.body).to.deep.include({ difference: -380, correction_invoice_id: null, sequence: 2 });
       const credits = await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: invoiceId }, staff);
       expect(credits.body.items).to.have.length(1);
-      expect(credits.body.items[0]).to.deep.include({ id: a?.body.credit_note_request_id, status: 'issued', amount: 380, invoice_id: invoiceId, applied_to_invoice: 380 });
+      expect(a?.body.credit_notes.map((n) => [n.invoice_id, n.amount])).to.deep.equal([[invoiceId, 380]]);
+      expect(credits.body.items[0]).to.deep.include({ id: a?.body.credit_notes[0]?.credit_note_request_id, status: 'issued', amount: 380, invoice_id: invoiceId, applied_to_invoice: 380 });
       const inv = await svc.call(ops['billing.invoices.get'], invoiceId, staff);
       expect(inv.body).to.deep.include({ total: 600, amount_credited: 380, amount_remaining: 220 });
       const statement = await svc.call(ops['billing.customers.statement.get'], { customer_id: seller.customerId, from: '2026-03-01', to: '2026-03-31' }, staff);
@@ -206,7 +207,7 @@ for (const backend of backends()) {
         data: {
           invoice_id: id, organization_id: invoice.organization_id, customer_id: invoice.customer_id, currency: 'GBP', correction_id: correctionId, basis: 0, diff_hash: diff.diff_hash,
           reason: 'Discount', as_of: diff.as_of, difference: -1000, order_count: orders.length, lines, orders,
-          credit_note_request_id: nameId('billing-rerate-correction-credit', correctionId), correction_invoice_id: null,
+          credit_notes: [{ invoice_id: id, credit_note_request_id: nameId('billing-rerate-correction-credit', `${correctionId}/${id}`), amount: 1000 }], correction_invoice_id: null,
         },
       });
       expect((await svc.call(ops['billing.credit-note-requests.list'], { invoice_id: id }, staff)).body.items).to.deep.equal([]);
@@ -256,6 +257,36 @@ for (const backend of backends()) {
         ['B-1', 0, 20000, 2000, 0, rel.id], ['B-2', 0, 10000, 2000, 1000, rel.id],
       ]);
       expect((await svc.call(ops['billing.invoices.get'], id, staff)).body).to.deep.include({ amount_credited: 3000, amount_remaining: 1000 });
+    });
+
+    it('an overcharge undoing a raise billed on a correction invoice is credited on the invoice, then on that correction invoice once finalized', async () => {
+      const other = await sellerWithSubscription(svc, { platform });
+      const ten = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } })).id;
+      await svc.call(ops['billing.usage.insert'], { orders: [order('R-1', other.orgId, buyer, 10000, '2026-02-03T00:00:00Z'), order('R-2', other.orgId, buyer, 10000, '2026-02-04T00:00:00Z')] }, staff);
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(2000);
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(id, 2000, { received_on: '2026-03-02' }), staff)).status).to.equal(200);
+      // 10% -> 50%: +8,000 on a correction invoice.
+      const fifty = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-02-01', rates_bps: { platform_introduced: 5000, pre_existing: 1000 }, supersedes: [ten] })).id;
+      const raised = await apply((await preview(id)).diff_hash, 'Rate card of February', id);
+      expect(raised.body).to.deep.include({ difference: 8000 });
+      const correctionInvoice = String(raised.body.correction_invoice_id);
+      // 50% -> 0%: the 10,000 billed is all overcharged; the paid invoice can take 2,000, the draft correction invoice nothing yet.
+      await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-02-01', rates_bps: { platform_introduced: 0, pre_existing: 0 }, supersedes: [fifty] });
+      const diff = await preview(id);
+      expect(diff).to.deep.include({ old_total: 10000, new_total: 0, difference: -10000 });
+      const before = await eventCount();
+      const refused = await apply(diff.diff_hash, 'Fees waived for February', id);
+      expect([refused.status, refused.body.code]).to.deep.equal([409, 'amount_exceeds_creditable']);
+      expect(refused.body.message).to.match(/finalized first/);
+      expect(await eventCount()).to.equal(before);
+      expect((await svc.call(ops['billing.invoices.update'], { id: correctionInvoice, action: 'finalize' }, staff)).status).to.equal(200);
+      const waived = await apply(diff.diff_hash, 'Fees waived for February', id);
+      expect(waived.status, JSON.stringify(waived.body)).to.equal(200);
+      expect(waived.body.credit_notes.map((n) => [n.invoice_id, n.amount])).to.deep.equal([[id, 2000], [correctionInvoice, 8000]]);
+      expect((await svc.call(ops['billing.invoices.get'], id, staff)).body).to.deep.include({ status: 'paid', amount_credited_to_balance: 2000 });
+      expect((await svc.call(ops['billing.invoices.get'], correctionInvoice, staff)).body).to.deep.include({ status: 'paid', amount_credited: 8000, amount_remaining: 0 });
+      expect(await preview(id)).to.deep.include({ old_total: 0, difference: 0, corrections_applied: 2 });
     });
   });
 }

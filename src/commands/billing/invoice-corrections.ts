@@ -10,7 +10,7 @@ import { ProjectionLagError, type RequestContext } from '../../context.ts';
 import { type InvoiceFacts } from '../../domain/billing/credit-note-request.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import {
-  type CorrectionLine, type CorrectionOrder, type CorrectionRating, type RecordedCorrection, invoiceCorrectionDecider,
+  type CorrectionCredit, type CorrectionLine, type CorrectionOrder, type CorrectionRating, type RecordedCorrection, invoiceCorrectionDecider,
 } from '../../domain/billing/invoice-correction.ts';
 import { type InvoiceLine, creditable } from '../../domain/billing/invoice.ts';
 import { DomainError } from '../../domain/errors.ts';
@@ -20,7 +20,7 @@ import { billingInvoiceCorrectionsProjection } from '../../projections/billing/i
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
-import { type OrderChange, correctionBody, correctionDoc, meteredSubscription, rerateDiff } from '../../queries/billing/invoice-corrections.ts';
+import { type OrderChange, correctionBody, correctionDoc, correctionInvoiceIds, meteredSubscription, rerateDiff } from '../../queries/billing/invoice-corrections.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { commandHandler } from '../run.ts';
 import { INVOICE_ATTEMPTS, creditNoteRequests, invoices } from './handlers.ts';
@@ -97,20 +97,20 @@ async function tolerating(write: () => Promise<unknown>, code: string): Promise<
 }
 
 /**
- * Writes the documents of a recorded correction that are not written yet: the credit note request (requested, approved,
- * issued onto the invoice: the credit note machinery's own steps) or the draft correction invoice.
+ * Writes the documents of a recorded correction that are not written yet: each credit note request (requested, approved,
+ * issued onto its invoice: the credit note machinery's own steps) or the draft correction invoice.
  */
 async function issueDocuments(ctx: RequestContext, invoice: InvoiceDoc, c: RecordedCorrection): Promise<void> {
   const orgId = invoice.organization_id;
   const opts = { orgId, reason: c.reason };
   const label = `${invoice.number ?? invoice.id} (correction ${c.basis + 1})`;
-  const creditId = c.credit_note_request_id;
-  if (creditId) {
-    const amount = -c.difference;
+  for (const credit of c.credit_notes) {
+    const creditId = credit.credit_note_request_id;
+    const { amount } = credit;
     let s = await creditNoteRequests.load(ctx, creditId);
     if (s.status === 'none') {
-      const state = await invoices.load(ctx, invoice.id);
-      const facts: InvoiceFacts = { invoice_id: invoice.id, invoice_number: state.number, organization_id: orgId, customer_id: invoice.customer_id, currency: invoice.currency, creditable: creditable(state), status: state.status };
+      const state = await invoices.load(ctx, credit.invoice_id);
+      const facts: InvoiceFacts = { invoice_id: credit.invoice_id, invoice_number: state.number, organization_id: orgId, customer_id: invoice.customer_id, currency: invoice.currency, creditable: creditable(state), status: state.status };
       await tolerating(() => creditNoteRequests.run(ctx, creditId, {
         type: 'RequestCreditNote',
         data: { credit_note_request_id: creditId, invoice: facts, currency: invoice.currency, amount, reason: 'other', description: `Re-rating correction of ${label}: ${c.reason}` },
@@ -119,9 +119,9 @@ async function issueDocuments(ctx: RequestContext, invoice: InvoiceDoc, c: Recor
     }
     if (s.status === 'pending') await tolerating(() => creditNoteRequests.run(ctx, creditId, { type: 'ApproveCreditNoteRequest', data: {} }, opts), 'invalid_status_transition');
     if (s.status !== 'issued') {
-      const credit = await invoices.run(ctx, invoice.id, { type: 'IssueCreditNote', data: { credit_note_request_id: creditId, amount, currency: invoice.currency, reason: 'other' } }, opts);
-      const applied = credit.state.credit_notes[creditId] ?? { applied_to_invoice: 0, credited_to_balance: 0 };
-      await creditNoteRequests.run(ctx, creditId, { type: 'MarkCreditNoteRequestIssued', data: { invoice_id: invoice.id, amount, currency: invoice.currency, ...applied } }, opts);
+      const issued = await invoices.run(ctx, credit.invoice_id, { type: 'IssueCreditNote', data: { credit_note_request_id: creditId, amount, currency: invoice.currency, reason: 'other' } }, opts);
+      const applied = issued.state.credit_notes[creditId] ?? { applied_to_invoice: 0, credited_to_balance: 0 };
+      await creditNoteRequests.run(ctx, creditId, { type: 'MarkCreditNoteRequestIssued', data: { invoice_id: credit.invoice_id, amount, currency: invoice.currency, ...applied } }, opts);
     }
   }
   const invoiceId = c.correction_invoice_id;
@@ -137,19 +137,29 @@ async function issueDocuments(ctx: RequestContext, invoice: InvoiceDoc, c: Recor
   }
 }
 
-/** Refuses, before anything is written, a correction whose document could not be written now. */
-async function checkWritable(ctx: RequestContext, invoice: InvoiceDoc, difference: number, moneyLines: number): Promise<void> {
-  if (difference < 0) {
-    const max = creditable(await invoices.load(ctx, invoice.id));
-    if (max === null) throw ctx.errors.error('invoice_not_correctable', `The invoice is ${invoice.status}; it cannot be credited.`);
-    if (-difference > max)
-      throw ctx.errors.error('amount_exceeds_creditable', `The overcharge of ${-difference} is more than the ${max} ${invoice.currency} that can still be credited on this invoice.`);
+/**
+ * The credit notes of an overcharge: on the corrected invoice as far as it can still be credited, then on its earlier correction
+ * invoices that are finalized, oldest first. 409 amount_exceeds_creditable, before anything is written, when they cannot take it all.
+ */
+async function creditPlan(ctx: RequestContext, invoice: InvoiceDoc, correctionId: string, amount: number): Promise<CorrectionCredit[]> {
+  if (amount <= 0) return [];
+  const plan: CorrectionCredit[] = [];
+  let left = amount;
+  for (const target of [invoice.id, ...(await correctionInvoiceIds(ctx.services.knex, invoice.id))]) {
+    const take = Math.min(left, creditable(await invoices.load(ctx, target)) ?? 0);
+    if (take > 0) plan.push({ invoice_id: target, credit_note_request_id: nameId('billing-rerate-correction-credit', `${correctionId}/${target}`), amount: take });
+    left -= take;
+    if (left === 0) return plan;
   }
-  if (difference > 0) {
-    const customer = await customerOfOrganization(ctx.services.knex, invoice.organization_id);
-    if (!customer || customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The invoice\'s customer was removed; a correction invoice cannot be drafted.');
-    if (moneyLines > MAX_INVOICE_LINES) throw ctx.errors.error('too_many_lines', `The correction would need ${moneyLines} invoice lines; an invoice has at most ${MAX_INVOICE_LINES}.`);
-  }
+  throw ctx.errors.error('amount_exceeds_creditable',
+    `The overcharge of ${amount} is more than the ${amount - left} ${invoice.currency} that this invoice and its finalized correction invoices can still be credited (a draft correction invoice is finalized first).`);
+}
+
+/** Refuses, before anything is written, an undercharge whose correction invoice could not be drafted now. */
+async function checkDraftable(ctx: RequestContext, invoice: InvoiceDoc, moneyLines: number): Promise<void> {
+  const customer = await customerOfOrganization(ctx.services.knex, invoice.organization_id);
+  if (!customer || customer.status === 'removed') throw ctx.errors.error('customer_removed', 'The invoice\'s customer was removed; a correction invoice cannot be drafted.');
+  if (moneyLines > MAX_INVOICE_LINES) throw ctx.errors.error('too_many_lines', `The correction would need ${moneyLines} invoice lines; an invoice has at most ${MAX_INVOICE_LINES}.`);
 }
 
 /** billing.invoices.rerate.apply */
@@ -160,8 +170,8 @@ export const invoicesRerateApply = operation({
   summary: 'Issues the correction of a re-rating diff in one step: a credit note for an overcharge or a draft correction invoice for an undercharge (extension). Billing staff only.',
   description:
     'Takes the `diff_hash` of a billing.invoices.rerate.preview answer and a reason. The correction records, per line, the orders and the pricing and baseline revisions before and now '
-    + '(billing.invoices.corrections.list, billing.invoices.corrections.orders.list). A net overcharge is credited on the invoice by an issued credit note (reducing what is owed, or, once paid, '
-    + 'becoming customer credit); a net undercharge is billed on a new draft invoice of the same customer and currency, one line per correction line. '
+    + '(billing.invoices.corrections.list, billing.invoices.corrections.orders.list). A net overcharge is credited by issued credit notes: on the invoice as far as it can still be credited '
+    + '(reducing what is owed, or, once paid, becoming customer credit), the rest on its earlier finalized correction invoices; a net undercharge is billed on a new draft invoice of the same customer and currency, one line per correction line. '
     + 'The same diff applied again answers the same correction and writes nothing. If the diff is not the one previewed any more, 409 `rerate_diff_changed` (preview again); '
     + 'with no difference, 409 `nothing_to_correct`. Only finalized invoices (open, paid, uncollectible) are corrected. After it, the preview of the invoice shows no difference.',
   request: InvoiceRerateApplyRequest,
@@ -188,13 +198,14 @@ export const invoicesRerateApply = operation({
       if (diff.changes.length === 0) throw ctx.errors.error('nothing_to_correct', 'No order differs: rating now gives what the invoice and its corrections bill.');
       const { lines, orders } = correctionLines(invoice.number ?? invoice.id, diff.changes);
       const difference = lines.reduce((t, l) => t + l.amount, 0);
-      await checkWritable(ctx, invoice, difference, lines.filter((l) => l.amount !== 0).length);
+      const credits = await creditPlan(ctx, invoice, id, -difference);
+      if (difference > 0) await checkDraftable(ctx, invoice, lines.filter((l) => l.amount !== 0).length);
       const res = await invoiceCorrections.run(ctx, invoice.id, {
         type: 'RecordInvoiceCorrection',
         data: {
           invoice_id: invoice.id, organization_id: invoice.organization_id, customer_id: invoice.customer_id, currency: invoice.currency,
           correction_id: id, basis: diff.basis, diff_hash: diff.hash, reason: req.reason, as_of: diff.as_of, difference, order_count: orders.length, lines, orders,
-          credit_note_request_id: difference < 0 ? nameId('billing-rerate-correction-credit', id) : null,
+          credit_notes: credits,
           correction_invoice_id: difference > 0 ? nameId('billing-rerate-correction-invoice', id) : null,
         },
       }, { orgId: invoice.organization_id, reason: req.reason });

@@ -55,7 +55,9 @@ export const InvoiceCorrection = z
     as_of: z.string().describe('The configuration as known at this instant rated the orders anew.'),
     difference: z.int().describe('Net new - old over every line, minor units: > 0 billed on the correction invoice, < 0 credited by the credit note.'),
     order_count: z.int(),
-    credit_note_request_id: Uuid.nullable().describe('The issued credit note (request) crediting an overcharge, or null.'),
+    credit_notes: z
+      .array(z.object({ invoice_id: Uuid, credit_note_request_id: Uuid, amount: z.int() }).meta({ id: 'billing.InvoiceCorrectionCredit' }))
+      .describe('The issued credit notes (requests) crediting an overcharge: on the corrected invoice as far as it can be credited, then on its earlier finalized correction invoices. Empty unless difference < 0.'),
     correction_invoice_id: Uuid.nullable().describe('The draft invoice billing an undercharge (finalize it like any invoice), or null.'),
     lines: z.array(InvoiceCorrectionLine),
     recorded_at: z.string(),

@@ -41,6 +41,11 @@ export const CorrectionOrderSchema = z.object({ order_id: z.string(), line: Even
 /** One corrected order. */
 export type CorrectionOrder = z.infer<typeof CorrectionOrderSchema>;
 
+/** One credit note of a correction: the invoice it credits and its amount. */
+export const CorrectionCreditSchema = z.object({ invoice_id: EventId, credit_note_request_id: EventId, amount: EventAmount });
+/** One credit note of a correction. */
+export type CorrectionCredit = z.infer<typeof CorrectionCreditSchema>;
+
 /** Orders per InvoiceCorrectionOrdersRecorded event. */
 export const CORRECTION_ORDERS_PER_EVENT = 2000;
 
@@ -60,8 +65,11 @@ export const invoiceCorrectionEvents = eventSchemas({
     as_of: EventInstant,
     /** new - old over every line: the net amount undercharged (> 0) or overcharged (< 0). */
     difference: EventAmount,
-    /** The credit note request that credits an overcharge (difference < 0), or null. */
-    credit_note_request_id: EventId.nullable(),
+    /**
+     * The credit notes that credit an overcharge (difference < 0; none otherwise): on the corrected invoice as far as it can still
+     * be credited, then on its earlier finalized correction invoices, in order. The amounts sum to -difference.
+     */
+    credit_notes: z.array(CorrectionCreditSchema),
     /** The correction invoice that bills an undercharge (difference > 0), or null. */
     correction_invoice_id: EventId.nullable(),
     order_count: EventInt32,
@@ -130,8 +138,9 @@ export const invoiceCorrectionDecider: Decider<InvoiceCorrectionCommand, Invoice
         });
         const difference = c.lines.reduce((t, l) => t + l.amount, 0);
         if (difference !== c.difference || c.order_count !== orders.length) throw billingErrors.error('invalid_line', 'A correction\'s difference is the sum of its lines.');
-        if ((difference < 0) !== (c.credit_note_request_id !== null) || (difference > 0) !== (c.correction_invoice_id !== null))
-          throw billingErrors.error('invalid_line', 'An overcharge is credited by a credit note and an undercharge billed by a correction invoice.');
+        const credited = c.credit_notes.reduce((t, n) => t + n.amount, 0);
+        if (c.credit_notes.some((n) => n.amount <= 0) || credited !== Math.max(0, -difference) || (difference > 0) !== (c.correction_invoice_id !== null))
+          throw billingErrors.error('invalid_line', 'An overcharge is credited by credit notes summing to it and an undercharge billed by a correction invoice.');
         const parts: InvoiceCorrectionEvent[] = [];
         for (let i = 0; i < orders.length; i += CORRECTION_ORDERS_PER_EVENT)
           parts.push({ type: 'InvoiceCorrectionOrdersRecorded', data: { invoice_id: c.invoice_id, correction_id: c.correction_id, first: i, orders: orders.slice(i, i + CORRECTION_ORDERS_PER_EVENT) } });

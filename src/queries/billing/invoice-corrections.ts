@@ -141,9 +141,15 @@ export function correctionBody(doc: CorrectionDoc): z.input<typeof InvoiceCorrec
   return {
     id: doc.correction_id, invoice_id: doc.invoice_id, organization_id: doc.organization_id, customer_id: doc.customer_id, currency: doc.currency, sequence: doc.basis + 1,
     diff_hash: doc.diff_hash, reason: doc.reason, as_of: doc.as_of, difference: doc.difference, order_count: doc.order_count,
-    credit_note_request_id: doc.credit_note_request_id, correction_invoice_id: doc.correction_invoice_id,
+    credit_notes: doc.credit_notes, correction_invoice_id: doc.correction_invoice_id,
     lines: doc.lines.map((l, i) => ({ line_index: i, ...l })), recorded_at: doc.recorded_at, recorded_by: doc.recorded_by,
   };
+}
+
+/** The correction invoices of an invoice's earlier corrections, oldest first. */
+export async function correctionInvoiceIds(knex: Knex, invoiceId: string): Promise<string[]> {
+  const rows = (await knex('billing_invoice_corrections').where({ invoice_id: invoiceId }).orderBy('basis').select('doc')) as { doc: CorrectionDoc }[];
+  return rows.flatMap((r) => (r.doc.correction_invoice_id ? [r.doc.correction_invoice_id] : []));
 }
 
 /** The stored correction, or null. */

@@ -42,7 +42,7 @@ export async function correctionsCard(p: ConsolePage, i: Invoice): Promise<SafeH
   const rows = r.body.items.map((c) => [
     c.sequence, when(c.recorded_at), c.reason, c.order_count, signed(c.difference, cur),
     c.correction_invoice_id ? html`<a href="/console/invoices/${c.correction_invoice_id}">Correction invoice</a>`
-      : c.credit_note_request_id ? html`Credit note (see Credits)` : 'none',
+      : c.credit_notes.length ? c.credit_notes.map((n) => html`<div>Credit note of ${money(n.amount, cur)} on ${n.invoice_id === i.id ? 'this invoice (see Credits)' : html`<a href="/console/invoices/${n.invoice_id}">a correction invoice</a>`}</div>`) : 'none',
   ]);
   return html`<section class="card" aria-labelledby="corrections"><h3 id="corrections">Corrections</h3>
 <p class="muted">What the re-rate preview compares with: the invoice, then each order's latest correction.</p>
