@@ -6,7 +6,7 @@ import { runStatements } from './sql.ts';
 export async function up(knex: Knex): Promise<void> {
   await runStatements(knex, `
     create table billing_invoice_corrections (
-      correction_id uuid primary key,
+      id uuid primary key,
       invoice_id uuid not null,
       basis int not null,
       recorded_at timestamptz not null,
@@ -19,7 +19,6 @@ export async function up(knex: Knex): Promise<void> {
       id text primary key,
       correction_id uuid not null,
       invoice_id uuid not null,
-      basis int not null,
       line_index int not null,
       seq int not null,
       order_id text not null,
@@ -28,7 +27,7 @@ export async function up(knex: Knex): Promise<void> {
     --;
     create index billing_invoice_correction_orders_line on billing_invoice_correction_orders (correction_id, line_index, seq);
     --;
-    create index billing_invoice_correction_orders_order on billing_invoice_correction_orders (invoice_id, order_id, basis);
+    create index billing_invoice_correction_orders_order on billing_invoice_correction_orders (invoice_id, order_id);
     --;
   `);
 }

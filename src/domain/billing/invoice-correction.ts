@@ -77,7 +77,10 @@ export const invoiceCorrectionEvents = eventSchemas({
     recorded_at: EventInstant,
   }),
   /** Part of a correction (same append as its InvoiceCorrectionRecorded): the corrected orders, in rating order from `first`. */
-  InvoiceCorrectionOrdersRecorded: z.object({ invoice_id: EventId, correction_id: EventId, first: EventInt32.min(0), orders: z.array(CorrectionOrderSchema) }),
+  InvoiceCorrectionOrdersRecorded: z.object({ invoice_id: EventId, correction_id: EventId, first: EventInt32.min(0), orders: z.array(CorrectionOrderSchema) }).refine((d) => d.first + d.orders.length <= 2 ** 31, {
+    message: 'the orders\' positions (first + index) must fit a 32-bit integer',
+    path: ['first'],
+  }),
 });
 
 /** An invoice correction event. */

@@ -15,12 +15,13 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
 import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { type CorrectionDoc, type CorrectionOrderDoc, type OrderRatingDoc, billingInvoiceCorrectionsProjection } from '../../projections/billing/invoice-corrections.ts';
+import type { CorrectionLine, CorrectionRating } from '../../domain/billing/invoice-correction.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
 import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
 import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
-import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, decodeCursor, encodeCursor, keysetPage } from '../pagination.ts';
 
 /** The fields whose difference makes an order differ (what the preview lists as `changed`). */
 export const RATING_FIELDS = ['classification', 'relationship_id', 'rate_bps', 'exempt_amount', 'fee', 'pricing_revision_id', 'baseline_revision_id'] as const;
@@ -60,6 +61,39 @@ export function meteredSubscription(invoice: InvoiceDoc): string {
   return subscriptionId;
 }
 
+/** A corrected order with both full ratings (its correction line's, completed by its own parts). */
+export interface CorrectedOrder {
+  correction_id: string;
+  line_index: number;
+  source_line_index: number;
+  seq: number;
+  order_id: string;
+  old: OrderRatingDoc;
+  new: OrderRatingDoc;
+}
+
+/**
+ * Corrected orders matching `where` (on `o`, the orders table), each joined to its correction's line; `latest`: only each
+ * order's latest correction. Rows without their correction or line (never written so) are left out.
+ */
+async function correctedOrders(knex: Knex, where: string, bindings: Knex.RawBinding[], latest: boolean, page?: { after?: [number, number]; limit: number }): Promise<CorrectedOrder[]> {
+  const after = page?.after ? ' and (o.line_index, o.seq) > (?, ?)' : '';
+  const res = await knex.raw(
+    `select ${latest ? 'distinct on (o.order_id) ' : ''}o.doc as doc, c.doc->'lines'->o.line_index as line
+     from billing_invoice_correction_orders o join billing_invoice_corrections c on c.id = o.correction_id
+     where ${where}${after} and jsonb_typeof(c.doc->'lines'->o.line_index) = 'object'
+     order by ${latest ? 'o.order_id, c.basis desc' : 'o.line_index, o.seq'}${page ? ' limit ?' : ''}`,
+    [...bindings, ...(page?.after ?? []), ...(page ? [page.limit] : [])],
+  );
+  return (res.rows as { doc: CorrectionOrderDoc; line: CorrectionLine }[]).map(({ doc, line }) => {
+    const side = (r: CorrectionRating, part: CorrectionOrderDoc['old']): OrderRatingDoc => ({
+      classification: r.classification, rate_bps: r.rate_bps, minimum_fee: r.minimum_fee, pricing_revision_id: r.pricing_revision_id, baseline_revision_id: r.baseline_revision_id,
+      relationship_id: part.relationship_id, exempt_amount: part.exempt_amount, fee: part.fee,
+    });
+    return { correction_id: doc.correction_id, line_index: doc.line_index, source_line_index: line.source_line_index, seq: doc.seq, order_id: doc.order_id, old: side(line.old, doc.old), new: side(line.new, doc.new) };
+  });
+}
+
 /** How many corrections of the invoice are recorded. */
 export async function correctionCount(knex: Knex, invoiceId: string): Promise<number> {
   const row = (await knex('billing_invoice_corrections').where({ invoice_id: invoiceId }).count({ n: '*' }).first()) as { n: string | number } | undefined;
@@ -69,11 +103,7 @@ export async function correctionCount(knex: Knex, invoiceId: string): Promise<nu
 /** Every order of a usage invoice, in rating order, with how it is billed now (the invoice's rating, or its latest correction's). */
 export async function billedOrders(knex: Knex, invoice: InvoiceDoc): Promise<BilledOrder[]> {
   const rows = await invoiceOrderRows(knex, invoice.id);
-  const res = await knex.raw(
-    `select distinct on (order_id) order_id, doc from billing_invoice_correction_orders where invoice_id = ? order by order_id, basis desc`,
-    [invoice.id],
-  );
-  const latest = new Map((res.rows as { order_id: string; doc: CorrectionOrderDoc }[]).map((r) => [r.order_id, r.doc.new]));
+  const latest = new Map((await correctedOrders(knex, 'o.invoice_id = ?', [invoice.id], true)).map((o) => [o.order_id, o.new]));
   return rows.flatMap((r) => {
     const m = invoice.lines[r.line_index]?.metered;
     if (!m) return [];
@@ -154,7 +184,7 @@ export async function correctionInvoiceIds(knex: Knex, invoiceId: string): Promi
 
 /** The stored correction, or null. */
 export async function correctionDoc(knex: Knex, correctionId: string): Promise<CorrectionDoc | null> {
-  const row = (await knex('billing_invoice_corrections').where({ correction_id: correctionId }).first('doc')) as { doc: CorrectionDoc } | undefined;
+  const row = (await knex('billing_invoice_corrections').where({ id: correctionId }).first('doc')) as { doc: CorrectionDoc } | undefined;
   return row?.doc ?? null;
 }
 
@@ -192,14 +222,14 @@ export const invoicesCorrectionsOrdersList = operation({
   async handle(ctx, req) {
     const knex = ctx.services.knex;
     if (!(await correctionDoc(knex, req.correction_id))) throw ctx.errors.error('correction_not_found', `No correction ${req.correction_id}.`);
-    const q = knex('billing_invoice_correction_orders').where({ correction_id: req.correction_id }).select('line_index', 'seq', 'doc');
-    if (req.line_index !== undefined) q.where({ line_index: req.line_index });
-    const page = await keysetPage<{ line_index: number; seq: number; doc: CorrectionOrderDoc }>(q, {
-      columns: ['line_index', 'seq'], shape: cursorShape(cursorParts.index, cursorParts.index), limit: req.limit, cursor: req.cursor, key: (r) => [r.line_index, r.seq],
-    });
+    const after = req.cursor ? decodeCursor(req.cursor, cursorShape(cursorParts.index, cursorParts.index)) : undefined;
+    const where = req.line_index === undefined ? 'o.correction_id = ?' : 'o.correction_id = ? and o.line_index = ?';
+    const rows = await correctedOrders(knex, where, req.line_index === undefined ? [req.correction_id] : [req.correction_id, req.line_index], false, { after, limit: req.limit + 1 });
+    const items = rows.slice(0, req.limit);
+    const last = items.at(-1);
     return {
-      items: page.rows.map(({ doc: d }) => ({ order_id: d.order_id, line_index: d.line_index, source_line_index: d.source_line_index, old: d.old, new: d.new, difference: d.new.fee - d.old.fee })),
-      pagination: page.pagination,
+      items: items.map((d) => ({ order_id: d.order_id, line_index: d.line_index, source_line_index: d.source_line_index, old: d.old, new: d.new, difference: d.new.fee - d.old.fee })),
+      pagination: rows.length > req.limit && last ? { cursor: encodeCursor([last.line_index, last.seq]) } : null,
     };
   },
 });
