@@ -7,7 +7,7 @@ import { type Config, loadConfig } from '../src/config.ts';
 import { createApp } from '../src/app.ts';
 import { type Db, openPglite, openPostgres } from '../src/db.ts';
 import type { Logger } from 'pino';
-import { systemContext } from '../src/seed.ts';
+import { systemContext } from '../test/support/system.ts';
 import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
 
 import { POOL_SIZE } from './support.ts';

@@ -5,7 +5,7 @@ import pino from 'pino';
 import { TestClock } from '../src/clock.ts';
 import { loadConfig } from '../src/config.ts';
 import { createApp } from '../src/app.ts';
-import { systemContext } from '../src/seed.ts';
+import { systemContext } from '../test/support/system.ts';
 import { createOrganization, createSession, createUser } from '../src/commands/identity/identity.ts';
 import { identityProjection } from '../src/projections/identity/identity.ts';
 import { billingUsageProjection } from '../src/projections/billing/usage.ts';

@@ -17,8 +17,8 @@ import type { ErrorList, ImplicitCode } from './domain/errors.ts';
 import type { Caller, Invocable, Invoked } from './contract/caller.ts';
 import type { z } from 'zod';
 
-export type { Access, Auth, AuthFor, MembershipRole, PlatformRole, SessionAuth } from './contract/auth.ts';
-export { callerOrg, hasRole } from './contract/auth.ts';
+export type { Access, Auth, AuthFor, MembershipRole, PlatformRole, SessionAuth, SystemAuth } from './contract/auth.ts';
+export { callerOrg, hasRole, systemAuth } from './contract/auth.ts';
 
 /** A read model as read-your-writes waits name it (projections export one object per read model). */
 export interface ReadModelRef {

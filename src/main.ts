@@ -9,12 +9,12 @@ import { DatabaseLockedError, DatabaseUnreachable } from './db.ts';
 import { ProjectionStopped } from './projections/engine/failures.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
-import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo, systemContext } from './seed.ts';
-import { addMember, addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
+import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo } from './seed.ts';
+import { ops } from './areas/operations.ts';
 import { findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
 import { DomainError } from './domain/errors.ts';
 import { identityErrors } from './domain/identity/errors.ts';
-import { addClientCommands } from './cli/clients.ts';
+import { addClientCommands, operator } from './cli/clients.ts';
 import { addRatesCommands } from './cli/rates.ts';
 import { addUsageCommands } from './cli/usage.ts';
 import { formatHistory } from './cli/history.ts';
@@ -193,7 +193,7 @@ org
   .addOption(new Option('--kind <kind>', 'organization kind').choices(['repairer', 'supplier', 'platform']).makeOptionMandatory())
   .action(async (o: { name: string; kind: 'repairer' | 'supplier' | 'platform' }) => {
     await withApp({}, async (app) => {
-      const res = await createOrganization(systemContext(app, 'admin org create'), o);
+      const { body: res } = await app.invoke(ops['identity.organizations.insert'], { name: o.name, kind: o.kind }, operator('admin org create'));
       await app.runner.catchUp();
       console.log(res.id);
     });
@@ -207,7 +207,7 @@ admin
   .requiredOption('--name <name>', 'site name')
   .action(async (o: { org: string; name: string }) => {
     await withApp({}, async (app) => {
-      const res = await addSite(systemContext(app, 'admin site create'), o.org, o.name);
+      const { body: res } = await app.invoke(ops['identity.sites.insert'], { organization_id: o.org, name: o.name }, operator('admin site create'));
       await app.runner.catchUp();
       console.log(res.id);
     });
@@ -224,22 +224,15 @@ user
   .addOption(new Option('--staff <staff>', 'platform role').choices(['billing', 'platform']))
   .action(async (o: { email: string; password: string; name?: string; org?: string; role: 'owner' | 'admin' | 'member'; staff?: 'billing' | 'platform' }) => {
     await withApp({}, async (app) => {
-      const ctx = systemContext(app, 'admin user create');
-      const existing = await findUserByEmail(app.knex, o.email);
-      if (existing && o.org) {
-        await addMember(ctx, o.org, existing.id, o.role);
-        await app.runner.catchUp();
-        console.log(existing.id);
-        return;
-      }
-      const res = await createUser(ctx, {
+      // A new user, or (an existing email with --org) the user added to the organization.
+      const { body: res } = await app.invoke(ops['identity.users.insert'], {
         email: o.email,
         password: o.password,
-        name: o.name,
-        organizationId: o.org,
+        name: o.name ?? null,
+        organization_id: o.org ?? null,
         role: o.role,
         staff: o.staff ? [o.staff === 'billing' ? 'billing_staff' : 'platform_staff'] : [],
-      });
+      }, operator('admin user create'));
       await app.runner.catchUp();
       console.log(res.id);
     });
@@ -259,7 +252,7 @@ admin
       const orgDoc = /^[0-9a-f-]{36}$/i.test(o.org) ? await getOrganization(app.knex, o.org) : await findOrganizationByName(app.knex, o.org);
       if (!orgDoc) throw identityErrors.error('organization_not_found', `No organization ${o.org}.`);
       if (!(await membership(app.knex, orgDoc.id, u.id))) throw identityErrors.error('not_a_member', `${o.email} is not a member of ${orgDoc.name}.`);
-      const s = await createSession(app.knex, { userId: u.id, organizationId: orgDoc.id, now: app.clock.now(), ttlHours: app.config.sessionTtlHours });
+      const { body: s } = await app.invoke(ops['auth.sessions.issue'], { user_id: u.id, organization_id: orgDoc.id }, operator('admin token create'));
       console.log(s.token);
     });
   });

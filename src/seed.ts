@@ -1,27 +1,9 @@
 // The demo seed `start` writes into an empty database, so a new user can call the API at once.
-import type { Knex } from 'knex';
 import type { App } from './app.ts';
-import { IdSource } from './ids.ts';
-import type { CommandContext } from './context.ts';
-import { addSite, createOrganization, createSession, createUser } from './commands/identity/identity.ts';
+import { systemAuth } from './context.ts';
 import { findUserByEmail } from './queries/identity/identity.ts';
 import { identityProjection } from './projections/identity/identity.ts';
-import { customerIdOf } from './commands/billing/customers.ts';
-import { customers } from './commands/billing/handlers.ts';
-import { billingCustomersProjection } from './projections/billing/customers.ts';
-import { systemMetadata } from './pipeline/invoke.ts';
-
-/** A command context for operator actions (CLI, seed): the actor is the system. */
-export function systemContext(app: Pick<App, 'store' | 'clock' | 'knex'>, reason?: string): CommandContext & { knex: Knex } {
-  const now = app.clock.now();
-  return {
-    knex: app.knex,
-    store: app.store,
-    ids: IdSource.random(now),
-    now,
-    metadata: systemMetadata({ job: 'cli', reason }),
-  };
-}
+import { ops } from './areas/operations.ts';
 
 /** Demo credentials printed on first start. */
 export interface DemoSeed {
@@ -36,31 +18,26 @@ export const DEMO_OWNER = 'owner@acme-repairs.example';
 export const DEMO_STAFF = 'billing@core-server.example';
 export const DEMO_PASSWORD = 'demo-password';
 
-/** Seeds the demo when the log is empty; returns null when there is already data. */
+/** Seeds the demo when the log is empty; returns null when there is already data. Every write is an operation invoked as the system (job `cli`). */
 export async function seedDemo(app: App): Promise<DemoSeed | null> {
   if ((await app.store.headPosition()) !== null) return null;
-  const ctx = systemContext(app, 'demo seed');
-  const acme = await createOrganization(ctx, { name: 'Acme Repairs', kind: 'repairer' });
-  await addSite(ctx, acme.id, 'Acme Repairs Main Street');
-  const owner = await createUser(ctx, { email: DEMO_OWNER, password: DEMO_PASSWORD, name: 'Avery Owner', organizationId: acme.id, role: 'owner' });
-  const platform = await createOrganization(ctx, { name: 'core-server platform', kind: 'platform' });
-  const staff = await createUser(ctx, { email: DEMO_STAFF, password: DEMO_PASSWORD, name: 'Billie Staff', organizationId: platform.id, role: 'member', staff: ['billing_staff'] });
-  await app.runner.waitFor(staff.position, [identityProjection], 10_000);
-  // Acme's billing customer, so the billing console has someone to find on day one.
-  const customerId = customerIdOf(acme.id);
-  const customer = await customers.run(ctx, customerId, {
-    type: 'CreateCustomer',
-    data: {
-      customer_id: customerId, organization_id: acme.id, name: 'Acme Repairs Ltd', email: 'accounts@acme-repairs.example', currency: 'GBP', payment_terms_days: 30,
-      billing_address: { line1: '1 Main Street', city: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' }, tax_id: null, metadata: {},
-    },
-  }, { orgId: acme.id });
-  await app.runner.waitFor(customer.position, [billingCustomersProjection], 10_000);
-  const now = app.clock.now();
-  const ttl = app.config.sessionTtlHours;
-  const orgToken = await createSession(app.knex, { userId: owner.id, organizationId: acme.id, now, ttlHours: ttl });
-  const staffToken = await createSession(app.knex, { userId: staff.id, organizationId: platform.id, now, ttlHours: ttl });
-  return { orgId: acme.id, customerId, orgToken: orgToken.token, staffToken: staffToken.token };
+  const as = (organizationId: string | null = null) => ({ auth: systemAuth('cli', organizationId), reason: 'demo seed' });
+  const acme = (await app.invoke(ops['identity.organizations.insert'], { name: 'Acme Repairs', kind: 'repairer' }, as())).body;
+  await app.invoke(ops['identity.sites.insert'], { organization_id: acme.id, name: 'Acme Repairs Main Street' }, as(acme.id));
+  const user = { password: DEMO_PASSWORD, staff: [] as ('billing_staff' | 'platform_staff')[] };
+  const owner = (await app.invoke(ops['identity.users.insert'], { ...user, email: DEMO_OWNER, name: 'Avery Owner', organization_id: acme.id, role: 'owner' }, as())).body;
+  const platform = (await app.invoke(ops['identity.organizations.insert'], { name: 'core-server platform', kind: 'platform' }, as())).body;
+  const staff = (await app.invoke(ops['identity.users.insert'], { ...user, email: DEMO_STAFF, name: 'Billie Staff', organization_id: platform.id, role: 'member', staff: ['billing_staff'] }, as())).body;
+  // The seed runs at start-up, before the API listens, with its own bound: the identity read model shows every write above.
+  await app.runner.waitFor(await app.store.headPosition(), [identityProjection], 10_000);
+  // Acme's billing customer, so the billing console has someone to find on day one (answered once the read model shows it).
+  const customer = (await app.invoke(ops['billing.customers.provision'], {
+    organization_id: acme.id, name: 'Acme Repairs Ltd', email: 'accounts@acme-repairs.example', currency: 'GBP', payment_terms_days: 30,
+    billing_address: { line1: '1 Main Street', city: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' },
+  }, as(acme.id))).body;
+  const orgToken = (await app.invoke(ops['auth.sessions.issue'], { user_id: owner.id, organization_id: acme.id }, as(acme.id))).body;
+  const staffToken = (await app.invoke(ops['auth.sessions.issue'], { user_id: staff.id, organization_id: platform.id }, as(platform.id))).body;
+  return { orgId: acme.id, customerId: customer.id, orgToken: orgToken.token, staffToken: staffToken.token };
 }
 
 /** True when the demo users exist (to print a hint instead of tokens on later starts). */

@@ -2,6 +2,7 @@
 // metered lines, re-rating previews (the manifest billing-configuration.ts lists these).
 import { billingUsageCommands } from '../commands/billing/usage.ts';
 import { billingUsageInvoiceCommands } from '../commands/billing/usage-invoices.ts';
+import { billingUsageInvoiceSystemCommands } from '../commands/billing/usage-invoices-due.ts';
 import { billingUsageProjection } from '../projections/billing/usage.ts';
 import { billingInvoiceOrdersProjection } from '../projections/billing/invoice-orders.ts';
 import { billingInvoiceOrderQueries } from '../queries/billing/invoice-orders.ts';
@@ -9,8 +10,8 @@ import { billingUsageRerateQueries } from '../queries/billing/usage-rerate.ts';
 import { usageInvoicesWorker } from '../workers/billing/usage-invoices.ts';
 import { billingCorrectionOperations, billingCorrectionProjections } from './billing-corrections.ts';
 
-/** Typed usage operations. */
-export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries, ...billingCorrectionOperations];
+/** Typed usage operations (the internal ones too: invoked in process only). */
+export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingUsageInvoiceSystemCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries, ...billingCorrectionOperations];
 
 /** Read models of usage facts and of the orders behind metered lines. */
 export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, ...billingCorrectionProjections];

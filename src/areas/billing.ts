@@ -2,13 +2,20 @@
 import { billingCommands } from '../commands/billing/index.ts';
 import { billingProjections } from '../projections/billing/index.ts';
 import { billingQueries } from '../queries/billing/index.ts';
+import { billingCollectionCommands } from '../commands/billing/collection.ts';
+import { billingPaymentNotificationCommands } from '../commands/billing/payment-notifications.ts';
+import { billingPaymentAttemptCommands } from '../commands/billing/payment-attempts.ts';
+import { billingPaymentPageCommands } from '../commands/billing/payment-page.ts';
+import { billingAccessReviewCommands } from '../commands/billing/access-review.ts';
+import { billingAttachmentExpiryCommands } from '../commands/billing/attachment-expiry.ts';
+import { billingOperatorCommands } from '../commands/billing/operator.ts';
 import { overdueWorker } from '../workers/billing/overdue.ts';
 import { collectionWorker } from '../workers/billing/collection.ts';
 import { attachmentExpiryWorker } from '../workers/billing/attachment-expiry.ts';
 import type { Area } from './area.ts';
 
-/** Typed billing operations (tests call them through these). */
-export const billingOperations = [...billingCommands, ...billingQueries];
+/** Typed billing operations (tests call them through these); internal ones (surface `internal`) are invoked in process only. */
+export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands];
 
 /** The billing area as the composition root assembles it. */
 export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker] };

@@ -1,8 +1,9 @@
 // `core-server admin client ...`: register integration clients, rotate and revoke their secrets, list them.
 import type { Command } from 'commander';
 import type { App } from '../app.ts';
-import { systemContext } from '../seed.ts';
-import { createClient, revokeClientSecret, rotateClientSecret } from '../commands/integrations/clients.ts';
+import { systemAuth } from '../context.ts';
+import type { Caller } from '../contract/caller.ts';
+import { ops } from '../areas/operations.ts';
 import { integrationsErrors } from '../domain/integrations/errors.ts';
 import { type Scope, SCOPES, isScope } from '../domain/integrations/scopes.ts';
 import { isUuid, listClients } from '../queries/integrations/integrations.ts';
@@ -20,6 +21,11 @@ function clientId(raw: string): string {
   return raw.toLowerCase();
 }
 
+/** Who an operator command acts as: the system job `cli`, the command as the reason of every event it appends. */
+export function operator(reason: string): Caller {
+  return { auth: systemAuth('cli'), reason };
+}
+
 /** Runs one command with the service opened. */
 export type WithApp = <T>(fn: (app: App) => Promise<T>) => Promise<T>;
 
@@ -35,11 +41,11 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .action(async (o: { name: string; redirectUrl: string[]; scopes: string }) => {
       const scopes = parseScopeList(o.scopes);
       await withApp(async (app) => {
-        const res = await createClient(systemContext(app, 'admin client create'), { name: o.name, redirectUrls: o.redirectUrl, scopes });
+        const { body: res } = await app.invoke(ops['integrations.clients.insert'], { name: o.name, redirect_urls: o.redirectUrl, scopes }, operator('admin client create'));
         await app.runner.catchUp();
-        console.log(`client_id: ${res.clientId}`);
-        console.log(`client_secret: ${res.clientSecret}`);
-        console.log(`secret_id: ${res.secretId}`);
+        console.log(`client_id: ${res.client_id}`);
+        console.log(`client_secret: ${res.client_secret}`);
+        console.log(`secret_id: ${res.secret_id}`);
         console.error('Store the client_secret now: it is shown only once (the service keeps a hash).');
       });
     });
@@ -49,10 +55,10 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .requiredOption('--client-id <id>', 'the client')
     .action(async (o: { clientId: string }) => {
       await withApp(async (app) => {
-        const res = await rotateClientSecret(systemContext(app, 'admin client rotate-secret'), clientId(o.clientId));
+        const { body: res } = await app.invoke(ops['integrations.clients.rotate-secret'], { client_id: clientId(o.clientId) }, operator('admin client rotate-secret'));
         await app.runner.catchUp();
-        console.log(`client_secret: ${res.clientSecret}`);
-        console.log(`secret_id: ${res.secretId}`);
+        console.log(`client_secret: ${res.client_secret}`);
+        console.log(`secret_id: ${res.secret_id}`);
         console.error('Store the client_secret now: it is shown only once. Revoke the old secret (secret_id from `admin client list`) once the app uses the new one.');
       });
     });
@@ -64,7 +70,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .action(async (o: { clientId: string; secretId: string }) => {
       await withApp(async (app) => {
         if (!isUuid(o.secretId)) throw integrationsErrors.error('secret_not_found', `Not a secret id: ${o.secretId}`);
-        await revokeClientSecret(systemContext(app, 'admin client revoke-secret'), clientId(o.clientId), o.secretId.toLowerCase());
+        await app.invoke(ops['integrations.clients.revoke-secret'], { client_id: clientId(o.clientId), secret_id: o.secretId.toLowerCase() }, operator('admin client revoke-secret'));
         await app.runner.catchUp();
         console.log(`revoked secret ${o.secretId}`);
       });

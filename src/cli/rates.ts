@@ -2,13 +2,11 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import { systemContext } from '../seed.ts';
-import type { CommandContext } from '../context.ts';
+import type { Services } from '../context.ts';
 import { CurrencyExchangeRateInsertRequest } from '../contract/schemas/billing-catalogue.ts';
-import { exchangeRates } from '../commands/billing/handlers.ts';
+import { ops } from '../areas/operations.ts';
 import { billingErrors } from '../domain/billing/errors.ts';
-import { DomainError } from '../domain/errors.ts';
-import type { WithApp } from './clients.ts';
+import { type WithApp, operator } from './clients.ts';
 
 /** One rate row of an import file. */
 export type RateRow = z.output<typeof CurrencyExchangeRateInsertRequest>;
@@ -32,20 +30,9 @@ export function parseRatesCsv(text: string): RateRow[] {
   });
 }
 
-/** Records every row (each is first decided without appending, so a refused row writes nothing); returns how many changed something. */
-export async function importRates(ctx: CommandContext, rows: RateRow[]): Promise<{ recorded: number; unchanged: number }> {
-  const commands = rows.map((r) => ({ pair: { base: r.base, target: r.target }, command: { type: 'RecordExchangeRate' as const, data: { base: r.base, target: r.target, rate: r.rate, as_of: new Date(r.as_of).toISOString(), source: r.source } } }));
-  for (const [i, c] of commands.entries()) {
-    try {
-      exchangeRates.decide(ctx, c.command, await exchangeRates.load(ctx, c.pair));
-    } catch (err) {
-      if (err instanceof DomainError) throw billingErrors.error('invalid_rate', `Row ${i + 1}: ${err.message}`);
-      throw err;
-    }
-  }
-  let recorded = 0;
-  for (const c of commands) if ((await exchangeRates.run(ctx, c.pair, c.command, { orgId: null })).events.length > 0) recorded++;
-  return { recorded, unchanged: commands.length - recorded };
+/** Records every row through billing.exchange-rates.import, as the CLI (each is first decided without appending, so a refused row writes nothing); returns how many changed something. */
+export async function importRates(services: Pick<Services, 'invoke'>, rows: RateRow[], reason = 'rates import'): Promise<{ recorded: number; unchanged: number }> {
+  return (await services.invoke(ops['billing.exchange-rates.import'], { rows }, operator(reason))).body;
 }
 
 /** Adds `rates import FILE` to the program. */
@@ -59,7 +46,7 @@ export function addRatesCommands(program: Command, withApp: WithApp): void {
     .action(async (file: string) => {
       const rows = parseRatesCsv(fs.readFileSync(file, 'utf8'));
       await withApp(async (app) => {
-        const res = await importRates(systemContext(app, `rates import ${file}`), rows);
+        const res = await importRates(app, rows, `rates import ${file}`);
         await app.runner.catchUp();
         console.log(`recorded ${res.recorded} rate(s), ${res.unchanged} unchanged`);
       });

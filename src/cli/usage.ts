@@ -4,13 +4,11 @@ import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
 import { Option } from 'commander';
-import type { Knex } from 'knex';
 import { MAX_USAGE_BATCH, UsageOrderInput } from '../contract/schemas/billing-usage.ts';
-import type { CommandContext } from '../context.ts';
-import { recordUsage } from '../commands/billing/usage.ts';
+import type { Services } from '../context.ts';
+import { ops } from '../areas/operations.ts';
 import { DomainError } from '../domain/errors.ts';
-import { systemContext } from '../seed.ts';
-import type { WithApp } from './clients.ts';
+import { type WithApp, operator } from './clients.ts';
 
 /** The columns of a usage CSV file, in this order (amount in minor units). */
 export const USAGE_CSV_HEADER = ['order_id', 'seller', 'buyer', 'amount', 'currency', 'occurred_at'];
@@ -97,10 +95,11 @@ interface Pending {
  * subscription), those rows fail with the reason and the rest of the batch is recorded.
  */
 export async function importUsage(
-  ctx: CommandContext & { knex: Knex },
+  services: Pick<Services, 'invoke'>,
   lines: AsyncIterable<string> | Iterable<string>,
-  opts: { format: UsageFormat; subscriptionId?: string; batchSize?: number; onProgress?: (r: UsageImportResult) => void },
+  opts: { format: UsageFormat; subscriptionId?: string; batchSize?: number; onProgress?: (r: UsageImportResult) => void; reason?: string },
 ): Promise<UsageImportResult> {
+  const caller = operator(opts.reason ?? 'usage import');
   const result: UsageImportResult = { rows: 0, recorded: 0, already_recorded: 0, failed: 0, errors: [] };
   const batchSize = Math.min(Math.max(opts.batchSize ?? MAX_USAGE_BATCH, 1), MAX_USAGE_BATCH);
   const fail = (line: number, message: string) => {
@@ -113,7 +112,7 @@ export async function importUsage(
     pending = [];
     while (batch.length) {
       try {
-        const res = await recordUsage(ctx, { subscription_id: opts.subscriptionId, orders: batch.map((p) => p.order) });
+        const { body: res } = await services.invoke(ops['billing.usage.import-batch'], { ...(opts.subscriptionId === undefined ? {} : { subscription_id: opts.subscriptionId }), orders: batch.map((p) => p.order) }, caller);
         result.recorded += res.recorded;
         // A file that names an order twice with the same facts counts the second one as already recorded.
         result.already_recorded += res.already_recorded + (batch.length - res.items.length);
@@ -200,8 +199,8 @@ export function addUsageCommands(program: Command, withApp: WithApp, fail: (mess
       await withApp(async (app) => {
         await app.runner.catchUp();
         const started = Date.now();
-        const res = await importUsage(systemContext(app, `usage import ${file}`), readline.createInterface({ input, crlfDelay: Infinity }), {
-          format, subscriptionId: o.subscription, batchSize,
+        const res = await importUsage(app, readline.createInterface({ input, crlfDelay: Infinity }), {
+          format, subscriptionId: o.subscription, batchSize, reason: `usage import ${file}`,
           onProgress: (r) => process.stderr.write(`${progressBar(input.bytesRead / Math.max(total, 1))} ${r.rows} rows: ${r.recorded} recorded, ${r.already_recorded} already recorded, ${r.failed} failed\n`),
         });
         await app.runner.catchUp();

@@ -8,6 +8,7 @@ import type { Auth } from './auth.ts';
 export interface Invocable {
   readonly id: string;
   readonly kind: 'json';
+  readonly surface: 'core' | 'integrations' | 'internal';
   readonly error: string;
   readonly request: ZodType | null;
   readonly response: ZodType;

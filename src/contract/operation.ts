@@ -14,8 +14,11 @@ export interface SseMessage {
   id?: string;
 }
 
-/** The surface an operation is served on. */
-export type Surface = 'core' | 'integrations';
+/**
+ * The surface an operation is served on. `internal`: called only in process through invoke (workers, the payment webhook after
+ * its signature check, pages, the seed, the CLI); never routed over HTTP, and in no OpenAPI document or /docs.
+ */
+export type Surface = 'core' | 'integrations' | 'internal';
 
 interface Base<Id extends string, Req extends ZodType | null, A extends Access, E extends string> {
   id: Id;

@@ -1,9 +1,9 @@
-// The operation registry: every operation of both surfaces, collected once. A duplicate id fails at start-up.
-import type { Operation } from './operation.ts';
+// The operation registry: every operation of every surface (the internal one is called only in process), collected once. A duplicate id fails at start-up.
+import type { Operation, Surface } from './operation.ts';
 
 /** Operations by surface and id. */
 export class Registry {
-  private readonly bySurface = { core: new Map<string, Operation>(), integrations: new Map<string, Operation>() };
+  private readonly bySurface = { core: new Map<string, Operation>(), integrations: new Map<string, Operation>(), internal: new Map<string, Operation>() };
 
   constructor(operations: Operation[]) {
     for (const op of operations) {
@@ -13,11 +13,11 @@ export class Registry {
     }
   }
 
-  get(surface: 'core' | 'integrations', id: string): Operation | undefined {
+  get(surface: Surface, id: string): Operation | undefined {
     return this.bySurface[surface].get(id);
   }
 
-  list(surface: 'core' | 'integrations'): Operation[] {
+  list(surface: Surface): Operation[] {
     return [...this.bySurface[surface].values()].sort((a, b) => a.id.localeCompare(b.id));
   }
 }

@@ -129,5 +129,5 @@ export function openApiDocument(ops: Operation[], opts: { surface: 'core' | 'int
 export function describeAccess(op: Operation): string {
   const a = op.access;
   if (typeof a === 'object') return a.integration === 'any' ? 'any installed integration' : `integrations with scope ${a.integration.join(' or ')}`;
-  return { public: 'public', org_user: 'any signed-in user of an organization', org_admin: 'owners and admins of the organization, and billing staff', billing_staff: 'billing staff', platform_staff: 'platform staff' }[a];
+  return { public: 'public', org_user: 'any signed-in user of an organization', org_admin: 'owners and admins of the organization, and billing staff', billing_staff: 'billing staff', platform_staff: 'platform staff', system: 'the service itself (internal)' }[a];
 }

@@ -144,7 +144,8 @@ export function createHttpApp(
   // canonical) goes to express, whose routes give the same answers.
   const listener = (rawReq: http.IncomingMessage, rawRes: http.ServerResponse): void => {
     const [, version, id] = (rawReq.method === 'POST' && LANE_PATH.exec(rawReq.url ?? '')) || [];
-    const op = id === undefined || guarded.has(rawReq.url ?? '') ? undefined : registry.get(version === 'v1' ? 'core' : 'integrations', id);
+    const surface = version === 'v1' ? 'core' : 'integrations';
+    const op = id === undefined || guarded.has(rawReq.url ?? '') ? undefined : registry.get(surface, id);
     if (!op) return void app(rawReq, rawRes);
     const req = Object.setPrototypeOf(rawReq, app.request) as Request;
     const res = Object.setPrototypeOf(rawRes, app.response) as Response;
@@ -163,7 +164,7 @@ export function createHttpApp(
     };
     jsonBody(req, res, (err?: unknown) => {
       if (err) return failed(err);
-      dispatch(services, op, opts.authenticators[op.surface], req, res, dispatchOpts).catch(failed);
+      dispatch(services, op, opts.authenticators[surface], req, res, dispatchOpts).catch(failed);
     });
   };
   return { express: app, listener };

@@ -15,7 +15,8 @@ export class StreamCaps {
 
   /** Takes a slot for a stream of `auth`, or throws 429 `rate_limited`; the function returned gives it back (calling it again does nothing). */
   enter(auth: Auth): () => void {
-    if (auth.kind === 'anonymous') return () => {};
+    // Streams are served over HTTP only: a system caller (in process) holds no slot.
+    if (auth.kind === 'anonymous' || auth.kind === 'system') return () => {};
     const token = auth.kind === 'session' ? `session:${auth.tokenHash}` : `integration:${auth.integrationId}`;
     const org = auth.organizationId;
     if ((this.byToken.get(token) ?? 0) >= this.caps.perToken) throw refused(`this token has ${this.caps.perToken} streams open`);

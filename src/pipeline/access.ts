@@ -6,6 +6,11 @@ import type { Access } from '../contract/operation.ts';
 /** Throws 401/403 unless `auth` satisfies `access`. */
 export function checkAccess(access: Access, auth: Auth): void {
   if (access === 'public') return;
+  // Only this process calls as the system; no system caller calls an operation of people or apps (it names no user).
+  if (access === 'system') {
+    if (auth.kind !== 'system') throw forbidden('Only the service itself calls this operation.');
+    return;
+  }
   if (typeof access === 'object') {
     if (auth.kind !== 'integration') throw commonErrors.error('unauthenticated', 'This operation needs an integration API key.');
     if (access.integration !== 'any' && !access.integration.some((s) => auth.scopes.includes(s)))

@@ -10,7 +10,7 @@ import { checkAccess } from './access.ts';
 import { withIdempotency } from './idempotency.ts';
 import { successViolation } from '../contract/check.ts';
 import type { JsonOperation, Operation } from '../contract/operation.ts';
-import { type Auth, type RequestContext, type Services, hasRole } from '../context.ts';
+import { type Auth, type CommandContext, type RequestContext, type Services, type SystemAuth, callerOrg, hasRole } from '../context.ts';
 import type { EventMetadata } from '../eventstore/port.ts';
 import type { Caller, Invocable, Invoked } from '../contract/caller.ts';
 import type { Registry } from '../contract/registry.ts';
@@ -41,6 +41,8 @@ export function actorOf(auth: Auth): EventMetadata['actor'] {
       return { type: auth.platformRoles.length ? 'staff' : 'user', id: auth.userId };
     case 'integration':
       return { type: 'integration', id: auth.integrationId };
+    case 'system':
+      return { type: 'system', id: auth.job };
     default:
       return { type: 'system', id: 'anonymous' };
   }
@@ -49,7 +51,7 @@ export function actorOf(auth: Auth): EventMetadata['actor'] {
 /** The metadata every event of this call carries: the one place it is made. */
 export function eventMetadata(caller: Caller & { requestId: string }, actor: EventMetadata['actor'] = actorOf(caller.auth)): EventMetadata {
   return {
-    org_id: caller.auth.kind === 'anonymous' ? null : caller.auth.organizationId,
+    org_id: callerOrg(caller.auth),
     actor,
     request_id: caller.requestId,
     correlation_id: caller.correlationId ?? caller.causation?.correlationId ?? caller.requestId,
@@ -114,47 +116,44 @@ export async function invoke<Op extends JsonOperation>(services: Services, op: O
   return out as Invoked<z.output<Op['response']>>;
 }
 
-/** Calls `op` only if it is the very object the registry serves on the core API: an in-process surface (the console, a page) can call nothing an API client could not. */
+/**
+ * Calls `op` only if it is the very object the registry holds (on the core API, or internal): an in-process surface (the console,
+ * a page, a worker) can call only declared operations, each with its own access rule (internal ones mostly `system`).
+ */
 export async function invokeRegistered<Op extends Invocable>(services: Services, registry: Registry, op: Op, input: unknown, caller: Caller, opts: InvokeOptions = {}): Promise<Invoked<z.output<Op['response']>>> {
-  const registered = registry.get('core', op.id);
-  if (registered?.kind !== 'json' || !Object.is(registered, op)) throw new Error(`${op.id} is not a registered operation of the core API`);
+  const registered = op.surface === 'integrations' ? undefined : registry.get(op.surface, op.id);
+  if (registered?.kind !== 'json' || !Object.is(registered, op)) throw new Error(`${op.id} is not a registered operation of the core API or an internal one`);
   // `registered` is `op` itself, so its answer has `op`'s response type.
   return (await invoke(services, registered, input, caller, opts)) as Invoked<z.output<Op['response']>>;
 }
 
 /** The idempotency scope of a caller: keys of different callers never meet. */
 export function scopeOf(auth: Auth): string {
-  return auth.kind === 'session' ? `user:${auth.userId}:${auth.organizationId}` : auth.kind === 'integration' ? `integration:${auth.integrationId}` : 'anonymous';
+  switch (auth.kind) {
+    case 'session':
+      return `user:${auth.userId}:${auth.organizationId}`;
+    case 'integration':
+      return `integration:${auth.integrationId}`;
+    case 'system':
+      return `system:${auth.job}`;
+    default:
+      return 'anonymous';
+  }
 }
 
 // A paid feature needs its entitlement in effect for the caller's organization; staff are exempt.
 async function checkEntitlement(op: Operation, auth: Auth, now: Date, entitled: Entitled | undefined): Promise<void> {
-  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || hasRole(auth, 'billing_staff')) return;
+  if (!op.entitlement || !entitled || auth.kind === 'anonymous' || auth.kind === 'system' || hasRole(auth, 'billing_staff')) return;
   if (!(await entitled(auth.organizationId, op.entitlement, now)))
     throw commonErrors.error('entitlement_required', `This operation needs the ${op.entitlement} entitlement, which your organization does not have in effect.`);
 }
 
-/** What a system job (a worker pass, the seed, the CLI, a provider's notification) says about the events it appends. */
-export interface SystemCaller {
-  /** Who acts: the job's name (`overdue-worker`, `cli`, `payment-provider`). */
-  job: string;
-  orgId?: string | null;
-  /** The run or request this belongs to; default: a new id per call. */
-  requestId?: string | null;
-  correlationId?: string | null;
-  causation?: { eventId: string; correlationId?: string | null } | null;
-  reason?: string;
-}
-
-/** The metadata of events a system job appends: made here, like a caller's, so every event has a correlation id. */
-export function systemMetadata(s: SystemCaller): EventMetadata {
-  const requestId = s.requestId ?? newId();
-  return {
-    org_id: s.orgId ?? null,
-    actor: { type: 'system', id: s.job },
-    request_id: requestId,
-    correlation_id: s.correlationId ?? s.causation?.correlationId ?? requestId,
-    causation_id: s.causation?.eventId ?? null,
-    ...(s.reason ? { reason: s.reason } : {}),
-  };
+/**
+ * The command context of a system caller that calls command functions directly instead of an operation: only test fixtures
+ * (test/support/system.ts) do; every surface of the service invokes operations. Its metadata is made by eventMetadata, as
+ * invoke's: the job as actor, a request id that is also the correlation id, the reason.
+ */
+export function systemCommandContext<S extends Pick<Services, 'store' | 'clock' | 'knex'>>(services: S, caller: Caller & { auth: SystemAuth }): CommandContext & { knex: S['knex'] } {
+  const now = services.clock.now();
+  return { knex: services.knex, store: services.store, ids: IdSource.random(now), now, metadata: eventMetadata({ ...caller, requestId: caller.requestId ?? newId() }) };
 }

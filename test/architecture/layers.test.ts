@@ -115,10 +115,24 @@ describe('architecture', () => {
     // The file store's own HTTP side (signed object routes) is the one adapter it knows; authenticators read their queries.
     const forbidden = /^(commands|projections|workers|areas)\/|^eventstore\/(postgres|esdb)\.ts$|^storage\/s3\.ts$/;
     const offenders = offendersIn('http/', (e) => e.to === null || !forbidden.test(e.to));
-    // The console names operations by their typed declarations (areas/operations.ts), which it calls through invoke.
-    // Not yet through invoke (issue 27): sign-in, consent, the pay page, the sandbox pages and the payment webhook.
-    const pending = /^http\/(pages\/(pay|sandbox|login|authorize)\.ts|payment-webhook\.ts) -> |-> areas\/operations\.ts$/;
-    expect(offenders.filter((o) => !pending.test(o))).to.deep.equal([]);
+    // Pages, the console and the webhook name operations by their typed declarations (areas/operations.ts) and call them through invoke.
+    const declarations = /-> areas\/operations\.ts$/;
+    expect(offenders.filter((o) => !declarations.test(o))).to.deep.equal([]);
+  });
+
+  it('only src/pipeline makes event metadata or a command context: every surface calls operations through invoke', () => {
+    // Metadata is stamped in one place: no correlation or causation id is written elsewhere (the event stores only map them).
+    const offenders: string[] = [];
+    for (const s of sources.filter((x) => !x.file.startsWith('pipeline/') && !x.file.startsWith('eventstore/'))) {
+      const sf = ts.createSourceFile(s.file, s.text, ts.ScriptTarget.ES2022, true);
+      const visit = (n: ts.Node): void => {
+        if (ts.isPropertyAssignment(n) && ['correlation_id', 'causation_id'].includes(n.name.getText(sf))) offenders.push(`${s.file}: writes ${n.name.getText(sf)}`);
+        if (ts.isCallExpression(n) && ['eventMetadata', 'systemCommandContext'].includes(n.expression.getText(sf))) offenders.push(`${s.file}: calls ${n.expression.getText(sf)}`);
+        ts.forEachChild(n, visit);
+      };
+      visit(sf);
+    }
+    expect(offenders).to.deep.equal([]);
   });
 
   it('a read-model table is named only by its projection and its query module (same name on both sides)', () => {

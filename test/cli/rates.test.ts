@@ -8,7 +8,6 @@ import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
 import { platformStaff } from '../support/catalogue.ts';
 import { settle } from '../support/settle.ts';
-import { systemContext } from '../../src/seed.ts';
 import { importRates, parseRatesCsv } from '../../src/cli/rates.ts';
 import { DomainError } from '../../src/domain/errors.ts';
 import { childEnv, runCli } from '../support/process.ts';
@@ -49,7 +48,8 @@ for (const backend of backends()) {
     after(async () => svc?.close());
 
     it('records every row; importing the same file again records nothing; a refused row writes nothing at all', async () => {
-      const ctx = () => systemContext(svc.app, 'rates import');
+      // The CLI's path: the operation invoked as the system job `cli`.
+      const ctx = () => svc.app;
       expect(await importRates(ctx(), parseRatesCsv(CSV))).to.deep.equal({ recorded: 2, unchanged: 0 });
       expect(await importRates(ctx(), parseRatesCsv(CSV))).to.deep.equal({ recorded: 0, unchanged: 2 });
       const count = async () => Number((await svc.app.knex('es_events').count({ n: '*' }).first())?.n);

@@ -9,7 +9,6 @@ import { ops } from '../support/ops.ts';
 import { billingStaff } from '../support/billing.ts';
 import { type Seller, order, sellerWithSubscription } from '../support/usage.ts';
 import { settle } from '../support/settle.ts';
-import { systemContext } from '../../src/seed.ts';
 import { csvCells, formatOf, importUsage } from '../../src/cli/usage.ts';
 import { childEnv, runCli } from '../support/process.ts';
 
@@ -32,7 +31,8 @@ for (const backend of backends()) {
     let seller: Seller;
     let buyer: string;
     let stranger: string;
-    const ctx = () => systemContext(svc.app, 'usage import');
+    // The CLI's path: the operation invoked as the system job `cli`.
+    const ctx = () => svc.app;
     before(async () => {
       svc = await startService(backend);
       svc.clock.set('2026-03-05T12:00:00Z');

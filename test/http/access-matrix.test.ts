@@ -6,7 +6,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { billedOrg, openInvoice, paymentBody } from '../support/billing.ts';
 import { installIntegration, integrationHeaders } from '../support/integrations.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import type { Access, Operation } from '../../src/contract/operation.ts';
@@ -40,6 +40,7 @@ function expected(access: Access, caller: Caller): 401 | 403 | 'through' {
     case 'billing_staff':
       return caller === 'billing_staff' ? 'through' : 403;
     case 'platform_staff':
+    case 'system':
       return 403;
   }
 }

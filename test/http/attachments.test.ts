@@ -4,7 +4,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
 import { billingStaff, openInvoice } from '../support/billing.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { type TestS3, startS3rver } from '../support/s3.ts';

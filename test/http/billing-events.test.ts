@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { settle } from '../support/settle.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';

@@ -2,7 +2,7 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { addMember, createSession, createUser, type Role } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';

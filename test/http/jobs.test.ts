@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { approve, authorizeUrl, installIntegration, integrationHeaders, registerClient } from '../support/integrations.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { addSite } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';

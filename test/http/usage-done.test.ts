@@ -4,7 +4,6 @@
 import { expect } from 'chai';
 import { TestClock } from '../../src/clock.ts';
 import { importUsage } from '../../src/cli/usage.ts';
-import { systemContext } from '../../src/seed.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
@@ -55,7 +54,7 @@ for (const backend of backends()) {
       for (let d = 0; d < 31; d++) {
         buyers.forEach((b, k) => csv.push(`JAN-${String(d + 1).padStart(2, '0')}-${k},${c.seller.orgId},${b},${1000 + ((d * 37 + k * 101) % 9000)},GBP,${new Date(Date.UTC(2026, 0, 1 + d, 10 + k)).toISOString()}`));
       }
-      const imported = await importUsage(systemContext(svc.app, 'import January'), csv, { format: 'csv' });
+      const imported = await importUsage(svc.app, csv, { format: 'csv', reason: 'import January' });
       expect(imported).to.deep.include({ rows: 93, recorded: 93, failed: 0 });
 
       // Generate and reconcile: every line equals the sum of its orders' fees, and the orders are the month's.

@@ -4,7 +4,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { approve, registerClient, sessionCookie } from '../support/integrations.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { addMember, createOrganization } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { ops } from '../support/ops.ts';

@@ -5,7 +5,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { approve, authorizeUrl, installIntegration, integrationHeaders, registerClient } from '../support/integrations.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { revokeClientSecret, rotateClientSecret } from '../../src/commands/integrations/clients.ts';
 
 import { s256 } from '../../src/commands/integrations/access-codes.ts';

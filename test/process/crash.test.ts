@@ -8,7 +8,7 @@ import path from 'node:path';
 import pino from 'pino';
 import { type App, createApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { createOrganization, createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { openTestDb } from '../support/db.ts';
 import { dumpReadModels } from '../projections/support.ts';

@@ -10,7 +10,7 @@ import { TestClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import { type App, createApp } from '../../src/app.ts';
 import type { Db } from '../../src/db.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { addSite, createOrganization, createSession, createUser, type OrganizationKind, type Role } from '../../src/commands/identity/identity.ts';
 
 import { type Backend, openTestDb } from './db.ts';

@@ -1,6 +1,6 @@
 // Installs an integration the way an app does it, over HTTP without a browser: register a client, authorize with the
 // owner's login cookie, submit the consent form with its CSRF token, exchange the code for an API key.
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { createClient } from '../../src/commands/integrations/clients.ts';
 import type { Scope } from '../../src/domain/integrations/scopes.ts';
 

@@ -2,7 +2,7 @@
 // invoice), charged by the provider, and its outcome (a verified notification) records the payment on the invoice stream exactly
 // as automatic collection does, ending the invoice's charge attempt.
 import { isoDate } from '../../clock.ts';
-import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
+import { type CommandContext, type Services, systemAuth } from '../../context.ts';
 import type { PaymentAttemptState } from '../../domain/billing/payment-attempt.ts';
 import type { ChargeAttemptState } from '../../domain/billing/invoice-events.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -14,8 +14,10 @@ import { billingInvoicesProjection } from '../../projections/billing/invoices.ts
 import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { invoices, paymentAttempts } from './handlers.ts';
-import { providerContext } from './payment-methods.ts';
 import { holdInvoiceForCharge, holdsInvoice } from './charge-attempts.ts';
+import { operation } from '../../contract/operation.ts';
+import { PaymentAttemptResumeRequest, PaymentAttemptResumed } from '../../contract/schemas/billing-system.ts';
+import { causedBy } from '../../pipeline/causation.ts';
 
 /** The payment recorded on the invoice for an attempt: derived from the attempt, so a repeated notification cannot record it twice. */
 export function attemptPaymentId(attemptId: string): string {
@@ -59,12 +61,17 @@ export async function attemptPayment(services: Services, started: NonNullable<Pa
 
 /**
  * Ends a page attempt in flight whose provider record is final (its notification lost, its payer gone) by applying that record;
- * true when it did. Another starter's attempt, or one the provider has not finished, is left to its holder or its time.
+ * true when it did. Another starter's attempt, or one the provider has not finished, is left to its holder or its time. The
+ * provider's record is applied by billing.payment-attempts.resume, invoked as the payment provider, caused by the attempt's last event.
  */
 export async function settlePageAttempt(services: Services, open: ChargeAttemptState): Promise<boolean> {
   if (open.started_by !== 'payment_page') return false;
+  const started = (await paymentAttempts.load(services, open.attempt_id)).started;
+  if (!started) return false;
   try {
-    return await resumeProviderPayment(services, await paymentAttempts.load(services, open.attempt_id));
+    const causation = await causedBy(services.store, paymentAttempts.stream(open.attempt_id));
+    const { body } = await services.invoke(paymentAttemptsResume, { attempt_id: open.attempt_id, visible: false }, { auth: systemAuth('payment-provider', started.organization_id), causation });
+    return body.applied;
   } catch (err) {
     if (err instanceof NotificationRejected) return false;
     throw err;
@@ -121,18 +128,35 @@ export async function applyProviderPayment(ctx: CommandContext, payment: Provide
 /** What a payment's outcome changes: who applies one waits for these before answering the payer. */
 export const paymentOutcomeReadModels = [billingInvoicesProjection, billingPaymentsProjection, billingStatementsProjection];
 
-/**
- * Asks the provider about an attempt still pending, whose notification may be lost, and applies a final answer as the
- * notification would have (notification id null); repeating it appends nothing. True when it applied one, then once
- * `readModels` show it.
- */
-export async function resumeProviderPayment(services: Services, attempt: PaymentAttemptState, readModels: readonly ReadModelRef[] = []): Promise<boolean> {
-  const started = attempt.started;
-  if (attempt.status !== 'pending' || !started) return false;
-  const seen = await services.payments.findPayment(started.attempt_id);
-  if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return false;
-  const ctx = providerContext(services, started.organization_id, readModels);
-  const position = await applyProviderPayment(ctx, seen, null);
-  await ctx.readYourWrites();
-  return position !== null;
-}
+/** billing.payment-attempts.resume */
+export const paymentAttemptsResume = operation({
+  id: 'billing.payment-attempts.resume',
+  surface: 'internal',
+  tags: ['Billing'],
+  summary: 'Asks the provider about a pending payment-page attempt, whose notification may be lost, and applies a final answer.',
+  description:
+    'Internal: invoked as the payment provider (job `payment-provider`) by the payment page\'s result page and by a charge that finds a page attempt in flight. '
+    + 'Applies the provider\'s final record as the notification would have (notification id null); repeating it appends nothing. '
+    + '`applied` is true when it applied one; with `visible` it answers once the invoice, payment and statement read models show it.',
+  request: PaymentAttemptResumeRequest,
+  response: PaymentAttemptResumed,
+  error: 'billing.PaymentAttemptResumeError',
+  errors: billingErrors.list('payment_attempt_not_found', 'invalid_notification'),
+  access: 'system',
+  write: true,
+  readModels: paymentOutcomeReadModels,
+  async handle(ctx, req) {
+    const attempt = await paymentAttempts.load(ctx, req.attempt_id);
+    const started = attempt.started;
+    if (attempt.status !== 'pending' || !started) return { applied: false };
+    if (ctx.auth.organizationId !== null && ctx.auth.organizationId !== started.organization_id) throw ctx.errors.error('payment_attempt_not_found', 'No such payment attempt.');
+    const seen = await ctx.services.payments.findPayment(started.attempt_id);
+    if (!seen || seen.owner.attempt_id !== started.attempt_id || (seen.status !== 'succeeded' && seen.status !== 'failed')) return { applied: false };
+    const position = await applyProviderPayment(ctx, seen, null);
+    if (req.visible) await ctx.readYourWrites();
+    return { applied: position !== null };
+  },
+});
+
+/** Billing's internal operations of payment-page attempts. */
+export const billingPaymentAttemptCommands = [paymentAttemptsResume];

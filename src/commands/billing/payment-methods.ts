@@ -2,16 +2,13 @@
 import { operation } from '../../contract/operation.ts';
 import { Empty } from '../../contract/schemas/common.ts';
 import { PaymentMethodRemoveRequest, PaymentMethodSetupGetRequest, PaymentMethodSetupItem, PaymentMethodSetupStartRequest } from '../../contract/schemas/billing-payment-methods.ts';
-import type { CommandContext, ReadModelRef, Services } from '../../context.ts';
+import type { CommandContext } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { IdSource } from '../../ids.ts';
 import type { ProviderSetup } from '../../payments/port.ts';
 import { billingPaymentMethodsProjection } from '../../projections/billing/payment-methods.ts';
 import { visibleCustomer } from '../../queries/billing/customers.ts';
 import { getSetupDoc, setupItem, visibleSetup } from '../../queries/billing/payment-methods.ts';
 import { paymentProfiles } from './handlers.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
-import { trackWrites } from '../../pipeline/read-models.ts';
 
 /** Applies the provider's view of a setup (a notification, or a resume when `notificationId` is null); a repeat appends nothing. */
 export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSetup, notificationId: string | null) {
@@ -20,17 +17,6 @@ export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSet
     type: 'ApplySetupUpdate',
     data: { setup_id: setup.owner.setup_id, notification_id: notificationId, status: setup.status, method, failure: setup.failure },
   }, { orgId: setup.owner.organization_id, reason: notificationId ? 'provider notification' : 'setup resumed' });
-}
-
-/** A command context for the provider acting on its own (webhooks); `readYourWrites()` waits until `readModels` show what its commands wrote. */
-export function providerContext(services: Services, organizationId: string, readModels: readonly ReadModelRef[] = []): CommandContext & { readYourWrites(): Promise<void> } {
-  const now = services.clock.now();
-  const writes = trackWrites(services);
-  return {
-    store: services.store, ids: IdSource.random(now), now, metadata: systemMetadata({ job: 'payment-provider', orgId: organizationId }),
-    reached: writes.reached,
-    readYourWrites: () => writes.wait(readModels),
-  };
 }
 
 /** billing.payment-method-setups.insert */

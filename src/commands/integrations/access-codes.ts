@@ -1,6 +1,10 @@
 // Access codes of the install flow: a plain table (short-lived, single use), written by the consent page, consumed by integrations.insert.
 import type { Knex } from 'knex';
-import type { Scope } from '../../domain/integrations/scopes.ts';
+import { type Scope, isScope } from '../../domain/integrations/scopes.ts';
+import { operation } from '../../contract/operation.ts';
+import { AccessCodeIssueRequest, AccessCodeIssued } from '../../contract/schemas/integrations.ts';
+import { forbidden } from '../../domain/errors.ts';
+import { integrationsErrors } from '../../domain/integrations/errors.ts';
 import crypto from 'node:crypto';
 import { hashSecret, newSecret } from '../../secrets.ts';
 
@@ -72,3 +76,27 @@ export function pkceSatisfied(row: Pick<AccessCodeRow, 'code_challenge'>, verifi
   const b = Buffer.from(row.code_challenge);
   return a.length === b.length && crypto.timingSafeEqual(a, b);
 }
+
+/** integrations.access-codes.insert (internal): the consent page's code, issued as the signed-in owner or admin who allowed the app. */
+export const accessCodesInsert = operation({
+  id: 'integrations.access-codes.insert',
+  surface: 'internal',
+  tags: ['Integrations'],
+  summary: 'Issues the access code of an app installation the signed-in owner or admin allowed on the consent page.',
+  description: 'Internal: invoked by the consent page (src/http/pages/authorize.ts), which checks the client, redirect URL and scopes first.',
+  request: AccessCodeIssueRequest,
+  response: AccessCodeIssued,
+  error: 'integrations.AccessCodeError',
+  errors: integrationsErrors.list('invalid_request'),
+  access: 'org_admin',
+  async handle(ctx, req) {
+    const role = ctx.auth.membershipRole;
+    if (role !== 'owner' && role !== 'admin') throw forbidden('Only owners and admins of the organization may install apps. Ask one of them to install it.');
+    const scopes = req.scopes.filter(isScope);
+    if (scopes.length !== req.scopes.length) throw ctx.errors.error('invalid_request', 'Unknown scope.');
+    const code = await issueAccessCode(ctx.services.knex, {
+      clientId: req.client_id, redirectUrl: req.redirect_url, userId: ctx.auth.userId, organizationId: ctx.auth.organizationId, scopes, codeChallenge: req.code_challenge, now: ctx.now,
+    });
+    return { code };
+  },
+});

@@ -136,3 +136,8 @@ export const ExperimentalSearchItem = z
 export const ExperimentalSearchResponse = z
   .object({ items: z.array(ExperimentalSearchItem).describe('Best first.'), taxonomy_version: z.string().describe('Version of the HCA taxonomy searched.') })
   .meta({ id: 'tier1.ExperimentalSearchResponse' });
+
+/** assemblies.lookups.advance (internal): the lookup worker's next step of one vehicle's lookup. */
+export const LookupAdvanceRequest = z.strictObject({ vehicle_id: z.string().min(1).max(200) });
+/** What the step did: a tree or enrichments recorded, the vehicle not found, the provider not ready yet, or nothing to do. */
+export const LookupAdvanced = z.object({ step: z.enum(['tree', 'enrichments', 'not_found', 'waiting', 'none']) });

@@ -27,3 +27,27 @@ export const SessionDetail = z
     expires_at: Timestamp,
   })
   .meta({ id: 'auth.SessionDetail' });
+
+/** auth.sessions.switch (internal): a new session of the signed-in user in another of their organizations (the page's switcher). */
+export const SessionSwitchRequest = z.strictObject({ organization_id: Uuid });
+
+// Operator operations (internal, access system): the CLI's `admin` commands and the demo seed invoke them as the system (job `cli`).
+const Text = z.string().max(1000);
+
+/** identity.organizations.insert (internal). */
+export const OrganizationInsertRequest = z.strictObject({ name: Text, kind: z.enum(['repairer', 'supplier', 'platform']) });
+/** identity.sites.insert (internal). */
+export const SiteInsertRequest = z.strictObject({ organization_id: Text, name: Text });
+/** identity.users.insert (internal): a new user, or an existing one (same email) added to `organization_id`. */
+export const UserInsertRequest = z.strictObject({
+  email: Text,
+  password: Text,
+  name: Text.nullable(),
+  organization_id: Text.nullable(),
+  role: z.enum(['owner', 'admin', 'member']),
+  staff: z.array(z.enum(['billing_staff', 'platform_staff'])).max(2),
+});
+/** The id of what an operator operation made. */
+export const Created = z.object({ id: z.string() });
+/** auth.sessions.issue (internal): a session token of a member, for an operator. */
+export const SessionIssueRequest = z.strictObject({ user_id: Uuid, organization_id: Uuid });

@@ -89,3 +89,17 @@ export const SellableItem = z
   .meta({ id: 'ingest.SellableItem' });
 
 export const SellableItemsListResponse = page(SellableItem, 'ingest.SellableItemPage');
+
+/** ingest.imports.settle-upload (internal): an import still awaiting its upload, committed when the file landed or expired with its URL. */
+export const ImportSettleUploadRequest = z.strictObject({ import_id: z.string().min(1).max(200) });
+export const ImportUploadSettled = z.object({ outcome: z.enum(['committed', 'expired', 'waiting']), committed_key: z.string().nullable() });
+
+/** ingest.imports.process (internal): one committed import processed from the start of its file. */
+export const ImportProcessRequest = z.strictObject({
+  import_id: z.string().min(1).max(200),
+  /** The frozen copy committed just now (the read model may not show it yet). */
+  committed_key: z.string().min(1).max(1000).nullable(),
+  /** Stop after recording this many new chunks (a crash stand-in for tests). */
+  max_chunks: z.number().int().min(0).nullable(),
+});
+export const ImportProcessed = z.object({ outcome: z.enum(['completed', 'failed', 'stopped', 'none']) });

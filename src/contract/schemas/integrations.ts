@@ -34,3 +34,22 @@ export const IntegrationDetail = z
     installed_at: Timestamp,
   })
   .meta({ id: 'integrations.IntegrationDetail' });
+
+/** integrations.access-codes.insert (internal): the consent page's code for an app an owner or admin allowed. */
+export const AccessCodeIssueRequest = z.strictObject({
+  client_id: z.string().min(1).max(200),
+  redirect_url: z.string().min(1).max(2000),
+  scopes: z.array(z.string().min(1).max(100)).max(50),
+  code_challenge: z.string().min(1).max(200).nullable(),
+});
+export const AccessCodeIssued = z.object({ code: z.string() });
+
+// Operator operations on integration clients (internal, access system): `core-server admin client ...` invokes them as the system.
+/** integrations.clients.insert (internal). */
+export const ClientInsertRequest = z.strictObject({ name: z.string().max(1000), redirect_urls: z.array(z.string().max(2000)).max(100), scopes: z.array(z.string().max(100)).max(50) });
+/** A client's new secret, shown once. */
+export const ClientSecretIssued = z.object({ client_id: z.string(), client_secret: z.string(), secret_id: z.string() });
+/** integrations.clients.rotate-secret (internal). */
+export const ClientSecretRotateRequest = z.strictObject({ client_id: z.string().max(200) });
+/** integrations.clients.revoke-secret (internal). */
+export const ClientSecretRevokeRequest = z.strictObject({ client_id: z.string().max(200), secret_id: z.string().max(200) });

@@ -1,10 +1,11 @@
 // The install flow's authorize page: validates the request, signs the user in if needed, asks for consent, issues the access code.
 import express, { type Request, type Response } from 'express';
 import type { Services } from '../../context.ts';
-import { issueAccessCode } from '../../commands/integrations/access-codes.ts';
+import { ops } from '../../areas/operations.ts';
 import { SCOPE_WORDS, type Scope, isScope } from '../../domain/integrations/scopes.ts';
-import type { ClientDoc } from '../../projections/integrations/integrations.ts';
 import { getClient } from '../../queries/integrations/integrations.ts';
+
+type ClientDoc = NonNullable<Awaited<ReturnType<typeof getClient>>>;
 import { html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
@@ -156,15 +157,11 @@ export function mountAuthorize(app: express.Express, services: Services): void {
     const role = session.auth.membershipRole;
     if (role !== 'owner' && role !== 'admin')
       return void sendErrorPage(res, 403, 'Nothing was installed', 'Only owners and admins of the organization may install apps. Ask one of them to install it.');
-    const code = await issueAccessCode(services.knex, {
-      clientId: checked.client.id,
-      redirectUrl: checked.redirectUrl,
-      userId: session.auth.userId,
-      organizationId: session.auth.organizationId,
-      scopes,
-      codeChallenge,
-      now: services.clock.now(),
+    const requestId = res.locals.requestId;
+    const { body: issued } = await services.invoke(ops['integrations.access-codes.insert'], { client_id: checked.client.id, redirect_url: checked.redirectUrl, scopes, code_challenge: codeChallenge }, {
+      auth: session.auth, ...(typeof requestId === 'string' ? { requestId } : {}),
     });
+    const code = issued.code;
     res.redirect(303, backToApp(checked.redirectUrl, { code, state: checked.state }));
   });
 }

@@ -1,10 +1,13 @@
-// Sign-in, sign-out, organization switching and the start page of the app.
+// Sign-in, sign-out, organization switching and the start page of the app. An HTTP adapter over invoke: signing in is
+// auth.sessions.insert (as an anonymous caller), signing out auth.sessions.remove and switching auth.sessions.switch (as the
+// signed-in user); the page keeps the cookies, the CSRF checks and the forms.
 import crypto from 'node:crypto';
 import express, { type Response } from 'express';
 import type { Services } from '../../context.ts';
-import { createSession, revokeSession } from '../../commands/identity/identity.ts';
+import type { Caller } from '../../contract/caller.ts';
+import { ops } from '../../areas/operations.ts';
+import { DomainError } from '../../domain/errors.ts';
 import { findUserByEmail, getOrganization, membership, membershipsOf } from '../../queries/identity/identity.ts';
-import { passwordMatches } from '../../commands/identity/credentials.ts';
 import { type SafeHtml, html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import {
@@ -71,12 +74,15 @@ ${opts.error ? html`<p class="error" role="alert">${opts.error}</p>` : ''}
 </form>`);
 }
 
-/** Opens a browser session (replacing `previous`) and sets its cookie. */
-async function signIn(res: Response, services: Services, userId: string, organizationId: string, previous: WebSession | null): Promise<void> {
-  const now = services.clock.now();
-  if (previous) await revokeSession(services.knex, previous.auth.tokenHash, now);
-  const s = await createSession(services.knex, { userId, organizationId, now, ttlHours: services.config.sessionTtlHours });
-  setCookie(res, services, sessionCookieName(services), s.token, services.config.sessionTtlHours * 3600);
+/** The caller of this request: `auth` (anonymous before signing in), with the request's id. */
+function caller(res: Response, auth: Caller['auth']): Caller {
+  const requestId = res.locals.requestId;
+  return { auth, ...(typeof requestId === 'string' ? { requestId } : {}) };
+}
+
+/** Sets the cookie of a browser session just opened. */
+function setSessionCookie(res: Response, services: Services, token: string): void {
+  setCookie(res, services, sessionCookieName(services), token, services.config.sessionTtlHours * 3600);
 }
 
 /** Mounts `/`, `/auth/login`, `/auth/logout` and `/auth/organization`. */
@@ -114,19 +120,24 @@ ${orgSwitcher(session, orgs, '/')}`);
     }
     const email = typeof body.email === 'string' ? body.email : '';
     const password = typeof body.password === 'string' ? body.password : '';
+    // The page signs in to the user's first organization by name (the API's default is the first by id).
     const user = email ? await findUserByEmail(services.knex, email) : null;
-    const ok = await passwordMatches(services.knex, user?.id ?? null, password);
-    if (!user || !ok) {
-      loginForm(res, services, { returnTo, status: 401, error: 'The email or password is wrong.', email });
-      return;
+    const [first] = user ? await organizationsOf(services, user.id) : [];
+    let token: string;
+    try {
+      ({ token } = (await services.invoke(ops['auth.sessions.insert'], { email, password, ...(first ? { organization_id: first.id } : {}) }, caller(res, { kind: 'anonymous' }))).body);
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      // An empty or malformed field is a wrong email or password too (the dummy hash keeps the timing of an unknown email).
+      if (err.code === 'invalid_credentials' || err.code === 'invalid_request') return loginForm(res, services, { returnTo, status: 401, error: 'The email or password is wrong.', email });
+      if (err.code === 'no_organization') return loginForm(res, services, { returnTo, status: 403, error: 'Your account belongs to no organization yet. Ask an owner to add you.', email });
+      throw err;
     }
-    const [first] = await organizationsOf(services, user.id);
-    if (!first) {
-      loginForm(res, services, { returnTo, status: 403, error: 'Your account belongs to no organization yet. Ask an owner to add you.', email });
-      return;
-    }
+    // A browser signed in already: its session is replaced.
+    const previous = await currentSession(req, services);
+    if (previous) await services.invoke(ops['auth.sessions.remove'], undefined, caller(res, previous.auth));
     clearCookie(res, services, loginCsrfCookieName(services));
-    await signIn(res, services, user.id, first.id, await currentSession(req, services));
+    setSessionCookie(res, services, token);
     res.redirect(303, returnTo);
   });
 
@@ -135,7 +146,7 @@ ${orgSwitcher(session, orgs, '/')}`);
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (session) {
       if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Not signed out', 'The form expired. Go back, reload the page and try again.');
-      await revokeSession(services.knex, session.auth.tokenHash, services.clock.now());
+      await services.invoke(ops['auth.sessions.remove'], undefined, caller(res, session.auth));
     }
     clearCookie(res, services, sessionCookieName(services));
     res.redirect(303, '/auth/login');
@@ -152,7 +163,8 @@ ${orgSwitcher(session, orgs, '/')}`);
     if (!orgs.some((o) => o.id === orgId) || !(await membership(services.knex, orgId, session.auth.userId)))
       return void sendErrorPage(res, 403, 'Organization not switched', 'You are not a member of that organization.');
     // Switching is a new session in the other organization; the old one is revoked.
-    await signIn(res, services, session.auth.userId, orgId, session);
+    const { body: opened } = await services.invoke(ops['auth.sessions.switch'], { organization_id: orgId }, caller(res, session.auth));
+    setSessionCookie(res, services, opened.token);
     res.redirect(303, returnTo);
   });
 }

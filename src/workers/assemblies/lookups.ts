@@ -1,11 +1,12 @@
-// Vehicle lookup worker: advances queued lookups through the vehicle-data provider (decode and tree, then
-// enrichments), appending each step with ids derived from the vehicle, so a repeated or racing pass appends once.
-import type { CommandContext, Services } from '../../context.ts';
-import { vehicleLookups, lookupStepIds } from '../../commands/assemblies/handlers.ts';
-import type { LookupDoc } from '../../projections/assemblies/lookups.ts';
+// Vehicle lookup worker: for each pending lookup invokes assemblies.lookups.advance as the system (job `assembly-lookup-worker`),
+// caused by the lookup's last event (its queueing, or its tree), which asks the provider for the next step and records it when ready.
+import { type Services, systemAuth } from '../../context.ts';
+import { vehicleLookups } from '../../commands/assemblies/handlers.ts';
+import { lookupsAdvance } from '../../commands/assemblies/lookups.ts';
+import { newId } from '../../ids.ts';
+import { causedBy } from '../../pipeline/causation.ts';
 import { pendingLookups } from '../../queries/assemblies/lookups.ts';
 import type { Worker } from '../worker.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** Lookups advanced per pass at most (the rest wait for the next pass). */
 const BATCH = 200;
@@ -20,45 +21,15 @@ export interface LookupPassResult {
 
 /** One pass over the pending lookups: ask the provider for each next step; record what is ready. */
 export async function runLookupPass(services: Services): Promise<LookupPassResult> {
-  const provider = services.vehicleData;
   const out: LookupPassResult = { trees: 0, enrichments: 0, not_found: 0, waiting: 0 };
+  const pass = newId();
   for (const doc of await pendingLookups(services.knex, BATCH)) {
-    const now = services.clock.now();
-    const ctx = (step: LookupDoc['status']): CommandContext => ({
-      store: services.store,
-      ids: lookupStepIds(doc.vehicle_id, step),
-      now,
-      metadata: systemMetadata({ job: 'assembly-lookup-worker', correlationId: doc.vehicle_id }),
-    });
-    const data = { vehicle_id: doc.vehicle_id, provider: provider.name };
-    if (doc.status === 'queued') {
-      const since = new Date(doc.queued_at);
-      const decoded = await provider.decode(doc.identifier, since);
-      if (decoded.status === 'pending') {
-        out.waiting++;
-        continue;
-      }
-      if (decoded.value === null) {
-        await vehicleLookups.run(ctx('not_found'), doc.vehicle_id, { type: 'RecordNotFound', data: { ...data, reason: 'vehicle_not_found' } });
-        out.not_found++;
-        continue;
-      }
-      const tree = await provider.buildTree(decoded.value, since);
-      if (tree.status === 'pending') {
-        out.waiting++;
-        continue;
-      }
-      await vehicleLookups.run(ctx('tree_ready'), doc.vehicle_id, { type: 'RecordTree', data: { ...data, vehicle: decoded.value, tree: tree.value } });
-      out.trees++;
-    } else if (doc.status === 'tree_ready' && doc.vehicle && doc.tree_ready_at) {
-      const enrichments = await provider.enrich(doc.vehicle, doc.tree, new Date(doc.tree_ready_at));
-      if (enrichments.status === 'pending') {
-        out.waiting++;
-        continue;
-      }
-      await vehicleLookups.run(ctx('enriched'), doc.vehicle_id, { type: 'RecordEnrichments', data: { ...data, enrichments: enrichments.value } });
-      out.enrichments++;
-    }
+    const causation = await causedBy(services.store, vehicleLookups.stream(doc.vehicle_id));
+    const { body } = await services.invoke(lookupsAdvance, { vehicle_id: doc.vehicle_id }, { auth: systemAuth('assembly-lookup-worker'), requestId: pass, causation });
+    if (body.step === 'tree') out.trees++;
+    else if (body.step === 'enrichments') out.enrichments++;
+    else if (body.step === 'not_found') out.not_found++;
+    else if (body.step === 'waiting') out.waiting++;
   }
   return out;
 }

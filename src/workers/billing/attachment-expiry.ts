@@ -1,13 +1,13 @@
-// Attachment expiry and retention worker: uploads never committed are deleted once their URL expired; removed attachments'
-// files are deleted once their retention period (ATTACHMENT_RETENTION_DAYS) is over. Both are events, so the audit shows them.
-import type { CommandContext, Services } from '../../context.ts';
+// Attachment expiry and retention worker: for each upload never committed whose URL expired, and each removed attachment past its
+// retention period (ATTACHMENT_RETENTION_DAYS), invokes billing.attachments.expire or .purge as the system (job
+// `attachment-expiry-worker`), caused by the attachment's last event. A repeated pass is a no-op.
+import { type Services, systemAuth } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { attachments } from '../../commands/billing/handlers.ts';
-import { retainedKey } from '../../commands/billing/attachments.ts';
-import { committedKey } from '../../storage/port.ts';
-import { IdSource } from '../../ids.ts';
+import { attachmentsExpire, attachmentsPurge } from '../../commands/billing/attachment-expiry.ts';
+import { newId } from '../../ids.ts';
+import { causedBy } from '../../pipeline/causation.ts';
 import { expiredUploads, retentionEnded } from '../../queries/billing/attachments.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did: the attachments recorded as expired, and those whose files were purged after their retention. */
 export interface AttachmentExpiryResult {
@@ -15,35 +15,21 @@ export interface AttachmentExpiryResult {
   purged: string[];
 }
 
-function systemContext(services: Services, now: Date, organizationId: string): CommandContext {
-  return {
-    store: services.store,
-    ids: IdSource.random(now),
-    now,
-    metadata: systemMetadata({ job: 'attachment-expiry-worker', orgId: organizationId }),
-  };
-}
-
 /** Deletes the object of each stale pending attachment and of each removed one past retention, then appends the event; a repeated pass is a no-op. */
 export async function runAttachmentExpiryPass(services: Services): Promise<AttachmentExpiryResult> {
   const now = services.clock.now();
-  const retentionDays = services.config.attachmentRetentionDays;
   const result: AttachmentExpiryResult = { expired: [], purged: [] };
+  const pass = newId();
+  const caller = async (doc: { id: string; organization_id: string }) => ({
+    auth: systemAuth('attachment-expiry-worker', doc.organization_id), requestId: pass, causation: await causedBy(services.store, attachments.stream(doc.id)),
+  });
   for (const doc of await expiredUploads(services.knex, now)) {
-    // Object first: should the append fail, the next pass finds the row again; a commit after expiry is refused meanwhile.
-    // A commit refused for its content left a frozen copy: it goes too.
-    await services.objects.delete(doc.object_key);
-    await services.objects.delete(committedKey(doc.object_key));
-    const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'ExpireAttachment', data: {} }, { orgId: doc.organization_id, reason: 'upload never committed' });
-    if (res.events.length) result.expired.push(doc.id);
+    const { body } = await services.invoke(attachmentsExpire, { attachment_id: doc.id, object_key: doc.object_key }, await caller(doc));
+    if (body.changed) result.expired.push(doc.id);
   }
-  for (const doc of await retentionEnded(services.knex, now, retentionDays)) {
-    // Its upload and frozen keys too: nothing should be left there, but no copy of a removed file may outlive its retention.
-    await services.objects.delete(retainedKey(doc.object_key));
-    await services.objects.delete(doc.object_key);
-    await services.objects.delete(committedKey(doc.object_key));
-    const res = await attachments.run(systemContext(services, now, doc.organization_id), doc.id, { type: 'PurgeAttachment', data: { retention_days: retentionDays } }, { orgId: doc.organization_id, reason: 'retention period over' });
-    if (res.events.length) result.purged.push(doc.id);
+  for (const doc of await retentionEnded(services.knex, now, services.config.attachmentRetentionDays)) {
+    const { body } = await services.invoke(attachmentsPurge, { attachment_id: doc.id, object_key: doc.object_key }, await caller(doc));
+    if (body.changed) result.purged.push(doc.id);
   }
   if (result.expired.length || result.purged.length) services.logger.info({ expired: result.expired.length, purged: result.purged.length }, 'attachment files deleted');
   return result;

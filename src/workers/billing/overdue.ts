@@ -1,13 +1,15 @@
-// Overdue worker: suspends an organization's access when its suspension date arrives and restores it once the debt is paid.
-// It reads the receivables read model and lets the access decider apply the policy, so a repeated pass is a no-op.
-import type { Services } from '../../context.ts';
+// Overdue worker: finds every customer whose access may change (unpaid invoices past their grace period, or access currently
+// suspended) and invokes billing.customer-access.review for each as the system (job `overdue-worker`), caused by the last event of
+// its oldest unpaid invoice (the debt) when it has one. A repeated pass is a no-op.
+import { type Services, systemAuth } from '../../context.ts';
 import type { Worker } from '../worker.ts';
-import { addDays, isoDate } from '../../clock.ts';
-import { customerAccess } from '../../commands/billing/handlers.ts';
-import { IdSource } from '../../ids.ts';
+import { isoDate } from '../../clock.ts';
+import { customerAccessReview, overdueDueBy } from '../../commands/billing/access-review.ts';
+import { invoices } from '../../commands/billing/handlers.ts';
+import { newId } from '../../ids.ts';
+import { causedBy } from '../../pipeline/causation.ts';
 import { suspendedCustomers } from '../../queries/billing/access.ts';
 import { customersOwingSince, unpaidInvoices } from '../../queries/billing/statements.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did. */
 export interface OverduePassResult {
@@ -19,32 +21,17 @@ export interface OverduePassResult {
 /** Reviews every customer that may need a change: unpaid invoices past their grace period, or access currently suspended. */
 export async function runOverduePass(services: Services): Promise<OverduePassResult> {
   const { knex, clock, config } = services;
-  const now = clock.now();
-  const today = isoDate(now);
-  const grace = config.overdueGraceDays;
-  // due_date + grace <= today  <=>  due_date <= today - grace
-  const dueBy = addDays(today, -grace);
-  const overdue = await customersOwingSince(knex, dueBy);
+  const overdue = await customersOwingSince(knex, overdueDueBy(isoDate(clock.now()), config.overdueGraceDays));
   const suspended = await suspendedCustomers(knex);
   const candidates = new Map<string, string>();
   for (const c of [...overdue, ...suspended]) candidates.set(c.customer_id, c.organization_id);
   const result: OverduePassResult = { reviewed: candidates.size, suspended: [], restored: [] };
+  const pass = newId();
   for (const [customerId, organizationId] of candidates) {
-    const unpaid = await unpaidInvoices(knex, customerId);
-    const ctx = {
-      store: services.store,
-      ids: IdSource.random(now),
-      now,
-      metadata: systemMetadata({ job: 'overdue-worker', orgId: organizationId }),
-    };
-    const res = await customerAccess.run(ctx, customerId, {
-      type: 'ReviewAccess',
-      data: { customer_id: customerId, organization_id: organizationId, today, grace_days: grace, unpaid },
-    }, { orgId: organizationId, reason: 'overdue policy review' });
-    for (const e of res.events) {
-      if (e.type === 'AccessSuspended') result.suspended.push(customerId);
-      else result.restored.push(customerId);
-    }
+    const debt = (await unpaidInvoices(knex, customerId))[0];
+    const causation = debt ? await causedBy(services.store, invoices.stream(debt.invoice_id)) : null;
+    const { body } = await services.invoke(customerAccessReview, { customer_id: customerId }, { auth: systemAuth('overdue-worker', organizationId), requestId: pass, causation });
+    if (body.changed) result[body.changed].push(customerId);
   }
   if (result.suspended.length || result.restored.length) services.logger.info({ ...result }, 'overdue pass changed access');
   return result;

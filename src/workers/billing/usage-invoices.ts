@@ -1,13 +1,15 @@
-// Usage invoice worker: once a calendar month has ended, generates the draft of every subscription with usage in it.
-// Generation is idempotent (the invoice id is derived from subscription and month), so a repeated pass is a no-op.
-import type { Services } from '../../context.ts';
+// Usage invoice worker: once a calendar month has ended, invokes billing.invoices.generate-due as the system (job
+// `usage-invoices-worker`) for every subscription with usage in it. Generation is idempotent (the invoice id is derived from
+// subscription and month), so a repeated pass is a no-op. A month ending causes the work, not an event: the events of one pass
+// share its correlation id.
+import { type Services, systemAuth } from '../../context.ts';
 import type { Worker } from '../worker.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { IdSource } from '../../ids.ts';
-import { generateUsageInvoice, monthRange, usageInvoiceId } from '../../commands/billing/usage-invoices.ts';
+import { newId } from '../../ids.ts';
+import { monthRange, usageInvoiceId } from '../../commands/billing/usage-invoices.ts';
+import { invoicesGenerateDue } from '../../commands/billing/usage-invoices-due.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
 import { usageMonths } from '../../queries/billing/usage.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** How many ended months a pass looks back over: a worker down for a while still invoices them. */
 export const LOOKBACK_MONTHS = 3;
@@ -25,16 +27,12 @@ export async function runUsageInvoicesPass(services: Services): Promise<UsageInv
   const current = now.toISOString().slice(0, 7);
   const first = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() - LOOKBACK_MONTHS, 1)).toISOString();
   const result: UsageInvoicesPassResult = { generated: [], refused: [] };
+  const pass = newId();
   for (const { subscription_id, month } of await usageMonths(services.knex, first, monthRange(current).from)) {
-    const invoiceId = usageInvoiceId(subscription_id, month);
-    if (await getInvoiceDoc(services.db, invoiceId)) continue;
-    const ctx = {
-      services, store: services.store, ids: IdSource.random(now), now,
-      metadata: systemMetadata({ job: 'usage-invoices-worker', reason: `usage of ${month}` }),
-    };
+    if (await getInvoiceDoc(services.db, usageInvoiceId(subscription_id, month))) continue;
     try {
-      const res = await generateUsageInvoice(ctx, subscription_id, month);
-      result.generated.push({ subscription_id, period: month, invoice_id: res.invoiceId });
+      const { body } = await services.invoke(invoicesGenerateDue, { subscription_id, period: month }, { auth: systemAuth('usage-invoices-worker'), correlationId: pass, reason: `usage of ${month}` });
+      result.generated.push({ subscription_id, period: month, invoice_id: body.invoice_id });
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       result.refused.push({ subscription_id, period: month, code: err.code });

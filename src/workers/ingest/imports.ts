@@ -1,16 +1,14 @@
-// Import worker: commits uploads that landed without a commit, expires uploads that never came, and processes committed
-// imports: streams the file, checks every row like an API body, records chunks of rows with deterministic ids.
-import type { CommandContext, Services } from '../../context.ts';
+// Import worker: for each open import invokes, as the system (job `ingest-import-worker`) and caused by the import's last event,
+// ingest.imports.settle-upload (an upload that landed without a commit is committed, one that never came expires) and
+// ingest.imports.process (the committed file streamed, every row checked like an API body, chunks recorded with deterministic ids).
+import { type Services, systemAuth } from '../../context.ts';
+import type { Caller } from '../../contract/caller.ts';
 import type { Worker } from '../worker.ts';
-import { importChunks, imports } from '../../commands/ingest/handlers.ts';
-import { CHUNK_ROWS, type ImportChunk } from '../../domain/ingest/import.ts';
-import { MAX_IMPORT_ROWS, type RowError, checkRow } from '../../domain/ingest/sellable-item.ts';
-import { IdSource } from '../../ids.ts';
-import type { ImportDoc } from '../../projections/ingest/imports.ts';
+import { imports } from '../../commands/ingest/handlers.ts';
+import { importsProcess, importsSettleUpload } from '../../commands/ingest/import-work.ts';
+import { newId } from '../../ids.ts';
+import { causedBy } from '../../pipeline/causation.ts';
 import { openImports } from '../../queries/ingest/imports.ts';
-import { committedKey } from '../../storage/port.ts';
-import { type FileRecord, ImportFileError, csvRecords, ndjsonRecords } from './parse.ts';
-import { systemMetadata } from '../../pipeline/invoke.ts';
 
 /** What one pass did, by import id. */
 export interface ImportsPassResult {
@@ -25,107 +23,28 @@ export interface ImportsPassOptions {
   maxChunks?: number;
 }
 
-// The write context of the worker for one import: system actor; ids derived from `seed`, so a repeated pass appends the same event ids.
-function workerContext(services: Services, doc: ImportDoc, seed: string): CommandContext {
-  const now = services.clock.now();
-  return {
-    store: services.store,
-    ids: new IdSource(`${doc.id}:${seed}`, Date.parse(doc.created_at)),
-    now,
-    metadata: systemMetadata({ job: 'ingest-import-worker', orgId: doc.organization_id, correlationId: doc.id }),
-  };
-}
-
-/** Processes one committed import from the start of its file; chunks already recorded are checked again but not recorded twice. */
-export async function processImport(services: Services, doc: ImportDoc, opts: ImportsPassOptions = {}): Promise<'completed' | 'failed' | 'stopped'> {
-  // The copy frozen at commit: an upload landing on the URL later cannot change what is processed.
-  const body = await services.objects.get(doc.committed_key ?? doc.object_key);
-  if (!body) {
-    await imports.run(workerContext(services, doc, 'fail'), doc.id, { type: 'FailImport', data: { code: 'upload_missing', message: 'The uploaded file is gone.' } }, { orgId: doc.organization_id });
-    return 'failed';
-  }
-  const records: AsyncIterable<FileRecord> = doc.format === 'csv' ? csvRecords(body) : ndjsonRecords(body);
-  const seen = new Map<string, number>();
-  let chunk: ImportChunk = emptyChunk(doc, 0);
-  let errorsBefore = 0;
-  let rows = 0;
-  let recorded = 0;
-  const flush = async () => {
-    const res = await importChunks.run(workerContext(services, doc, `chunk:${chunk.chunk}`), { importId: doc.id, chunk: chunk.chunk }, { type: 'RecordChunk', data: { ...chunk, errors_before: errorsBefore } }, { orgId: doc.organization_id });
-    if (res.events.length > 0) recorded++;
-    errorsBefore += chunk.errors.length;
-    chunk = emptyChunk(doc, chunk.chunk + 1);
-  };
-  try {
-    for await (const rec of records) {
-      if (++rows > MAX_IMPORT_ROWS) throw new ImportFileError('too_many_rows', `The file has more than ${MAX_IMPORT_ROWS} rows.`);
-      chunk.rows++;
-      const errors: RowError[] = [];
-      if ('unreadable' in rec) errors.push({ line: rec.line, field: null, message: rec.unreadable });
-      else {
-        const checked = checkRow(rec.value, rec.line, doc.format === 'csv');
-        if ('errors' in checked) errors.push(...checked.errors);
-        else {
-          const first = seen.get(checked.item.sku);
-          if (first !== undefined) errors.push({ line: rec.line, field: 'sku', message: `the SKU is already on line ${first}` });
-          else {
-            seen.set(checked.item.sku, rec.line);
-            chunk.items.push({ line: rec.line, item: checked.item });
-          }
-        }
-      }
-      chunk.errors.push(...errors);
-      if (chunk.rows === CHUNK_ROWS) {
-        await flush();
-        if (opts.maxChunks !== undefined && recorded >= opts.maxChunks) {
-          body.destroy();
-          return 'stopped';
-        }
-      }
-    }
-    if (chunk.rows > 0) await flush();
-  } catch (err) {
-    body.destroy();
-    if (!(err instanceof ImportFileError)) throw err;
-    await imports.run(workerContext(services, doc, 'fail'), doc.id, { type: 'FailImport', data: { code: err.code, message: err.message } }, { orgId: doc.organization_id });
-    return 'failed';
-  }
-  await imports.run(workerContext(services, doc, 'complete'), doc.id, { type: 'CompleteImport', data: {} }, { orgId: doc.organization_id });
-  return 'completed';
-}
-
-function emptyChunk(doc: ImportDoc, k: number): ImportChunk {
-  return { import_id: doc.id, organization_id: doc.organization_id, chunk: k, rows: 0, items: [], errors: [] };
-}
-
 /** One pass over the open imports (oldest first); repeating it is a no-op. */
 export async function runImportsPass(services: Services, opts: ImportsPassOptions = {}): Promise<ImportsPassResult> {
   const result: ImportsPassResult = { committed: [], expired: [], completed: [], failed: [] };
-  const now = services.clock.now();
+  const pass = newId();
+  const caller = async (doc: { id: string; organization_id: string }): Promise<Caller> => ({
+    auth: systemAuth('ingest-import-worker', doc.organization_id), requestId: pass, causation: await causedBy(services.store, imports.stream(doc.id)),
+  });
   for (const doc of await openImports(services.knex)) {
-    let open = doc;
+    let committedKey: string | null = null;
     if (doc.status === 'awaiting_upload') {
-      // An upload that landed but was never committed is committed here; one that never came expires with its URL.
-      const head = await services.objects.head(doc.object_key);
-      const key = committedKey(doc.object_key);
-      const frozen = head && head.size === doc.size && now.getTime() <= Date.parse(doc.expires_at) ? await services.objects.freeze(doc.object_key, key) : null;
-      if (frozen && frozen.size === doc.size) {
-        await imports.run(workerContext(services, doc, 'commit'), doc.id, { type: 'CommitUpload', data: { size: frozen.size, committed_key: key } }, { orgId: doc.organization_id });
-        result.committed.push(doc.id);
-        open = { ...doc, status: 'queued', committed_key: key };
-      } else if (now.getTime() > Date.parse(doc.expires_at)) {
-        await services.objects.delete(doc.object_key);
-        await services.objects.delete(key);
-        const res = await imports.run(workerContext(services, doc, 'expire'), doc.id, { type: 'ExpireImport', data: {} }, { orgId: doc.organization_id, reason: 'nothing uploaded in time' });
-        if (res.events.length) result.expired.push(doc.id);
-        continue;
-      } else continue;
+      const { body } = await services.invoke(importsSettleUpload, { import_id: doc.id }, await caller(doc));
+      if (body.outcome === 'expired') result.expired.push(doc.id);
+      if (body.outcome !== 'committed') continue;
+      result.committed.push(doc.id);
+      committedKey = body.committed_key;
     }
     try {
-      const outcome = await processImport(services, open, opts);
+      const { body } = await services.invoke(importsProcess, { import_id: doc.id, committed_key: committedKey, max_chunks: opts.maxChunks ?? null }, await caller(doc));
+      const outcome = body.outcome;
       if (outcome === 'completed') result.completed.push(doc.id);
       if (outcome === 'failed') result.failed.push(doc.id);
-      if (outcome !== 'stopped') services.logger.info({ import_id: doc.id, outcome }, 'import processed');
+      if (outcome === 'completed' || outcome === 'failed') services.logger.info({ import_id: doc.id, outcome }, 'import processed');
     } catch (err) {
       // Storage or the log failing on one import must not hold up the others; the next pass tries it again.
       services.logger.error({ err, import_id: doc.id }, 'import processing failed; retried on the next pass');
