@@ -5,7 +5,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';
 import { billingStaff, paymentBody } from '../support/billing.ts';
-import { systemContext } from '../../src/seed.ts';
+import { systemContext } from '../support/system.ts';
 import { nameId } from '../../src/ids.ts';
 import { correctionIdOf, correctionLines, invoiceCorrections } from '../../src/commands/billing/invoice-corrections.ts';
 import type { OrderChange } from '../../src/queries/billing/invoice-corrections.ts';
