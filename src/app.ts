@@ -13,6 +13,7 @@ import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
+import { refusedMonthCount } from './queries/billing/usage-months.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
@@ -110,6 +111,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
+  metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };

@@ -9,8 +9,12 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
+  usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
   lagSource?: () => Promise<Map<string, number>>;
+  /** Counts the refused usage months at scrape time (set by the composition root). */
+  refusedUsageMonthsSource?: () => Promise<number>;
   attentionItems: client.Gauge<'kind'>;
   /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
   attentionSource?: () => Promise<Map<string, number>>;
@@ -51,6 +55,15 @@ export function createMetrics(): Metrics {
       help: '1 for the state each projection is in (running, catching_up, failed), 0 for the others',
       labelNames: ['projection', 'state'],
       registers: [registry],
+    }),
+    usageMonthsRefused: new client.Gauge({
+      name: 'usage_months_refused',
+      help: 'Subscription months with usage that the usage invoice worker could not invoice (billing.usage.refusals.list lists them and why)',
+      registers: [registry],
+      async collect() {
+        const n = await metrics.refusedUsageMonthsSource?.();
+        if (n !== undefined) this.set(n);
+      },
     }),
     // Measured when scraped: an alert on it reaches someone even when nobody opens the console.
     attentionItems: new client.Gauge({

@@ -8,13 +8,19 @@ import { billingInvoiceOrdersProjection } from '../projections/billing/invoice-o
 import { billingInvoiceOrderQueries } from '../queries/billing/invoice-orders.ts';
 import { billingUsageRerateQueries } from '../queries/billing/usage-rerate.ts';
 import { usageInvoicesWorker } from '../workers/billing/usage-invoices.ts';
+import { billingUsageMonthsProjection } from '../projections/billing/usage-months.ts';
+import { billingUsageQueries } from '../queries/billing/usage-billing.ts';
+import { billingUsageMonthQueries } from '../queries/billing/usage-months.ts';
 import { billingCorrectionOperations, billingCorrectionProjections } from './billing-corrections.ts';
 
 /** Typed usage operations (the internal ones too: invoked in process only). */
-export const billingUsageOperations = [...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingUsageInvoiceSystemCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries, ...billingCorrectionOperations];
+export const billingUsageOperations = [
+  ...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingUsageInvoiceSystemCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries,
+  ...billingUsageQueries, ...billingUsageMonthQueries, ...billingCorrectionOperations,
+];
 
 /** Read models of usage facts and of the orders behind metered lines. */
-export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, ...billingCorrectionProjections];
+export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection, ...billingCorrectionProjections];
 
 /** The worker that generates usage invoices once a month has ended. */
 export const billingUsageWorkers = [usageInvoicesWorker];

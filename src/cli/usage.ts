@@ -21,6 +21,8 @@ export interface UsageImportResult {
   rows: number;
   recorded: number;
   already_recorded: number;
+  /** Rows recorded now whose month's usage invoice already exists: billed on a supplementary invoice of that month. */
+  late: number;
   failed: number;
   errors: { line: number; message: string }[];
 }
@@ -100,7 +102,7 @@ export async function importUsage(
   opts: { format: UsageFormat; subscriptionId?: string; batchSize?: number; onProgress?: (r: UsageImportResult) => void; reason?: string },
 ): Promise<UsageImportResult> {
   const caller = operator(opts.reason ?? 'usage import');
-  const result: UsageImportResult = { rows: 0, recorded: 0, already_recorded: 0, failed: 0, errors: [] };
+  const result: UsageImportResult = { rows: 0, recorded: 0, already_recorded: 0, late: 0, failed: 0, errors: [] };
   const batchSize = Math.min(Math.max(opts.batchSize ?? MAX_USAGE_BATCH, 1), MAX_USAGE_BATCH);
   const fail = (line: number, message: string) => {
     result.failed++;
@@ -114,6 +116,7 @@ export async function importUsage(
       try {
         const { body: res } = await services.invoke(ops['billing.usage.import-batch'], { ...(opts.subscriptionId === undefined ? {} : { subscription_id: opts.subscriptionId }), orders: batch.map((p) => p.order) }, caller);
         result.recorded += res.recorded;
+        result.late += res.items.filter((i) => i.late && i.status === 'recorded').length;
         // A file that names an order twice with the same facts counts the second one as already recorded.
         result.already_recorded += res.already_recorded + (batch.length - res.items.length);
         break;
@@ -205,7 +208,7 @@ export function addUsageCommands(program: Command, withApp: WithApp, fail: (mess
         });
         await app.runner.catchUp();
         for (const e of res.errors) process.stderr.write(`line ${e.line}: ${e.message}\n`);
-        console.log(`${res.rows} rows: ${res.recorded} recorded, ${res.already_recorded} already recorded, ${res.failed} failed (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+        console.log(`${res.rows} rows: ${res.recorded} recorded, ${res.already_recorded} already recorded, ${res.failed} failed${res.late ? `; ${res.late} late (their month is invoiced: billed on its next supplementary invoice)` : ''} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
         if (res.failed > 0) process.exitCode = 1;
       });
     });

@@ -234,6 +234,43 @@ for (const backend of backends()) {
       }
     });
 
+    it('a clerk invoices a month without its unrateable order, fixes the held order with a reason, and bills it on a supplementary invoice', async () => {
+      const c = await configuredSeller(svc);
+      expect((await svc.call(ops['billing.customers.insert'], { name: 'Held Seller Ltd', email: 'ap@held.example', currency: 'GBP' }, c.seller.token)).status).to.equal(200);
+      await pricing(svc, c, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 500, pre_existing: 200 } });
+      const b = await buyer(svc);
+      const orders = [order('HELD-1', c.seller.orgId, b, 10000, '2026-10-05T10:00:00Z'), order('HELD-2', c.seller.orgId, b, 20000, '2026-10-06T10:00:00Z', 'EUR')];
+      expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      try {
+        await signIn(page, svc.url, DEMO_STAFF);
+        await page.getByRole('heading', { name: 'Customers' }).waitFor();
+        await page.goto(`${svc.url}/console/usage?subscription_id=${c.subscriptionId}&period=2026-10`);
+        await page.getByLabel(/Invoice without the orders that cannot be rated/).check();
+        await page.getByRole('button', { name: 'Generate' }).click();
+        // The month's invoice, without the EUR order: 5% of 100.00.
+        expect(await page.getByRole('table', { name: 'Orders behind line 1' }).locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['HELD-1']);
+        await page.getByRole('link', { name: /^Usage of 2026-10/ }).click();
+        await page.getByRole('link', { name: 'Held', exact: true }).click();
+        const held = page.getByRole('table', { name: 'Orders of the month' });
+        expect(await held.locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['HELD-2']);
+        expect(await held.innerText()).to.contain('currency_mismatch');
+        await page.getByText('Fix HELD-2').click();
+        await page.getByLabel('Currency', { exact: true }).fill('GBP');
+        await page.locator('form[action$="/replace"]').getByLabel('Reason').fill('Sent in EUR by mistake');
+        await page.getByRole('button', { name: 'Replace' }).click();
+        await page.getByRole('table', { name: 'Orders of the month' }).waitFor();
+        expect(await page.getByRole('table', { name: 'Orders of the month' }).innerText()).to.contain('replaced: Sent in EUR by mistake');
+        expect(await unlabelled(page)).to.deep.equal([]);
+        await page.getByRole('button', { name: 'Generate' }).click();
+        expect(await page.getByRole('table', { name: 'Orders behind line 1' }).locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['HELD-2']);
+        await page.screenshot({ path: path.join(OUT, `held-usage-${backend}.png`), fullPage: true });
+      } finally {
+        await context.close();
+      }
+    });
+
     it('an organization user cannot open the console', async () => {
       const context = await browser.newContext();
       const page = await context.newPage();

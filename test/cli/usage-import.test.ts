@@ -96,6 +96,17 @@ for (const backend of backends()) {
       expect(unknown).to.deep.include({ recorded: 0, failed: 1 });
       expect(unknown.errors[0]?.message).to.match(/^subscription_not_found: /);
     });
+
+    it('counts the rows of a month already invoiced as late: they go on its next supplementary invoice', async () => {
+      const staff = await billingStaff(svc);
+      const other = await sellerWithSubscription(svc);
+      expect((await svc.call(ops['billing.configuration.pricing.insert'], { subscription_id: other.subscriptionId, effective_from: '2026-01-01', currency: 'GBP', rates_bps: { platform_introduced: 100, pre_existing: 100 }, minimum_fee: 0, reason: 'Rate card' }, staff)).status).to.equal(200);
+      const row = (id: string, day: string) => `${id},${other.orgId},${buyer},1000,GBP,2026-02-${day}T10:00:00Z`;
+      const header = 'order_id,seller,buyer,amount,currency,occurred_at';
+      expect(await importUsage(ctx(), [header, row('T-1', '01')], { format: 'csv' })).to.deep.include({ recorded: 1, late: 0 });
+      expect((await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).status).to.equal(200);
+      expect(await importUsage(ctx(), [header, row('T-1', '01'), row('T-2', '02'), row('T-3', '03')], { format: 'csv' })).to.deep.include({ recorded: 2, already_recorded: 1, late: 2 });
+    });
   });
 }
 

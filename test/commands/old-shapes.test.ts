@@ -10,6 +10,8 @@ import { loadAggregate, runCommand } from '../../src/commands/run.ts';
 import { invoiceDecider } from '../../src/domain/billing/invoice.ts';
 import { ProjectionRunner } from '../../src/projections/engine/runner.ts';
 import { billingInvoicesProjection } from '../../src/projections/billing/invoices.ts';
+import { usageDecider, usageKey } from '../../src/domain/billing/usage.ts';
+import { billingUsageProjection } from '../../src/projections/billing/usage.ts';
 import { backends, suiteStore } from '../support/db.ts';
 
 const metadata: EventMetadata = { org_id: null, actor: { type: 'staff', id: 'u1' }, request_id: 'r1', correlation_id: 'r1', causation_id: null };
@@ -46,6 +48,22 @@ for (const backend of backends()) {
       const row = (await opened.db.knex('billing_invoices').where({ id }).first()) as { doc: Record<string, unknown> };
       expect(row.doc).to.include({ id, status: 'draft', total: 1000, amount_remaining: 1000, memo: 'Thanks' });
       expect(row.doc.metadata).to.deep.equal({});
+    });
+
+    it('an order recorded before corrections existed is replaced by the current decider and projects with its revision', async () => {
+      const orderId = `OLD-${crypto.randomUUID()}`;
+      const stream = `usage-${usageKey(orderId)}`;
+      const facts = { order_id: orderId, subscription_id: crypto.randomUUID(), seller: crypto.randomUUID(), buyer: crypto.randomUUID(), amount: 1000, currency: 'EUR', occurred_at: '2026-01-10T10:00:00.000Z' };
+      // Written straight into the log, as the first version wrote it.
+      await opened.store.appendToStream(stream, [{ id: crypto.randomUUID(), type: 'UsageRecorded', data: { ...facts, recorded_at: NOW.toISOString() }, metadata }], { expectedRevision: 'no_stream', now: NOW });
+      const ctx: CommandContext = { store: opened.store, ids: IdSource.random(NOW), now: NOW, metadata };
+      const replaced = await runCommand(ctx, usageDecider, stream, { type: 'ReplaceUsage', data: { facts: { currency: 'GBP' }, reason: 'Sent in EUR', invoice_id: null, now: NOW.toISOString() } });
+      expect(replaced.events.map((e) => e.type)).to.deep.equal(['UsageReplaced']);
+      const runner = new ProjectionRunner(opened.db.knex, opened.store, [billingUsageProjection], { logger: pino({ level: 'silent' }), clock: new TestClock(NOW) });
+      await runner.prepare();
+      await runner.catchUp();
+      const row = (await opened.db.knex('billing_usage').where({ order_id: orderId }).first()) as { revision: number; voided: boolean; doc: Record<string, unknown> };
+      expect([row.revision, row.voided, row.doc.currency, row.doc.amount]).to.deep.equal([1, false, 'GBP', 1000]);
     });
   });
 }

@@ -32,15 +32,17 @@ for (const backend of backends()) {
       const orders = [order('ORD-1', seller.orgId, buyer, 12000, '2026-02-01T10:00:00Z'), order('ORD-2', seller.orgId, buyer, 5000, '2026-02-02T10:00:00.5+01:00')];
       const first = await insert({ orders });
       expect(first.status, JSON.stringify(first.body)).to.equal(200);
+      // Each order says where it is billed: its month's invoice (not generated yet, not late).
+      const where = { month: '2026-02', late: false, billing_state: 'unbilled', invoice_id: null } as const;
       expect(first.body).to.deep.equal({
-        recorded: 2, already_recorded: 0,
-        items: [{ order_id: 'ORD-1', subscription_id: seller.subscriptionId, status: 'recorded' }, { order_id: 'ORD-2', subscription_id: seller.subscriptionId, status: 'recorded' }],
+        recorded: 2, already_recorded: 0, late: 0,
+        items: [{ order_id: 'ORD-1', subscription_id: seller.subscriptionId, status: 'recorded', ...where }, { order_id: 'ORD-2', subscription_id: seller.subscriptionId, status: 'recorded', ...where }],
       });
       const before = await eventCount();
       const again = await insert({ orders: [...orders].reverse() });
       expect(again.body).to.deep.equal({
-        recorded: 0, already_recorded: 2,
-        items: [{ order_id: 'ORD-2', subscription_id: seller.subscriptionId, status: 'already_recorded' }, { order_id: 'ORD-1', subscription_id: seller.subscriptionId, status: 'already_recorded' }],
+        recorded: 0, already_recorded: 2, late: 0,
+        items: [{ order_id: 'ORD-2', subscription_id: seller.subscriptionId, status: 'already_recorded', ...where }, { order_id: 'ORD-1', subscription_id: seller.subscriptionId, status: 'already_recorded', ...where }],
       });
       expect(await eventCount()).to.equal(before);
       // The same instant written another way is the same fact.

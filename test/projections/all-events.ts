@@ -31,6 +31,7 @@ import { accessCodec } from '../../src/domain/billing/access.ts';
 import { invoiceCodec } from '../../src/domain/billing/invoice-events.ts';
 import { invoiceCorrectionCodec } from '../../src/domain/billing/invoice-correction.ts';
 import { usageCodec, usageKey } from '../../src/domain/billing/usage.ts';
+import { usageMonthCodec, usageMonthKey } from '../../src/domain/billing/usage-month.ts';
 import { paymentProfileCodec } from '../../src/domain/billing/payment-profile.ts';
 import { noteCodec } from '../../src/domain/billing/note.ts';
 import { priceCodec } from '../../src/domain/billing/price.ts';
@@ -149,6 +150,8 @@ export const AGGREGATES: Aggregate[] = [
   { name: 'billing/invoice-correction.ts#invoiceCorrectionCodec', codec: invoiceCorrectionCodec, streams: dataStreams((d) => (str(d.invoice_id) === null ? null : `invoicecorrections-${str(d.invoice_id)}`), uuidStreams('invoicecorrections')) },
   // One stream per order id: the order id is claimed once across the log (billing_usage.order_id is unique).
   { name: 'billing/usage.ts#usageCodec', codec: usageCodec, streams: dataStreams((d) => (str(d.order_id) === null ? null : `usage-${usageKey(str(d.order_id) ?? '')}`), uuidStreams('usage')) },
+  // One stream per subscription and month (the key is derived from both).
+  { name: 'billing/usage-month.ts#usageMonthCodec', codec: usageMonthCodec, streams: dataStreams((d) => (str(d.subscription_id) === null || str(d.period) === null ? null : `usagemonth-${usageMonthKey(str(d.subscription_id) ?? '', str(d.period) ?? '')}`), uuidStreams('usagemonth')) },
   { name: 'billing/payment-profile.ts#paymentProfileCodec', codec: paymentProfileCodec, streams: uuidStreams('paymentprofile') },
   { name: 'billing/note.ts#noteCodec', codec: noteCodec, streams: uuidStreams('note') },
   { name: 'billing/price.ts#priceCodec', codec: priceCodec, streams: uuidStreams('price') },

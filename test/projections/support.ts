@@ -231,8 +231,15 @@ async function writeUsage(svc: TestService): Promise<void> {
   const orders = [order('S-1', seller.orgId, buyer.orgId, 12000, at(1)), order('S-2', seller.orgId, buyer.orgId, 800, at(2)), order('S-3', seller.orgId, buyer.orgId, 5000, at(3))];
   ok(await svc.call(ops['billing.usage.insert'], { orders }, staff.token), 'usage.insert');
   ok(await svc.call(ops['billing.usage.insert'], { orders: orders.slice(1) }, staff.token), 'usage.insert again');
-  const invoice = ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: month.toISOString().slice(0, 7) }, staff.token), 'invoices.generate').body;
-  // A back-dated rate, corrected (billing_invoice_corrections and its orders).
+  // An order in another currency is held (billing_usage_months), then replaced; a late order and a voided one: a supplementary invoice.
+  ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-4', seller.orgId, buyer.orgId, 700, at(4), 'EUR')] }, staff.token), 'usage.insert EUR');
+  const period = month.toISOString().slice(0, 7);
+  const invoice = ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate').body;
+  ok(await svc.call(ops['billing.usage.replace'], { order_id: 'S-4', reason: 'Sent in EUR', amount: { amount: 700, currency: 'GBP' } }, staff.token), 'usage.replace');
+  ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-5', seller.orgId, buyer.orgId, 900, at(5)), order('S-6', seller.orgId, buyer.orgId, 100, at(6))] }, staff.token), 'usage.insert late');
+  ok(await svc.call(ops['billing.usage.void'], { order_id: 'S-6', reason: 'Test order' }, staff.token), 'usage.void');
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period }, staff.token), 'invoices.generate supplementary');
+  // A back-dated rate, corrected on the month's regular invoice (billing_invoice_corrections and its orders).
   ok(await svc.call(ops['billing.invoices.update'], { id: invoice.id, action: 'finalize' }, staff.token), 'invoices.update finalize');
   ok(await svc.call(ops['billing.configuration.pricing.insert'], {
     subscription_id: seller.subscriptionId, effective_from: month.toISOString(), currency: 'GBP', rates_bps: { platform_introduced: 300, pre_existing: 100 }, minimum_fee: 30, reason: 'Rate card', supersedes: [rateCard.id],

@@ -15,6 +15,8 @@ import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
 import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
 import { collectionDecider } from '../../domain/billing/collection.ts';
 import { paymentAttemptDecider } from '../../domain/billing/payment-attempt.ts';
+import { usageDecider, usageKey } from '../../domain/billing/usage.ts';
+import { usageMonthDecider, usageMonthKey } from '../../domain/billing/usage-month.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -57,3 +59,7 @@ export const paymentProfiles = commandHandler(paymentProfileDecider, (customerId
 export const collections = commandHandler(collectionDecider, (invoiceId) => `collection-${invoiceId}`);
 /** `paymentattempt-<id>`: one try to pay an invoice on the payment page. */
 export const paymentAttempts = commandHandler(paymentAttemptDecider, (id) => `paymentattempt-${id}`);
+/** `usage-<uuid of the order id>`: one order's usage facts and their corrections. */
+export const usageOrders = commandHandler(usageDecider, (orderId: string) => `usage-${usageKey(orderId)}`);
+/** `usagemonth-<uuid of subscription/month>`: held orders and the worker's refusals of one subscription month. */
+export const usageMonths = commandHandler(usageMonthDecider, (m: { subscription_id: string; period: string }) => `usagemonth-${usageMonthKey(m.subscription_id, m.period)}`);

@@ -1,7 +1,10 @@
 // billing.invoices.generate-due (internal): the usage invoice worker's generation of one subscription's draft for one ended
 // month, as the system. The same generation as billing.invoices.generate (generateUsageInvoice), without the staff answer.
 import { operation } from '../../contract/operation.ts';
-import { UsageInvoiceDueRequest, UsageInvoiceDueResult } from '../../contract/schemas/billing-system.ts';
+import { UsageInvoiceDueRequest, UsageInvoiceDueResult, UsageRefusalRecordRequest } from '../../contract/schemas/billing-system.ts';
+import { Empty } from '../../contract/schemas/common.ts';
+import { billingErrors } from '../../domain/billing/errors.ts';
+import { usageMonths } from './handlers.ts';
 import { generateUsageInvoice, invoicesGenerate } from './usage-invoices.ts';
 
 /** billing.invoices.generate-due */
@@ -18,10 +21,30 @@ export const invoicesGenerateDue = operation({
   access: 'system',
   write: true,
   async handle(ctx, req) {
-    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription_id, req.period);
-    return { invoice_id: invoiceId };
+    const { invoiceId, kind } = await generateUsageInvoice(ctx, req.subscription_id, req.period);
+    return { invoice_id: invoiceId, kind };
+  },
+});
+
+/** billing.usage.refusals.record */
+export const usageRefusalsRecord = operation({
+  id: 'billing.usage.refusals.record',
+  surface: 'internal',
+  tags: ['Billing'],
+  summary: 'Records why the usage invoice worker could not invoice a subscription month (listed by billing.usage.refusals.list until the month is invoiced).',
+  description: 'Internal: invoked by the usage invoice worker as the system. The same reason again (code and issues) records nothing.',
+  request: UsageRefusalRecordRequest,
+  response: Empty,
+  error: 'billing.UsageRefusalRecordError',
+  errors: billingErrors.list('invalid_request'),
+  access: 'system',
+  write: true,
+  async handle(ctx, req) {
+    const { subscription_id, period, code, message, issues } = req;
+    await usageMonths.run(ctx, { subscription_id, period }, { type: 'RecordRefusal', data: { subscription_id, period, code, message, issues } });
+    return {};
   },
 });
 
 /** Internal operations of usage invoices. */
-export const billingUsageInvoiceSystemCommands = [invoicesGenerateDue];
+export const billingUsageInvoiceSystemCommands = [invoicesGenerateDue, usageRefusalsRecord];

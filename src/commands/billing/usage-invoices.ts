@@ -1,10 +1,13 @@
 // billing.invoices.generate (extension): a draft invoice from a subscription's usage of one calendar month, rated by
 // the configuration's pure rating module; each metered line keeps the revisions that rated its orders.
+import type { Knex } from 'knex';
 import { operation } from '../../contract/operation.ts';
+import type { Db } from '../../db.ts';
 import { InvoiceDetail } from '../../contract/schemas/billing-invoices.ts';
 import { InvoiceGenerateRequest } from '../../contract/schemas/billing-usage.ts';
 import type { CommandContext, Services } from '../../context.ts';
-import { type RatedOrder, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
+import { type RatedOrder, baselineKey, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
+import type { UsageOrder } from '../../domain/billing/usage.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine, RatedOrderRow } from '../../domain/billing/invoice-events.ts';
 import { IdSource, nameId } from '../../ids.ts';
@@ -15,10 +18,13 @@ import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { loadConfigurationSnapshot } from '../../queries/billing/configuration/snapshot.ts';
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
-import { visibleInvoice } from '../../queries/billing/invoices.ts';
+import { existingInvoices, getInvoiceDoc, visibleInvoice } from '../../queries/billing/invoices.ts';
+import { ordersOfInvoices } from '../../queries/billing/invoice-orders.ts';
+import { usageMonthDoc } from '../../queries/billing/usage-months.ts';
+import { billingUsageMonthsProjection } from '../../projections/billing/usage-months.ts';
 import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { unrateableError, unrateableIssues, usageOfPeriod } from '../../queries/billing/usage.ts';
-import { invoices } from './handlers.ts';
+import { invoices, usageMonths } from './handlers.ts';
 
 /** The id of the usage invoice of a subscription and month: one per pair, so generating again finds it. */
 export function usageInvoiceId(subscriptionId: string, period: string): string {
@@ -87,47 +93,128 @@ function describe(m: NonNullable<InvoiceLine['metered']>): string {
   return `Marketplace fees ${m.period}: ${m.order_count} ${m.classification.replace('_', '-')} order(s) at ${rate}${exempt}`;
 }
 
+/** The id of the `seq`-th supplementary invoice (1, 2, ...) of a subscription's month: late or fixed orders billed after its invoice. */
+export function supplementId(subscriptionId: string, period: string, seq: number): string {
+  return nameId('billing-usage-supplement', `${subscriptionId}/${period}/${seq}`);
+}
+
+/** The ids of the month's documents that exist: its invoice, then supplementary invoices 1, 2, ... in order. */
+export async function monthDocuments(knex: Knex, subscriptionId: string, period: string): Promise<string[]> {
+  const regular = usageInvoiceId(subscriptionId, period);
+  if ((await existingInvoices(knex, [regular])).size === 0) return [];
+  const ids = [regular];
+  for (let seq = 1; ; seq += 8) {
+    const batch = Array.from({ length: 8 }, (_, i) => supplementId(subscriptionId, period, seq + i));
+    const found = await existingInvoices(knex, batch);
+    for (const id of batch) {
+      if (!found.has(id)) return ids;
+      ids.push(id);
+    }
+  }
+}
+
+/** What a generation did: drafted the month's invoice or a supplementary one, or found nothing new to bill (the month's last document). */
+export interface Generated {
+  invoiceId: string;
+  kind: 'regular' | 'supplementary' | 'unchanged';
+  /** Orders held by this generation (hold_unrateable). */
+  held: number;
+}
+
 /**
- * Generates the draft of `subscriptionId` for `period` (a month that has ended). Everything is read and rated
- * first; the draft and the orders behind its lines are then one append with ids derived from the invoice id, so a
- * crash leaves all or nothing and any retry (or a second generate) finds the draft and changes nothing.
+ * Generates the next document of `subscriptionId` for `period` (a month that has ended): the month's invoice when it
+ * does not exist, else a supplementary invoice of the orders not billed yet (late, or fixed after being held), rated
+ * after the billed ones so the baseline they consumed is not granted again. Everything is read and rated first; the
+ * draft and the orders behind its lines are then one append with ids derived from the invoice id, so a crash leaves
+ * all or nothing and any retry (or a racing generate) finds the draft and changes nothing. An order is on one document
+ * at most: a document's orders are those no earlier document of the month holds, as read once every earlier one is.
  */
-export async function generateUsageInvoice(
-  ctx: CommandContext & { services: Pick<Services, 'knex' | 'store' | 'runner' | 'config'> },
-  subscriptionId: string,
-  period: string,
-): Promise<{ invoiceId: string }> {
-  // Usage recorded and configuration changed by anyone (an import in another process) up to now is read, not a lagging view of it.
-  await caughtUp(ctx.services, [billingUsageProjection, billingConfigurationProjection]);
+export async function generateUsageInvoice(ctx: GenerateContext, subscriptionId: string, period: string, opts: { holdUnrateable?: boolean } = {}): Promise<Generated> {
+  const { refused, ...result } = await draftNext(ctx, subscriptionId, period, opts);
+  // A month that is invoiced (or has nothing left to invoice) is no longer refused.
+  if (refused) await usageMonths.run(ctx, { subscription_id: subscriptionId, period }, { type: 'ClearRefusal', data: { subscription_id: subscriptionId, period } });
+  return result;
+}
+
+type GenerateContext = CommandContext & { services: Pick<Services, 'knex' | 'db' | 'store' | 'runner' | 'config'> };
+
+// The decision of generateUsageInvoice, and whether a refusal of the month is recorded.
+async function draftNext(ctx: GenerateContext, subscriptionId: string, period: string, opts: { holdUnrateable?: boolean }): Promise<Generated & { refused: boolean }> {
+  // Usage recorded, configuration changed and documents generated by anyone (another process) up to now are read, not a lagging view of them.
+  await caughtUp(ctx.services, [billingUsageProjection, billingConfigurationProjection, billingInvoicesProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection]);
   const { knex } = ctx.services;
   const sub = await subscriptionOrNotFound(knex, subscriptionId);
   const { from, to } = monthRange(period);
   if (ctx.now.getTime() < Date.parse(to)) throw billingErrors.error('period_not_ended', `The period ${period} ends at ${to}; its invoice is generated after that.`);
   const usage = await usageOfPeriod(knex, sub.id, from, to);
+  const docs = await monthDocuments(knex, sub.id, period);
   // Usage recorded for a month before the start (a backfill) is still invoiced; an empty month before it is nonsense.
   const start = startMonth(sub);
-  if (period < start && usage.length === 0) throw billingErrors.error('period_before_subscription', `The subscription starts in ${start} and has no usage in ${period}; there is nothing to invoice.`);
-  const invoiceId = usageInvoiceId(sub.id, period);
+  if (docs.length === 0 && period < start && usage.length === 0) throw billingErrors.error('period_before_subscription', `The subscription starts in ${start} and has no usage in ${period}; there is nothing to invoice.`);
+  const billed = await ordersOfInvoices(knex, docs);
+  const pending = ratingOrder(usage.filter((o) => !billed.has(o.order_id)));
+  const last = docs.at(-1);
+  const month = await usageMonthDoc(knex, sub.id, period);
+  const refused = month?.refusal != null;
+  if (last && pending.length === 0) return { invoiceId: last, kind: 'unchanged', held: 0, refused };
+  const snapshot = await loadConfigurationSnapshot(ctx, sub.id);
+  const ratings = rateOrders(snapshot, pending, ctx.now.toISOString(), await consumedBy(ctx.services.db, docs, billed, usage));
+  const issues = unrateableIssues(pending, ratings);
+  const byId = new Map(pending.map((o) => [o.order_id, o]));
+  const unrateable = new Map(issues.map((i) => [i.path.slice('orders.'.length), i.message]));
+  // Orders staff held at these very facts stay held without asking again; any other unrateable order needs their decision.
+  const fresh = issues.filter((i) => {
+    const id = i.path.slice('orders.'.length);
+    return month?.held[id]?.revision !== byId.get(id)?.revision;
+  });
+  if (fresh.length && !opts.holdUnrateable) throw unrateableError(fresh, `no invoice was generated for ${period}`);
+  const rated = ratings.filter((r): r is RatedOrder => r.status === 'rated' && !unrateable.has(r.order_id));
+  const currencies = [...new Set(rated.map((r) => r.currency))];
+  if (currencies.length > 1) throw billingErrors.error('mixed_currencies', `The orders of ${period} are priced in ${currencies.join(' and ')}; one invoice has one currency.`);
   const customer = await customerOfOrganization(knex, sub.organization_id);
   if (!customer) throw billingErrors.error('customer_not_found', `The subscription's organization ${sub.organization_id} has no billing customer to invoice.`);
   if (customer.status === 'removed') throw billingErrors.error('customer_removed', 'The subscription\'s billing customer was removed; it cannot be invoiced.');
-  const orders = ratingOrder(usage);
-  const snapshot = await loadConfigurationSnapshot(ctx, sub.id);
-  const ratings = rateOrders(snapshot, orders, ctx.now.toISOString());
-  const issues = unrateableIssues(orders, ratings);
-  if (issues.length) throw unrateableError(issues, `no invoice was generated for ${period}`);
-  const rated = ratings.filter((r): r is RatedOrder => r.status === 'rated');
-  const currencies = [...new Set(rated.map((r) => r.currency))];
-  if (currencies.length > 1) throw billingErrors.error('mixed_currencies', `The orders of ${period} are priced in ${currencies.join(' and ')}; one invoice has one currency.`);
+  if (fresh.length) {
+    const orders = fresh.map((i) => {
+      const id = i.path.slice('orders.'.length);
+      return { order_id: id, revision: byId.get(id)?.revision ?? 0, reasons: i.message };
+    });
+    await usageMonths.run(ctx, { subscription_id: sub.id, period }, { type: 'HoldOrders', data: { subscription_id: sub.id, period, orders } }, { orgId: sub.organization_id });
+  }
+  if (last && rated.length === 0) return { invoiceId: last, kind: 'unchanged', held: fresh.length, refused };
+  const seq = docs.length;
+  const invoiceId = seq === 0 ? usageInvoiceId(sub.id, period) : supplementId(sub.id, period, seq);
   const { lines, rows } = meteredLines(sub.id, period, rated);
   await invoices.run({ ...ctx, ids: new IdSource(`usage-invoice:${invoiceId}`, Date.parse(to)) }, invoiceId, {
     type: 'DraftUsageInvoice',
     data: {
       invoice_id: invoiceId, organization_id: sub.organization_id, customer_id: customer.id, currency: currencies[0] ?? customer.currency,
-      lines, orders: rows, memo: `Marketplace fees for ${period} (subscription ${sub.id})`,
+      lines, orders: rows,
+      memo: seq === 0
+        ? `Marketplace fees for ${period} (subscription ${sub.id})`
+        : `Supplementary marketplace fees for ${period} (subscription ${sub.id}): ${rows.length} order(s) recorded or fixed after the month was invoiced`,
+      metadata: seq === 0 ? {} : { usage_period: period, usage_supplement: String(seq), usage_subscription: sub.id },
     },
   }, { orgId: sub.organization_id });
-  return { invoiceId };
+  return { invoiceId, kind: seq === 0 ? 'regular' : 'supplementary', held: fresh.length, refused };
+}
+
+/**
+ * The baseline the month's billed orders consumed, by seller and month: each billed pre_existing order's whole amount,
+ * as rating counts it. Later orders are rated after them.
+ */
+async function consumedBy(db: Db, docs: string[], billed: Map<string, { invoice_id: string; line_index: number }>, usage: readonly UsageOrder[]): Promise<Map<string, bigint>> {
+  const consumed = new Map<string, bigint>();
+  if (billed.size === 0) return consumed;
+  const lines = new Map<string, InvoiceLine[]>();
+  for (const id of docs) lines.set(id, (await getInvoiceDoc(db, id))?.lines ?? []);
+  for (const o of usage) {
+    const b = billed.get(o.order_id);
+    if (!b || lines.get(b.invoice_id)?.[b.line_index]?.metered?.classification !== 'pre_existing') continue;
+    const key = baselineKey(o.seller, o.occurred_at.slice(0, 7));
+    consumed.set(key, (consumed.get(key) ?? 0n) + BigInt(o.amount));
+  }
+  return consumed;
 }
 
 /** billing.invoices.generate */
@@ -135,10 +222,13 @@ export const invoicesGenerate = operation({
   id: 'billing.invoices.generate',
   surface: 'core',
   tags: ['Billing'],
-  summary: "Generates the draft invoice of a subscription's usage for one calendar month (extension). Billing staff only.",
+  summary: "Generates the draft invoice of a subscription's usage for one calendar month, or its next supplementary invoice (extension). Billing staff only.",
   description:
     'Rates every order of the month under the configuration as known now; each metered line groups the orders rated alike and keeps the revision ids that rated them. '
-    + 'Fails closed: when any order cannot be rated, 409 `usage_unrateable` names them and nothing is written. One invoice per subscription and month: generating again returns it unchanged. '
+    + 'Fails closed: when any order cannot be rated, 409 `usage_unrateable` names them and nothing is written, unless `hold_unrateable` is true: the staff decision to invoice '
+    + 'without them, holding them (`billing.usage.list` with `billing_state: held`) until they are fixed. One invoice per subscription and month: generating again returns it unchanged. '
+    + 'Orders recorded after it (late) or fixed after being held are billed on a supplementary invoice of the month (metadata `usage_supplement` = 1, 2, ...), rated after the orders '
+    + 'already billed so the baseline is not exempted twice; generating then answers that draft, and with nothing left to bill the month\'s last document. Each order is on one invoice. '
     + 'A month before the subscription started (the month of the earlier of its creation and its current period\'s start) with no usage recorded is 409 `period_before_subscription`.',
   request: InvoiceGenerateRequest,
   response: InvoiceDetail,
@@ -146,9 +236,9 @@ export const invoicesGenerate = operation({
   errors: billingErrors.list('invalid_request', 'subscription_not_found', 'customer_not_found', 'customer_removed', 'period_not_ended', 'period_before_subscription', 'usage_unrateable', 'mixed_currencies', 'too_many_lines', 'amount_too_large', 'invalid_line'),
   access: 'billing_staff',
   write: true,
-  readModels: [billingInvoicesProjection, billingInvoiceOrdersProjection],
+  readModels: [billingInvoicesProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection],
   async handle(ctx, req) {
-    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription, req.period);
+    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription, req.period, { holdUnrateable: req.hold_unrateable ?? false });
     await ctx.readYourWrites();
     return visibleInvoice(ctx, invoiceId);
   },

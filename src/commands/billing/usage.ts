@@ -4,15 +4,22 @@ import type { Knex } from 'knex';
 import type { z } from 'zod';
 import type { Issue } from '../../domain/errors.ts';
 import { operation } from '../../contract/operation.ts';
-import { UsageInsertRequest, UsageInsertResponse } from '../../contract/schemas/billing-usage.ts';
+import { UsageInsertRequest, UsageInsertResponse, UsageOrderDetail, UsageReplaceRequest, UsageVoidRequest } from '../../contract/schemas/billing-usage.ts';
 import type { CommandContext } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { type UsageOrder, differingFields, sameOrder, usageDecider, usageKey } from '../../domain/billing/usage.ts';
+import { type UsageCorrection, type UsageOrder, differingFields, sameOrder, usageDecider, usageKey } from '../../domain/billing/usage.ts';
 import { WrongExpectedVersionError } from '../../eventstore/port.ts';
 import { nameId } from '../../ids.ts';
 import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { activeSubscriptionsOf, subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { usageByOrderIds } from '../../queries/billing/usage.ts';
+import { billingStates, orderDetail } from '../../queries/billing/usage-billing.ts';
+import { invoicesOfOrders } from '../../queries/billing/invoice-orders.ts';
+import { existingInvoices } from '../../queries/billing/invoices.ts';
+import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
+import { usageInvoiceId } from './usage-invoices.ts';
+import { usageOrders } from './handlers.ts';
 import { loadAggregate } from '../run.ts';
 import { assertWritable } from '../../domain/decider.ts';
 import type { DomainError } from '../../domain/errors.ts';
@@ -117,6 +124,10 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     return stored && !sameOrder(stored, o) ? [{ path: `orders.${index}`, message: conflictText(stored, o) }] : [];
   });
   if (conflicts.length) throw ordersError('usage_conflict', 'Some orders were recorded earlier with other facts; usage facts do not change.', conflicts);
+  // Where each order will be billed: its month's invoice, or (the invoice exists: late) the month's next supplementary invoice.
+  const regular = new Map(orders.map((o) => [o.order_id, usageInvoiceId(o.subscription_id, o.occurred_at.slice(0, 7))]));
+  const invoiced = await existingInvoices(ctx.knex, [...new Set(regular.values())]);
+  const states = await billingStates(ctx.knex, [...existing.values()]);
   const status = new Map<string, 'recorded' | 'already_recorded'>();
   const fresh = orders.filter((o) => {
     if (existing.has(o.order_id)) status.set(o.order_id, 'already_recorded');
@@ -133,8 +144,18 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     });
   }
   if (raced.length) throw ordersError('usage_conflict', 'Some orders were recorded by another request at the same moment with other facts; the other orders of this batch are recorded.', raced);
-  const items = orders.map((o) => ({ order_id: o.order_id, subscription_id: o.subscription_id, status: status.get(o.order_id) ?? 'recorded' }));
-  return { recorded: items.filter((i) => i.status === 'recorded').length, already_recorded: items.filter((i) => i.status === 'already_recorded').length, items };
+  const items = orders.map((o) => {
+    const state = existing.has(o.order_id) ? states.get(o.order_id) : undefined;
+    return {
+      order_id: o.order_id, subscription_id: o.subscription_id, status: status.get(o.order_id) ?? 'recorded', month: o.occurred_at.slice(0, 7),
+      late: state?.billing_state !== 'invoiced' && invoiced.has(regular.get(o.order_id) ?? ''),
+      billing_state: state?.billing_state ?? 'unbilled', invoice_id: state?.invoice_id ?? null,
+    };
+  });
+  return {
+    recorded: items.filter((i) => i.status === 'recorded').length, already_recorded: items.filter((i) => i.status === 'already_recorded').length,
+    late: items.filter((i) => i.late).length, items,
+  };
 }
 
 function conflictText(stored: UsageOrder, given: UsageOrder): string {
@@ -150,7 +171,9 @@ export const usageInsert = operation({
   description:
     'A batch of 1-1,000 orders. Each order id is recorded once across the platform: sending it again with the same facts changes nothing '
     + '(`already_recorded`); with different facts the whole batch is refused with 409 `usage_conflict` naming each such order, and nothing is written. '
-    + "An order belongs to `subscription_id` when given (its seller must be that subscription's organization), else to its seller's one active subscription.",
+    + "An order belongs to `subscription_id` when given (its seller must be that subscription's organization), else to its seller's one active subscription. "
+    + "Each item says where the order is billed: its `month`, `late` when that month's usage invoice already exists (the order then goes on the month's next supplementary invoice, "
+    + 'never dropped), its `billing_state` and the `invoice_id` once it is on one.',
   request: UsageInsertRequest,
   response: UsageInsertResponse,
   error: 'billing.UsageInsertError',
@@ -165,5 +188,80 @@ export const usageInsert = operation({
   },
 });
 
+/** The order id's seller, for the events' organization (null when the read model does not know the order yet). */
+async function sellerOf(knex: Knex, orderId: string): Promise<string | null> {
+  return (await usageByOrderIds(knex, [orderId])).get(orderId)?.seller ?? null;
+}
+
+/** The invoice an order is billed on, as known once the orders behind invoices reach everything committed before. */
+async function invoiceOf(ctx: { services: Parameters<typeof caughtUp>[0] & { knex: Knex } }, orderId: string): Promise<string | null> {
+  await caughtUp(ctx.services, [billingInvoiceOrdersProjection]);
+  return (await invoicesOfOrders(ctx.services.knex, [orderId])).get(orderId) ?? null;
+}
+
+/** billing.usage.void */
+export const usageVoid = operation({
+  id: 'billing.usage.void',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Voids a usage fact with a reason (extension): it is not rated or billed; its facts stay in history. Billing staff only.',
+  description:
+    'An event on the order\'s stream (`UsageVoided`). Voiding again changes nothing. An order already on an invoice is not voided (409 `usage_invoiced`: credit that invoice instead); '
+    + 'a held order that is voided leaves the held list.',
+  request: UsageVoidRequest,
+  response: UsageOrderDetail,
+  error: 'billing.UsageVoidError',
+  errors: billingErrors.list('invalid_request', 'usage_not_found', 'usage_invoiced', 'projection_lag'),
+  access: 'billing_staff',
+  write: true,
+  readModels: [billingUsageProjection],
+  async handle(ctx, req) {
+    const knex = ctx.services.knex;
+    const invoiceId = await invoiceOf(ctx, req.order_id);
+    await usageOrders.run(ctx, req.order_id, { type: 'VoidUsage', data: { reason: req.reason, invoice_id: invoiceId } }, { orgId: await sellerOf(knex, req.order_id), reason: req.reason });
+    await ctx.readYourWrites();
+    const detail = await orderDetail(knex, req.order_id);
+    if (!detail) throw ctx.errors.error('usage_not_found', `No order ${req.order_id} is recorded.`);
+    return detail;
+  },
+});
+
+/** billing.usage.replace */
+export const usageReplace = operation({
+  id: 'billing.usage.replace',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'Replaces a usage fact with corrected facts and a reason (extension): the replacement is rated in its place; the original stays in history. Billing staff only.',
+  description:
+    'Corrects the buyer, the amount (with its currency) or occurred_at of a recorded order (`UsageReplaced`, revision n+1); seller and subscription stay. The same facts again change nothing. '
+    + 'An order already on an invoice is not replaced (409 `usage_invoiced`), nor a voided one (409 `usage_voided`). A held order that is replaced is billed on its month\'s next supplementary '
+    + 'invoice (or its regular invoice when that is not generated yet).',
+  request: UsageReplaceRequest,
+  response: UsageOrderDetail,
+  error: 'billing.UsageReplaceError',
+  errors: billingErrors.list('invalid_request', 'invalid_order', 'occurred_in_future', 'usage_not_found', 'usage_invoiced', 'usage_voided', 'projection_lag'),
+  access: 'billing_staff',
+  write: true,
+  readModels: [billingUsageProjection],
+  async handle(ctx, req) {
+    const knex = ctx.services.knex;
+    const occurredAt = req.occurred_at === undefined ? undefined : new Date(req.occurred_at).toISOString();
+    if (occurredAt && Date.parse(occurredAt) > ctx.now.getTime()) {
+      throw ctx.errors.error('occurred_in_future', 'Orders cannot occur after now.', { issues: [{ path: 'occurred_at', message: `order ${req.order_id} would occur in the future` }] });
+    }
+    const facts: UsageCorrection = {
+      ...(req.buyer ? { buyer: req.buyer } : {}),
+      ...(req.amount ? { amount: req.amount.amount, currency: req.amount.currency } : {}),
+      ...(occurredAt ? { occurred_at: occurredAt } : {}),
+    };
+    const invoiceId = await invoiceOf(ctx, req.order_id);
+    await usageOrders.run(ctx, req.order_id, { type: 'ReplaceUsage', data: { facts, reason: req.reason, invoice_id: invoiceId } }, { orgId: await sellerOf(knex, req.order_id), reason: req.reason });
+    await ctx.readYourWrites();
+    const detail = await orderDetail(knex, req.order_id);
+    if (!detail) throw ctx.errors.error('usage_not_found', `No order ${req.order_id} is recorded.`);
+    return detail;
+  },
+});
+
 /** Write operations of usage facts. */
-export const billingUsageCommands = [usageInsert];
+export const billingUsageCommands = [usageInsert, usageVoid, usageReplace];

@@ -6,7 +6,19 @@ import { CurrencyExchangeRateInsertRequest } from './billing-catalogue.ts';
 
 /** billing.invoices.generate-due: one subscription's usage invoice of one ended month (the usage invoice worker). */
 export const UsageInvoiceDueRequest = z.strictObject({ subscription_id: Uuid, period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/) });
-export const UsageInvoiceDueResult = z.object({ invoice_id: Uuid });
+export const UsageInvoiceDueResult = z.object({
+  invoice_id: Uuid,
+  /** The month's invoice, its next supplementary invoice, or nothing new to bill (the month's last document). */
+  kind: z.enum(['regular', 'supplementary', 'unchanged']),
+});
+/** billing.usage.refusals.record: why the worker could not invoice a subscription month (issue 26). */
+export const UsageRefusalRecordRequest = z.strictObject({
+  subscription_id: Uuid,
+  period: z.string().regex(/^\d{4}-(0[1-9]|1[0-2])$/),
+  code: z.string().min(1).max(100),
+  message: z.string().max(2000),
+  issues: z.array(z.strictObject({ path: z.string().max(300), message: z.string().max(2000) })).max(100),
+});
 
 /** billing.invoices.collect: one open invoice of an auto-collected customer, charged to its default method when due. */
 export const InvoiceCollectRequest = z.strictObject({

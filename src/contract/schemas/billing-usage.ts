@@ -36,12 +36,22 @@ export const UsageInsertRequest = z
   })
   .meta({ id: 'billing.UsageInsertRequest' });
 
+/** Where an order stands in billing. */
+export const UsageBillingState = z
+  .enum(['unbilled', 'invoiced', 'voided', 'held'])
+  .describe('`unbilled`: waits for its month\'s invoice, or (late or fixed) for the next supplementary invoice; `invoiced`: on `invoice_id`; `voided` by staff (never billed); `held`: left out of its month\'s invoices by staff because it cannot be rated (`held_reasons`), billed once fixed.')
+  .meta({ id: 'billing.UsageBillingState' });
+
 /** What happened to one order of a batch. */
 export const UsageInsertItem = z
   .object({
     order_id: z.string().describe('The order id.'),
     subscription_id: Uuid.describe('The subscription the order is recorded under.'),
     status: z.enum(['recorded', 'already_recorded']).describe('`recorded` now, or `already_recorded` with the same facts earlier (nothing changed).'),
+    month: RequestMonth.describe('The calendar month (UTC) of occurred_at: the month whose usage invoice bills the order.'),
+    late: z.boolean().describe("True when the month's usage invoice already exists: the order is billed on the month's next supplementary invoice (the usage invoice worker's next pass, or `billing.invoices.generate`)."),
+    billing_state: UsageBillingState,
+    invoice_id: Uuid.nullable().describe('The invoice the order is billed on, once it is (null until its invoice is generated).'),
   })
   .meta({ id: 'billing.UsageInsertItem' });
 
@@ -50,6 +60,7 @@ export const UsageInsertResponse = z
   .object({
     recorded: z.int().describe('Orders recorded by this request.'),
     already_recorded: z.int().describe('Orders that were recorded earlier with the same facts.'),
+    late: z.int().describe("Orders (of `items`) whose month's usage invoice already exists: they go on a supplementary invoice of that month."),
     items: z.array(UsageInsertItem).describe('One per distinct order id of the request, in request order.'),
   })
   .meta({ id: 'billing.UsageInsertResponse' });
@@ -59,6 +70,7 @@ export const InvoiceGenerateRequest = z
   .strictObject({
     subscription: Uuid.describe('The subscription whose usage is invoiced.'),
     period: RequestMonth.describe('The calendar month (UTC) whose orders are invoiced; it must have ended.'),
+    hold_unrateable: z.boolean().optional().describe('Staff decision: invoice the month without the orders that cannot be rated, holding them (listed by `billing.usage.list` with `billing_state: held` and their reasons) until they are fixed. Default false: any unrateable order refuses the invoice.'),
   })
   .meta({ id: 'billing.InvoiceGenerateRequest' });
 
@@ -141,3 +153,79 @@ export const InvoiceRerateDiff = z
     corrections_applied: z.int().describe('Corrections of the invoice already issued; "old" includes them.'),
   })
   .meta({ id: 'billing.InvoiceRerateDiff' });
+
+/** One recorded order with where it stands in billing (billing.usage.list, void, replace). */
+export const UsageOrderDetail = z
+  .object({
+    order_id: z.string().describe('The order id.'),
+    subscription_id: Uuid.describe('The subscription the order is recorded under.'),
+    seller: Uuid,
+    buyer: Uuid,
+    amount: Money.describe('Order value (the current facts: a replacement\'s when replaced).'),
+    occurred_at: z.string().describe('When the order was placed (RFC 3339, UTC).'),
+    month: z.string().describe('The calendar month (UTC) of occurred_at.'),
+    recorded_at: z.string().describe('When the order was first recorded.'),
+    revision: z.int().describe('0 as recorded; n after the n-th replacement.'),
+    billing_state: UsageBillingState,
+    invoice_id: Uuid.nullable().describe('The invoice the order is billed on (regular or supplementary), or null.'),
+    held_reasons: z.string().nullable().describe('Why the order could not be rated when it was held (`held` only).'),
+    correction: z
+      .object({ kind: z.enum(['voided', 'replaced']), reason: z.string(), at: z.string() })
+      .nullable()
+      .describe('The last correction by staff (the original facts stay in the order\'s history), or null.'),
+  })
+  .meta({ id: 'billing.UsageOrderDetail' });
+
+/** billing.usage.list request. */
+export const UsageListRequest = z
+  .strictObject({
+    subscription_id: Uuid.optional().describe('Only this subscription\'s orders.'),
+    period: RequestMonth.optional().describe('Only orders that occurred in this calendar month (UTC).'),
+    order_id: OrderId.optional().describe('Only this order.'),
+    billing_state: z.enum(['held', 'voided']).optional().describe('Only held orders (with their reasons) or only voided ones.'),
+    ...PageRequest,
+  })
+  .meta({ id: 'billing.UsageListRequest' });
+
+/** billing.usage.list response. */
+export const UsageOrderPage = page(UsageOrderDetail, 'billing.UsageOrderPage', 'Orders by occurred_at.');
+
+const Reason = z.string().trim().min(1).max(500).describe('Why (required; kept in the order\'s history).');
+
+/** billing.usage.void request. */
+export const UsageVoidRequest = z.strictObject({ order_id: OrderId, reason: Reason }).meta({ id: 'billing.UsageVoidRequest' });
+
+/** billing.usage.replace request. */
+export const UsageReplaceRequest = z
+  .strictObject({
+    order_id: OrderId,
+    reason: Reason,
+    buyer: Uuid.optional().describe('The corrected buyer.'),
+    amount: Money.optional().describe('The corrected value (amount and currency).'),
+    occurred_at: RequestInstant.optional().describe('The corrected instant (not in the future).'),
+  })
+  .refine((r) => r.buyer !== undefined || r.amount !== undefined || r.occurred_at !== undefined, { message: 'name at least one corrected fact: buyer, amount or occurred_at', path: ['amount'] })
+  .refine((r) => r.amount === undefined || r.amount.amount >= 0, { message: 'the order amount cannot be negative', path: ['amount', 'amount'] })
+  .meta({ id: 'billing.UsageReplaceRequest' });
+
+/** billing.usage.refusals.list request. */
+export const UsageRefusalListRequest = z
+  .strictObject({ subscription_id: Uuid.optional().describe('Only this subscription\'s months.'), ...PageRequest })
+  .meta({ id: 'billing.UsageRefusalListRequest' });
+
+/** A month the usage invoice worker could not invoice. */
+export const UsageRefusal = z
+  .object({
+    subscription_id: Uuid,
+    period: z.string().describe('The calendar month, YYYY-MM.'),
+    code: z.string().describe('The refusal\'s error code (usage_unrateable, mixed_currencies, customer_not_found...).'),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).describe('The orders named (`orders.<order id>`) and why, at most 100.'),
+    since: z.string().describe('The first refusal of this run of refusals.'),
+    refused_at: z.string().describe('When this reason was last recorded (a pass refused for the same reason records nothing new).'),
+    held_order_count: z.int().describe('Orders staff have held out of this month\'s invoices so far.'),
+  })
+  .meta({ id: 'billing.UsageRefusal' });
+
+/** billing.usage.refusals.list response. */
+export const UsageRefusalPage = page(UsageRefusal, 'billing.UsageRefusalPage', 'Oldest refusal first.');

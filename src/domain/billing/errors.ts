@@ -84,6 +84,10 @@ export const billingErrors = errorCatalogue({
   mixed_currencies: 409,
   invoice_has_metered_lines: 409,
   invoice_not_metered: 409,
+  // Late usage and corrections (issue 26).
+  usage_not_found: 404,
+  usage_voided: 409,
+  usage_invoiced: 409,
   // Re-rating corrections (issue 26 section 5).
   rerate_diff_changed: 409,
   nothing_to_correct: 409,

@@ -159,7 +159,7 @@ export type InvoiceCommand =
   | { type: 'UpdatePayment'; data: { payment_id: string; changes: Partial<PaymentDetails>; now: string } }
   | { type: 'VoidPayment'; data: { payment_id: string; reason: string; now: string } }
   | { type: 'IssueCreditNote'; data: { credit_note_request_id: string; amount: number; currency: string; reason: CreditNoteReason; now: string } }
-  | { type: 'DraftUsageInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; orders: RatedOrderRow[]; memo: string | null; now: string } }
+  | { type: 'DraftUsageInvoice'; data: InvoiceRef & { lines: InvoiceLine[]; orders: RatedOrderRow[]; memo: string | null; metadata?: Record<string, string>; now: string } }
   | { type: 'StartChargeAttempt'; data: { attempt_id: string; provider_key: string; started_by: ChargeStarter; now: string } }
   | { type: 'EndChargeAttempt'; data: { attempt_id: string; outcome: ChargeAttemptOutcome; now: string } };
 

@@ -177,7 +177,7 @@ export const ORDERS_PER_EVENT = 2000;
  */
 function draftUsageInvoice(c: Extract<InvoiceCommand, { type: 'DraftUsageInvoice' }>['data'], s: InvoiceState): InvoiceEvent[] {
   if (s.exists) return [];
-  const { now, lines, orders, memo, ...ref } = c;
+  const { now, lines, orders, memo, metadata, ...ref } = c;
   const total = checkLines(lines);
   const sums = lines.map(() => 0);
   for (const o of orders) {
@@ -189,7 +189,7 @@ function draftUsageInvoice(c: Extract<InvoiceCommand, { type: 'DraftUsageInvoice
   });
   const parts: InvoiceEvent[] = [];
   for (let i = 0; i < orders.length; i += ORDERS_PER_EVENT) parts.push({ type: 'InvoiceUsageRated', data: { ...ref, first: i, orders: orders.slice(i, i + ORDERS_PER_EVENT) } });
-  return [{ type: 'InvoiceDrafted', data: { ...ref, lines, subtotal: total, total, memo, metadata: {}, created_at: now } }, ...parts];
+  return [{ type: 'InvoiceDrafted', data: { ...ref, lines, subtotal: total, total, memo, metadata: metadata ?? {}, created_at: now } }, ...parts];
 }
 
 /** What can still be credited on the invoice: the remaining amount while it is owed, once paid what was paid and not yet credited; null when no credit is possible. */

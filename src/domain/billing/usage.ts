@@ -1,10 +1,12 @@
 // Usage facts (`usage-<uuid of the order id>`): one stream per marketplace order, so the order id is claimed once
 // across the whole log. Recording the same order again changes nothing; the same id with other data is refused.
+// Staff correct an order with events on its stream (issue 26): void it, or replace its facts (the original stays in
+// history); an order already on an invoice is not corrected (409 usage_invoiced: see docs/decisions.md).
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
 import { billingErrors } from './errors.ts';
-import { EventAmount, EventId, EventInstant } from '../event-fields.ts';
+import { EventAmount, EventId, EventInstant, EventInt32 } from '../event-fields.ts';
 
 /** The facts of one order as recorded: what rating reads. */
 export const UsageOrderSchema = z.object({
@@ -23,6 +25,10 @@ export type UsageOrder = z.infer<typeof UsageOrderSchema>;
 /** Events of an order's usage stream. */
 export const usageEvents = eventSchemas({
   UsageRecorded: UsageOrderSchema.extend({ recorded_at: z.string() }),
+  /** Staff voided the order: it is not rated or billed; the facts stay in history. */
+  UsageVoided: z.object({ order_id: z.string(), subscription_id: EventId, reason: z.string(), voided_at: EventInstant }),
+  /** Staff replaced the order's facts with corrected ones (revision 1, 2, ...): the replacement is rated in its place. */
+  UsageReplaced: UsageOrderSchema.extend({ revision: EventInt32.min(1), reason: z.string(), replaced_at: EventInstant }),
 });
 
 /** A usage event (derived from `usageEvents`). */
@@ -31,12 +37,27 @@ export type UsageEvent = EventOf<typeof usageEvents>;
 /** How usage events are read. */
 export const usageCodec = eventCodec(usageEvents);
 
-/** What may be asked of an order's usage stream. */
-export type UsageCommand = { type: 'RecordUsage'; data: UsageOrder & { now: string } };
+/** The facts a replacement may correct (seller and subscription stay: they say whose usage it is). */
+export type UsageCorrection = Partial<Pick<UsageOrder, 'buyer' | 'amount' | 'currency' | 'occurred_at'>>;
 
-/** The order as recorded, or null before it is. */
+/**
+ * What may be asked of an order's usage stream. `invoice_id` in a correction is the looked-up fact "this order is on
+ * that invoice" (null when it is on none): an invoiced order is not corrected.
+ */
+export type UsageCommand =
+  | { type: 'RecordUsage'; data: UsageOrder & { now: string } }
+  | { type: 'VoidUsage'; data: { reason: string; invoice_id: string | null; now: string } }
+  | { type: 'ReplaceUsage'; data: { facts: UsageCorrection; reason: string; invoice_id: string | null; now: string } };
+
+/** The order as recorded and corrected, or null before it is. */
 export interface UsageState {
+  /** The current facts (the latest replacement's, else the recording's). */
   order: UsageOrder | null;
+  /** The facts first recorded: recording them again is `already_recorded`, whatever corrections followed. */
+  original: UsageOrder | null;
+  /** 0 as recorded, then 1, 2, ... per replacement. */
+  revision: number;
+  voided: boolean;
 }
 
 /** The stream key of an order id: a name-based UUID, so the id needs no lookup to find its stream. */
@@ -53,15 +74,21 @@ export function sameOrder(a: UsageOrder, b: UsageOrder): boolean {
 /** Pure usage decider: first recording wins; an identical one is a no-op; a different one is a conflict. */
 export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
   events: usageCodec,
-  initialState: () => ({ order: null }),
-  evolve(_state, event) {
+  initialState: () => ({ order: null, original: null, revision: 0, voided: false }),
+  evolve(state, event) {
     switch (event.type) {
       case 'UsageRecorded': {
         const { recorded_at: _recordedAt, ...order } = event.data;
-        return { order };
+        return { order, original: order, revision: 0, voided: false };
+      }
+      case 'UsageVoided':
+        return { ...state, voided: true };
+      case 'UsageReplaced': {
+        const { revision, reason: _reason, replaced_at: _at, ...order } = event.data;
+        return { ...state, order, original: state.original ?? order, revision };
       }
       default:
-        return assertNever(event.type);
+        return assertNever(event);
     }
   },
   decide(command, state) {
@@ -69,18 +96,43 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
       case 'RecordUsage': {
         const { now, ...order } = command.data;
         if (state.order) {
-          if (sameOrder(state.order, order)) return [];
+          if (sameOrder(state.order, order) || (state.original && sameOrder(state.original, order))) return [];
           throw usageConflict(state.order, order);
         }
-        if (order.seller === order.buyer) throw billingErrors.error('invalid_order', `Order ${order.order_id}: seller and buyer are the same organization.`);
-        if (!Number.isSafeInteger(order.amount) || order.amount < 0) throw billingErrors.error('invalid_order', `Order ${order.order_id}: the amount is a non-negative integer in minor units.`);
+        checkFacts(order);
         return [{ type: 'UsageRecorded', data: { ...order, recorded_at: now } }];
       }
+      case 'VoidUsage': {
+        const order = correctable(state, command.data.invoice_id, 'voided');
+        if (state.voided) return []; // a repeated void
+        return [{ type: 'UsageVoided', data: { order_id: order.order_id, subscription_id: order.subscription_id, reason: command.data.reason, voided_at: command.data.now } }];
+      }
+      case 'ReplaceUsage': {
+        const order = correctable(state, command.data.invoice_id, 'replaced');
+        if (state.voided) throw billingErrors.error('usage_voided', `Order ${order.order_id} is voided; a voided order is not replaced (record the corrected order under a new id).`);
+        const next: UsageOrder = { ...order, ...command.data.facts };
+        if (sameOrder(next, order)) return [];
+        checkFacts(next);
+        return [{ type: 'UsageReplaced', data: { ...next, revision: state.revision + 1, reason: command.data.reason, replaced_at: command.data.now } }];
+      }
       default:
-        return assertNever(command.type);
+        return assertNever(command);
     }
   },
 };
+
+// The order exists and is on no invoice: what a correction needs.
+function correctable(state: UsageState, invoiceId: string | null, what: string): UsageOrder {
+  if (!state.order) throw billingErrors.error('usage_not_found', 'No order with this id is recorded.');
+  if (invoiceId !== null)
+    throw billingErrors.error('usage_invoiced', `Order ${state.order.order_id} is billed on invoice ${invoiceId}; an invoiced order is not ${what} (issue a credit note on that invoice instead).`, { details: { invoice_id: invoiceId } });
+  return state.order;
+}
+
+function checkFacts(order: UsageOrder): void {
+  if (order.seller === order.buyer) throw billingErrors.error('invalid_order', `Order ${order.order_id}: seller and buyer are the same organization.`);
+  if (!Number.isSafeInteger(order.amount) || order.amount < 0) throw billingErrors.error('invalid_order', `Order ${order.order_id}: the amount is a non-negative integer in minor units.`);
+}
 
 /** The facts in which a later recording of an order differs from the stored one. */
 export function differingFields(stored: UsageOrder, given: UsageOrder): string[] {

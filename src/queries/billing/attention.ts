@@ -8,7 +8,11 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { notReady } from '../../read-model-status.ts';
 import { listUnreadableStreams } from '../../unreadable-streams.ts';
 import { failingCollections } from './collections.ts';
-import { getCustomerDoc } from './customers.ts';
+import { customerOfOrganization, getCustomerDoc } from './customers.ts';
+import { invoicesOfOrders } from './invoice-orders.ts';
+import { subscriptionById } from './subscriptions.ts';
+import { usageByOrderIds } from './usage.ts';
+import { heldMonthDocs, refusedMonthDocs } from './usage-months.ts';
 import { getInvoiceDoc } from './invoices.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 
@@ -47,6 +51,56 @@ const sources: Record<Kind, Source> = {
     }
     return items;
   },
+  async usage_month_refused(services) {
+    const items: Item[] = [];
+    for (const m of await refusedMonthDocs(services.knex, ATTENTION_SOURCE_CAP)) {
+      if (!m.refusal) continue;
+      const named = m.refusal.issues.slice(0, 3).map((i) => `${i.path.replace(/^orders\./, '')} (${i.message})`).join('; ');
+      items.push({
+        kind: 'usage_month_refused',
+        key: `usage_month_refused:${m.subscription_id}/${m.period}`,
+        summary: `Usage of ${m.period} of subscription ${m.subscription_id} cannot be invoiced: ${m.refusal.code}`,
+        cause: `${m.refusal.message}${named ? ` ${named}${m.refusal.issues.length > 3 ? '; ...' : ''}` : ''}`,
+        resolve: m.refusal.code === 'usage_unrateable'
+          ? 'Fix the orders named on the usage page (replace with the corrected facts, or void), or fix the configuration; or invoice the month without them (Generate, holding unrateable orders).'
+          : 'Fix the cause (e.g. create the billing customer of the subscription\'s organization); the usage invoice worker tries again on every pass.',
+        href: `/console/usage?subscription_id=${m.subscription_id}&period=${m.period}`,
+        customer: await customerOfSubscription(services, m.subscription_id),
+        invoice_id: null,
+        amount: null,
+        since: m.refusal.since,
+      });
+    }
+    return items;
+  },
+  async held_usage(services) {
+    const items: Item[] = [];
+    for (const m of await heldMonthDocs(services.knex, ATTENTION_SOURCE_CAP)) {
+      const facts = await usageByOrderIds(services.knex, Object.keys(m.held));
+      // Still held: not voided, not replaced since (same revision), not billed since.
+      const candidates = Object.entries(m.held).filter(([id, h]) => {
+        const f = facts.get(id);
+        return f && f.correction?.kind !== 'voided' && (f.revision ?? 0) === h.revision;
+      });
+      const billed = await invoicesOfOrders(services.knex, candidates.map(([id]) => id));
+      const held = candidates.filter(([id]) => !billed.has(id));
+      if (held.length === 0) continue;
+      const first = held.reduce((a, b) => (b[1].held_at < a[1].held_at ? b : a));
+      items.push({
+        kind: 'held_usage',
+        key: `held_usage:${m.subscription_id}/${m.period}`,
+        summary: `${held.length} order(s) of ${m.period} of subscription ${m.subscription_id} are held out of its invoices`,
+        cause: `They cannot be rated: ${first[0]}: ${first[1].reasons}${held.length > 1 ? '; ...' : ''} (billing.usage.list with billing_state held lists them all).`,
+        resolve: 'Replace each with corrected facts or void it, with a reason (usage page); fixed orders are billed on the month\'s next supplementary invoice.',
+        href: `/console/usage?subscription_id=${m.subscription_id}&period=${m.period}&billing_state=held`,
+        customer: await customerOfSubscription(services, m.subscription_id),
+        invoice_id: null,
+        amount: null,
+        since: first[1].held_at,
+      });
+    }
+    return items;
+  },
   async stalled_read_model(services) {
     const now = services.clock.now().getTime();
     return notReady(await services.runner.statuses()).map((s) => ({
@@ -80,6 +134,13 @@ const sources: Record<Kind, Source> = {
   },
 };
 
+/** The billing customer of a subscription's organization, or null. */
+async function customerOfSubscription(services: Services, subscriptionId: string): Promise<Item['customer']> {
+  const sub = await subscriptionById(services.knex, subscriptionId);
+  const customer = sub ? await customerOfOrganization(services.knex, sub.organization_id) : null;
+  return customer ? { id: customer.id, name: customer.name } : null;
+}
+
 /** Every item of every kind, oldest first (the Needs attention page, its navigation count and the metric). */
 export async function attentionItems(services: Services): Promise<Item[]> {
   const all = (await Promise.all(ATTENTION_KINDS.map((k) => sources[k](services)))).flat();
@@ -98,7 +159,7 @@ export const attentionList = operation({
   id: 'billing.attention.list',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'What needs a person: failed automatic collections, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
+  summary: 'What needs a person: failed automatic collections, usage months that cannot be invoiced, held usage, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
   description: 'Billing staff. Counts cover every kind whatever `kind` filters. Extension operation (the console\'s Needs attention page).',
   request: AttentionListRequest,
   response: AttentionListResponse,

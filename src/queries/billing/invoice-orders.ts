@@ -23,6 +23,32 @@ export async function invoiceOrderRows(knex: Knex, invoiceId: string): Promise<I
   }));
 }
 
+/** The invoice each of `orderIds` is billed on (an order is on one invoice at most), by order id. */
+export async function invoicesOfOrders(knex: Knex, orderIds: string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (let i = 0; i < orderIds.length; i += 5000) {
+    const rows = (await knex('billing_invoice_orders').whereIn('order_id', orderIds.slice(i, i + 5000)).select('order_id', 'invoice_id')) as { order_id: string; invoice_id: string }[];
+    for (const r of rows) out.set(r.order_id, r.invoice_id);
+  }
+  return out;
+}
+
+/** The orders billed on `invoiceIds` (order id -> invoice id, line). */
+export async function ordersOfInvoices(knex: Knex, invoiceIds: string[]): Promise<Map<string, { invoice_id: string; line_index: number }>> {
+  const out = new Map<string, { invoice_id: string; line_index: number }>();
+  if (invoiceIds.length === 0) return out;
+  const rows = (await knex('billing_invoice_orders').whereIn('invoice_id', invoiceIds).select('order_id', 'invoice_id', 'line_index')) as { order_id: string; invoice_id: string; line_index: number }[];
+  for (const r of rows) out.set(r.order_id, { invoice_id: r.invoice_id, line_index: r.line_index });
+  return out;
+}
+
+/** How many orders are billed on `invoiceIds`. */
+export async function orderCountOfInvoices(knex: Knex, invoiceIds: string[]): Promise<number> {
+  if (invoiceIds.length === 0) return 0;
+  const row = (await knex('billing_invoice_orders').whereIn('invoice_id', invoiceIds).count({ n: '*' }).first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
+}
+
 /** The order details of `rows`, from the usage facts and the metered line each sits on. */
 export async function orderDetails(knex: Knex, lines: InvoiceLine[], currency: string, rows: InvoiceOrderDoc[]): Promise<z.input<typeof InvoiceOrderDetail>[]> {
   const facts = await usageByOrderIds(knex, rows.map((r) => r.order_id));

@@ -20,6 +20,13 @@ export function getInvoiceDoc(db: Db, id: string): Promise<InvoiceDoc | null> {
   return documentById<InvoiceDoc>(db, 'billing_invoices', id);
 }
 
+/** Which of `ids` are invoices (any status). */
+export async function existingInvoices(knex: Knex, ids: string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = (await knex('billing_invoices').whereIn('id', ids).select('id')) as { id: string }[];
+  return new Set(rows.map((r) => r.id));
+}
+
 /**
  * An invoice the caller may see: staff see all; an organization sees its own once finalized (drafts are
  * the biller's work in progress, as in Stripe). Anything else is 404, like a missing one.

@@ -8,11 +8,17 @@ import { Subscription, SubscriptionListRequest } from '../../contract/schemas/bi
 import type { SubscriptionDoc } from '../../projections/billing/subscriptions.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
+/** One subscription by id, or null. */
+export async function subscriptionById(knex: Knex, id: string): Promise<SubscriptionDoc | null> {
+  const row = await knex('billing_subscriptions').where({ id }).first('doc');
+  return row ? (row.doc as SubscriptionDoc) : null;
+}
+
 /** One subscription by id; 404 when there is none. */
 export async function subscriptionOrNotFound(knex: Knex, id: string): Promise<SubscriptionDoc> {
-  const row = await knex('billing_subscriptions').where({ id }).first('doc');
-  if (!row) throw billingErrors.error('subscription_not_found', `No subscription ${id}.`);
-  return row.doc as SubscriptionDoc;
+  const sub = await subscriptionById(knex, id);
+  if (!sub) throw billingErrors.error('subscription_not_found', `No subscription ${id}.`);
+  return sub;
 }
 
 /** The active subscriptions of an organization. */

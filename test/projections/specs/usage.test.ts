@@ -4,6 +4,8 @@ import { type UsageEvent, usageKey } from '../../../src/domain/billing/usage.ts'
 import type { InvoiceEvent } from '../../../src/domain/billing/invoice.ts';
 import { billingUsageProjection } from '../../../src/projections/billing/usage.ts';
 import { billingInvoiceOrdersProjection } from '../../../src/projections/billing/invoice-orders.ts';
+import { billingUsageMonthsProjection } from '../../../src/projections/billing/usage-months.ts';
+import { type UsageMonthEvent, usageMonthKey } from '../../../src/domain/billing/usage-month.ts';
 import { on, projectionSpec } from '../spec.ts';
 import { CUS, INV, ORG, ORG2 } from './fixtures.ts';
 
@@ -23,10 +25,48 @@ for (const backend of backends()) {
         ...on<UsageEvent>(`usage-${usageKey('A-2')}`, [recorded('A-2', 800, '2026-02-02T10:00:00.000Z')]),
       ]).then({
         billing_usage: [
-          { id: usageKey('A-1'), ...facts('A-1', 1200, '2026-02-01T10:00:00.000Z'), recorded_at: '2026-03-01T09:00:00.000Z' },
-          { id: usageKey('A-2'), ...facts('A-2', 800, '2026-02-02T10:00:00.000Z'), recorded_at: '2026-03-01T09:00:00.000Z' },
+          { id: usageKey('A-1'), ...facts('A-1', 1200, '2026-02-01T10:00:00.000Z'), recorded_at: '2026-03-01T09:00:00.000Z', revision: 0, correction: null },
+          { id: usageKey('A-2'), ...facts('A-2', 800, '2026-02-02T10:00:00.000Z'), recorded_at: '2026-03-01T09:00:00.000Z', revision: 0, correction: null },
         ].sort((a, b) => (a.id < b.id ? -1 : 1)),
       });
+    });
+
+    it('billing.usage: a replacement takes the order\'s place (facts, revision), a void marks it; the columns rating reads follow', async () => {
+      const recorded = (order_id: string): UsageEvent => ({ type: 'UsageRecorded', data: { ...facts(order_id, 1000, '2026-02-01T10:00:00.000Z'), currency: 'EUR', recorded_at: '2026-03-01T09:00:00.000Z' } });
+      await spec.given(billingUsageProjection, [
+        ...on<UsageEvent>(`usage-${usageKey('B-1')}`, [
+          recorded('B-1'),
+          { type: 'UsageReplaced', data: { ...facts('B-1', 900, '2026-02-03T10:00:00.000Z'), revision: 1, reason: 'Sent in EUR', replaced_at: '2026-03-02T09:00:00.000Z' } },
+        ]),
+        ...on<UsageEvent>(`usage-${usageKey('B-2')}`, [recorded('B-2'), { type: 'UsageVoided', data: { order_id: 'B-2', subscription_id: SUB, reason: 'Test order', voided_at: '2026-03-02T10:00:00.000Z' } }]),
+        // A correction of an order this read model never saw changes nothing.
+        ...on<UsageEvent>(`usage-${usageKey('B-3')}`, [{ type: 'UsageVoided', data: { order_id: 'B-3', subscription_id: SUB, reason: 'x', voided_at: '2026-03-02T10:00:00.000Z' } }]),
+      ]).then({
+        billing_usage: [
+          { order_id: 'B-1', currency: 'GBP', voided: false, revision: 1, doc: { id: usageKey('B-1'), ...facts('B-1', 900, '2026-02-03T10:00:00.000Z'), recorded_at: '2026-03-01T09:00:00.000Z', revision: 1, correction: { kind: 'replaced', reason: 'Sent in EUR', at: '2026-03-02T09:00:00.000Z' } } },
+          { order_id: 'B-2', currency: 'EUR', voided: true, revision: 0, doc: { id: usageKey('B-2'), ...facts('B-2', 1000, '2026-02-01T10:00:00.000Z'), currency: 'EUR', recorded_at: '2026-03-01T09:00:00.000Z', revision: 0, correction: { kind: 'voided', reason: 'Test order', at: '2026-03-02T10:00:00.000Z' } } },
+        ].sort((a, b) => (a.doc.id < b.doc.id ? -1 : 1)),
+      }, { columns: ['order_id', 'currency', 'voided', 'revision'] });
+    });
+
+    it('billing.usage-months: held orders by id at their revision, and the refusal in force since its first pass until cleared', async () => {
+      const ref = { subscription_id: SUB, period: '2026-02' };
+      const refused = (at: string, message: string): UsageMonthEvent => ({ type: 'UsageMonthRefused', data: { ...ref, code: 'usage_unrateable', message, issues: [{ path: 'orders.B-1', message: 'currency_mismatch: EUR' }], refused_at: at } });
+      const march = { ...ref, period: '2026-03' };
+      await spec.given(billingUsageMonthsProjection, [
+        ...on<UsageMonthEvent>(`usagemonth-${usageMonthKey(SUB, '2026-02')}`, [
+          refused('2026-03-01T00:00:00.000Z', 'first'),
+          refused('2026-03-02T00:00:00.000Z', 'second'),
+          { type: 'UsageOrdersHeld', data: { ...ref, orders: [{ order_id: 'B-1', revision: 0, reasons: 'currency_mismatch: EUR' }], held_at: '2026-03-03T00:00:00.000Z' } },
+          { type: 'UsageMonthRefusalCleared', data: { ...ref, cleared_at: '2026-03-03T00:00:00.000Z' } },
+        ]),
+        ...on<UsageMonthEvent>(`usagemonth-${usageMonthKey(SUB, '2026-03')}`, [{ type: 'UsageMonthRefused', data: { ...march, code: 'customer_not_found', message: 'no customer', issues: [], refused_at: '2026-04-01T00:00:00.000Z' } }]),
+      ]).then({
+        billing_usage_months: [
+          { refused: false, period: '2026-02', doc: { id: usageMonthKey(SUB, '2026-02'), ...ref, held: { 'B-1': { revision: 0, reasons: 'currency_mismatch: EUR', held_at: '2026-03-03T00:00:00.000Z' } }, refusal: null } },
+          { refused: true, period: '2026-03', doc: { id: usageMonthKey(SUB, '2026-03'), ...march, held: {}, refusal: { code: 'customer_not_found', message: 'no customer', issues: [], since: '2026-04-01T00:00:00.000Z', refused_at: '2026-04-01T00:00:00.000Z' } } },
+        ].sort((a, b) => (a.doc.id < b.doc.id ? -1 : 1)),
+      }, { columns: ['refused', 'period'] });
     });
 
     it('billing.invoice-orders: every order of every part, numbered in rating order across parts', async () => {

@@ -94,17 +94,24 @@ export function monthOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
 }
 
+/** The key of a seller's monthly baseline consumption (`consumedBefore` of rateOrders). */
+export function baselineKey(seller: string, month: string): string {
+  return `${seller}\u0000${month}`;
+}
+
 /**
  * Rates `orders` (order ids unique) against `snapshot` as known at `asOf` (ISO instant). The answer has one rating per
  * order, in the input's order; it does not depend on that order. Unrateable orders do not count towards the baseline.
+ * `consumedBefore` (by baselineKey) is the baseline already consumed by orders billed earlier (late usage, issue 26):
+ * these orders are rated after them, so the exemption is not granted twice.
  */
-export function rateOrders(snapshot: ConfigurationSnapshot, orders: readonly UsageOrder[], asOf: string): OrderRating[] {
+export function rateOrders(snapshot: ConfigurationSnapshot, orders: readonly UsageOrder[], asOf: string, consumedBefore?: ReadonlyMap<string, bigint>): OrderRating[] {
   const asOfMs = instant(asOf);
   const pricing = timeline<PricingRevision>(snapshot.pricing, asOfMs);
   const baselines = timeline<BaselineRevision>(snapshot.baselines, asOfMs);
   const relationships = new Map<string, RelationshipAsOf | null>();
   for (const r of snapshot.relationships) relationships.set(pairKey(r.seller, r.buyer), relationshipAsOf(r, asOfMs));
-  const consumed = new Map<string, bigint>();
+  const consumed = new Map<string, bigint>(consumedBefore ?? []);
   const results = new Map<UsageOrder, OrderRating>();
   for (const order of ratingOrder(orders)) {
     results.set(order, rateOne(order, relationships.get(pairKey(order.seller, order.buyer)) ?? null, pricing, baselines, consumed));
@@ -139,7 +146,7 @@ function rateOne(
 
   let exempt = 0n;
   if (classification === 'pre_existing') {
-    const key = `${order.seller}\u0000${monthOf(at)}`;
+    const key = baselineKey(order.seller, monthOf(at));
     const before = consumed.get(key) ?? 0n;
     const amount = BigInt(order.amount);
     const left = BigInt(baseline?.monthly_exempt_amount ?? 0) - before;

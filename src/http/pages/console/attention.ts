@@ -11,6 +11,8 @@ import { ATTENTION_KINDS } from '../../../contract/schemas/billing-attention.ts'
 /** How each kind is headed on the page. */
 const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
   failed_collection: 'Failed automatic collections',
+  usage_month_refused: 'Usage months that cannot be invoiced',
+  held_usage: 'Held usage',
   stalled_read_model: 'Stalled read models',
   unreadable_stream: 'Unreadable streams',
 };

@@ -17,6 +17,7 @@ import { mountHistory } from './history.ts';
 import { mountConfiguration } from './configuration.ts';
 import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
+import { mountUsage } from './usage.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -55,4 +56,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountConfiguration(app, services);
   mountHealth(app, services);
   mountAttention(app, services);
+  mountUsage(app, services);
 }

@@ -74,7 +74,7 @@ ${table(`Orders behind line ${index + 1}`, ['Order', 'Placed', 'Buyer', 'Amount'
   });
   const subscription = metered[0]?.m.subscription_id;
   return html`<section aria-labelledby="usage"><h2 id="usage">Metered usage</h2>
-${subscription ? html`<p class="links"><a href="/console/configuration${qs({ subscription_id: subscription })}">Configuration of the subscription</a></p>` : ''}
+${subscription ? html`<p class="links"><a href="/console/configuration${qs({ subscription_id: subscription })}">Configuration of the subscription</a> · <a href="/console/usage${qs({ subscription_id: subscription, period: metered[0]?.m.period })}">Usage of ${metered[0]?.m.period ?? ''}: every order, late, held or voided</a></p>` : ''}
 <form method="get" action="/console/invoices/${i.id}/rerate" class="card"><h3>Re-rate preview</h3>
 <p>Rates this invoice's orders again under the configuration as known now and shows what would change, per line and per order. <strong>Writes nothing:</strong> the invoice stays as it is.</p>
 <div class="actions"><button type="submit">Re-rate preview</button></div></form>
