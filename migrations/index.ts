@@ -27,6 +27,8 @@ import * as m0065 from './0065_billing_usage.ts';
 import * as m0095 from './0095_es_append_events.ts';
 import * as m0096 from './0096_projection_health.ts';
 import * as m0097 from './0097_idempotency_key_expiry.ts';
+import * as m0100 from './0100_billing_charges.ts';
+import * as m0101 from './0101_sandbox_provider_refunds.ts';
 import * as m0105 from './0105_billing_usage_late.ts';
 import * as m0110 from './0110_billing_invoice_corrections.ts';
 import * as m0115 from './0115_billing_collections.ts';
@@ -64,6 +66,8 @@ const migrations: Record<string, Migration> = {
   '0095_es_append_events': m0095,
   '0096_projection_health': m0096,
   '0097_idempotency_key_expiry': m0097,
+  '0100_billing_charges': m0100,
+  '0101_sandbox_provider_refunds': m0101,
   '0105_billing_usage_late': m0105,
   '0110_billing_invoice_corrections': m0110,
   '0115_billing_collections': m0115,

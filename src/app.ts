@@ -23,6 +23,7 @@ import { type InvokeOptions, invokeRegistered } from './pipeline/invoke.ts';
 import type { Services } from './context.ts';
 import { integrationAuthenticator, sessionAuthenticator } from './http/authenticate.ts';
 import { entitledTo } from './queries/billing/effective-entitlements.ts';
+import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
@@ -111,6 +112,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
+  metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));

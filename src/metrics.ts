@@ -13,6 +13,9 @@ export interface Metrics {
   usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
   lagSource?: () => Promise<Map<string, number>>;
+  refundsDue: client.Gauge<never>;
+  /** Counts the charges with money due back at scrape time (set by the composition root). */
+  refundsDueSource?: () => Promise<number>;
   /** Counts the refused usage months at scrape time (set by the composition root). */
   refusedUsageMonthsSource?: () => Promise<number>;
   attentionItems: client.Gauge<'kind'>;
@@ -55,6 +58,16 @@ export function createMetrics(): Metrics {
       help: '1 for the state each projection is in (running, catching_up, failed), 0 for the others',
       labelNames: ['projection', 'state'],
       registers: [registry],
+    }),
+    // Read at scrape time from billing.charges (issue 26): money owed back to customers is visible without the console.
+    refundsDue: new client.Gauge({
+      name: 'billing_refunds_due',
+      help: 'Provider charges taken but not (fully) applied whose money is due back to the customer (the refunds-due list)',
+      registers: [registry],
+      async collect() {
+        const n = await metrics.refundsDueSource?.();
+        if (n !== undefined) this.set(n);
+      },
     }),
     usageMonthsRefused: new client.Gauge({
       name: 'usage_months_refused',

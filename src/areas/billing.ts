@@ -9,13 +9,15 @@ import { billingPaymentPageCommands } from '../commands/billing/payment-page.ts'
 import { billingAccessReviewCommands } from '../commands/billing/access-review.ts';
 import { billingAttachmentExpiryCommands } from '../commands/billing/attachment-expiry.ts';
 import { billingOperatorCommands } from '../commands/billing/operator.ts';
+import { billingReconciliationCommands } from '../commands/billing/reconciliation.ts';
 import { overdueWorker } from '../workers/billing/overdue.ts';
 import { collectionWorker } from '../workers/billing/collection.ts';
 import { attachmentExpiryWorker } from '../workers/billing/attachment-expiry.ts';
+import { reconciliationWorker } from '../workers/billing/reconciliation.ts';
 import type { Area } from './area.ts';
 
 /** Typed billing operations (tests call them through these); internal ones (surface `internal`) are invoked in process only. */
-export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands];
+export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands, ...billingReconciliationCommands];
 
 /** The billing area as the composition root assembles it. */
-export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker] };
+export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker] };

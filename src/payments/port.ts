@@ -70,6 +70,31 @@ export type ProviderNotification = ({ kind: 'setup' } & SetupNotification) | { k
 /** The outcome of a charge. */
 export type ChargeResult = { status: 'succeeded'; charge_ref: string; /** What was charged: the first request's amount when the idempotency key was used before. */ amount: number } | { status: 'failed'; charge_ref: string; code: string; message: string };
 
+/** Who a charge belongs to on our side, as the charger told the provider (metadata); `attempt_id` is the invoice's charge attempt. */
+export interface ChargeOwner {
+  invoice_id: string;
+  customer_id: string;
+  organization_id: string;
+  attempt_id: string | null;
+}
+
+/** The provider's record of one charge, as `listCharges` answers it (Stripe: a Charge). */
+export interface ProviderCharge {
+  charge_ref: string;
+  status: 'succeeded' | 'failed';
+  amount: number;
+  currency: string;
+  /** When the provider made it. */
+  created_at: string;
+  /** Null when the charger sent none (a charge made before owners were sent, or by hand at the provider). */
+  owner: ChargeOwner | null;
+  /** What the provider has refunded of it so far. */
+  amount_refunded: number;
+}
+
+/** The outcome of a refund: the provider's refund reference, or why it refused (nothing was refunded). */
+export type RefundResult = { status: 'succeeded'; refund_ref: string; amount: number } | { status: 'failed'; code: string; message: string };
+
 /** A notification that failed verification (bad signature, stale timestamp, unreadable body); `issues` name the unreadable fields. */
 export class NotificationRejected extends Error {
   constructor(
@@ -102,5 +127,15 @@ export interface PaymentProvider {
   /** The provider's current record of the payment `ref` names, or null when it knows none. Stripe: retrieve the PaymentIntent. */
   getPayment(ref: string): Promise<ProviderPayment | null>;
   /** Charges a method; repeating with the same idempotency key answers the first outcome and charges once. */
-  charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult>;
+  charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string; owner?: ChargeOwner }): Promise<ChargeResult>;
+  /**
+   * Gives back `amount` of a succeeded charge (all or part of what is left of it); the same idempotency key answers the first
+   * refund and refunds once. Stripe: `POST /v1/refunds {charge, amount, reason, metadata}` with the `Idempotency-Key` header.
+   */
+  refund(input: { charge_ref: string; amount: number; currency: string; idempotency_key: string; reason: string }): Promise<RefundResult>;
+  /**
+   * The provider's charges made at or after `since`, oldest first (reconciliation). Stripe: `GET /v1/charges?created[gte]=<unix>`
+   * paged with `starting_after`; the owner is the charge's (its PaymentIntent's) metadata.
+   */
+  listCharges(since: Date): Promise<ProviderCharge[]>;
 }

@@ -2,7 +2,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import type { Services } from '../context.ts';
-import { NotificationRejected, type ChargeResult, type PaymentOwner, type PaymentProvider, type ProviderMethod, type ProviderNotification, type ProviderPayment, type ProviderSetup, type SetupOwner } from './port.ts';
+import { NotificationRejected, type ChargeOwner, type ChargeResult, type PaymentOwner, type ProviderCharge, type RefundResult, type PaymentProvider, type ProviderMethod, type ProviderNotification, type ProviderPayment, type ProviderSetup, type SetupOwner } from './port.ts';
 import { signPayload, signatureProblem } from './signature.ts';
 
 /** The well-known test numbers of the sandbox. */
@@ -29,6 +29,9 @@ const NextActionSchema = z.union([
   z.object({ type: z.literal('redirect'), url: z.string(), return_url: z.string() }),
   z.object({ type: z.literal('display_details'), details: z.record(z.string(), z.string()) }),
 ]);
+/** The sandbox's own record of a charge (currency and owner kept since reconciliation; older rows lack them). */
+type StoredCharge = { charge_ref: string; currency?: string; owner?: ChargeOwner | null } & ({ status: 'succeeded'; amount?: number } | { status: 'failed'; code: string; message: string });
+
 /** The sandbox's own record of a payment. */
 interface SandboxPayment {
   payment: ProviderPayment;
@@ -145,7 +148,9 @@ export class SandboxProvider implements PaymentProvider {
 
   // Charges the method (idempotent on the payment) and finishes the payment with the outcome.
   private async settlePayment(p: SandboxPayment, methodRef: string): Promise<ProviderPayment> {
-    const charge = await this.charge({ method_ref: methodRef, amount: p.payment.amount, currency: p.payment.currency, idempotency_key: p.payment.ref });
+    const { attempt_id, invoice_id, customer_id, organization_id } = p.payment.owner;
+    const owner = { invoice_id, customer_id, organization_id, attempt_id };
+    const charge = await this.charge({ method_ref: methodRef, amount: p.payment.amount, currency: p.payment.currency, idempotency_key: p.payment.ref, owner });
     return this.finishPayment(p, charge.status === 'succeeded' ? { status: 'succeeded', charge_ref: charge.charge_ref } : { status: 'failed', failure: { code: charge.code, message: charge.message } });
   }
 
@@ -162,19 +167,60 @@ export class SandboxProvider implements PaymentProvider {
     return row ? (row.doc as SandboxPayment) : null;
   }
 
-  async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string }): Promise<ChargeResult> {
+  async charge(input: { method_ref: string; amount: number; currency: string; idempotency_key: string; owner?: ChargeOwner }): Promise<ChargeResult> {
     // A repeated key answers the first charge, whatever this request's amount (sandbox charges stored before
     // amounts were kept read with this request's).
-    const first = (doc: ChargeResult) => (doc.status === 'succeeded' ? { ...doc, amount: doc.amount ?? input.amount } : doc);
+    const first = (doc: StoredCharge): ChargeResult =>
+      doc.status === 'succeeded' ? { status: 'succeeded', charge_ref: doc.charge_ref, amount: doc.amount ?? input.amount } : { status: 'failed', charge_ref: doc.charge_ref, code: doc.code, message: doc.message };
     const found = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
-    if (found) return first(found.doc as ChargeResult);
+    if (found) return first(found.doc as StoredCharge);
     const declined = input.method_ref.endsWith(`_${TEST_CARDS.chargeDeclined.slice(-4)}`);
     const charge_ref = `ch_sbx_${crypto.randomUUID().replace(/-/g, '')}`;
-    const result: ChargeResult = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.' } : { status: 'succeeded', charge_ref, amount: input.amount };
-    await this.services.knex('sandbox_provider_charges').insert({ idempotency_key: input.idempotency_key, doc: JSON.stringify(result) }).onConflict('idempotency_key').ignore();
+    const kept = { currency: input.currency, owner: input.owner ?? null };
+    const result: StoredCharge = declined ? { status: 'failed', charge_ref, code: 'card_declined', message: 'The card was declined.', ...kept } : { status: 'succeeded', charge_ref, amount: input.amount, ...kept };
+    await this.services.knex('sandbox_provider_charges').insert({ idempotency_key: input.idempotency_key, created_at: this.services.clock.now(), doc: JSON.stringify(result) }).onConflict('idempotency_key').ignore();
     const stored = await this.services.knex('sandbox_provider_charges').where({ idempotency_key: input.idempotency_key }).first('doc');
-    return first(stored.doc as ChargeResult);
+    return first(stored.doc as StoredCharge);
   }
+
+  async refund(input: { charge_ref: string; amount: number; currency: string; idempotency_key: string; reason: string }): Promise<RefundResult> {
+    const earlier = await this.services.knex('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
+    if (earlier) return earlier.doc as RefundResult;
+    const refused = (code: string, message: string): RefundResult => ({ status: 'failed', code, message });
+    // One refund of a charge at a time (the charge's row is locked), so two keys never refund more than was charged.
+    return this.services.knex.transaction(async (trx) => {
+      const row = await trx('sandbox_provider_charges').whereRaw(`doc->>'charge_ref' = ?`, [input.charge_ref]).forUpdate().first('doc');
+      const charge = row ? (row.doc as StoredCharge) : null;
+      const again = await trx('sandbox_provider_refunds').where({ idempotency_key: input.idempotency_key }).first('doc');
+      if (again) return again.doc as RefundResult;
+      if (!charge || charge.status !== 'succeeded') return refused('charge_not_found', `No succeeded charge ${input.charge_ref}.`);
+      if (charge.currency !== undefined && charge.currency !== input.currency) return refused('currency_mismatch', `The charge is in ${charge.currency}.`);
+      const refunded = Number((await trx('sandbox_provider_refunds').where({ charge_ref: input.charge_ref }).whereRaw(`doc->>'status' = 'succeeded'`).sum({ n: trx.raw(`(doc->>'amount')::bigint`) }))[0]?.n ?? 0);
+      const left = (charge.amount ?? 0) - refunded;
+      if (!Number.isSafeInteger(input.amount) || input.amount <= 0 || input.amount > left) return refused('amount_too_large', `At most ${left} ${input.currency} of the charge is left to refund.`);
+      const result: RefundResult = { status: 'succeeded', refund_ref: `re_sbx_${crypto.randomUUID().replace(/-/g, '')}`, amount: input.amount };
+      await trx('sandbox_provider_refunds').insert({ idempotency_key: input.idempotency_key, charge_ref: input.charge_ref, created_at: this.services.clock.now(), doc: JSON.stringify({ ...result, reason: input.reason }) });
+      return result;
+    });
+  }
+
+  async listCharges(since: Date): Promise<ProviderCharge[]> {
+    const knex = this.services.knex;
+    const rows = (await knex('sandbox_provider_charges').where('created_at', '>=', since).orderBy('created_at').orderBy('idempotency_key').select('created_at', 'doc')) as { created_at: Date | string; doc: StoredCharge }[];
+    const refunds = rows.length
+      ? ((await knex('sandbox_provider_refunds').whereIn('charge_ref', rows.map((r) => r.doc.charge_ref)).whereRaw(`doc->>'status' = 'succeeded'`).select('charge_ref', 'doc')) as { charge_ref: string; doc: { amount: number } }[])
+      : [];
+    return rows.map((r) => ({
+      charge_ref: r.doc.charge_ref,
+      status: r.doc.status,
+      amount: r.doc.status === 'succeeded' ? (r.doc.amount ?? 0) : 0,
+      currency: r.doc.currency ?? '',
+      created_at: new Date(r.created_at).toISOString(),
+      owner: r.doc.owner ?? null,
+      amount_refunded: refunds.filter((x) => x.charge_ref === r.doc.charge_ref).reduce((sum, x) => sum + x.doc.amount, 0),
+    }));
+  }
+
 
   /** The setup as the hosted page needs it, or null. */
   async pageState(ref: string): Promise<{ type: 'card' | 'bank_debit'; stage: SandboxSetup['stage']; status: ProviderSetup['status']; return_url: string } | null> {

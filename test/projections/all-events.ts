@@ -40,6 +40,7 @@ import { clientCodec } from '../../src/domain/integrations/client.ts';
 import { integrationCodec } from '../../src/domain/integrations/integration.ts';
 import { importCodec } from '../../src/domain/ingest/import.ts';
 import { analyticsCodec, analyticsStream } from '../../src/domain/analytics/event.ts';
+import { chargeCodec, reconciliationCodec } from '../../src/domain/billing/charge.ts';
 
 /** One aggregate: its codec, named `<file under src/domain>#<export>`, and how its streams are named. */
 export interface Aggregate {
@@ -156,6 +157,9 @@ export const AGGREGATES: Aggregate[] = [
   { name: 'billing/note.ts#noteCodec', codec: noteCodec, streams: uuidStreams('note') },
   { name: 'billing/price.ts#priceCodec', codec: priceCodec, streams: uuidStreams('price') },
   { name: 'billing/entitlement.ts#entitlementCodec', codec: entitlementCodec, streams: dataStreams((d) => (str(d.key) === null ? null : `entitlement-${str(d.key)}`), () => fc.constantFrom('api', 'parts.search').map((k) => `entitlement-${k}`)) },
+  // One stream per provider charge reference, and one per provider for reconciliation's checkpoint.
+  { name: 'billing/charge.ts#chargeCodec', codec: chargeCodec, streams: dataStreams((d) => (str(d.charge_ref) === null ? null : `charge-${str(d.charge_ref)}`), () => fc.constant('charge-ch_sbx_1')) },
+  { name: 'billing/charge.ts#reconciliationCodec', codec: reconciliationCodec, streams: dataStreams((d) => (str(d.provider) === null ? null : `reconciliation-${str(d.provider)}`), () => fc.constant('reconciliation-sandbox')) },
   { name: 'integrations/client.ts#clientCodec', codec: clientCodec, streams: uuidStreams('integrationclient') },
   { name: 'integrations/integration.ts#integrationCodec', codec: integrationCodec, streams: uuidStreams('integration') },
   { name: 'ingest/import.ts#importCodec', codec: importCodec, streams: (type, d) => (type === 'ImportChunkRecorded' ? fc.constant(`importchunk-${str(d.import_id)}-${String(d.chunk)}`) : uuidStreams('import')(type, d)) },

@@ -10,6 +10,9 @@ import { ops } from '../support/ops.ts';
 import { WebClient } from '../support/web.ts';
 import { TEST_CARDS } from '../../src/payments/sandbox.ts';
 import { runLookupPass } from '../../src/workers/assemblies/lookups.ts';
+import { collectionWorker } from '../../src/workers/billing/collection.ts';
+import { RECONCILIATION_SETTLE_MS, reconciliationWorker } from '../../src/workers/billing/reconciliation.ts';
+import { autoCollectedCustomers } from '../../src/queries/billing/payment-methods.ts';
 import { importFile, itemsCsv, upload } from '../support/ingest.ts';
 import { order, sellerWithSubscription } from '../support/usage.ts';
 import { baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
@@ -35,6 +38,7 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeInvoices(svc);
   await writeCatalogue(svc);
   await writePaymentMethods(svc);
+  await writeRefundsDue(svc);
   await writeAssemblies(svc);
   await writeIngestAndAnalytics(svc);
   await writeUsage(svc);
@@ -177,6 +181,41 @@ async function writePaymentMethods(svc: TestService): Promise<void> {
   await openInvoice(svc, await billingStaff(svc), payer.customerId, [1500]);
   await settle(svc);
   await svc.app.workers.runOnce();
+  await settle(svc);
+}
+
+/**
+ * Charges due back (issue 26): two charges automatic collection could apply only in part (one refunded, one applied to another open
+ * invoice, one left due), and one only the provider knew, found by reconciliation.
+ */
+async function writeRefundsDue(svc: TestService): Promise<void> {
+  const staff = await billingStaff(svc);
+  const org = await billedOrg(svc);
+  const setup = ok(await svc.call(ops['billing.payment-method-setups.insert'], { customer_id: org.customerId, return_url: 'https://app.example/back' }, org.token), 'payment-method-setups.insert');
+  if (setup.body.next_action?.type !== 'redirect') throw new Error('expected a redirect');
+  await new WebClient(svc.url).post(new URL(setup.body.next_action.url).pathname, { number: TEST_CARDS.succeeds });
+  ok(await svc.call(ops['billing.payment-method-setups.get'], { id: setup.body.id }, org.token), 'payment-method-setups.get');
+  await settle(svc);
+  const method = (await autoCollectedCustomers(svc.app.knex)).find((c) => c.customer_id === org.customerId)?.method;
+  if (!method) throw new Error('expected automatic collection');
+  const refs: string[] = [];
+  for (const amount of [3000, 3100, 3200]) {
+    const inv = await openInvoice(svc, staff, org.customerId, [amount]);
+    const charge = await svc.app.payments.charge({ method_ref: method.provider_ref, amount, currency: 'GBP', idempotency_key: inv.id });
+    if (charge.status === 'succeeded') refs.push(charge.charge_ref);
+    ok(await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 1000, { received_on: svc.clock.now().toISOString().slice(0, 10) }), staff), 'payments.insert');
+  }
+  await settle(svc);
+  await collectionWorker.runOnce(svc.app);
+  await settle(svc);
+  const next = await openInvoice(svc, staff, org.customerId, [9000]);
+  ok(await svc.call(ops['billing.refunds-due.refund'], { charge_ref: refs[0] ?? '', reason: 'Sample refund' }, staff), 'refunds-due.refund');
+  ok(await svc.call(ops['billing.refunds-due.apply'], { charge_ref: refs[1] ?? '', invoice_id: next.id, reason: 'Sample apply' }, staff), 'refunds-due.apply');
+  const paid = await openInvoice(svc, staff, org.customerId, [700]);
+  ok(await svc.call(ops['billing.payments.insert'], paymentBody(paid.id, 700, { received_on: svc.clock.now().toISOString().slice(0, 10) }), staff), 'payments.insert');
+  await svc.app.payments.charge({ method_ref: method.provider_ref, amount: 700, currency: 'GBP', idempotency_key: paid.id, owner: { invoice_id: paid.id, customer_id: org.customerId, organization_id: org.orgId, attempt_id: null } });
+  svc.clock.advance(RECONCILIATION_SETTLE_MS + 1000);
+  await reconciliationWorker.runOnce(svc.app);
   await settle(svc);
 }
 

@@ -37,7 +37,8 @@ export const invoicesCollect = operation({
     const state = await collections.load(ctx, invoiceId);
     if (!chargeDue(state, now)) return { outcome: 'not_due' as const };
     // The read model may be behind the invoice's stream (a payment just recorded): charge what the stream says is owed.
-    if (collectable((await invoices.read(ctx, invoiceId, { fresh: true })).state) === 0) return { outcome: 'not_due' as const };
+    const current = (await invoices.read(ctx, invoiceId, { fresh: true })).state;
+    if (collectable(current) === 0) return { outcome: 'not_due' as const };
     const attempt = state.attempts + 1;
     // The first attempt's key is the invoice id; a retry is a new charge with its own key.
     const key = attempt === 1 ? invoiceId : `${invoiceId}:${attempt}`;
@@ -45,14 +46,16 @@ export const invoicesCollect = operation({
     if (held === 'in_progress') return { outcome: 'in_progress' as const };
     // Nothing owed any more: paid (or voided) since the read above.
     if (held === null) return { outcome: 'not_due' as const };
-    const charge = await services.payments.charge({ method_ref: req.method.provider_ref, amount: held.amount, currency: req.currency, idempotency_key: key });
+    // The owner travels as the provider's metadata, so reconciliation can name the invoice of a charge this call never recorded.
+    const owner = { invoice_id: invoiceId, customer_id: current.ref?.customer_id ?? '', organization_id: orgId, attempt_id: held.attempt_id };
+    const charge = await services.payments.charge({ method_ref: req.method.provider_ref, amount: held.amount, currency: req.currency, idempotency_key: key, owner });
     let applied = 0;
     if (charge.status === 'succeeded') {
       const payment = { payment_id: nameId('billing-auto-collection', key), currency: req.currency, method: req.method.type, reference: charge.charge_ref, received_on: isoDate(now) };
       const read = await invoices.read(ctx, invoiceId, { fresh: true });
       applied = await applyCharge(ctx, invoiceId, charge.amount, { ...payment, charge_attempt: { attempt_id: held.attempt_id, charged: charge.amount } }, orgId, read);
       if (applied < charge.amount) {
-        ctx.logger.warn({ invoice_id: invoiceId, charge_ref: charge.charge_ref, charged: charge.amount, applied, refund_due: charge.amount - applied }, 'automatic collection charged more than the invoice still owed: the rest is to be refunded');
+        ctx.logger.warn({ invoice_id: invoiceId, charge_ref: charge.charge_ref, charged: charge.amount, applied, refund_due: charge.amount - applied }, 'automatic collection charged more than the invoice still owed: the rest is listed as a refund due');
       }
     }
     // A payment that ended the attempt already makes this decide nothing.

@@ -15,6 +15,7 @@ import { exchangeRateDecider } from '../../domain/billing/exchange-rate.ts';
 import { paymentProfileDecider } from '../../domain/billing/payment-profile.ts';
 import { collectionDecider } from '../../domain/billing/collection.ts';
 import { paymentAttemptDecider } from '../../domain/billing/payment-attempt.ts';
+import { chargeDecider, reconciliationDecider } from '../../domain/billing/charge.ts';
 import { usageDecider, usageKey } from '../../domain/billing/usage.ts';
 import { usageMonthDecider, usageMonthKey } from '../../domain/billing/usage-month.ts';
 import { nameId } from '../../ids.ts';
@@ -59,6 +60,10 @@ export const paymentProfiles = commandHandler(paymentProfileDecider, (customerId
 export const collections = commandHandler(collectionDecider, (invoiceId) => `collection-${invoiceId}`);
 /** `paymentattempt-<id>`: one try to pay an invoice on the payment page. */
 export const paymentAttempts = commandHandler(paymentAttemptDecider, (id) => `paymentattempt-${id}`);
+/** `charge-<provider charge ref>`: a provider charge not (fully) applied, found by reconciliation, and how staff resolved it (once). */
+export const charges = commandHandler(chargeDecider, (chargeRef) => `charge-${chargeRef}`);
+/** `reconciliation-<provider name>`: how far the provider's charges have been compared with the service's records. */
+export const reconciliations = commandHandler(reconciliationDecider, (provider) => `reconciliation-${provider}`);
 /** `usage-<uuid of the order id>`: one order's usage facts and their corrections. */
 export const usageOrders = commandHandler(usageDecider, (orderId: string) => `usage-${usageKey(orderId)}`);
 /** `usagemonth-<uuid of subscription/month>`: held orders and the worker's refusals of one subscription month. */

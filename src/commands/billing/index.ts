@@ -13,9 +13,10 @@ import { billingEntitlementOverrideCommands } from './entitlement-overrides.ts';
 import { billingSubscriptionCommands } from './subscriptions.ts';
 import { billingExchangeRateCommands } from './exchange-rates.ts';
 import { billingPaymentMethodCommands } from './payment-methods.ts';
+import { billingChargeCommands } from './charges.ts';
 
 /** Every billing write operation. */
 export const billingCommands = [...billingCustomerCommands, ...billingNoteCommands, ...billingAttachmentCommands, ...billingInvoiceCommands, ...billingPaymentCommands, ...billingCreditNoteRequestCommands,
   ...billingProductCommands, ...billingPriceCommands, ...billingCurrencyCommands,
   ...billingEntitlementCommands, ...billingEntitlementOverrideCommands, ...billingSubscriptionCommands, ...billingExchangeRateCommands,
-  ...billingPaymentMethodCommands];
+  ...billingPaymentMethodCommands, ...billingChargeCommands];

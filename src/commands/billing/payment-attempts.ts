@@ -110,7 +110,7 @@ export async function applyProviderPayment(ctx: CommandContext, payment: Provide
   } catch (err) {
     if (!(err instanceof DomainError)) throw err;
     // Recorded by an earlier delivery that stopped before the attempt's outcome: done. Paid meanwhile by other means: the money is
-    // the customer's, kept on the attempt as not applied (refunds are not built yet: billing staff refund by hand).
+    // the customer's, kept on the attempt as not applied (listed as a refund due: billing.refunds-due.list).
     if (err.code !== 'payment_exists') applied = false;
     const end = await invoices.run(ctx, started.invoice_id, {
       type: 'EndChargeAttempt',

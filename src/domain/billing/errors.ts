@@ -84,6 +84,13 @@ export const billingErrors = errorCatalogue({
   mixed_currencies: 409,
   invoice_has_metered_lines: 409,
   invoice_not_metered: 409,
+  // Refunds due and reconciliation (issue 26, section 2).
+  charge_not_found: 404,
+  charge_not_due: 409,
+  charge_resolution_in_progress: 409,
+  charge_customer_unknown: 409,
+  invoice_customer_mismatch: 409,
+  refund_failed: 409,
   // Late usage and corrections (issue 26).
   usage_not_found: 404,
   usage_voided: 409,

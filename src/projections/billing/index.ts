@@ -16,6 +16,7 @@ import { billingEntitlementOverridesProjection } from './entitlement-overrides.t
 import { billingSubscriptionsProjection } from './subscriptions.ts';
 import { billingExchangeRatesProjection } from './exchange-rates.ts';
 import { billingPaymentMethodsProjection } from './payment-methods.ts';
+import { billingChargesProjection } from './charges.ts';
 import { billingCollectionsProjection } from './collections.ts';
 
 /** Every billing projection. */
@@ -24,5 +25,5 @@ export const billingProjections = [
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
   billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
-  billingAttachmentsProjection, billingCollectionsProjection,
+  billingAttachmentsProjection, billingChargesProjection, billingCollectionsProjection,
 ];

@@ -8,6 +8,7 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { notReady } from '../../read-model-status.ts';
 import { listUnreadableStreams } from '../../unreadable-streams.ts';
 import { failingCollections } from './collections.ts';
+import { dueCharges, refundDueItem } from './charges.ts';
 import { customerOfOrganization, getCustomerDoc } from './customers.ts';
 import { invoicesOfOrders } from './invoice-orders.ts';
 import { subscriptionById } from './subscriptions.ts';
@@ -25,7 +26,37 @@ export const ATTENTION_SOURCE_CAP = 1000;
 /** One kind of item and how it is found. */
 type Source = (services: Services) => Promise<Item[]>;
 
+/** Charges with money due back (issue 26, section 2), as the refunds-due list shows them; `unrecorded`: only those reconciliation found. */
+async function chargeItems(services: Services, unrecorded: boolean): Promise<Item[]> {
+  const items: Item[] = [];
+  const names = new Map<string, string | null>();
+  for (const doc of await dueCharges(services.knex, ATTENTION_SOURCE_CAP)) {
+    const row = await refundDueItem({ services }, doc, names);
+    if (!row.why || !row.since || (row.why.code === 'unknown_at_service') !== unrecorded) continue;
+    const invoice = row.invoice ? ` of invoice ${row.invoice.number ?? row.invoice.id}` : '';
+    items.push({
+      kind: unrecorded ? 'unrecorded_provider_charge' : 'refund_due',
+      key: `${unrecorded ? 'unrecorded_provider_charge' : 'refund_due'}:${row.charge_ref}`,
+      summary: unrecorded
+        ? `Charge ${row.charge_ref}${invoice} was found at the provider but never recorded: ${row.amount_due} ${row.currency} is owed back`
+        : `${row.amount_due} ${row.currency} of charge ${row.charge_ref}${invoice} is owed back to the customer`,
+      cause: row.why.text,
+      resolve: row.customer
+        ? 'Refund it through the provider (billing.refunds-due.refund) or apply it to another open invoice of the customer (billing.refunds-due.apply), with a reason.'
+        : 'The provider named no customer: refund it through the provider (billing.refunds-due.refund), with a reason.',
+      href: row.invoice ? `/console/invoices/${row.invoice.id}` : row.customer ? `/console/customers/${row.customer.id}` : '/console/attention',
+      customer: row.customer?.name ? { id: row.customer.id, name: row.customer.name } : null,
+      invoice_id: row.invoice?.id ?? null,
+      amount: { amount: row.amount_due, currency: row.currency },
+      since: row.since,
+    });
+  }
+  return items;
+}
+
 const sources: Record<Kind, Source> = {
+  refund_due: (services) => chargeItems(services, false),
+  unrecorded_provider_charge: (services) => chargeItems(services, true),
   async failed_collection(services) {
     const items: Item[] = [];
     for (const c of await failingCollections(services.knex, ATTENTION_SOURCE_CAP)) {
@@ -159,7 +190,7 @@ export const attentionList = operation({
   id: 'billing.attention.list',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'What needs a person: failed automatic collections, usage months that cannot be invoiced, held usage, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
+  summary: 'What needs a person: refunds due, unrecorded provider charges, failed automatic collections, usage months that cannot be invoiced, held usage, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
   description: 'Billing staff. Counts cover every kind whatever `kind` filters. Extension operation (the console\'s Needs attention page).',
   request: AttentionListRequest,
   response: AttentionListResponse,

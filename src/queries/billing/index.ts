@@ -19,6 +19,7 @@ import { billingExchangeRateQueries } from './exchange-rates.ts';
 
 import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
+import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 /** Every billing read operation. */
 export const billingQueries = [
@@ -27,5 +28,5 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries, ...billingAttentionQueries,
+  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries,
 ];

@@ -54,3 +54,8 @@ export const paymentsList = operation({
 
 /** Read operations of payments. */
 export const billingPaymentQueries = [paymentsList];
+
+/** Whether a payment (recorded or voided) names `reference`: a provider charge recorded as a payment (reconciliation's check). */
+export async function paymentWithReference(knex: Knex, reference: string): Promise<boolean> {
+  return (await knex('billing_payments').whereRaw(`doc->>'reference' = ?`, [reference]).first('id')) !== undefined;
+}

@@ -10,6 +10,8 @@ import { ATTENTION_KINDS } from '../../../contract/schemas/billing-attention.ts'
 
 /** How each kind is headed on the page. */
 const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
+  refund_due: 'Refunds due',
+  unrecorded_provider_charge: 'Unrecorded provider charges',
   failed_collection: 'Failed automatic collections',
   usage_month_refused: 'Usage months that cannot be invoiced',
   held_usage: 'Held usage',
