@@ -11,15 +11,16 @@ import { usageInvoicesWorker } from '../workers/billing/usage-invoices.ts';
 import { billingUsageMonthsProjection } from '../projections/billing/usage-months.ts';
 import { billingUsageQueries } from '../queries/billing/usage-billing.ts';
 import { billingUsageMonthQueries } from '../queries/billing/usage-months.ts';
+import { billingCorrectionOperations, billingCorrectionProjections } from './billing-corrections.ts';
 
 /** Typed usage operations (the internal ones too: invoked in process only). */
 export const billingUsageOperations = [
   ...billingUsageCommands, ...billingUsageInvoiceCommands, ...billingUsageInvoiceSystemCommands, ...billingInvoiceOrderQueries, ...billingUsageRerateQueries,
-  ...billingUsageQueries, ...billingUsageMonthQueries,
+  ...billingUsageQueries, ...billingUsageMonthQueries, ...billingCorrectionOperations,
 ];
 
 /** Read models of usage facts and of the orders behind metered lines. */
-export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection];
+export const billingUsageProjections = [billingUsageProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection, ...billingCorrectionProjections];
 
 /** The worker that generates usage invoices once a month has ended. */
 export const billingUsageWorkers = [usageInvoicesWorker];

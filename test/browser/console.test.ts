@@ -190,7 +190,7 @@ for (const backend of backends()) {
       }
     });
 
-    it('a clerk opens a usage invoice: the orders behind its line, and the re-rate preview after a back-dated price (nothing written)', async () => {
+    it('a clerk opens a usage invoice: the orders behind its line, the re-rate preview after a back-dated price (nothing written), then issues the correction', async () => {
       const c = await configuredSeller(svc);
       expect((await svc.call(ops['billing.customers.insert'], { name: 'Usage Seller Ltd', email: 'ap@usage.example', currency: 'GBP' }, c.seller.token)).status).to.equal(200);
       const early = await pricing(svc, c, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 500, pre_existing: 200 } });
@@ -198,6 +198,7 @@ for (const backend of backends()) {
       const orders = [order('OCT-1', c.seller.orgId, b, 10000, '2026-10-05T10:00:00Z'), order('OCT-2', c.seller.orgId, b, 20000, '2026-10-12T10:00:00Z'), order('OCT-3', c.seller.orgId, b, 30000, '2026-10-20T10:00:00Z')];
       expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
       const inv = (await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body;
+      expect((await svc.call(ops['billing.invoices.update'], { id: inv.id, action: 'finalize' }, c.billingStaff)).status).to.equal(200);
       await pricing(svc, c, { effective_from: '2026-10-10', rates_bps: { platform_introduced: 600, pre_existing: 200 }, supersedes: [early.id], reason: 'Rate agreed late' });
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
@@ -218,6 +219,16 @@ for (const backend of backends()) {
         expect(await unlabelled(page)).to.deep.equal([]);
         await page.screenshot({ path: path.join(OUT, `rerate-${backend}.png`), fullPage: true });
         expect((await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body.total).to.equal(inv.total);
+        // Issue the correction from the preview (issue 26): reason, confirmation, then the invoice lists it and nothing differs any more.
+        await page.getByLabel('Reason (kept on the correction and in the audit trail)').fill('Rate agreed late');
+        await page.getByRole('checkbox', { name: /I have checked the differences above/ }).check();
+        await page.getByRole('button', { name: 'Issue correction' }).click();
+        await page.getByText('Correction issued.').waitFor();
+        const corrections = page.getByRole('table', { name: 'Corrections of this invoice' });
+        expect(await corrections.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£5.00']);
+        const made = (await svc.call(ops['billing.invoices.corrections.list'], { invoice_id: inv.id }, c.billingStaff)).body.items;
+        expect(made.map((m) => [m.difference, m.reason])).to.deep.equal([[500, 'Rate agreed late']]);
+        expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body.difference).to.equal(0);
       } finally {
         await context.close();
       }

@@ -29,6 +29,7 @@ import { collectionCodec } from '../../src/domain/billing/collection.ts';
 import { customerCodec } from '../../src/domain/billing/customer.ts';
 import { accessCodec } from '../../src/domain/billing/access.ts';
 import { invoiceCodec } from '../../src/domain/billing/invoice-events.ts';
+import { invoiceCorrectionCodec } from '../../src/domain/billing/invoice-correction.ts';
 import { usageCodec, usageKey } from '../../src/domain/billing/usage.ts';
 import { usageMonthCodec, usageMonthKey } from '../../src/domain/billing/usage-month.ts';
 import { paymentProfileCodec } from '../../src/domain/billing/payment-profile.ts';
@@ -146,6 +147,8 @@ export const AGGREGATES: Aggregate[] = [
   { name: 'billing/customer.ts#customerCodec', codec: customerCodec, streams: uuidStreams('customer') },
   { name: 'billing/access.ts#accessCodec', codec: accessCodec, streams: uuidStreams('access') },
   { name: 'billing/invoice-events.ts#invoiceCodec', codec: invoiceCodec, streams: uuidStreams('invoice') },
+  // One stream per corrected invoice, named by the invoice id both events carry.
+  { name: 'billing/invoice-correction.ts#invoiceCorrectionCodec', codec: invoiceCorrectionCodec, streams: dataStreams((d) => (str(d.invoice_id) === null ? null : `invoicecorrections-${str(d.invoice_id)}`), uuidStreams('invoicecorrections')) },
   // One stream per order id: the order id is claimed once across the log (billing_usage.order_id is unique).
   { name: 'billing/usage.ts#usageCodec', codec: usageCodec, streams: dataStreams((d) => (str(d.order_id) === null ? null : `usage-${usageKey(str(d.order_id) ?? '')}`), uuidStreams('usage')) },
   // One stream per subscription and month (the key is derived from both).

@@ -261,9 +261,9 @@ async function writeUsage(svc: TestService): Promise<void> {
   const staff = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff', 'platform_staff'] });
   const seller = await sellerWithSubscription(svc, { platform: staff.token });
   const buyer = await svc.signUp();
-  ok(await svc.call(ops['billing.configuration.pricing.insert'], {
+  const rateCard = ok(await svc.call(ops['billing.configuration.pricing.insert'], {
     subscription_id: seller.subscriptionId, effective_from: '2026-01-01', currency: 'GBP', rates_bps: { platform_introduced: 250, pre_existing: 100 }, minimum_fee: 30, reason: 'Rate card',
-  }, staff.token), 'pricing.insert');
+  }, staff.token), 'pricing.insert').body;
   ok(await svc.call(ops['billing.configuration.relationships.insert'], { subscription_id: seller.subscriptionId, seller: seller.orgId, buyer: buyer.orgId }, staff.token), 'relationships.insert');
   const month = new Date(Date.UTC(svc.clock.now().getUTCFullYear(), svc.clock.now().getUTCMonth() - 1, 1));
   const at = (day: number) => new Date(month.getTime() + day * 86_400_000).toISOString();
@@ -273,11 +273,18 @@ async function writeUsage(svc: TestService): Promise<void> {
   // An order in another currency is held (billing_usage_months), then replaced; a late order and a voided one: a supplementary invoice.
   ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-4', seller.orgId, buyer.orgId, 700, at(4), 'EUR')] }, staff.token), 'usage.insert EUR');
   const period = month.toISOString().slice(0, 7);
-  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate');
+  const invoice = ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate').body;
   ok(await svc.call(ops['billing.usage.replace'], { order_id: 'S-4', reason: 'Sent in EUR', amount: { amount: 700, currency: 'GBP' } }, staff.token), 'usage.replace');
   ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-5', seller.orgId, buyer.orgId, 900, at(5)), order('S-6', seller.orgId, buyer.orgId, 100, at(6))] }, staff.token), 'usage.insert late');
   ok(await svc.call(ops['billing.usage.void'], { order_id: 'S-6', reason: 'Test order' }, staff.token), 'usage.void');
   ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period }, staff.token), 'invoices.generate supplementary');
+  // A back-dated rate, corrected on the month's regular invoice (billing_invoice_corrections and its orders).
+  ok(await svc.call(ops['billing.invoices.update'], { id: invoice.id, action: 'finalize' }, staff.token), 'invoices.update finalize');
+  ok(await svc.call(ops['billing.configuration.pricing.insert'], {
+    subscription_id: seller.subscriptionId, effective_from: month.toISOString(), currency: 'GBP', rates_bps: { platform_introduced: 300, pre_existing: 100 }, minimum_fee: 30, reason: 'Rate card', supersedes: [rateCard.id],
+  }, staff.token), 'pricing.insert back-dated');
+  const diff = ok(await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: invoice.id }, staff.token), 'rerate.preview').body;
+  ok(await svc.call(ops['billing.invoices.rerate.apply'], { invoice_id: invoice.id, diff_hash: diff.diff_hash, reason: 'Back-dated rate' }, staff.token), 'rerate.apply');
 }
 
 /** Billing configuration: relationships (one claim accepted with evidence, one rejected), a baseline, two pricing revisions (the second splits the first). */

@@ -140,7 +140,7 @@ export const InvoiceRerateDiff = z
     invoice_id: Uuid,
     as_of: z.string().describe('The instant whose knowledge of the configuration rated the orders anew (now).'),
     currency: z.string(),
-    old_total: z.int().describe('Sum of the metered lines as invoiced.'),
+    old_total: z.int().describe('What the metered lines bill: as invoiced, with the corrections issued since.'),
     new_total: z.int().describe('The same orders rated now.'),
     difference: z.int().describe('new_total - old_total.'),
     lines: z
@@ -149,6 +149,8 @@ export const InvoiceRerateDiff = z
     changed_order_count: z.int().describe('Orders whose fee or rating revisions differ.'),
     orders: z.array(RerateOrderDiff).describe('The differing orders in rating order, at most 1,000.'),
     orders_truncated: z.boolean().describe('True when more than 1,000 orders differ.'),
+    diff_hash: z.string().describe('Identifies this diff (the invoice, its corrections so far and every differing order): billing.invoices.rerate.apply issues the correction of exactly this diff.'),
+    corrections_applied: z.int().describe('Corrections of the invoice already issued; "old" includes them.'),
   })
   .meta({ id: 'billing.InvoiceRerateDiff' });
 

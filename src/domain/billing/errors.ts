@@ -95,4 +95,9 @@ export const billingErrors = errorCatalogue({
   usage_not_found: 404,
   usage_voided: 409,
   usage_invoiced: 409,
+  // Re-rating corrections (issue 26 section 5).
+  rerate_diff_changed: 409,
+  nothing_to_correct: 409,
+  invoice_not_correctable: 409,
+  correction_not_found: 404,
 });

@@ -16,8 +16,8 @@ const WRITE_ERRORS = ['subscription_not_found', 'subscription_canceled', 'curren
 const SUPERSEDE =
   'effective_from is inclusive, effective_to exclusive (absent: open-ended). A range that overlaps revisions in force is refused (409 revision_overlap) unless they are named in supersedes: then the new revision takes over that part of them (ending or splitting them), and records what it took over. Reversed ranges are 400 invalid_range. Actor, reason and recorded_at form the audit record; earlier answers stay available through as_of. Billing staff only.';
 
-/** The common part of a revision command, after the subscription and currency checks. */
-async function revisionInput(ctx: RequestContext, req: { subscription_id: string; effective_from: string; effective_to?: string | null; supersedes: string[]; reason: string; currency: string }): Promise<Omit<RevisionInput, 'now'>> {
+/** The common part of a revision command, after the subscription and currency checks (the impact preview builds the same). */
+export async function revisionInput(ctx: RequestContext, req: { subscription_id: string; effective_from: string; effective_to?: string | null; supersedes: string[]; reason: string; currency: string }): Promise<Omit<RevisionInput, 'now'>> {
   const sub = await writableSubscription(ctx, req.subscription_id);
   if (!(await enabledCurrencyCodes(ctx.services.knex)).has(req.currency)) throw configurationErrors.error('currency_not_enabled', `${req.currency} is not enabled for billing.`);
   return {

@@ -31,6 +31,8 @@ interface Extra {
   status?: number;
   problem?: ApiProblem | null;
   answer?: SafeHtml;
+  /** The revision form to fill again (after an impact preview): its kind and the values sent. */
+  revision?: { kind: 'baseline' | 'pricing'; values: Record<string, string> };
 }
 
 function subscriptionOf(p: ConsolePage): string {
@@ -86,19 +88,23 @@ ${field('subscription_id', 'Subscription id', html`<input id="subscription_id" n
     const revId = h.baseline?.id ?? h.pricing?.id;
     return [when(h.recorded_at), html`${h.actor.type} <span class="muted">${h.actor.id.slice(0, 8)}</span>`, h.kind.replaceAll('_', ' '), what, h.reason, sup, revId ? html`<code>${revId}</code><br><a href="/console/history${qs({ type: 'revision', id: revId })}">History</a>` : ''];
   });
-  const revisionForm = (kind: 'baseline' | 'pricing') => html`<form method="post" action="${BASE}/${sub}/${kind === 'baseline' ? 'baselines' : 'pricing'}" class="card">${formGuard(p.session)}
+  const revisionForm = (kind: 'baseline' | 'pricing') => {
+    // After an impact preview the form keeps what was sent, so the clerk records exactly what was previewed.
+    const v = (name: string, fallback = '') => (extra.revision?.kind === kind ? (extra.revision.values[name] ?? fallback) : fallback);
+    return html`<form method="post" action="${BASE}/${sub}/${kind === 'baseline' ? 'baselines' : 'pricing'}" class="card">${formGuard(p.session)}
 <h3>New ${kind} revision</h3><div class="grid">
-${field(`${kind}-from`, 'Effective from (UTC date)', html`<input id="${kind}-from" name="effective_from" type="date" required>`)}
-${field(`${kind}-to`, 'Effective to, exclusive (optional)', html`<input id="${kind}-to" name="effective_to" type="date">`)}
-${field(`${kind}-currency`, 'Currency', html`<input id="${kind}-currency" name="currency" required value="GBP" maxlength="3" size="4">`)}
+${field(`${kind}-from`, 'Effective from (UTC date)', html`<input id="${kind}-from" name="effective_from" type="date" required value="${v('effective_from')}">`)}
+${field(`${kind}-to`, 'Effective to, exclusive (optional)', html`<input id="${kind}-to" name="effective_to" type="date" value="${v('effective_to')}">`)}
+${field(`${kind}-currency`, 'Currency', html`<input id="${kind}-currency" name="currency" required value="${v('currency', 'GBP')}" maxlength="3" size="4">`)}
 ${kind === 'baseline'
-    ? field('baseline-amount', 'Monthly exempt amount (minor units)', html`<input id="baseline-amount" name="monthly_exempt_amount" inputmode="numeric" required>`)
-    : html`${field('pricing-pi', 'Platform-introduced rate (bps)', html`<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required>`)}
-${field('pricing-pe', 'Pre-existing rate (bps)', html`<input id="pricing-pe" name="pre_existing" inputmode="numeric" required>`)}
-${field('pricing-min', 'Minimum fee (minor units)', html`<input id="pricing-min" name="minimum_fee" inputmode="numeric" required value="0">`)}`}
-${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html`<input id="${kind}-supersedes" name="supersedes">`)}
-</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', html`<input id="${kind}-reason" name="reason" required maxlength="1000">`)}
-<div class="actions"><button type="submit">Record ${kind}</button></div></form>`;
+    ? field('baseline-amount', 'Monthly exempt amount (minor units)', html`<input id="baseline-amount" name="monthly_exempt_amount" inputmode="numeric" required value="${v('monthly_exempt_amount')}">`)
+    : html`${field('pricing-pi', 'Platform-introduced rate (bps)', html`<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required value="${v('platform_introduced')}">`)}
+${field('pricing-pe', 'Pre-existing rate (bps)', html`<input id="pricing-pe" name="pre_existing" inputmode="numeric" required value="${v('pre_existing')}">`)}
+${field('pricing-min', 'Minimum fee (minor units)', html`<input id="pricing-min" name="minimum_fee" inputmode="numeric" required value="${v('minimum_fee', '0')}">`)}`}
+${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html`<input id="${kind}-supersedes" name="supersedes" value="${v('supersedes')}">`)}
+</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', html`<input id="${kind}-reason" name="reason" required maxlength="1000" value="${v('reason')}">`)}
+<div class="actions"><button type="submit">Record ${kind}</button><button type="submit" name="intent" value="impact" class="secondary">Preview impact</button></div></form>`;
+  };
   sendConsole(p.res, p.session, extra.status ?? 200, {
     title: 'Configuration',
     section: 'configuration',
@@ -148,6 +154,7 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
   };
   const numbers = kind === 'baseline' ? [f.monthly_exempt_amount] : [f.platform_introduced, f.pre_existing, f.minimum_fee];
   if (numbers.some((v) => Number.isNaN(int(v)))) return configurationPage(p, { status: 400, problem: formProblem('Amounts and rates are whole numbers (minor units, basis points).') });
+  if (f.intent === 'impact') return impact(p, kind, common);
   const opts = { idempotencyKey: f.idem, reason: common.reason || undefined };
   const r = kind === 'baseline'
     ? await p.api.call(ops['billing.configuration.baselines.insert'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }, opts)
@@ -156,6 +163,29 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
     }, opts);
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: common.subscription_id })}`);
+}
+
+// The revision's impact on generated usage invoices (billing.configuration.*.preview-impact: the same body, nothing saved), above the form filled again.
+async function impact(p: ConsolePage, kind: 'baseline' | 'pricing', common: { subscription_id: string; effective_from: string; effective_to?: string; supersedes: string[]; reason: string; currency: string }): Promise<void> {
+  const f = p.form;
+  const int = (v: string | undefined) => Number((v ?? '').trim());
+  const r = kind === 'baseline'
+    ? await p.api.call(ops['billing.configuration.baselines.preview-impact'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount), limit: 24 })
+    : await p.api.call(ops['billing.configuration.pricing.preview-impact'], { ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee), limit: 24 });
+  const revision = { kind, values: Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'csrf' && k !== 'idem' && k !== 'intent')) };
+  if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem, revision });
+  const x = r.body;
+  const signed = (n: number) => `${n > 0 ? '+' : ''}${money(n, x.currency)}`;
+  const rows = x.items.map((i) => [
+    html`<a href="/console/invoices/${i.invoice_id}">${i.number ?? 'Draft'}</a>`, i.period, badge(i.status), money(i.old_total, x.currency), money(i.new_total, x.currency), signed(i.difference),
+    i.changed_order_count, i.unrateable_order_count,
+  ]);
+  const answer = html`<section class="card" aria-labelledby="impact" role="status"><h2 id="impact">Impact of this ${kind} revision (nothing was recorded)</h2>
+<p>${x.months.from ? `Invoiced months its range touches: ${x.months.from} to ${x.months.to}; ${x.examined} invoice(s) rated.` : 'No invoiced month with usage lies in its range.'}</p>
+${table('Invoices the revision would change', ['Invoice', 'Month', 'Status', 'Billed now', 'With the revision', 'Difference', 'Orders that differ', 'Orders left unrateable'], rows, 'No generated invoice would change.')}
+${x.pagination ? html`<p class="muted">Only the first ${x.examined} invoices were rated; the API pages the rest.</p>` : ''}
+<p class="muted">Saving the revision changes no invoice: each invoice's Re-rate preview then offers the correction.</p></section>`;
+  return configurationPage(p, { answer, revision });
 }
 
 async function resolve(p: ConsolePage): Promise<void> {

@@ -9,6 +9,7 @@ import { consoleRoute } from './route.ts';
 import { mountCustomers } from './customers.ts';
 import { mountInvoices } from './invoices.ts';
 import { mountInvoiceActions } from './invoice-actions.ts';
+import { mountInvoiceCorrections } from './invoice-correction-routes.ts';
 import { mountNotes } from './notes-routes.ts';
 import { mountStatement } from './statement.ts';
 import { mountOverdue } from './overdue.ts';
@@ -48,6 +49,7 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountCustomers(app, services);
   mountInvoices(app, services);
   mountInvoiceActions(app, services);
+  mountInvoiceCorrections(app, services);
   mountNotes(app, services);
   mountStatement(app, services);
   mountOverdue(app, services);

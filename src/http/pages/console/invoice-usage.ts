@@ -7,6 +7,7 @@ import { money, problemBox, qs, table, when } from './layout.ts';
 import { type Html, type SafeHtml, html, join } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
+import { correctionForm, correctionsCard } from './invoice-corrections.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
 /** The API's re-rating diff of an invoice. */
@@ -77,7 +78,8 @@ ${subscription ? html`<p class="links"><a href="/console/configuration${qs({ sub
 <form method="get" action="/console/invoices/${i.id}/rerate" class="card"><h3>Re-rate preview</h3>
 <p>Rates this invoice's orders again under the configuration as known now and shows what would change, per line and per order. <strong>Writes nothing:</strong> the invoice stays as it is.</p>
 <div class="actions"><button type="submit">Re-rate preview</button></div></form>
-${rerate ? rerateAnswer(rerate) : ''}
+${rerate ? rerateAnswer(rerate, correctionForm(p, i, rerate)) : ''}
+${await correctionsCard(p, i)}
 ${join(lines, '\n')}</section>`;
 }
 
@@ -98,19 +100,20 @@ function differences(o: RerateDiff['orders'][number], currency: string): Html {
 }
 
 /** The diff the API answered: totals, each metered line, and each order whose fee or rating revisions differ. */
-export function rerateAnswer(d: RerateDiff): SafeHtml {
+export function rerateAnswer(d: RerateDiff, correction: SafeHtml = html``): SafeHtml {
   const cur = d.currency;
   const lineRows = d.lines.map((l) => [l.line_index + 1, l.description, money(l.old_amount, cur), money(l.new_amount, cur), signed(l.difference, cur)]);
   const orderRows = d.orders.map((o) => [o.order_id, o.line_index + 1, money(o.old.fee, cur), money(o.new.fee, cur), signed(o.difference, cur), differences(o, cur)]);
   return html`<section class="card" aria-labelledby="rerate" role="status"><h2 id="rerate">Re-rate preview (nothing was written)</h2>
 <dl class="figures">
-<div><dt>As invoiced</dt><dd>${money(d.old_total, cur)}</dd></div>
+<div><dt>${d.corrections_applied ? `Billed (invoice and ${d.corrections_applied} correction(s))` : 'As invoiced'}</dt><dd>${money(d.old_total, cur)}</dd></div>
 <div><dt>Rated now</dt><dd>${money(d.new_total, cur)}</dd></div>
 <div><dt>Difference</dt><dd>${signed(d.difference, cur)}</dd></div>
 <div><dt>Orders that differ</dt><dd>${d.changed_order_count}</dd></div>
 </dl>
-<p class="muted">Configuration as known at ${when(d.as_of)}. The invoice is unchanged; a correction is a credit note or a new invoice.</p>
+<p class="muted">Configuration as known at ${when(d.as_of)}. The invoice is unchanged; a correction (below) is a credit note or a new invoice.</p>
 ${table('Re-rated lines', ['Line', 'Description', 'As invoiced', 'Rated now', 'Difference'], lineRows, 'No metered lines.')}
 ${table('Orders that differ', ['Order', 'Line', 'Old fee', 'New fee', 'Difference', 'What differs (old → new)'], orderRows, 'No order differs: rating now gives the same fees and revisions.')}
-${d.orders_truncated ? html`<p class="muted">Only the first ${d.orders.length} of ${d.changed_order_count} differing orders are listed.</p>` : ''}</section>`;
+${d.orders_truncated ? html`<p class="muted">Only the first ${d.orders.length} of ${d.changed_order_count} differing orders are listed.</p>` : ''}
+${correction}</section>`;
 }

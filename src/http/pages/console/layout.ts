@@ -67,6 +67,7 @@ const DONE: Record<string, string> = {
   note_saved: 'Note saved.',
   refunded: 'Refund sent through the payment provider; the charge left the list.',
   charge_applied: 'Charge applied to the invoice as a payment; it left the list.',
+  correction_issued: 'Correction issued.',
 };
 
 /** Sends a console page inside the frame (navigation, who is signed in, sign out). */
