@@ -30,13 +30,12 @@ describe('usage decider: corrections (issue 26)', () => {
   const recorded = [{ type: 'UsageRecorded' as const, data: { ...facts, currency: 'EUR', recorded_at: now } }];
   const later = '2026-03-02T00:00:00.000Z';
 
-  it('voids an order once, with its reason; an invoiced order is not voided; an unknown one is not found', () => {
-    given(usageDecider, recorded).when({ type: 'VoidUsage', data: { reason: 'Test order', invoice_id: null, now: later } })
+  it('voids an order once, with its reason, invoiced or not; an unknown one is not found', () => {
+    given(usageDecider, recorded).when({ type: 'VoidUsage', data: { reason: 'Test order', now: later } })
       .then([{ type: 'UsageVoided', data: { order_id: 'O-1', subscription_id: 'sub-1', reason: 'Test order', voided_at: later } }]);
     const voided = [...recorded, { type: 'UsageVoided' as const, data: { order_id: 'O-1', subscription_id: 'sub-1', reason: 'Test order', voided_at: later } }];
-    given(usageDecider, voided).when({ type: 'VoidUsage', data: { reason: 'again', invoice_id: null, now: later } }).thenNothing();
-    given(usageDecider, recorded).when({ type: 'VoidUsage', data: { reason: 'x', invoice_id: 'inv-1', now: later } }).thenError('usage_invoiced');
-    given(usageDecider, []).when({ type: 'VoidUsage', data: { reason: 'x', invoice_id: null, now: later } }).thenError('usage_not_found');
+    given(usageDecider, voided).when({ type: 'VoidUsage', data: { reason: 'again', now: later } }).thenNothing();
+    given(usageDecider, []).when({ type: 'VoidUsage', data: { reason: 'x', now: later } }).thenError('usage_not_found');
     given(usageDecider, voided).when({ type: 'ReplaceUsage', data: { facts: { currency: 'GBP' }, reason: 'x', invoice_id: null, now: later } }).thenError('usage_voided');
   });
 
@@ -52,6 +51,10 @@ describe('usage decider: corrections (issue 26)', () => {
     given(usageDecider, [...recorded, replaced]).when({ type: 'ReplaceUsage', data: { facts: { currency: 'GBP' }, reason: 'same', invoice_id: null, now: later } }).thenNothing();
     given(usageDecider, recorded).when({ type: 'ReplaceUsage', data: { facts: { buyer: 'org-s' }, reason: 'x', invoice_id: null, now: later } }).thenError('invalid_order');
     given(usageDecider, recorded).when({ type: 'ReplaceUsage', data: { facts: { currency: 'GBP' }, reason: 'x', invoice_id: 'inv-1', now: later } }).thenError('usage_invoiced');
+    // An invoiced order is replaced within its month and currency (re-rating bills the difference), not out of them.
+    given(usageDecider, recorded).when({ type: 'ReplaceUsage', data: { facts: { amount: 7 }, reason: 'x', invoice_id: 'inv-1', now: later } })
+      .then([{ type: 'UsageReplaced', data: { ...facts, currency: 'EUR', amount: 7, revision: 1, reason: 'x', replaced_at: later } }]);
+    given(usageDecider, recorded).when({ type: 'ReplaceUsage', data: { facts: { occurred_at: '2026-01-31T23:00:00.000Z' }, reason: 'x', invoice_id: 'inv-1', now: later } }).thenError('usage_invoiced');
   });
 });
 

@@ -20,7 +20,8 @@ import { billedOrders, compareRatings } from '../../queries/billing/invoice-corr
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../../queries/pagination.ts';
 import { configurations } from './configuration/handlers.ts';
 import { revisionInput } from './configuration/revisions.ts';
-import { monthRange, usageInvoiceId } from './usage-invoices.ts';
+import { monthRange } from './usage-invoices.ts';
+import { usageInvoiceId } from '../../queries/billing/month-documents.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
 import { usageMonths } from '../../queries/billing/usage.ts';
 

@@ -1,16 +1,13 @@
 // billing.invoices.generate (extension): a draft invoice from a subscription's usage of one calendar month, rated by
 // the configuration's pure rating module; each metered line keeps the revisions that rated its orders.
-import type { Knex } from 'knex';
 import { operation } from '../../contract/operation.ts';
-import type { Db } from '../../db.ts';
 import { InvoiceDetail } from '../../contract/schemas/billing-invoices.ts';
 import { InvoiceGenerateRequest } from '../../contract/schemas/billing-usage.ts';
 import type { CommandContext, Services } from '../../context.ts';
-import { type RatedOrder, baselineKey, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
-import type { UsageOrder } from '../../domain/billing/usage.ts';
+import { type RatedOrder, baselineConsumption, rateOrders, ratingOrder } from '../../domain/billing/configuration/rating.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { InvoiceLine, RatedOrderRow } from '../../domain/billing/invoice-events.ts';
-import { IdSource, nameId } from '../../ids.ts';
+import { IdSource } from '../../ids.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
 import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
@@ -18,18 +15,14 @@ import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
 import { loadConfigurationSnapshot } from '../../queries/billing/configuration/snapshot.ts';
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
-import { existingInvoices, getInvoiceDoc, visibleInvoice } from '../../queries/billing/invoices.ts';
+import { visibleInvoice } from '../../queries/billing/invoices.ts';
+import { monthDocuments, supplementId, usageInvoiceId } from '../../queries/billing/month-documents.ts';
 import { ordersOfInvoices } from '../../queries/billing/invoice-orders.ts';
 import { usageMonthDoc } from '../../queries/billing/usage-months.ts';
 import { billingUsageMonthsProjection } from '../../projections/billing/usage-months.ts';
 import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { unrateableError, unrateableIssues, usageOfPeriod } from '../../queries/billing/usage.ts';
 import { invoices, usageMonths } from './handlers.ts';
-
-/** The id of the usage invoice of a subscription and month: one per pair, so generating again finds it. */
-export function usageInvoiceId(subscriptionId: string, period: string): string {
-  return nameId('billing-usage-invoice', `${subscriptionId}/${period}`);
-}
 
 /** `[start, end)` of a calendar month `YYYY-MM` (UTC), as ISO instants. */
 export function monthRange(period: string): { from: string; to: string } {
@@ -93,26 +86,6 @@ function describe(m: NonNullable<InvoiceLine['metered']>): string {
   return `Marketplace fees ${m.period}: ${m.order_count} ${m.classification.replace('_', '-')} order(s) at ${rate}${exempt}`;
 }
 
-/** The id of the `seq`-th supplementary invoice (1, 2, ...) of a subscription's month: late or fixed orders billed after its invoice. */
-export function supplementId(subscriptionId: string, period: string, seq: number): string {
-  return nameId('billing-usage-supplement', `${subscriptionId}/${period}/${seq}`);
-}
-
-/** The ids of the month's documents that exist: its invoice, then supplementary invoices 1, 2, ... in order. */
-export async function monthDocuments(knex: Knex, subscriptionId: string, period: string): Promise<string[]> {
-  const regular = usageInvoiceId(subscriptionId, period);
-  if ((await existingInvoices(knex, [regular])).size === 0) return [];
-  const ids = [regular];
-  for (let seq = 1; ; seq += 8) {
-    const batch = Array.from({ length: 8 }, (_, i) => supplementId(subscriptionId, period, seq + i));
-    const found = await existingInvoices(knex, batch);
-    for (const id of batch) {
-      if (!found.has(id)) return ids;
-      ids.push(id);
-    }
-  }
-}
-
 /** What a generation did: drafted the month's invoice or a supplementary one, or found nothing new to bill (the month's last document). */
 export interface Generated {
   invoiceId: string;
@@ -158,7 +131,7 @@ async function draftNext(ctx: GenerateContext, subscriptionId: string, period: s
   const refused = month?.refusal != null;
   if (last && pending.length === 0) return { invoiceId: last, kind: 'unchanged', held: 0, refused };
   const snapshot = await loadConfigurationSnapshot(ctx, sub.id);
-  const ratings = rateOrders(snapshot, pending, ctx.now.toISOString(), await consumedBy(ctx.services.db, docs, billed, usage));
+  const ratings = rateOrders(snapshot, pending, ctx.now.toISOString(), baselineConsumption(snapshot, usage.filter((o) => billed.has(o.order_id)), ctx.now.toISOString()));
   const issues = unrateableIssues(pending, ratings);
   const byId = new Map(pending.map((o) => [o.order_id, o]));
   const unrateable = new Map(issues.map((i) => [i.path.slice('orders.'.length), i.message]));
@@ -197,24 +170,6 @@ async function draftNext(ctx: GenerateContext, subscriptionId: string, period: s
     },
   }, { orgId: sub.organization_id });
   return { invoiceId, kind: seq === 0 ? 'regular' : 'supplementary', held: fresh.length, refused };
-}
-
-/**
- * The baseline the month's billed orders consumed, by seller and month: each billed pre_existing order's whole amount,
- * as rating counts it. Later orders are rated after them.
- */
-async function consumedBy(db: Db, docs: string[], billed: Map<string, { invoice_id: string; line_index: number }>, usage: readonly UsageOrder[]): Promise<Map<string, bigint>> {
-  const consumed = new Map<string, bigint>();
-  if (billed.size === 0) return consumed;
-  const lines = new Map<string, InvoiceLine[]>();
-  for (const id of docs) lines.set(id, (await getInvoiceDoc(db, id))?.lines ?? []);
-  for (const o of usage) {
-    const b = billed.get(o.order_id);
-    if (!b || lines.get(b.invoice_id)?.[b.line_index]?.metered?.classification !== 'pre_existing') continue;
-    const key = baselineKey(o.seller, o.occurred_at.slice(0, 7));
-    consumed.set(key, (consumed.get(key) ?? 0n) + BigInt(o.amount));
-  }
-  return consumed;
 }
 
 /** billing.invoices.generate */

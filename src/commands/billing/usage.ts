@@ -18,7 +18,7 @@ import { invoicesOfOrders } from '../../queries/billing/invoice-orders.ts';
 import { existingInvoices } from '../../queries/billing/invoices.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
-import { usageInvoiceId } from './usage-invoices.ts';
+import { usageInvoiceId } from '../../queries/billing/month-documents.ts';
 import { usageOrders } from './handlers.ts';
 import { loadAggregate } from '../run.ts';
 import { assertWritable } from '../../domain/decider.ts';
@@ -206,19 +206,19 @@ export const usageVoid = operation({
   tags: ['Billing'],
   summary: 'Voids a usage fact with a reason (extension): it is not rated or billed; its facts stay in history. Billing staff only.',
   description:
-    'An event on the order\'s stream (`UsageVoided`). Voiding again changes nothing. An order already on an invoice is not voided (409 `usage_invoiced`: credit that invoice instead); '
-    + 'a held order that is voided leaves the held list.',
+    'An event on the order\'s stream (`UsageVoided`). Voiding again changes nothing. A held order that is voided leaves the held list. '
+    + 'An order already on an invoice is voided too: the invoice\'s billing.invoices.rerate.preview then shows its fee going to 0, and billing.invoices.rerate.apply credits it; '
+    + 'until then billing.attention.list shows the invoice (`usage_correction_due`).',
   request: UsageVoidRequest,
   response: UsageOrderDetail,
   error: 'billing.UsageVoidError',
-  errors: billingErrors.list('invalid_request', 'usage_not_found', 'usage_invoiced', 'projection_lag'),
+  errors: billingErrors.list('invalid_request', 'usage_not_found', 'projection_lag'),
   access: 'billing_staff',
   write: true,
   readModels: [billingUsageProjection],
   async handle(ctx, req) {
     const knex = ctx.services.knex;
-    const invoiceId = await invoiceOf(ctx, req.order_id);
-    await usageOrders.run(ctx, req.order_id, { type: 'VoidUsage', data: { reason: req.reason, invoice_id: invoiceId } }, { orgId: await sellerOf(knex, req.order_id), reason: req.reason });
+    await usageOrders.run(ctx, req.order_id, { type: 'VoidUsage', data: { reason: req.reason } }, { orgId: await sellerOf(knex, req.order_id), reason: req.reason });
     await ctx.readYourWrites();
     const detail = await orderDetail(knex, req.order_id);
     if (!detail) throw ctx.errors.error('usage_not_found', `No order ${req.order_id} is recorded.`);
@@ -234,8 +234,9 @@ export const usageReplace = operation({
   summary: 'Replaces a usage fact with corrected facts and a reason (extension): the replacement is rated in its place; the original stays in history. Billing staff only.',
   description:
     'Corrects the buyer, the amount (with its currency) or occurred_at of a recorded order (`UsageReplaced`, revision n+1); seller and subscription stay. The same facts again change nothing. '
-    + 'An order already on an invoice is not replaced (409 `usage_invoiced`), nor a voided one (409 `usage_voided`). A held order that is replaced is billed on its month\'s next supplementary '
-    + 'invoice (or its regular invoice when that is not generated yet).',
+    + 'A voided order is not replaced (409 `usage_voided`). A held order that is replaced is billed on its month\'s next supplementary '
+    + 'invoice (or its regular invoice when that is not generated yet). An order already on an invoice is replaced too, keeping its month and currency (else 409 `usage_invoiced`): '
+    + 'the invoice\'s billing.invoices.rerate.preview then rates it with the corrected facts and billing.invoices.rerate.apply bills the difference; until then billing.attention.list shows the invoice (`usage_correction_due`).',
   request: UsageReplaceRequest,
   response: UsageOrderDetail,
   error: 'billing.UsageReplaceError',

@@ -1,7 +1,8 @@
 // Usage facts (`usage-<uuid of the order id>`): one stream per marketplace order, so the order id is claimed once
 // across the whole log. Recording the same order again changes nothing; the same id with other data is refused.
 // Staff correct an order with events on its stream (issue 26): void it, or replace its facts (the original stays in
-// history); an order already on an invoice is not corrected (409 usage_invoiced: see docs/decisions.md).
+// history). An order already on an invoice is corrected too: the difference is billed by re-rating that invoice
+// (billing.invoices.rerate.apply); only its month and currency stay, which the invoice is of (409 usage_invoiced).
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { nameId } from '../../ids.ts';
@@ -41,12 +42,12 @@ export const usageCodec = eventCodec(usageEvents);
 export type UsageCorrection = Partial<Pick<UsageOrder, 'buyer' | 'amount' | 'currency' | 'occurred_at'>>;
 
 /**
- * What may be asked of an order's usage stream. `invoice_id` in a correction is the looked-up fact "this order is on
- * that invoice" (null when it is on none): an invoiced order is not corrected.
+ * What may be asked of an order's usage stream. `invoice_id` in a replacement is the looked-up fact "this order is on
+ * that invoice" (null when it is on none): an invoiced order keeps its month and currency.
  */
 export type UsageCommand =
   | { type: 'RecordUsage'; data: UsageOrder & { now: string } }
-  | { type: 'VoidUsage'; data: { reason: string; invoice_id: string | null; now: string } }
+  | { type: 'VoidUsage'; data: { reason: string; now: string } }
   | { type: 'ReplaceUsage'; data: { facts: UsageCorrection; reason: string; invoice_id: string | null; now: string } };
 
 /** The order as recorded and corrected, or null before it is. */
@@ -103,15 +104,21 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
         return [{ type: 'UsageRecorded', data: { ...order, recorded_at: now } }];
       }
       case 'VoidUsage': {
-        const order = correctable(state, command.data.invoice_id, 'voided');
+        const order = recorded(state);
         if (state.voided) return []; // a repeated void
         return [{ type: 'UsageVoided', data: { order_id: order.order_id, subscription_id: order.subscription_id, reason: command.data.reason, voided_at: command.data.now } }];
       }
       case 'ReplaceUsage': {
-        const order = correctable(state, command.data.invoice_id, 'replaced');
+        const order = recorded(state);
         if (state.voided) throw billingErrors.error('usage_voided', `Order ${order.order_id} is voided; a voided order is not replaced (record the corrected order under a new id).`);
         const next: UsageOrder = { ...order, ...command.data.facts };
         if (sameOrder(next, order)) return [];
+        const invoiceId = command.data.invoice_id;
+        if (invoiceId !== null && (next.currency !== order.currency || next.occurred_at.slice(0, 7) !== order.occurred_at.slice(0, 7))) {
+          throw billingErrors.error('usage_invoiced',
+            `Order ${order.order_id} is billed on invoice ${invoiceId} of ${order.occurred_at.slice(0, 7)} in ${order.currency}; its replacement keeps that month and currency (void it and record the order under a new id instead).`,
+            { details: { invoice_id: invoiceId } });
+        }
         checkFacts(next);
         return [{ type: 'UsageReplaced', data: { ...next, revision: state.revision + 1, reason: command.data.reason, replaced_at: command.data.now } }];
       }
@@ -121,11 +128,9 @@ export const usageDecider: Decider<UsageCommand, UsageEvent, UsageState> = {
   },
 };
 
-// The order exists and is on no invoice: what a correction needs.
-function correctable(state: UsageState, invoiceId: string | null, what: string): UsageOrder {
+// The order exists: what a correction needs.
+function recorded(state: UsageState): UsageOrder {
   if (!state.order) throw billingErrors.error('usage_not_found', 'No order with this id is recorded.');
-  if (invoiceId !== null)
-    throw billingErrors.error('usage_invoiced', `Order ${state.order.order_id} is billed on invoice ${invoiceId}; an invoiced order is not ${what} (issue a credit note on that invoice instead).`, { details: { invoice_id: invoiceId } });
   return state.order;
 }
 

@@ -14,10 +14,13 @@ import { type RatedOrder, rateOrders } from '../../domain/billing/configuration/
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
 import { billingConfigurationProjection } from '../../projections/billing/configuration/configuration.ts';
+import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
+import { billingUsageProjection } from '../../projections/billing/usage.ts';
 import { type CorrectionDoc, type CorrectionOrderDoc, type OrderRatingDoc, billingInvoiceCorrectionsProjection } from '../../projections/billing/invoice-corrections.ts';
 import type { CorrectionLine, CorrectionRating } from '../../domain/billing/invoice-correction.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
+import { consumedBeforeDocument } from './month-documents.ts';
 import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
 import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
@@ -126,8 +129,13 @@ function ratingOf(n: RatedOrder): OrderRatingDoc {
 /** Billed orders rated under `snapshot` as known at `asOf`: per metered line the sums, the changed orders, and the unrateable ones (not thrown). */
 export async function compareRatings(knex: Knex, invoice: InvoiceDoc, billed: BilledOrder[], snapshot: ConfigurationSnapshot, asOf: string) {
   const facts = await usageByOrderIds(knex, billed.map((b) => b.order_id));
-  const orders = billed.flatMap((b) => facts.get(b.order_id) ?? []);
-  const ratings = rateOrders(snapshot, orders, asOf);
+  // A voided order is not rated: its fee goes to 0 (issue 26 section 4); the others are rated with their current facts.
+  const voided = new Set(billed.filter((b) => facts.get(b.order_id)?.correction?.kind === 'voided').map((b) => b.order_id));
+  const orders = billed.flatMap((b) => (voided.has(b.order_id) ? [] : facts.get(b.order_id) ?? []));
+  // A supplementary invoice's orders are rated after the month's earlier documents' orders, as generation rated them.
+  const metered = invoice.lines.find((l) => l.metered)?.metered;
+  const consumed = metered ? await consumedBeforeDocument(knex, invoice.id, metered.subscription_id, metered.period, snapshot, asOf) : undefined;
+  const ratings = rateOrders(snapshot, orders, asOf, consumed);
   const issues = unrateableIssues(orders, ratings);
   const now = new Map(ratings.filter((r): r is RatedOrder => r.status === 'rated').map((r) => [r.order_id, r]));
   const lines = invoice.lines.flatMap((l, i) => (l.metered ? [{ line_index: i, description: l.description, old_amount: 0, new_amount: 0, difference: 0 }] : []));
@@ -138,8 +146,9 @@ export async function compareRatings(knex: Knex, invoice: InvoiceDoc, billed: Bi
     const line = byIndex.get(b.source_line_index);
     if (!line) continue;
     line.old_amount += b.billed.fee;
-    if (!n) continue; // unrateable: counted in issues
-    const fresh = ratingOf(n);
+    if (!n && !voided.has(b.order_id)) continue; // unrateable: counted in issues
+    // A voided order keeps the rating it is billed at, with nothing exempt and no fee.
+    const fresh = n ? ratingOf(n) : { ...b.billed, exempt_amount: 0, fee: 0 };
     line.new_amount += fresh.fee;
     const changed = RATING_FIELDS.filter((k) => b.billed[k] !== fresh[k]);
     if (changed.length) changes.push({ order_id: b.order_id, source_line_index: b.source_line_index, old: b.billed, new: fresh, changed });
@@ -156,7 +165,7 @@ export async function rerateDiff(ctx: RequestContext, invoice: InvoiceDoc): Prom
   const subscriptionId = meteredSubscription(invoice);
   const knex = ctx.services.knex;
   // Configuration changed and corrections issued by anyone up to now are what "as known now" means, not a lagging view of them.
-  await caughtUp(ctx.services, [billingConfigurationProjection, billingInvoiceCorrectionsProjection]);
+  await caughtUp(ctx.services, [billingConfigurationProjection, billingInvoiceCorrectionsProjection, billingUsageProjection, billingInvoiceOrdersProjection]);
   const basis = await correctionCount(knex, invoice.id);
   const billed = await billedOrders(knex, invoice);
   const asOf = ctx.now.toISOString();

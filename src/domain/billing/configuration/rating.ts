@@ -119,6 +119,21 @@ export function rateOrders(snapshot: ConfigurationSnapshot, orders: readonly Usa
   return orders.map((o) => results.get(o) ?? unrateable(o, [{ code: 'invalid_occurred_at', message: 'not rated' }]));
 }
 
+/**
+ * The baseline `orders` consume, by baselineKey, rated under `snapshot` as known at `asOf`: every rateable pre_existing
+ * order's whole amount, as rating counts it (unrateable orders consume nothing). What orders billed earlier in a month
+ * leave to the orders rated after them (`consumedBefore` of rateOrders).
+ */
+export function baselineConsumption(snapshot: ConfigurationSnapshot, orders: readonly UsageOrder[], asOf: string): Map<string, bigint> {
+  const consumed = new Map<string, bigint>();
+  for (const r of rateOrders(snapshot, orders, asOf)) {
+    if (r.status !== 'rated' || r.classification !== 'pre_existing') continue;
+    const key = baselineKey(r.seller, monthOf(instant(r.occurred_at)));
+    consumed.set(key, (consumed.get(key) ?? 0n) + BigInt(r.amount));
+  }
+  return consumed;
+}
+
 function rateOne(
   order: UsageOrder,
   relationship: RelationshipAsOf | null,
