@@ -31,6 +31,7 @@ import * as m0100 from './0100_billing_charges.ts';
 import * as m0101 from './0101_sandbox_provider_refunds.ts';
 import * as m0105 from './0105_billing_usage_late.ts';
 import * as m0110 from './0110_billing_invoice_corrections.ts';
+import * as m0111 from './0111_billing_usage_corrected.ts';
 import * as m0115 from './0115_billing_collections.ts';
 
 interface Migration {
@@ -70,6 +71,7 @@ const migrations: Record<string, Migration> = {
   '0101_sandbox_provider_refunds': m0101,
   '0105_billing_usage_late': m0105,
   '0110_billing_invoice_corrections': m0110,
+  '0111_billing_usage_corrected': m0111,
   '0115_billing_collections': m0115,
 };
 

@@ -10,6 +10,8 @@ import { listUnreadableStreams } from '../../unreadable-streams.ts';
 import { failingCollections } from './collections.ts';
 import { dueCharges, refundDueItem } from './charges.ts';
 import { customerOfOrganization, getCustomerDoc } from './customers.ts';
+import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
+import { billedOrders, compareRatings } from './invoice-corrections.ts';
 import { invoicesOfOrders } from './invoice-orders.ts';
 import { subscriptionById } from './subscriptions.ts';
 import { usageByOrderIds } from './usage.ts';
@@ -105,6 +107,54 @@ const sources: Record<Kind, Source> = {
     }
     return items;
   },
+  async usage_correction_due(services) {
+    const { knex } = services;
+    // Invoices holding orders staff voided or replaced (the partial index billing_usage_corrected finds them).
+    const res = await knex.raw(
+      `select io.invoice_id as invoice_id, array_agg(io.order_id order by io.order_id) as order_ids
+       from billing_usage u join billing_invoice_orders io on io.order_id = u.order_id
+       where u.voided or u.revision > 0 group by io.invoice_id order by io.invoice_id limit ?`,
+      [ATTENTION_SOURCE_CAP],
+    );
+    const items: Item[] = [];
+    const asOf = services.clock.now().toISOString();
+    for (const row of res.rows as { invoice_id: string; order_ids: string[] }[]) {
+      const invoice = await getInvoiceDoc(services.db, row.invoice_id);
+      const subscriptionId = invoice?.lines.find((l) => l.metered)?.metered?.subscription_id;
+      if (!invoice || !subscriptionId || invoice.status === 'void') continue;
+      // Due while re-rating the invoice would still change a corrected order: applied corrections bill it, and a
+      // correction that changes no fee or rating (a replaced buyer of the same kind) needs nothing.
+      const corrected = new Set(row.order_ids);
+      const compared = await compareRatings(knex, invoice, await billedOrders(knex, invoice), await loadConfigurationSnapshot({ services }, subscriptionId), asOf);
+      const changes = compared.changes.filter((c) => corrected.has(c.order_id));
+      const unrateable = compared.issues.filter((i) => corrected.has(i.path.slice('orders.'.length)));
+      if (changes.length === 0 && unrateable.length === 0) continue;
+      const due = [...changes.map((c) => c.order_id), ...unrateable.map((i) => i.path.slice('orders.'.length))];
+      const facts = await usageByOrderIds(knex, due);
+      const since = due.map((id) => facts.get(id)?.correction?.at ?? invoice.created_at).reduce((a, b) => (b < a ? b : a));
+      const voided = due.filter((id) => facts.get(id)?.correction?.kind === 'voided').length;
+      const number = invoice.number ?? invoice.id;
+      items.push({
+        kind: 'usage_correction_due',
+        key: `usage_correction_due:${invoice.id}`,
+        summary: `${due.length} order(s) of invoice ${number} were ${voided === due.length ? 'voided' : voided ? 'voided or replaced' : 'replaced'} after it was invoiced; the invoice is not corrected yet`,
+        cause: unrateable.length
+          ? `The corrected facts cannot be rated: ${unrateable[0]?.path.slice('orders.'.length)}: ${unrateable[0]?.message}${unrateable.length > 1 ? '; ...' : ''}.`
+          : `Re-rating the invoice with the corrected usage changes ${changes.length} order(s) by ${changes.reduce((t, c) => t + c.new.fee - c.old.fee, 0)} ${invoice.currency}.`,
+        resolve: invoice.status === 'draft'
+          ? 'Finalize the draft, then issue the correction from its re-rating page (a credit note or a correction invoice, with a reason).'
+          : unrateable.length
+            ? 'Replace the orders with facts that can be rated (usage page) or fix the configuration, then issue the correction from the invoice\'s re-rating page.'
+            : 'Issue the correction from the invoice\'s re-rating page (a credit note or a correction invoice, with a reason).',
+        href: `/console/invoices/${invoice.id}/rerate`,
+        customer: await customerOfSubscription(services, subscriptionId),
+        invoice_id: invoice.id,
+        amount: changes.length ? { amount: changes.reduce((t, c) => t + c.new.fee - c.old.fee, 0), currency: invoice.currency } : null,
+        since,
+      });
+    }
+    return items;
+  },
   async held_usage(services) {
     const items: Item[] = [];
     for (const m of await heldMonthDocs(services.knex, ATTENTION_SOURCE_CAP)) {
@@ -191,7 +241,7 @@ export const attentionList = operation({
   id: 'billing.attention.list',
   surface: 'core',
   tags: ['Billing'],
-  summary: 'What needs a person: refunds due, unrecorded provider charges, failed automatic collections, usage months that cannot be invoiced, held usage, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
+  summary: 'What needs a person: refunds due, unrecorded provider charges, failed automatic collections, usage months that cannot be invoiced, held usage, invoices whose usage was corrected after invoicing, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',
   description: 'Billing staff. Counts cover every kind whatever `kind` filters. Extension operation (the console\'s Needs attention page).',
   request: AttentionListRequest,
   response: AttentionListResponse,

@@ -15,6 +15,7 @@ const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
   failed_collection: 'Failed automatic collections',
   usage_month_refused: 'Usage months that cannot be invoiced',
   held_usage: 'Held usage',
+  usage_correction_due: 'Usage corrected after invoicing',
   stalled_read_model: 'Stalled read models',
   unreadable_stream: 'Unreadable streams',
 };
