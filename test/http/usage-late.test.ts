@@ -195,12 +195,72 @@ for (const backend of backends()) {
         expect(attention.body.items.map((i) => i.key)).to.not.include(`held_usage:${seller.subscriptionId}/2026-02`);
       });
 
-      it('an invoiced order is neither voided nor replaced (409 usage_invoiced); a voided late order is never billed', async () => {
-        const invoiced = await svc.call(ops['billing.usage.void'], { order_id: 'FIX-1', reason: 'Cancelled order' }, staff);
-        expect([invoiced.status, invoiced.body.code]).to.deep.equal([409, 'usage_invoiced']);
-        const replace = await svc.call(ops['billing.usage.replace'], { order_id: 'FIX-1', reason: 'Wrong amount', amount: { amount: 5, currency: 'GBP' } }, staff);
-        expect([replace.status, replace.body.code]).to.deep.equal([409, 'usage_invoiced']);
+      it('an invoiced order is replaced (within its month and currency) or voided, and the difference is billed by re-rating its invoice, shown in Needs attention until then', async () => {
+        const finalize = async (id: string) => {
+          const res = await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff);
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          return res.body;
+        };
+        const preview = async (id: string) => {
+          const res = await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: id }, staff);
+          expect(res.status, JSON.stringify(res.body)).to.equal(200);
+          return res.body;
+        };
+        const due = async () => (await svc.call(ops['billing.attention.list'], { kind: 'usage_correction_due' }, staff)).body.items.find((i) => i.invoice_id === regular);
+        // Its invoice is of February in GBP: a replacement keeps both.
+        const currency = await svc.call(ops['billing.usage.replace'], { order_id: 'FIX-1', reason: 'Wrong currency', amount: { amount: 1000, currency: 'EUR' } }, staff);
+        expect([currency.status, currency.body.code]).to.deep.equal([409, 'usage_invoiced']);
+        expect(currency.body.message).to.match(/keeps that month and currency/);
+        const month = await svc.call(ops['billing.usage.replace'], { order_id: 'FIX-1', reason: 'Wrong day', occurred_at: '2026-01-31T10:00:00Z' }, staff);
+        expect([month.status, month.body.code]).to.deep.equal([409, 'usage_invoiced']);
+        expect(await due()).to.equal(undefined);
 
+        // Replaced: recorded on the order's stream, still on its invoice; the invoice (a draft) shows in Needs attention.
+        const replaced = await svc.call(ops['billing.usage.replace'], { order_id: 'FIX-1', reason: 'Amount was 40.00', amount: { amount: 4000, currency: 'GBP' } }, staff);
+        expect(replaced.status, JSON.stringify(replaced.body)).to.equal(200);
+        expect(replaced.body).to.deep.include({ revision: 1, billing_state: 'invoiced', invoice_id: regular, amount: { amount: 4000, currency: 'GBP' } });
+        const row = await due();
+        expect(row).to.deep.include({ kind: 'usage_correction_due', key: `usage_correction_due:${regular}`, href: `/console/invoices/${regular}/rerate`, amount: { amount: 50, currency: 'GBP' } });
+        expect(row?.customer?.id).to.equal(seller.customerId);
+        expect(row?.summary).to.match(/1 order\(s\) of invoice .* were replaced after it was invoiced/);
+        expect(row?.resolve).to.match(/^Finalize the draft/);
+
+        // The re-rating rates it with the corrected facts; applying bills the difference on a correction invoice.
+        expect((await finalize(regular)).total).to.equal(50);
+        const raise = await preview(regular);
+        expect(raise).to.deep.include({ old_total: 50, new_total: 100, difference: 50, changed_order_count: 1 });
+        expect(raise.orders.map((o) => [o.order_id, o.old.fee, o.new.fee])).to.deep.equal([['FIX-1', 50, 100]]);
+        const applied = await svc.call(ops['billing.invoices.rerate.apply'], { invoice_id: regular, diff_hash: raise.diff_hash, reason: 'FIX-1 corrected to 40.00' }, staff);
+        expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
+        expect(applied.body).to.deep.include({ difference: 50, credit_notes: [] });
+        const correctionInvoice = applied.body.correction_invoice_id ?? '';
+        expect((await svc.call(ops['billing.invoices.get'], correctionInvoice, staff)).body.total).to.equal(50);
+        expect(await due()).to.equal(undefined);
+        expect((await preview(regular)).changed_order_count).to.equal(0);
+
+        // Voided: its fee goes to 0; applying credits what the invoice and its correction invoice billed for it.
+        const voided = await svc.call(ops['billing.usage.void'], { order_id: 'FIX-1', reason: 'Cancelled order' }, staff);
+        expect(voided.status, JSON.stringify(voided.body)).to.equal(200);
+        expect(voided.body).to.deep.include({ billing_state: 'voided', invoice_id: regular });
+        expect(voided.body.correction).to.deep.include({ kind: 'voided', reason: 'Cancelled order' });
+        expect(await due()).to.deep.include({ amount: { amount: -100, currency: 'GBP' } });
+        expect((await due())?.summary).to.match(/were voided after it was invoiced/);
+        const back = await preview(regular);
+        expect(back).to.deep.include({ old_total: 100, new_total: 0, difference: -100 });
+        expect(back.orders.map((o) => [o.order_id, o.old.fee, o.new.fee, o.new.exempt_amount])).to.deep.equal([['FIX-1', 100, 0, 0]]);
+        await finalize(correctionInvoice);
+        const credited = await svc.call(ops['billing.invoices.rerate.apply'], { invoice_id: regular, diff_hash: back.diff_hash, reason: 'FIX-1 cancelled' }, staff);
+        expect(credited.status, JSON.stringify(credited.body)).to.equal(200);
+        expect(credited.body).to.deep.include({ difference: -100, correction_invoice_id: null });
+        expect(credited.body.credit_notes.map((c) => [c.invoice_id, c.amount])).to.deep.equal([[regular, 50], [correctionInvoice, 50]]);
+        expect(await due()).to.equal(undefined);
+        // The order stays on its invoice once; generation bills nothing new for it.
+        expect((await pass()).generated.filter((g) => g.subscription_id === seller.subscriptionId)).to.deep.equal([]);
+        const stream = (await svc.app.knex('es_events').where({ type: 'UsageVoided' }).whereRaw(`data->>'order_id' = 'FIX-1'`).first('stream_id')) as { stream_id: string };
+        expect(await eventTypes(stream.stream_id)).to.deep.equal(['UsageRecorded', 'UsageReplaced', 'UsageVoided']);
+      });
+
+      it('a voided late order is never billed; voided orders are not replaced; bad requests are refused', async () => {
         await insert([order('FIX-3', seller.orgId, buyer, 9000, '2026-02-10T00:00:00Z')]);
         const voided = await svc.call(ops['billing.usage.void'], { order_id: 'FIX-3', reason: 'Test order' }, staff);
         expect(voided.status, JSON.stringify(voided.body)).to.equal(200);
@@ -209,7 +269,7 @@ for (const backend of backends()) {
         const again = await svc.call(ops['billing.usage.void'], { order_id: 'FIX-3', reason: 'Test order' }, staff);
         expect(again.status).to.equal(200);
         expect((await pass()).generated.filter((g) => g.subscription_id === seller.subscriptionId)).to.deep.equal([]);
-        expect((await listed(seller.subscriptionId, { billing_state: 'voided' })).map((i) => i.order_id)).to.deep.equal(['FIX-3']);
+        expect((await listed(seller.subscriptionId, { billing_state: 'voided' })).map((i) => [i.order_id, i.invoice_id])).to.deep.equal([['FIX-1', regular], ['FIX-3', null]]);
         const noReplace = await svc.call(ops['billing.usage.replace'], { order_id: 'FIX-3', reason: 'Oops', amount: { amount: 5, currency: 'GBP' } }, staff);
         expect([noReplace.status, noReplace.body.code]).to.deep.equal([409, 'usage_voided']);
 
@@ -225,6 +285,8 @@ for (const backend of backends()) {
 
     describe('the baseline is not exempted twice', () => {
       let c: ConfiguredSeller;
+      let regularId: string;
+      let supplementId: string;
 
       it('a late pre-existing order is rated after the billed ones: it is exempt only by what the baseline has left', async () => {
         clock.set('2026-02-27T12:00:00Z');
@@ -254,10 +316,35 @@ for (const backend of backends()) {
         ok(await svc.call(ops['billing.usage.insert'], { orders: [order('BASE-0', c.seller.orgId, pre, 5000, '2026-02-01T00:00:00Z')] }, c.billingStaff), 'late insert');
         const supplement = ok(await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-02' }, c.billingStaff), 'supplement').body;
         expect(supplement.id).to.not.equal(inv.id);
+        regularId = inv.id;
+        supplementId = supplement.id;
         const [late] = await allOrders(svc, c.billingStaff, supplement.id);
         expect(late).to.deep.include({ order_id: 'BASE-0', classification: 'pre_existing', exempt_amount: 2000, chargeable_amount: 3000 });
         expect(late?.fee.amount).to.equal(60);
         expect(supplement.total).to.equal(60);
+      });
+
+      it('re-rating the supplementary invoice rates it after the month\'s invoice, as generation did: nothing differs', async () => {
+        const body = await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: supplementId }, c.billingStaff);
+        expect(body.status, JSON.stringify(body.body)).to.equal(200);
+        expect(body.body).to.deep.include({ old_total: 60, new_total: 60, difference: 0, changed_order_count: 0 });
+        expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: regularId }, c.billingStaff)).body).to.deep.include({ difference: 0, changed_order_count: 0 });
+      });
+
+      it('voiding the invoiced order frees its baseline: the supplementary invoice\'s re-rating credits the late order\'s fee', async () => {
+        const voided = await svc.call(ops['billing.usage.void'], { order_id: 'BASE-1', reason: 'Duplicate of another order' }, c.billingStaff);
+        expect(voided.status, JSON.stringify(voided.body)).to.equal(200);
+        const regular = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: regularId }, c.billingStaff)).body;
+        expect(regular).to.deep.include({ difference: 0, changed_order_count: 1 });
+        expect(regular.orders.map((o) => [o.order_id, o.old.exempt_amount, o.new.exempt_amount, o.new.fee])).to.deep.equal([['BASE-1', 8000, 0, 0]]);
+        const late = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: supplementId }, c.billingStaff)).body;
+        expect(late).to.deep.include({ old_total: 60, new_total: 0, difference: -60 });
+        expect(late.orders.map((o) => [o.order_id, o.old.exempt_amount, o.new.exempt_amount])).to.deep.equal([['BASE-0', 2000, 5000]]);
+        expect((await svc.call(ops['billing.invoices.update'], { id: supplementId, action: 'finalize' }, c.billingStaff)).status).to.equal(200);
+        const applied = await svc.call(ops['billing.invoices.rerate.apply'], { invoice_id: supplementId, diff_hash: late.diff_hash, reason: 'BASE-1 voided' }, c.billingStaff);
+        expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
+        expect(applied.body.credit_notes.map((n) => [n.invoice_id, n.amount])).to.deep.equal([[supplementId, 60]]);
+        expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: supplementId }, c.billingStaff)).body.changed_order_count).to.equal(0);
       });
     });
   });

@@ -148,7 +148,7 @@ export async function recordUsage(ctx: CommandContext & { knex: Knex }, batch: U
     const state = existing.has(o.order_id) ? states.get(o.order_id) : undefined;
     return {
       order_id: o.order_id, subscription_id: o.subscription_id, status: status.get(o.order_id) ?? 'recorded', month: o.occurred_at.slice(0, 7),
-      late: state?.billing_state !== 'invoiced' && invoiced.has(regular.get(o.order_id) ?? ''),
+      late: !state?.invoice_id && invoiced.has(regular.get(o.order_id) ?? ''),
       billing_state: state?.billing_state ?? 'unbilled', invoice_id: state?.invoice_id ?? null,
     };
   });

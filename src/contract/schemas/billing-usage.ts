@@ -39,7 +39,7 @@ export const UsageInsertRequest = z
 /** Where an order stands in billing. */
 export const UsageBillingState = z
   .enum(['unbilled', 'invoiced', 'voided', 'held'])
-  .describe('`unbilled`: waits for its month\'s invoice, or (late or fixed) for the next supplementary invoice; `invoiced`: on `invoice_id`; `voided` by staff (never billed); `held`: left out of its month\'s invoices by staff because it cannot be rated (`held_reasons`), billed once fixed.')
+  .describe('`unbilled`: waits for its month\'s invoice, or (late or fixed) for the next supplementary invoice; `invoiced`: on `invoice_id`; `voided` by staff (not billed; `invoice_id` is the invoice it was on when voided after invoicing, whose re-rating credits it); `held`: left out of its month\'s invoices by staff because it cannot be rated (`held_reasons`), billed once fixed.')
   .meta({ id: 'billing.UsageBillingState' });
 
 /** What happened to one order of a batch. */

@@ -26,8 +26,8 @@ function range(period: string): { from: string; to?: string } {
 }
 
 /**
- * The billing state of each of `docs`, by order id: on an invoice (whatever else: an order billed is billed), voided,
- * held at its current revision (a replacement is no longer held: it waits for the next supplementary invoice), else unbilled.
+ * The billing state of each of `docs`, by order id: voided (with the invoice it was on, if any: re-rating that invoice
+ * credits it), on an invoice, held at its current revision (a replacement is no longer held: it waits for the next supplementary invoice), else unbilled.
  */
 export async function billingStates(knex: Knex, docs: readonly UsageDoc[]): Promise<Map<string, BillingOf>> {
   const invoices = await invoicesOfOrders(knex, docs.map((d) => d.order_id));
@@ -36,8 +36,8 @@ export async function billingStates(knex: Knex, docs: readonly UsageDoc[]): Prom
   for (const d of docs) {
     const invoice = invoices.get(d.order_id);
     const held = months.get(`${d.subscription_id}/${d.occurred_at.slice(0, 7)}`)?.held[d.order_id];
-    if (invoice) out.set(d.order_id, { billing_state: 'invoiced', invoice_id: invoice, held_reasons: null });
-    else if (d.correction?.kind === 'voided') out.set(d.order_id, { billing_state: 'voided', invoice_id: null, held_reasons: null });
+    if (d.correction?.kind === 'voided') out.set(d.order_id, { billing_state: 'voided', invoice_id: invoice ?? null, held_reasons: null });
+    else if (invoice) out.set(d.order_id, { billing_state: 'invoiced', invoice_id: invoice, held_reasons: null });
     else if (held && held.revision === (d.revision ?? 0)) out.set(d.order_id, { billing_state: 'held', invoice_id: null, held_reasons: held.reasons });
     else out.set(d.order_id, { billing_state: 'unbilled', invoice_id: null, held_reasons: null });
   }
