@@ -8,7 +8,7 @@
 import { expect } from 'chai';
 import fc from 'fast-check';
 import { feeOf } from '../../src/domain/billing/configuration/rating.ts';
-import { supplementId, usageInvoiceId } from '../../src/queries/billing/month-documents.ts';
+import { supplementId, usageInvoiceId } from '../../src/domain/billing/usage-month.ts';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { ops } from '../support/ops.ts';

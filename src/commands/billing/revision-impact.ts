@@ -21,7 +21,7 @@ import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../../quer
 import { configurations } from './configuration/handlers.ts';
 import { revisionInput } from './configuration/revisions.ts';
 import { monthRange } from './usage-invoices.ts';
-import { usageInvoiceId } from '../../queries/billing/month-documents.ts';
+import { usageInvoiceId } from '../../domain/billing/usage-month.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
 import { usageMonths } from '../../queries/billing/usage.ts';
 

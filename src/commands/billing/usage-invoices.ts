@@ -16,7 +16,8 @@ import { billingConfigurationProjection } from '../../projections/billing/config
 import { loadConfigurationSnapshot } from '../../queries/billing/configuration/snapshot.ts';
 import { customerOfOrganization } from '../../queries/billing/customers.ts';
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
-import { monthDocuments, supplementId, usageInvoiceId } from '../../queries/billing/month-documents.ts';
+import { monthDocuments } from '../../queries/billing/month-documents.ts';
+import { supplementId, usageInvoiceId } from '../../domain/billing/usage-month.ts';
 import { ordersOfInvoices } from '../../queries/billing/invoice-orders.ts';
 import { usageMonthDoc } from '../../queries/billing/usage-months.ts';
 import { billingUsageMonthsProjection } from '../../projections/billing/usage-months.ts';

@@ -18,7 +18,7 @@ import { invoicesOfOrders } from '../../queries/billing/invoice-orders.ts';
 import { existingInvoices } from '../../queries/billing/invoices.ts';
 import { billingInvoiceOrdersProjection } from '../../projections/billing/invoice-orders.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
-import { usageInvoiceId } from '../../queries/billing/month-documents.ts';
+import { usageInvoiceId } from '../../domain/billing/usage-month.ts';
 import { usageOrders } from './handlers.ts';
 import { loadAggregate } from '../run.ts';
 import { assertWritable } from '../../domain/decider.ts';

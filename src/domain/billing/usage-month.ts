@@ -5,6 +5,16 @@ import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } fro
 import { nameId } from '../../ids.ts';
 import { EventId, EventInstant, EventInt32 } from '../event-fields.ts';
 
+/** The id of the usage invoice of a subscription and month: one per pair, so generating again finds it. */
+export function usageInvoiceId(subscriptionId: string, period: string): string {
+  return nameId('billing-usage-invoice', `${subscriptionId}/${period}`);
+}
+
+/** The id of the `seq`-th supplementary invoice (1, 2, ...) of a subscription's month: late or fixed orders billed after its invoice. */
+export function supplementId(subscriptionId: string, period: string, seq: number): string {
+  return nameId('billing-usage-supplement', `${subscriptionId}/${period}/${seq}`);
+}
+
 /** An order left out of the month's invoices, at the revision of its facts that could not be rated, and why. */
 export const HeldOrderSchema = z.object({ order_id: z.string(), revision: EventInt32.min(0), reasons: z.string() });
 /** A held order. */

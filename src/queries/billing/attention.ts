@@ -14,7 +14,7 @@ import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
 import { billedOrders, compareRatings } from './invoice-corrections.ts';
 import { invoicesOfOrders } from './invoice-orders.ts';
 import { subscriptionById } from './subscriptions.ts';
-import { usageByOrderIds } from './usage.ts';
+import { correctedOrderIds, usageByOrderIds } from './usage.ts';
 import { heldMonthDocs, refusedMonthDocs } from './usage-months.ts';
 import { getInvoiceDoc } from './invoices.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
@@ -24,6 +24,9 @@ type Kind = Item['kind'];
 
 /** At most this many items of one kind are gathered (and counted) per call. */
 export const ATTENTION_SOURCE_CAP = 1000;
+
+/** At most this many voided or replaced orders are looked at for usage_correction_due per call. */
+const CORRECTED_ORDERS_CAP = 20_000;
 
 /** One kind of item and how it is found. */
 type Source = (services: Services) => Promise<Item[]>;
@@ -109,22 +112,18 @@ const sources: Record<Kind, Source> = {
   },
   async usage_correction_due(services) {
     const { knex } = services;
-    // Invoices holding orders staff voided or replaced (the partial index billing_usage_corrected finds them).
-    const res = await knex.raw(
-      `select io.invoice_id as invoice_id, array_agg(io.order_id order by io.order_id) as order_ids
-       from billing_usage u join billing_invoice_orders io on io.order_id = u.order_id
-       where u.voided or u.revision > 0 group by io.invoice_id order by io.invoice_id limit ?`,
-      [ATTENTION_SOURCE_CAP],
-    );
+    // Invoices holding orders staff voided or replaced.
+    const byInvoice = new Map<string, string[]>();
+    for (const [orderId, invoiceId] of await invoicesOfOrders(knex, await correctedOrderIds(knex, CORRECTED_ORDERS_CAP))) byInvoice.set(invoiceId, [...(byInvoice.get(invoiceId) ?? []), orderId]);
     const items: Item[] = [];
     const asOf = services.clock.now().toISOString();
-    for (const row of res.rows as { invoice_id: string; order_ids: string[] }[]) {
-      const invoice = await getInvoiceDoc(services.db, row.invoice_id);
+    for (const [invoiceId, orderIds] of [...byInvoice].slice(0, ATTENTION_SOURCE_CAP)) {
+      const invoice = await getInvoiceDoc(services.db, invoiceId);
       const subscriptionId = invoice?.lines.find((l) => l.metered)?.metered?.subscription_id;
       if (!invoice || !subscriptionId || invoice.status === 'void') continue;
       // Due while re-rating the invoice would still change a corrected order: applied corrections bill it, and a
       // correction that changes no fee or rating (a replaced buyer of the same kind) needs nothing.
-      const corrected = new Set(row.order_ids);
+      const corrected = new Set(orderIds);
       const compared = await compareRatings(knex, invoice, await billedOrders(knex, invoice), await loadConfigurationSnapshot({ services }, subscriptionId), asOf);
       const changes = compared.changes.filter((c) => corrected.has(c.order_id));
       const unrateable = compared.issues.filter((i) => corrected.has(i.path.slice('orders.'.length)));

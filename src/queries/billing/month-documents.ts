@@ -5,20 +5,10 @@
 import type { Knex } from 'knex';
 import { baselineConsumption } from '../../domain/billing/configuration/rating.ts';
 import type { ConfigurationSnapshot } from '../../domain/billing/configuration/snapshot.ts';
-import { nameId } from '../../ids.ts';
+import { supplementId, usageInvoiceId } from '../../domain/billing/usage-month.ts';
 import { existingInvoices } from './invoices.ts';
 import { ordersOfInvoices } from './invoice-orders.ts';
 import { usageByOrderIds } from './usage.ts';
-
-/** The id of the usage invoice of a subscription and month: one per pair, so generating again finds it. */
-export function usageInvoiceId(subscriptionId: string, period: string): string {
-  return nameId('billing-usage-invoice', `${subscriptionId}/${period}`);
-}
-
-/** The id of the `seq`-th supplementary invoice (1, 2, ...) of a subscription's month: late or fixed orders billed after its invoice. */
-export function supplementId(subscriptionId: string, period: string, seq: number): string {
-  return nameId('billing-usage-supplement', `${subscriptionId}/${period}/${seq}`);
-}
 
 /** The ids of the month's documents that exist: its invoice, then supplementary invoices 1, 2, ... in order. */
 export async function monthDocuments(knex: Knex, subscriptionId: string, period: string): Promise<string[]> {

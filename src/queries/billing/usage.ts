@@ -19,6 +19,12 @@ export async function usageByOrderIds(knex: Knex, orderIds: string[]): Promise<M
   return out;
 }
 
+/** Up to `limit` orders staff voided or replaced (the partial index billing_usage_corrected finds them), by order id. */
+export async function correctedOrderIds(knex: Knex, limit: number): Promise<string[]> {
+  const res = await knex.raw('select order_id from billing_usage where voided or revision > 0 order by order_id limit ?', [limit]);
+  return (res.rows as { order_id: string }[]).map((r) => r.order_id);
+}
+
 /** An order's current facts with the revision they are (0 as recorded, n after the n-th replacement). */
 export type RevisedOrder = UsageOrder & { revision: number };
 
