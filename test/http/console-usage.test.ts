@@ -75,5 +75,22 @@ for (const backend of backends()) {
       const last = await web.get(url);
       expect(last.html).to.contain(`/console/invoices/${regular}`).and.to.contain(`/console/invoices/${supplementId}`).and.to.contain('Sent in EUR');
     });
+
+    it('an invoiced order is replaced from the page too; staff land on its invoice\'s re-rating, which shows the difference', async () => {
+      const url = `/console/usage?subscription_id=${seller.subscriptionId}&period=2026-02`;
+      const page = await web.get(url);
+      expect(page.html).to.contain('Fix WEB-1 (invoiced: the difference is billed by re-rating its invoice)');
+      const replace = `/console/usage/${seller.subscriptionId}/2026-02/replace`;
+      const replaced = await web.post(replace, { ...hiddenFields(page.html, replace), order_id: 'WEB-1', amount: '40.00', currency: 'GBP', reason: 'Amount was 40.00' });
+      expect(replaced.status).to.equal(303);
+      const invoiceId = (await svc.call(ops['billing.usage.list'], { order_id: 'WEB-1' }, staff)).body.items[0]?.invoice_id ?? '';
+      expect(replaced.headers.get('location')).to.equal(`/console/invoices/${invoiceId}/rerate`);
+      const rerate = await web.get(`/console/invoices/${invoiceId}/rerate`);
+      expect(rerate.status).to.equal(200);
+      expect(rerate.html).to.contain('WEB-1');
+      // Needs attention lists the invoice until it is corrected, linking to that page.
+      const attention = await web.get('/console/attention?kind=usage_correction_due');
+      expect(attention.html).to.contain(`/console/invoices/${invoiceId}/rerate`).and.to.contain('Usage corrected after invoicing');
+    });
   });
 }

@@ -43,9 +43,10 @@ ${field('period', 'Month (YYYY-MM)', html`<input id="period" name="period" requi
   const r = await p.api.call(ops['billing.usage.list'], { subscription_id: sub, period, limit: 100, ...(state ? { billing_state: state } : {}), ...(cursor ? { cursor } : {}) });
   const items = r.ok ? r.body.items : [];
   const rows = items.map((o, i) => {
-    const fixable = o.billing_state === 'unbilled' || o.billing_state === 'held';
+    // Any order but a voided one is fixed here; an invoiced one is then billed by re-rating its invoice (issue 26 section 4).
+    const fixable = o.billing_state !== 'voided';
     const forms: SafeHtml = fixable
-      ? html`<details><summary>Fix ${o.order_id}</summary>
+      ? html`<details><summary>Fix ${o.order_id}${o.billing_state === 'invoiced' ? ' (invoiced: the difference is billed by re-rating its invoice)' : ''}</summary>
 <form method="post" action="${BASE}/${sub}/${period}/replace">${formGuard(p.session)}<input type="hidden" name="order_id" value="${o.order_id}">
 ${field(`amount-${i}`, 'Corrected amount', html`<input id="amount-${i}" name="amount" inputmode="decimal" required value="${moneyInput(o.amount.amount, o.amount.currency)}" size="10">`)}
 ${field(`currency-${i}`, 'Currency', html`<input id="currency-${i}" name="currency" required value="${o.amount.currency}" maxlength="3" size="4">`)}
@@ -103,5 +104,6 @@ async function correct(p: ConsolePage, kind: 'void' | 'replace'): Promise<void> 
     r = await p.api.call(ops['billing.usage.replace'], { order_id: orderId, reason, amount: { amount, currency } });
   }
   if (!r.ok) return usagePage(p, { status: r.problem.status, problem: r.problem });
-  p.res.redirect(303, here(sub, period));
+  // An invoiced order's correction is billed from its invoice's re-rating page, which now shows the difference.
+  p.res.redirect(303, r.body.invoice_id ? `/console/invoices/${r.body.invoice_id}/rerate` : here(sub, period));
 }
