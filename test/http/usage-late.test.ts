@@ -340,11 +340,17 @@ for (const backend of backends()) {
         const late = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: supplementId }, c.billingStaff)).body;
         expect(late).to.deep.include({ old_total: 60, new_total: 0, difference: -60 });
         expect(late.orders.map((o) => [o.order_id, o.old.exempt_amount, o.new.exempt_amount])).to.deep.equal([['BASE-0', 2000, 5000]]);
+        // Needs attention shows both: the invoice of the voided order, and the supplementary one whose baseline it freed.
+        const attention = (await svc.call(ops['billing.attention.list'], { kind: 'usage_correction_due' }, c.billingStaff)).body.items;
+        expect(attention.filter((i) => i.invoice_id === regularId || i.invoice_id === supplementId).map((i) => [i.invoice_id, i.amount?.amount]).sort())
+          .to.deep.equal([[regularId, 0], [supplementId, -60]].sort());
         expect((await svc.call(ops['billing.invoices.update'], { id: supplementId, action: 'finalize' }, c.billingStaff)).status).to.equal(200);
         const applied = await svc.call(ops['billing.invoices.rerate.apply'], { invoice_id: supplementId, diff_hash: late.diff_hash, reason: 'BASE-1 voided' }, c.billingStaff);
         expect(applied.status, JSON.stringify(applied.body)).to.equal(200);
         expect(applied.body.credit_notes.map((n) => [n.invoice_id, n.amount])).to.deep.equal([[supplementId, 60]]);
         expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: supplementId }, c.billingStaff)).body.changed_order_count).to.equal(0);
+        const left = (await svc.call(ops['billing.attention.list'], { kind: 'usage_correction_due' }, c.billingStaff)).body.items;
+        expect(left.map((i) => i.invoice_id)).to.not.include(supplementId);
       });
     });
   });

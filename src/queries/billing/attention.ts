@@ -13,6 +13,7 @@ import { customerOfOrganization, getCustomerDoc } from './customers.ts';
 import { loadConfigurationSnapshot } from './configuration/snapshot.ts';
 import { billedOrders, compareRatings } from './invoice-corrections.ts';
 import { invoicesOfOrders } from './invoice-orders.ts';
+import { monthDocuments } from './month-documents.ts';
 import { subscriptionById } from './subscriptions.ts';
 import { correctedOrderIds, usageByOrderIds } from './usage.ts';
 import { heldMonthDocs, refusedMonthDocs } from './usage-months.ts';
@@ -117,6 +118,9 @@ const sources: Record<Kind, Source> = {
     for (const [orderId, invoiceId] of await invoicesOfOrders(knex, await correctedOrderIds(knex, CORRECTED_ORDERS_CAP))) byInvoice.set(invoiceId, [...(byInvoice.get(invoiceId) ?? []), orderId]);
     const items: Item[] = [];
     const asOf = services.clock.now().toISOString();
+    // The month's later documents of those invoices: their orders are rated after them, so what a void or replacement frees
+    // or uses of the baseline changes their fees (since the earliest such correction).
+    const later = new Map<string, string>();
     for (const [invoiceId, orderIds] of [...byInvoice].slice(0, ATTENTION_SOURCE_CAP)) {
       const invoice = await getInvoiceDoc(services.db, invoiceId);
       const subscriptionId = invoice?.lines.find((l) => l.metered)?.metered?.subscription_id;
@@ -124,6 +128,10 @@ const sources: Record<Kind, Source> = {
       // Due while re-rating the invoice would still change a corrected order: applied corrections bill it, and a
       // correction that changes no fee or rating (a replaced buyer of the same kind) needs nothing.
       const corrected = new Set(orderIds);
+      const metered = invoice.lines.find((l) => l.metered)?.metered;
+      const docs = metered ? await monthDocuments(knex, subscriptionId, metered.period) : [];
+      const first = [...(await usageByOrderIds(knex, orderIds)).values()].reduce((a: string | null, f) => (f.correction && (!a || f.correction.at < a) ? f.correction.at : a), null);
+      for (const id of docs.slice(docs.indexOf(invoiceId) + 1)) if (first && (!later.has(id) || first < (later.get(id) ?? ''))) later.set(id, first);
       const compared = await compareRatings(knex, invoice, await billedOrders(knex, invoice), await loadConfigurationSnapshot({ services }, subscriptionId), asOf);
       const changes = compared.changes.filter((c) => corrected.has(c.order_id));
       const unrateable = compared.issues.filter((i) => corrected.has(i.path.slice('orders.'.length)));
@@ -149,6 +157,32 @@ const sources: Record<Kind, Source> = {
         customer: await customerOfSubscription(services, subscriptionId),
         invoice_id: invoice.id,
         amount: changes.length ? { amount: changes.reduce((t, c) => t + c.new.fee - c.old.fee, 0), currency: invoice.currency } : null,
+        since,
+      });
+    }
+    const listed = new Set(items.map((i) => i.invoice_id));
+    for (const [invoiceId, since] of later) {
+      if (listed.has(invoiceId)) continue;
+      const invoice = await getInvoiceDoc(services.db, invoiceId);
+      const subscriptionId = invoice?.lines.find((l) => l.metered)?.metered?.subscription_id;
+      if (!invoice || !subscriptionId || invoice.status === 'void') continue;
+      const compared = await compareRatings(knex, invoice, await billedOrders(knex, invoice), await loadConfigurationSnapshot({ services }, subscriptionId), asOf);
+      // Only what the baseline left changed: same classification and revisions, another exempt amount.
+      const changes = compared.changes.filter((c) => c.changed.includes('exempt_amount') && c.changed.every((k) => k === 'exempt_amount' || k === 'fee'));
+      if (changes.length === 0) continue;
+      const difference = changes.reduce((t, c) => t + c.new.fee - c.old.fee, 0);
+      items.push({
+        kind: 'usage_correction_due',
+        key: `usage_correction_due:${invoice.id}`,
+        summary: `The baseline left to ${changes.length} order(s) of invoice ${invoice.number ?? invoice.id} changed: orders of an earlier invoice of the month were voided or replaced`,
+        cause: `Its orders are rated after the month's earlier invoices; re-rating it now changes them by ${difference} ${invoice.currency}.`,
+        resolve: invoice.status === 'draft'
+          ? 'Finalize the draft, then issue the correction from its re-rating page (a credit note or a correction invoice, with a reason).'
+          : 'Issue the correction from the invoice\'s re-rating page (a credit note or a correction invoice, with a reason).',
+        href: `/console/invoices/${invoice.id}/rerate`,
+        customer: await customerOfSubscription(services, subscriptionId),
+        invoice_id: invoice.id,
+        amount: { amount: difference, currency: invoice.currency },
         since,
       });
     }
