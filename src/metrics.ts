@@ -23,6 +23,19 @@ export interface Metrics {
   attentionSource?: () => Promise<Map<string, number>>;
 }
 
+/** A gauge read at scrape time (from billing.charges, the usage months...): what needs a person shows without the console. */
+function scrapedCount(registry: client.Registry, name: string, help: string, read: () => Promise<number> | undefined): client.Gauge<never> {
+  return new client.Gauge({
+    name,
+    help,
+    registers: [registry],
+    async collect() {
+      const n = await read();
+      if (n !== undefined) this.set(n);
+    },
+  });
+}
+
 /** Creates a registry with the service's metrics and the process defaults. */
 export function createMetrics(): Metrics {
   const registry = new client.Registry();
@@ -60,24 +73,8 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     // Read at scrape time from billing.charges (issue 26): money owed back to customers is visible without the console.
-    refundsDue: new client.Gauge({
-      name: 'billing_refunds_due',
-      help: 'Provider charges taken but not (fully) applied whose money is due back to the customer (the refunds-due list)',
-      registers: [registry],
-      async collect() {
-        const n = await metrics.refundsDueSource?.();
-        if (n !== undefined) this.set(n);
-      },
-    }),
-    usageMonthsRefused: new client.Gauge({
-      name: 'usage_months_refused',
-      help: 'Subscription months with usage that the usage invoice worker could not invoice (billing.usage.refusals.list lists them and why)',
-      registers: [registry],
-      async collect() {
-        const n = await metrics.refusedUsageMonthsSource?.();
-        if (n !== undefined) this.set(n);
-      },
-    }),
+    refundsDue: scrapedCount(registry, 'billing_refunds_due', 'Provider charges taken but not (fully) applied whose money is due back to the customer (the refunds-due list)', () => metrics.refundsDueSource?.()),
+    usageMonthsRefused: scrapedCount(registry, 'usage_months_refused', 'Subscription months with usage that the usage invoice worker could not invoice (billing.usage.refusals.list lists them and why)', () => metrics.refusedUsageMonthsSource?.()),
     // Measured when scraped: an alert on it reaches someone even when nobody opens the console.
     attentionItems: new client.Gauge({
       name: 'billing_attention_items',
