@@ -22,6 +22,8 @@ import { createHttpApp } from './http/router.ts';
 import { type InvokeOptions, invokeRegistered } from './pipeline/invoke.ts';
 import type { Services } from './context.ts';
 import { integrationAuthenticator, sessionAuthenticator } from './http/authenticate.ts';
+import { cachedSessionAuth } from './queries/identity/session-cache.ts';
+import { activeInstallByKeyHash } from './queries/integrations/integrations.ts';
 import { entitledTo } from './queries/billing/effective-entitlements.ts';
 import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
@@ -132,8 +134,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const httpApp = createHttpApp(services, registry, {
     ...pipeline,
     authenticators: {
-      core: sessionAuthenticator,
-      integrations: integrationAuthenticator,
+      core: sessionAuthenticator(cachedSessionAuth),
+      integrations: integrationAuthenticator(activeInstallByKeyHash),
     },
     guardedPaths: ATTEMPT_LIMITED_PATHS,
     before: (express) => {

@@ -1,14 +1,14 @@
 // HTTP side of the file store: PUT and GET of `/objects/<key>?token=…`, each checked against its signed grant.
 import express, { type Request, type Response } from 'express';
 import { newId } from '../ids.ts';
-import { attachmentDisposition, isValidKey } from '../storage/port.ts';
-import { type FileObjectStore, OBJECT_ROUTE, TooLargeError } from '../storage/file.ts';
+import { TooLargeError, attachmentDisposition, isValidKey } from '../storage/port.ts';
+import type { FileObjectStore } from '../storage/file.ts';
 
 /** Mounts the signed object routes of `store` on `app`. */
 export function mountFileObjectRoutes(app: express.Express, store: FileObjectStore): void {
   // Returned promises: express 5 hands a rejection (the disk failing) to the error handler.
-  app.put(`${OBJECT_ROUTE}/*key`, (req, res) => upload(store, req, res));
-  app.get(`${OBJECT_ROUTE}/*key`, (req, res) => download(store, req, res));
+  app.put(`${store.route}/*key`, (req, res) => upload(store, req, res));
+  app.get(`${store.route}/*key`, (req, res) => download(store, req, res));
 }
 
 function keyOf(req: Request): string {

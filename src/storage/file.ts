@@ -6,17 +6,19 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.ts';
-import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, assertKey } from './port.ts';
+import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, TooLargeError, assertKey } from './port.ts';
 import { UrlSigner } from './signer.ts';
 
 /** Where the file store's signed URLs are served: `<base>/objects/<key>?token=…`. */
-export const OBJECT_ROUTE = '/objects';
+const OBJECT_ROUTE = '/objects';
 
 /** The directory of used upload URLs (a dot: no object key can name it). */
 const CLAIMS = '.claims';
 
 /** Objects as files under `dir`; `baseUrl()` is the service's public URL. */
 export class FileObjectStore implements ObjectStore {
+  /** Where its signed URLs point: the HTTP side mounts its routes here. */
+  readonly route = OBJECT_ROUTE;
   constructor(
     readonly dir: string,
     readonly signer: UrlSigner,
@@ -176,12 +178,6 @@ export class FileObjectStore implements ObjectStore {
   }
 }
 
-/** An upload went past its signed size. */
-export class TooLargeError extends Error {
-  constructor() {
-    super('object larger than allowed');
-  }
-}
 
 function isExisting(err: unknown): boolean {
   return err instanceof Error && 'code' in err && err.code === 'EEXIST';

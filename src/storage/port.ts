@@ -64,3 +64,10 @@ export function attachmentDisposition(filename: string): string {
   const exact = encodeURIComponent(filename).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${exact}`;
 }
+
+/** An upload went past its signed size (a store's HTTP side answers it 413). */
+export class TooLargeError extends Error {
+  constructor() {
+    super('object larger than allowed');
+  }
+}
