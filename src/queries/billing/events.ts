@@ -11,6 +11,16 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const eventsGet = operation({
   id: 'billing.events.get',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      type: 'type',
+      occurred_at: '2026-01-15T09:30:00.000Z',
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      data: {},
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one billing event.',
@@ -30,6 +40,28 @@ export const eventsGet = operation({
 
 export const eventsList = operation({
   id: 'billing.events.list',
+  examples: {
+    request: {
+      types: ['invoice.finalized'],
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      subject_type: 'customer',
+      occurred_from: '2026-01-15T09:30:00.000Z',
+      occurred_before: '2026-01-15T09:30:00.000Z',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+    },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          type: 'type',
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          data: {},
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the billing events the caller may see, oldest first (log order), with filters and keyset pagination.',
