@@ -68,7 +68,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
     }
     if (!(err instanceof DomainError && err.code === 'customer_not_found')) throw err;
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
-    const orgs = await organizationsOf(services, session.auth.userId);
+    const orgs = await organizationsOf(services, session);
     sendPage(res, 404, 'Not found', html`<h1>Not found</h1><p role="alert">This payment page is not one of the organization you are signed in to.</p>${orgSwitcher(session, orgs, returnTo)}`);
     return null;
   }
