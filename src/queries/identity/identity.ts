@@ -71,3 +71,17 @@ export async function sessionAuth(knex: Knex, token: string, now: Date): Promise
     expiresAt: new Date(row.expires_at),
   };
 }
+
+/** The names of the given organizations that exist, by id. */
+export async function organizationsByIds(knex: Knex, ids: string[]): Promise<Map<string, OrganizationDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('identity_organizations').whereIn('id', ids).select('doc')) as { doc: OrganizationDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
+/** The given users that exist, by id. */
+export async function usersByIds(knex: Knex, ids: string[]): Promise<Map<string, UserDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('identity_users').whereIn('id', ids).select('doc')) as { doc: UserDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
