@@ -12,6 +12,7 @@ import { benchAssemblies } from './assemblies.ts';
 import { benchAnalytics, benchIngest } from './ingest.ts';
 import { benchResolve } from './configuration.ts';
 import { benchUsage } from './usage.ts';
+import { benchScale } from './scale.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -222,6 +223,17 @@ async function main(): Promise<void> {
         { phase: '(k) usage invoice', backend, metric: `invoices.orders.list p50 / p99, ${u.list_requests} pages of 50`, value: `${fmt(u.list_p50_ms, 1)} / ${fmt(u.list_p99_ms, 1)} ms`, target: 'p99 < 20 ms', met: u.list_p99_ms < 20 },
       );
       report(lines, backend, '(k)');
+    }
+    // Opt-in (not in the default list): builds logs and read models ten times today's sizes, which takes long.
+    if (only.includes('scale')) {
+      out.scale = await benchScale(backend, seconds * 1000, (p) => {
+        lines.push({
+          phase: '(s) scale', backend, metric: `${p.what}, ${fmt(p.sizes[0])} -> ${fmt(p.sizes[1])}`,
+          value: `${fmt(p.small, p.unit === 'ms' ? 1 : 0)} -> ${fmt(p.large, p.unit === 'ms' ? 1 : 0)} ${p.unit} (cost x${fmt(p.ratio, 2)})`,
+          target: 'cost <= x1.25', met: p.ratio <= 1.25,
+        });
+        report(lines.slice(-1), backend, '(s)');
+      });
     }
   }
   console.log('');

@@ -29,6 +29,7 @@ import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
+import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
@@ -145,6 +146,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
+      useSessionLookup(express, cachedSessionAuth);
       mountPages(express, services);
       mountPaymentPage(express, services);
       mountSandboxPages(express, services, payments);
