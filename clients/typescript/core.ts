@@ -1596,6 +1596,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.names.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The names behind ids: customers (with their organization and suspension), organizations, users, subscriptions and products (extension).
+         * @description Billing staff only. Each list answers the ids of its kind that exist; an unknown id is left out, not an error. Up to 200 ids of each kind.
+         *
+         *     Access: billing staff.
+         */
+        post: operations["billing.names.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.notes.insert": {
         parameters: {
             query?: never;
@@ -2588,7 +2610,7 @@ export interface components {
         "auth.SessionCreateRequest": {
             /** @description The user's email address. */
             email: string;
-            /** @description Organization to sign into; the user's first organization when omitted. */
+            /** @description Organization to sign into; the user's first organization by name when omitted. */
             organization_id?: components["schemas"]["uuid.Uuid"];
             /** @description The user's password. */
             password: string;
@@ -5309,6 +5331,75 @@ export interface components {
             };
             /** @description Why: kept with the change in the audit trail. */
             reason?: string;
+        };
+        /** @description Error body of billing.NamesListError. */
+        "billing.NamesListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.NamesListError";
+        };
+        "billing.NamesListRequest": {
+            /** @description Ids of customers (at most 200). */
+            customers?: components["schemas"]["uuid.Uuid"][];
+            /** @description Ids of organizations (at most 200). */
+            organizations?: components["schemas"]["uuid.Uuid"][];
+            /** @description Ids of products (at most 200). */
+            products?: components["schemas"]["uuid.Uuid"][];
+            /** @description Ids of subscriptions (at most 200). */
+            subscriptions?: components["schemas"]["uuid.Uuid"][];
+            /** @description Ids of users and staff members (at most 200). */
+            users?: components["schemas"]["uuid.Uuid"][];
+        };
+        "billing.NamesListResponse": {
+            customers: {
+                email: string;
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+                organization_id: components["schemas"]["uuid.Uuid"];
+                organization_name: string | null;
+                /** @enum {string} */
+                status: "active" | "removed";
+                /** @description Access suspended for non-payment now. */
+                suspended: boolean;
+            }[];
+            organizations: {
+                /** @description Its billing customer, if it has one. */
+                customer_id: components["schemas"]["uuid.Uuid"] | null;
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            }[];
+            products: {
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            }[];
+            subscriptions: {
+                customer_id: components["schemas"]["uuid.Uuid"] | null;
+                id: components["schemas"]["uuid.Uuid"];
+                organization_id: components["schemas"]["uuid.Uuid"];
+                organization_name: string | null;
+                status: string;
+            }[];
+            users: {
+                email: string;
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            }[];
         };
         "billing.Note": {
             /** @description Who wrote the note. */
@@ -18683,6 +18774,140 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["billing.InvoiceUpdateError"];
+                };
+            };
+        };
+    };
+    "billing.names.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customers": [
+                 *         "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
+                 *       ],
+                 *       "users": [
+                 *         "019312de-a96f-7c20-8935-66ab75692c99"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.NamesListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customers": [
+                     *         {
+                     *           "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *           "name": "Acme Repairs Ltd",
+                     *           "email": "billing@acme-repairs.example",
+                     *           "status": "active",
+                     *           "suspended": false,
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "organization_name": "Acme Repairs"
+                     *         }
+                     *       ],
+                     *       "organizations": [],
+                     *       "users": [
+                     *         {
+                     *           "id": "019312de-a96f-7c20-8935-66ab75692c99",
+                     *           "name": "Dana Staff",
+                     *           "email": "dana@billing.example"
+                     *         }
+                     *       ],
+                     *       "subscriptions": [],
+                     *       "products": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.NamesListResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
+                };
+            };
+            /** @description Any other error (billing.NamesListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.NamesListError"];
                 };
             };
         };

@@ -1,5 +1,5 @@
 // /docs in a real browser (Debian's Chromium): the reference renders from this service alone, its table of contents has
-// the tags, its search finds an operation, and its try-it console calls the API with a session token.
+// the tags, its search finds an operation, and its try-it console calls the API with a session token pasted into it.
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { startService, type TestService } from '../support/app.ts';
@@ -43,13 +43,16 @@ describe('API reference in Chromium', function () {
     await page.keyboard.press('Escape');
   });
 
-  it('has a try-it console for the bearer session token, against this service', async () => {
+  it('sends a request from the try-it console with a session token, to this service', async () => {
     const user = await svc.signUp();
     const token = page.getByPlaceholder('Token').first();
     await token.waitFor();
     await token.fill(user.token);
-    expect(await token.inputValue()).to.equal(user.token);
-    expect(await page.getByText(`${svc.url}/api/v1`).first().isVisible()).to.equal(true);
+    await page.locator('aside, nav').first().getByText('Authentication', { exact: true }).first().click();
+    await page.getByRole('button', { name: /Test Request\s*\(post \/auth\.sessions\.get\)/ }).click();
+    await page.getByRole('button', { name: `Send post request to ${svc.url}/api/v1/auth.sessions.get` }).click();
+    await page.getByText('200 OK').first().waitFor();
+    expect(await page.getByText(user.email).first().isVisible()).to.equal(true);
   });
 
   it('loads nothing from outside this service', () => {
