@@ -8387,8 +8387,8 @@ export interface operations {
                      *       "properties": {},
                      *       "occurred_at": "2026-01-15T09:30:00.000Z",
                      *       "received_at": "2026-01-15T09:30:00.000Z",
-                     *       "origin": "origin",
-                     *       "referer": "referer"
+                     *       "origin": "https://app.acme-repairs.example",
+                     *       "referer": "https://app.acme-repairs.example/search"
                      *     }
                      */
                     "application/json": components["schemas"]["analytics.AnalyticsEventsInsertResponse"];
@@ -8524,8 +8524,8 @@ export interface operations {
                      *           "properties": {},
                      *           "occurred_at": "2026-01-15T09:30:00.000Z",
                      *           "received_at": "2026-01-15T09:30:00.000Z",
-                     *           "origin": "origin",
-                     *           "referer": "referer"
+                     *           "origin": "https://app.acme-repairs.example",
+                     *           "referer": "https://app.acme-repairs.example/search"
                      *         }
                      *       ],
                      *       "pagination": null
@@ -8621,7 +8621,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "query": "query"
+                 *       "query": "acme"
                  *     }
                  */
                 "application/json": components["schemas"]["tier1.ExperimentalSearchRequest"];
@@ -12359,7 +12359,7 @@ export interface operations {
                      * @example {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *       "invoice_number": "invoice number",
+                     *       "invoice_number": "INV-2026-0042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "amount": 12000,
@@ -12525,7 +12525,7 @@ export interface operations {
                      *         {
                      *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "invoice_number": "invoice number",
+                     *           "invoice_number": "INV-2026-0042",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *           "amount": 12000,
@@ -12669,7 +12669,7 @@ export interface operations {
                      * @example {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *       "invoice_number": "invoice number",
+                     *       "invoice_number": "INV-2026-0042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "amount": 12000,
@@ -13085,7 +13085,7 @@ export interface operations {
                  *       "target": "GBP",
                  *       "rate": "1.25",
                  *       "as_of": "2026-01-15T09:30:00.000Z",
-                 *       "source": "source"
+                 *       "source": "console"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CurrencyExchangeRateInsertRequest"];
@@ -13106,7 +13106,7 @@ export interface operations {
                      *       "target": "target",
                      *       "rate": "rate",
                      *       "as_of": "2026-01-15T09:30:00.000Z",
-                     *       "source": "source"
+                     *       "source": "console"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.CurrencyExchangeRateListItem"];
@@ -13240,7 +13240,7 @@ export interface operations {
                      *         "target": "target",
                      *         "rate": "rate",
                      *         "as_of": "2026-01-15T09:30:00.000Z",
-                     *         "source": "source"
+                     *         "source": "console"
                      *       }
                      *     ]
                      */
@@ -14106,10 +14106,10 @@ export interface operations {
                      *       "email": "billing@acme-repairs.example",
                      *       "billing_address": {
                      *         "line1": "1 High Street",
-                     *         "line2": "line2",
+                     *         "line2": "Unit 4",
                      *         "city": "Leeds",
                      *         "postal_code": "LS1 1AA",
-                     *         "region": "region",
+                     *         "region": "West Yorkshire",
                      *         "country": "GB"
                      *       },
                      *       "currency": "GBP",
@@ -14256,10 +14256,10 @@ export interface operations {
                      *       "email": "billing@acme-repairs.example",
                      *       "billing_address": {
                      *         "line1": "1 High Street",
-                     *         "line2": "line2",
+                     *         "line2": "Unit 4",
                      *         "city": "Leeds",
                      *         "postal_code": "LS1 1AA",
-                     *         "region": "region",
+                     *         "region": "West Yorkshire",
                      *         "country": "GB"
                      *       },
                      *       "currency": "GBP",
@@ -14392,7 +14392,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "query": "query",
+                 *       "query": "acme",
                  *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
                  *     }
                  */
@@ -14688,7 +14688,7 @@ export interface operations {
                      *           "kind": "invoice",
                      *           "description": "Monthly platform fee",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "invoice_number": "invoice number",
+                     *           "invoice_number": "INV-2026-0042",
                      *           "payment_id": null,
                      *           "debit": 1,
                      *           "credit": 1,
@@ -14841,10 +14841,10 @@ export interface operations {
                      *       "email": "billing@acme-repairs.example",
                      *       "billing_address": {
                      *         "line1": "1 High Street",
-                     *         "line2": "line2",
+                     *         "line2": "Unit 4",
                      *         "city": "Leeds",
                      *         "postal_code": "LS1 1AA",
-                     *         "region": "region",
+                     *         "region": "West Yorkshire",
                      *         "country": "GB"
                      *       },
                      *       "currency": "GBP",
@@ -16084,7 +16084,7 @@ export interface operations {
                      *             {
                      *               "projection": "projection",
                      *               "reason": "Agreed with the customer by phone",
-                     *               "actor": "actor",
+                     *               "actor": "dana@billing.example",
                      *               "skipped_at": "2026-01-15T09:30:00.000Z"
                      *             }
                      *           ]
@@ -17311,29 +17311,16 @@ export interface operations {
                      *           "description": "Monthly platform fee",
                      *           "quantity": 1,
                      *           "unit_amount": 12000,
-                     *           "amount": 12000,
-                     *           "metered": {
-                     *             "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *             "period": "2026-01",
-                     *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
-                     *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *             "baseline_revision_id": null,
-                     *             "order_count": 1,
-                     *             "order_amount": 12000,
-                     *             "exempt_amount": 12000,
-                     *             "chargeable_amount": 12000
-                     *           }
+                     *           "amount": 12000
                      *         }
                      *       ],
                      *       "subtotal": 12000,
                      *       "total": 12000,
-                     *       "amount_paid": 12000,
-                     *       "amount_credited": 12000,
-                     *       "amount_credited_to_balance": 12000,
+                     *       "amount_paid": 0,
+                     *       "amount_credited": 0,
+                     *       "amount_credited_to_balance": 0,
                      *       "amount_remaining": 12000,
-                     *       "memo": "memo",
+                     *       "memo": "Thank you for your business.",
                      *       "metadata": {},
                      *       "issue_date": null,
                      *       "due_date": null,
@@ -17489,29 +17476,16 @@ export interface operations {
                      *           "description": "Monthly platform fee",
                      *           "quantity": 1,
                      *           "unit_amount": 12000,
-                     *           "amount": 12000,
-                     *           "metered": {
-                     *             "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *             "period": "2026-01",
-                     *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
-                     *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *             "baseline_revision_id": null,
-                     *             "order_count": 1,
-                     *             "order_amount": 12000,
-                     *             "exempt_amount": 12000,
-                     *             "chargeable_amount": 12000
-                     *           }
+                     *           "amount": 12000
                      *         }
                      *       ],
                      *       "subtotal": 12000,
                      *       "total": 12000,
-                     *       "amount_paid": 12000,
-                     *       "amount_credited": 12000,
-                     *       "amount_credited_to_balance": 12000,
+                     *       "amount_paid": 0,
+                     *       "amount_credited": 0,
+                     *       "amount_credited_to_balance": 0,
                      *       "amount_remaining": 12000,
-                     *       "memo": "memo",
+                     *       "memo": "Thank you for your business.",
                      *       "metadata": {},
                      *       "issue_date": null,
                      *       "due_date": null,
@@ -17633,7 +17607,14 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
+                 *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                 *       "lines": [
+                 *         {
+                 *           "description": "Monthly platform fee",
+                 *           "unit_amount": 12000
+                 *         }
+                 *       ],
+                 *       "memo": "Thank you for your business."
                  *     }
                  */
                 "application/json": components["schemas"]["billing.InvoiceCreateRequest"];
@@ -17662,29 +17643,16 @@ export interface operations {
                      *           "description": "Monthly platform fee",
                      *           "quantity": 1,
                      *           "unit_amount": 12000,
-                     *           "amount": 12000,
-                     *           "metered": {
-                     *             "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *             "period": "2026-01",
-                     *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
-                     *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *             "baseline_revision_id": null,
-                     *             "order_count": 1,
-                     *             "order_amount": 12000,
-                     *             "exempt_amount": 12000,
-                     *             "chargeable_amount": 12000
-                     *           }
+                     *           "amount": 12000
                      *         }
                      *       ],
                      *       "subtotal": 12000,
                      *       "total": 12000,
-                     *       "amount_paid": 12000,
-                     *       "amount_credited": 12000,
-                     *       "amount_credited_to_balance": 12000,
+                     *       "amount_paid": 0,
+                     *       "amount_credited": 0,
+                     *       "amount_credited_to_balance": 0,
                      *       "amount_remaining": 12000,
-                     *       "memo": "memo",
+                     *       "memo": "Thank you for your business.",
                      *       "metadata": {},
                      *       "issue_date": null,
                      *       "due_date": null,
@@ -18638,29 +18606,16 @@ export interface operations {
                      *           "description": "Monthly platform fee",
                      *           "quantity": 1,
                      *           "unit_amount": 12000,
-                     *           "amount": 12000,
-                     *           "metered": {
-                     *             "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *             "period": "2026-01",
-                     *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
-                     *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *             "baseline_revision_id": null,
-                     *             "order_count": 1,
-                     *             "order_amount": 12000,
-                     *             "exempt_amount": 12000,
-                     *             "chargeable_amount": 12000
-                     *           }
+                     *           "amount": 12000
                      *         }
                      *       ],
                      *       "subtotal": 12000,
                      *       "total": 12000,
-                     *       "amount_paid": 12000,
-                     *       "amount_credited": 12000,
-                     *       "amount_credited_to_balance": 12000,
+                     *       "amount_paid": 0,
+                     *       "amount_credited": 0,
+                     *       "amount_credited_to_balance": 0,
                      *       "amount_remaining": 12000,
-                     *       "memo": "memo",
+                     *       "memo": "Thank you for your business.",
                      *       "metadata": {},
                      *       "issue_date": null,
                      *       "due_date": null,
@@ -20153,7 +20108,7 @@ export interface operations {
                  *       "amount": 12000,
                  *       "currency": "GBP",
                  *       "method": "bank_transfer",
-                 *       "reference": "reference",
+                 *       "reference": "BACS 4411",
                  *       "received_on": "2026-01-15"
                  *     }
                  */
@@ -20179,10 +20134,10 @@ export interface operations {
                      *         "amount": 12000,
                      *         "currency": "GBP",
                      *         "method": "bank_transfer",
-                     *         "reference": "reference",
+                     *         "reference": "BACS 4411",
                      *         "received_on": "2026-01-15",
                      *         "status": "recorded",
-                     *         "void_reason": "void reason",
+                     *         "void_reason": "Issued in error",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
                      *         "updated_at": "2026-01-15T09:30:00.000Z"
                      *       },
@@ -20199,29 +20154,16 @@ export interface operations {
                      *             "description": "Monthly platform fee",
                      *             "quantity": 1,
                      *             "unit_amount": 12000,
-                     *             "amount": 12000,
-                     *             "metered": {
-                     *               "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *               "period": "2026-01",
-                     *               "classification": "platform_introduced",
-                     *               "rate_bps": 1,
-                     *               "minimum_fee": 1,
-                     *               "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *               "baseline_revision_id": null,
-                     *               "order_count": 1,
-                     *               "order_amount": 12000,
-                     *               "exempt_amount": 12000,
-                     *               "chargeable_amount": 12000
-                     *             }
+                     *             "amount": 12000
                      *           }
                      *         ],
                      *         "subtotal": 12000,
                      *         "total": 12000,
-                     *         "amount_paid": 12000,
-                     *         "amount_credited": 12000,
-                     *         "amount_credited_to_balance": 12000,
+                     *         "amount_paid": 0,
+                     *         "amount_credited": 0,
+                     *         "amount_credited_to_balance": 0,
                      *         "amount_remaining": 12000,
-                     *         "memo": "memo",
+                     *         "memo": "Thank you for your business.",
                      *         "metadata": {},
                      *         "issue_date": null,
                      *         "due_date": null,
@@ -20381,10 +20323,10 @@ export interface operations {
                      *           "amount": 12000,
                      *           "currency": "GBP",
                      *           "method": "bank_transfer",
-                     *           "reference": "reference",
+                     *           "reference": "BACS 4411",
                      *           "received_on": "2026-01-15",
                      *           "status": "recorded",
-                     *           "void_reason": "void reason",
+                     *           "void_reason": "Issued in error",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
                      *           "updated_at": "2026-01-15T09:30:00.000Z"
                      *         }
@@ -20518,10 +20460,10 @@ export interface operations {
                      *         "amount": 12000,
                      *         "currency": "GBP",
                      *         "method": "bank_transfer",
-                     *         "reference": "reference",
+                     *         "reference": "BACS 4411",
                      *         "received_on": "2026-01-15",
                      *         "status": "recorded",
-                     *         "void_reason": "void reason",
+                     *         "void_reason": "Issued in error",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
                      *         "updated_at": "2026-01-15T09:30:00.000Z"
                      *       },
@@ -20538,29 +20480,16 @@ export interface operations {
                      *             "description": "Monthly platform fee",
                      *             "quantity": 1,
                      *             "unit_amount": 12000,
-                     *             "amount": 12000,
-                     *             "metered": {
-                     *               "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                     *               "period": "2026-01",
-                     *               "classification": "platform_introduced",
-                     *               "rate_bps": 1,
-                     *               "minimum_fee": 1,
-                     *               "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
-                     *               "baseline_revision_id": null,
-                     *               "order_count": 1,
-                     *               "order_amount": 12000,
-                     *               "exempt_amount": 12000,
-                     *               "chargeable_amount": 12000
-                     *             }
+                     *             "amount": 12000
                      *           }
                      *         ],
                      *         "subtotal": 12000,
                      *         "total": 12000,
-                     *         "amount_paid": 12000,
-                     *         "amount_credited": 12000,
-                     *         "amount_credited_to_balance": 12000,
+                     *         "amount_paid": 0,
+                     *         "amount_credited": 0,
+                     *         "amount_credited_to_balance": 0,
                      *         "amount_remaining": 12000,
-                     *         "memo": "memo",
+                     *         "memo": "Thank you for your business.",
                      *         "metadata": {},
                      *         "issue_date": null,
                      *         "due_date": null,
@@ -20712,8 +20641,8 @@ export interface operations {
                      *       "type": "one_time",
                      *       "recurring": null,
                      *       "active": false,
-                     *       "nickname": "nickname",
-                     *       "lookup_key": "lookup key",
+                     *       "nickname": "Visa ending 4242",
+                     *       "lookup_key": "platform_monthly",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "metadata": {},
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -20856,8 +20785,8 @@ export interface operations {
                      *       "type": "one_time",
                      *       "recurring": null,
                      *       "active": false,
-                     *       "nickname": "nickname",
-                     *       "lookup_key": "lookup key",
+                     *       "nickname": "Visa ending 4242",
+                     *       "lookup_key": "platform_monthly",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "metadata": {},
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -20987,7 +20916,7 @@ export interface operations {
                  *       "currency": "GBP",
                  *       "active": false,
                  *       "type": "one_time",
-                 *       "lookup_key": "lookup key"
+                 *       "lookup_key": "platform_monthly"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.PriceListRequest"];
@@ -21012,8 +20941,8 @@ export interface operations {
                      *           "type": "one_time",
                      *           "recurring": null,
                      *           "active": false,
-                     *           "nickname": "nickname",
-                     *           "lookup_key": "lookup key",
+                     *           "nickname": "Visa ending 4242",
+                     *           "lookup_key": "platform_monthly",
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
@@ -21286,8 +21215,8 @@ export interface operations {
                      *       "type": "one_time",
                      *       "recurring": null,
                      *       "active": false,
-                     *       "nickname": "nickname",
-                     *       "lookup_key": "lookup key",
+                     *       "nickname": "Visa ending 4242",
+                     *       "lookup_key": "platform_monthly",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
                      *       "metadata": {},
                      *       "updated_at": "2026-01-15T09:30:00.000Z"
@@ -23963,7 +23892,7 @@ export interface operations {
                      *           "position": "position",
                      *           "type": "type",
                      *           "reason": "Agreed with the customer by phone",
-                     *           "actor": "actor",
+                     *           "actor": "dana@billing.example",
                      *           "skipped_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],

@@ -32,7 +32,7 @@ export const creditNoteRequestsInsert = operation({
     response: {
       id: '019387ea-5dfc-7b8e-884d-848979496e70',
       invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      invoice_number: 'invoice number',
+      invoice_number: 'INV-2026-0042',
       organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
       customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
       amount: 12000,
@@ -116,7 +116,7 @@ export const creditNoteRequestsUpdate = operation({
     response: {
       id: '019387ea-5dfc-7b8e-884d-848979496e70',
       invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      invoice_number: 'invoice number',
+      invoice_number: 'INV-2026-0042',
       organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
       customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
       amount: 12000,

@@ -72,7 +72,7 @@ export async function searchTerms(knex: Knex, version: string, query: string, li
 export const experimentalSearch = operation({
   id: 'assemblies.experimental.search',
   examples: {
-    request: { query: 'query' },
+    request: { query: 'acme' },
     response: {
       items: [
         {

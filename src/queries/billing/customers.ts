@@ -47,7 +47,7 @@ export const customersGet = operation({
       organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
       name: 'Acme Repairs Ltd',
       email: 'billing@acme-repairs.example',
-      billing_address: { line1: '1 High Street', line2: 'line2', city: 'Leeds', postal_code: 'LS1 1AA', region: 'region', country: 'GB' },
+      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
       currency: 'GBP',
       payment_terms_days: 30,
       tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
@@ -71,7 +71,7 @@ export const customersGet = operation({
 export const customersList = operation({
   id: 'billing.customers.list',
   examples: {
-    request: { status: 'active', query: 'query', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    request: { status: 'active', query: 'acme', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
     response: {
       items: [
         {

@@ -29,7 +29,7 @@ export const exchangeRatesList = operation({
   id: 'billing.currency-exchange-rates.list',
   examples: {
     request: { target: 'GBP' },
-    response: [{ base: 'base', target: 'target', rate: 'rate', as_of: '2026-01-15T09:30:00.000Z', source: 'source' }],
+    response: [{ base: 'base', target: 'target', rate: 'rate', as_of: '2026-01-15T09:30:00.000Z', source: 'console' }],
   },
   surface: 'core',
   tags: ['Billing'],

@@ -94,7 +94,7 @@ export const historyGet = operation({
           data: {},
           changes: [{ path: 'path', before: 'before', after: 'after' }],
           unreadable: 'unreadable',
-          skipped_by: [{ projection: 'projection', reason: 'Agreed with the customer by phone', actor: 'actor', skipped_at: '2026-01-15T09:30:00.000Z' }],
+          skipped_by: [{ projection: 'projection', reason: 'Agreed with the customer by phone', actor: 'dana@billing.example', skipped_at: '2026-01-15T09:30:00.000Z' }],
         },
       ],
       pagination: null,

@@ -33,8 +33,8 @@ export const pricesGet = operation({
       type: 'one_time',
       recurring: null,
       active: false,
-      nickname: 'nickname',
-      lookup_key: 'lookup key',
+      nickname: 'Visa ending 4242',
+      lookup_key: 'platform_monthly',
       created_at: '2026-01-15T09:30:00.000Z',
       metadata: {},
       updated_at: '2026-01-15T09:30:00.000Z',
@@ -54,7 +54,7 @@ export const pricesGet = operation({
 export const pricesList = operation({
   id: 'billing.prices.list',
   examples: {
-    request: { product: '019338a0-0715-7abe-87cc-01a5b6e9cc41', currency: 'GBP', active: false, type: 'one_time', lookup_key: 'lookup key' },
+    request: { product: '019338a0-0715-7abe-87cc-01a5b6e9cc41', currency: 'GBP', active: false, type: 'one_time', lookup_key: 'platform_monthly' },
     response: {
       items: [
         {
@@ -65,8 +65,8 @@ export const pricesList = operation({
           type: 'one_time',
           recurring: null,
           active: false,
-          nickname: 'nickname',
-          lookup_key: 'lookup key',
+          nickname: 'Visa ending 4242',
+          lookup_key: 'platform_monthly',
           created_at: '2026-01-15T09:30:00.000Z',
         },
       ],

@@ -103,7 +103,7 @@ export const customersStatementGet = operation({
           kind: 'invoice',
           description: 'Monthly platform fee',
           invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          invoice_number: 'invoice number',
+          invoice_number: 'INV-2026-0042',
           payment_id: null,
           debit: 1,
           credit: 1,

@@ -22,7 +22,7 @@ export const healthGet = operation({
           position: 'position',
           type: 'type',
           reason: 'Agreed with the customer by phone',
-          actor: 'actor',
+          actor: 'dana@billing.example',
           skipped_at: '2026-01-15T09:30:00.000Z',
         },
       ],
