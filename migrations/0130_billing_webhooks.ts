@@ -15,7 +15,7 @@ export async function up(knex: Knex): Promise<void> {
     create index billing_webhook_endpoints_org on billing_webhook_endpoints (organization_id, id);
     --;
     create table billing_webhook_targets (
-      endpoint_id uuid primary key,
+      id uuid primary key,
       organization_id uuid,
       url text not null,
       event_types jsonb not null,
@@ -26,7 +26,7 @@ export async function up(knex: Knex): Promise<void> {
     );
     --;
     create table billing_webhook_messages (
-      event_id uuid primary key,
+      id uuid primary key,
       position text not null,
       organization_id uuid,
       staff_only boolean not null,
@@ -47,7 +47,7 @@ export async function up(knex: Knex): Promise<void> {
     create index billing_webhook_redeliveries_endpoint on billing_webhook_redeliveries (endpoint_id, position);
     --;
     create table billing_webhook_feed_facts (
-      subject_id uuid primary key,
+      id uuid primary key,
       currency text,
       finalized boolean not null default false
     );

@@ -58,7 +58,7 @@ interface Target {
 /** What the feed's mappers need to know of earlier events (currencies, finalized invoices), kept here so the outbox depends on no other read model. */
 async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
   const ids = [...new Set(events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated').map(streamKey))];
-  const rows = ids.length ? ((await trx('billing_webhook_feed_facts').whereIn('subject_id', ids).select('subject_id', 'currency', 'finalized')) as { subject_id: string; currency: string | null; finalized: boolean }[]) : [];
+  const rows = ids.length ? ((await trx('billing_webhook_feed_facts').whereIn('id', ids).select('id as subject_id', 'currency', 'finalized')) as { subject_id: string; currency: string | null; finalized: boolean }[]) : [];
   const currencies = new Map(rows.flatMap((r) => (r.currency ? [[r.subject_id, r.currency] as const] : [])));
   const finalized = new Set(rows.filter((r) => r.finalized).map((r) => r.subject_id));
   const learned = new Map<string, { currency?: string; finalized?: boolean }>();
@@ -77,10 +77,10 @@ async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
       }
     },
     async save() {
-      for (const [subject_id, f] of learned) {
+      for (const [id, f] of learned) {
         await trx('billing_webhook_feed_facts')
-          .insert({ subject_id, currency: f.currency ?? null, finalized: f.finalized ?? false })
-          .onConflict('subject_id')
+          .insert({ id, currency: f.currency ?? null, finalized: f.finalized ?? false })
+          .onConflict('id')
           .merge({ ...(f.currency ? { currency: f.currency } : {}), ...(f.finalized ? { finalized: true } : {}) });
       }
     },
@@ -95,20 +95,23 @@ function wanted(targets: Target[], m: { organization_id: string | null; staff_on
 async function applyEndpointEvent(trx: Knex.Transaction, e: RecordedEvent): Promise<void> {
   const read = readRecorded(webhookEndpointCodec, e) as WebhookEndpointEvent;
   const endpointId = streamKey(e);
-  const target = trx('billing_webhook_targets').where({ endpoint_id: endpointId });
+  const target = trx('billing_webhook_targets').where({ id: endpointId });
   switch (read.type) {
     case 'WebhookEndpointRegistered': {
       const d = read.data;
       const secrets: SigningSecret[] = [{ secret: d.secret, until: null }];
       await trx('billing_webhook_targets')
-        .insert({ endpoint_id: endpointId, organization_id: d.organization_id, url: d.url, event_types: JSON.stringify(d.event_types), enabled: true, enabled_at: d.registered_at, from_position: e.position, secrets: JSON.stringify(secrets) })
-        .onConflict('endpoint_id')
+        .insert({ id: endpointId, organization_id: d.organization_id, url: d.url, event_types: JSON.stringify(d.event_types), enabled: true, enabled_at: d.registered_at, from_position: e.position, secrets: JSON.stringify(secrets) })
+        .onConflict('id')
         .ignore();
       return;
     }
-    case 'WebhookEndpointUpdated':
-      await target.update({ ...(read.data.url !== undefined ? { url: read.data.url } : {}), ...(read.data.event_types ? { event_types: JSON.stringify(read.data.event_types) } : {}) });
+    case 'WebhookEndpointUpdated': {
+      // A description is no concern of deliveries.
+      const changes = { ...(read.data.url !== undefined ? { url: read.data.url } : {}), ...(read.data.event_types ? { event_types: JSON.stringify(read.data.event_types) } : {}) };
+      if (Object.keys(changes).length) await target.update(changes);
       return;
+    }
     case 'WebhookEndpointDisabled':
       await target.update({ enabled: false });
       return;
@@ -154,11 +157,11 @@ export const billingWebhookOutboxProjection: Projection = {
       const payload: WebhookPayloadDoc | null = feed ? feed.doc : completion(e);
       if (!payload) continue;
       const message = { organization_id: e.metadata.org_id, staff_only: feed?.staffOnly ?? false, type: payload.type };
-      targets ??= ((await trx('billing_webhook_targets').select('endpoint_id', 'organization_id', 'event_types')) as Target[]);
+      targets ??= ((await trx('billing_webhook_targets').select('id as endpoint_id', 'organization_id', 'event_types')) as Target[]);
       if (!wanted(targets, message)) continue;
-      messages.push({ event_id: e.id, position: e.position, ...message, payload: JSON.stringify(payload) });
+      messages.push({ id: e.id, position: e.position, ...message, payload: JSON.stringify(payload) });
     }
     await facts.save();
-    for (let i = 0; i < messages.length; i += 2000) await trx('billing_webhook_messages').insert(messages.slice(i, i + 2000)).onConflict('event_id').ignore();
+    for (let i = 0; i < messages.length; i += 2000) await trx('billing_webhook_messages').insert(messages.slice(i, i + 2000)).onConflict('id').ignore();
   },
 };

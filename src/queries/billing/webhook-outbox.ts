@@ -26,16 +26,16 @@ export interface QueuedDelivery {
 
 /** Enabled endpoints. */
 export async function deliveryTargets(knex: Knex): Promise<DeliveryTarget[]> {
-  const rows = (await knex('billing_webhook_targets').where({ enabled: true }).select('*').orderBy('endpoint_id')) as (DeliveryTarget & { enabled_at: Date | string })[];
+  const rows = (await knex('billing_webhook_targets').where({ enabled: true }).select('id as endpoint_id', 'organization_id', 'url', 'event_types', 'enabled_at', 'from_position', 'secrets').orderBy('id')) as (DeliveryTarget & { enabled_at: Date | string })[];
   return rows.map((r) => ({ ...r, enabled_at: new Date(r.enabled_at).toISOString() }));
 }
 
 /** The next `limit` items of an endpoint's queue after `after`: its organization's public events of its types (every organization's for a staff endpoint), and redeliveries. */
 export async function queuedAfter(knex: Knex, t: DeliveryTarget, after: string, limit: number): Promise<QueuedDelivery[]> {
-  const events = knex('billing_webhook_messages').where('position', '>', after).whereIn('type', t.event_types).orderBy('position').limit(limit).select('position', 'event_id', 'type', 'payload');
+  const events = knex('billing_webhook_messages').where('position', '>', after).whereIn('type', t.event_types).orderBy('position').limit(limit).select('position', 'id as event_id', 'type', 'payload');
   if (t.organization_id !== null) events.where({ organization_id: t.organization_id, staff_only: false });
   const again = knex('billing_webhook_redeliveries as r')
-    .join('billing_webhook_messages as m', 'm.event_id', 'r.event_id')
+    .join('billing_webhook_messages as m', 'm.id', 'r.event_id')
     .where('r.endpoint_id', t.endpoint_id)
     .where('r.position', '>', after)
     .orderBy('r.position')
