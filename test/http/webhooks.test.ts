@@ -8,6 +8,7 @@ import { settle } from '../support/settle.ts';
 import { ops } from '../support/ops.ts';
 import { billedOrg, billingStaff, openInvoice, paymentBody } from '../support/billing.ts';
 import { type Received, WebhookReceiver } from '../support/webhook-receiver.ts';
+import { importFile, itemsCsv } from '../support/ingest.ts';
 import type { WebhookPassResult } from '../../src/workers/billing/webhooks.ts';
 import { webhookBacklog } from '../../src/queries/billing/webhook-outbox.ts';
 import { WebhookPayload } from '../../src/contract/schemas/billing-webhooks.ts';
@@ -252,6 +253,19 @@ for (const backend of backends()) {
       const last = receiver.got('rot').at(-1);
       expect(last?.verifiedBy).to.equal(1);
       expect(String(last && last.raw)).to.contain('Later');
+    });
+
+    it('delivers the completion of a catalogue import to the importing organization', async () => {
+      const supplier = await svc.signUp({ kind: 'supplier' });
+      const e = await svc.call(ops['billing.webhook-endpoints.insert'], { url: receiver.url('imports'), event_types: ['import.completed', 'import.failed'] }, supplier.token);
+      expect(e.status, JSON.stringify(e.body)).to.equal(200);
+      receiver.secrets('imports', [e.body.secret]);
+      const done = await importFile(svc, { token: supplier.token }, 'csv', itemsCsv(3));
+      expect(done.body.status).to.equal('completed');
+      await drain(svc);
+      const got = receiver.got('imports');
+      expect(got.map((g) => [g.body.type, g.body.subject])).to.deep.equal([['import.completed', { type: 'import', id: done.body.id }]]);
+      expect(got[0]?.verifiedBy).to.equal(0);
     });
 
     it('refuses a bad URL or event type with a 400 naming the field; another organization cannot see or change an endpoint', async () => {
