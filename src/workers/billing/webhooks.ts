@@ -41,8 +41,31 @@ interface Outcome {
   response_excerpt: string;
 }
 
+/** Runs at most `n` of the worker's database calls at once: with many endpoints the deliveries' reads and writes queue here, not in
+ * front of commands in the pool (or PGlite's one connection). HTTP calls are not limited: each endpoint waits on its own. */
+class Limiter {
+  private active = 0;
+  private readonly waiting: (() => void)[] = [];
+  constructor(private readonly n: number) {}
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.active >= this.n) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.active++;
+    try {
+      return await fn();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+/** The worker's database calls at once (per process). */
+const DB_CALLS = 2;
+
 /** One process's delivery state: the endpoints in flight, and those found with nothing to send (by what the outbox held then). */
 class Dispatcher {
+  private readonly db = new Limiter(DB_CALLS);
   private readonly owner = newId();
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly idleAt = new Map<string, string>();
@@ -69,7 +92,7 @@ class Dispatcher {
   /** Sends one endpoint's queue until it is empty, fails, or the task's budget is spent. */
   private async deliver(t: DeliveryTarget, top: string, result: WebhookPassResult): Promise<void> {
     const { knex, clock } = this.services;
-    const cursor = await claim(knex, t.endpoint_id, t.from_position, this.owner);
+    const cursor = await this.db.run(() => claim(knex, t.endpoint_id, t.from_position, this.owner));
     if (!cursor) return;
     try {
       if (cursor.next_attempt_at && cursor.next_attempt_at > clock.now()) return;
@@ -79,7 +102,7 @@ class Dispatcher {
       let sent = 0;
       const began = performance.now();
       while (sent < TASK_DELIVERIES && performance.now() - began < TASK_BUDGET_MS) {
-        const items = await queuedAfter(knex, t, after, 50);
+        const items = await this.db.run(() => queuedAfter(knex, t, after, 50));
         if (items.length === 0) {
           this.idleAt.set(t.endpoint_id, idleKey(t, top));
           return;
@@ -90,8 +113,10 @@ class Dispatcher {
           const at = clock.now();
           const base = { delivery_id: item.redelivery_id ?? deliveryIdOf(t.endpoint_id, item.event_id), endpoint_id: t.endpoint_id, event_id: item.event_id, event_type: item.type, redelivery: item.redelivery_id !== null, attempted_at: at, ...outcome };
           if (outcome.ok) {
-            await recordAttempt(knex, { ...base, status: 'delivered', next_attempt_at: null });
-            await advance(knex, t.endpoint_id, item.position, this.owner);
+            await this.db.run(async () => {
+              await recordAttempt(knex, { ...base, status: 'delivered', next_attempt_at: null });
+              await advance(knex, t.endpoint_id, item.position, this.owner);
+            });
             this.services.metrics.webhookDeliveries.inc({ result: 'delivered' });
             result.delivered++;
             after = item.position;
@@ -103,20 +128,26 @@ class Dispatcher {
           failingSince ??= at;
           const failingFor = at.getTime() - failingSince.getTime();
           if (failingFor >= FAILING_LIMIT_MS) {
-            await recordAttempt(knex, { ...base, status: 'failing', next_attempt_at: null });
-            await backOff(knex, t.endpoint_id, failingSince, null);
+            const since = failingSince;
+            await this.db.run(async () => {
+              await recordAttempt(knex, { ...base, status: 'failing', next_attempt_at: null });
+              await backOff(knex, t.endpoint_id, since, null);
+            });
             await this.disable(t, outcome);
             result.disabled.push(t.endpoint_id);
             return;
           }
           const next = new Date(at.getTime() + Math.min(LONGEST_RETRY_MS, Math.max(FIRST_RETRY_MS, failingFor)));
-          await recordAttempt(knex, { ...base, status: 'failing', next_attempt_at: next });
-          await backOff(knex, t.endpoint_id, failingSince, next);
+          const since = failingSince;
+          await this.db.run(async () => {
+            await recordAttempt(knex, { ...base, status: 'failing', next_attempt_at: next });
+            await backOff(knex, t.endpoint_id, since, next);
+          });
           return;
         }
       }
     } finally {
-      await release(knex, t.endpoint_id, this.owner);
+      await this.db.run(() => release(knex, t.endpoint_id, this.owner));
     }
   }
 
