@@ -14,6 +14,7 @@ import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
 import { refusedMonthCount } from './queries/billing/usage-months.ts';
+import { webhookBacklog } from './queries/billing/webhook-outbox.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
@@ -117,6 +118,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   metrics.lagSource = () => runner.lags();
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
+  metrics.webhookBacklogSource = () => webhookBacklog(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };

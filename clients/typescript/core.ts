@@ -2350,6 +2350,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.webhook-deliveries.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists an endpoint's deliveries, oldest first, each with its attempts (status, latency, the answer's first characters).
+         * @description The endpoint's organization owners/admins and billing staff. A delivery appears once it was first attempted (or redelivery was asked).
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         */
+        post: operations["billing.webhook-deliveries.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-deliveries.redeliver": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sends one earlier delivery again (same `webhook-id` and body), after what the endpoint has pending.
+         * @description Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-deliveries.redeliver"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pauses deliveries to an endpoint; events keep queueing for it.
+         * @description Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.disable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resumes deliveries to a disabled endpoint, oldest undelivered event first (also after the service disabled it for failing).
+         * @description Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.enable"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Returns one webhook endpoint (never its secret).
+         * @description The body is the endpoint's UUID as a JSON string. Organization owners and admins see their organization's endpoints; billing staff see every one.
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         */
+        post: operations["billing.webhook-endpoints.get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.insert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Registers a webhook endpoint; the answer shows its signing secret, this once.
+         * @description From then on every public event of the chosen types (billing.events.list, plus lookup and import completions) is POSTed to `url`, signed as Standard Webhooks say (`webhook-id`, `webhook-timestamp`, `webhook-signature`), at least once, in log order. An organization's endpoint receives only its own events, never staff-only ones; a billing staff endpoint without `organization_id` receives every organization's.
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.insert"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists webhook endpoints, oldest first: the organization's own, or (billing staff) every organization's and the staff endpoints.
+         * @description Access: owners and admins of the organization, and billing staff.
+         */
+        post: operations["billing.webhook-endpoints.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.remove": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Removes an endpoint: nothing more is delivered to it.
+         * @description Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Gives an endpoint a new signing secret, shown this once; the old one still signs for 24 hours.
+         * @description Until `previous_secret_expires_at` every delivery carries two signatures (`v1,<new> v1,<old>`), so a receiver verifying with either secret accepts it.
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.rotate-secret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.webhook-endpoints.update": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Changes an endpoint's URL, event types or description (what is not given stays).
+         * @description Events not delivered yet go to the new URL, filtered by the new types.
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.webhook-endpoints.update"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform.health.get": {
         parameters: {
             query?: never;
@@ -2792,10 +3016,10 @@ export interface components {
             /** @description Stable id of the item (kind and subject): the same problem keeps its key until it is resolved. */
             key: string;
             /**
-             * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable.
+             * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
              * @enum {string}
              */
-            kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream";
+            kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
             /** @description What a person does about it. */
             resolve: string;
             /**
@@ -2813,10 +3037,10 @@ export interface components {
                 by_kind: {
                     count: number;
                     /**
-                     * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable.
+                     * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
                      * @enum {string}
                      */
-                    kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream";
+                    kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
                 }[];
                 total: number;
             };
@@ -2854,7 +3078,7 @@ export interface components {
              * @description Only items of this kind.
              * @enum {string}
              */
-            kind?: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream";
+            kind?: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
             /**
              * @description Page size, 1-200 (default 50).
              * @default 50
@@ -7499,6 +7723,397 @@ export interface components {
             order_id: string;
             /** @description Why (required; kept in the order's history). */
             reason: string;
+        };
+        "billing.WebhookAttempt": {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            attempted_at: string;
+            latency_ms: number;
+            /** @description A 2xx answer. */
+            ok: boolean;
+            /** @description The first 500 characters of the answer body, or why there was none. */
+            response_excerpt: string;
+            /** @description The HTTP status the endpoint answered; null when no answer came (refused, timed out). */
+            status_code: number | null;
+        };
+        "billing.WebhookDelivery": {
+            /** @description Every attempt, newest first (the last 20). */
+            attempts: components["schemas"]["billing.WebhookAttempt"][];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            created_at: string;
+            endpoint_id: components["schemas"]["uuid.Uuid"];
+            event_id: components["schemas"]["uuid.Uuid"];
+            event_type: components["schemas"]["billing.WebhookEventType"];
+            /** @description Delivery id (pass to billing.webhook-deliveries.redeliver). */
+            id: components["schemas"]["uuid.Uuid"];
+            next_attempt_at: string | null;
+            /** @description Asked for again with billing.webhook-deliveries.redeliver. */
+            redelivery: boolean;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failing";
+            /** @description The `webhook-id` header: the same for every attempt and redelivery of one event. */
+            webhook_id: string;
+        };
+        /** @description Error body of billing.WebhookDeliveryListError. */
+        "billing.WebhookDeliveryListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_cursor" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookDeliveryListError";
+        };
+        /** @description Deliveries attempted or queued, oldest first. */
+        "billing.WebhookDeliveryListPage": {
+            /** @description This page of items. */
+            items: components["schemas"]["billing.WebhookDelivery"][];
+            /** @description null on the last page. */
+            pagination: components["schemas"]["ForwardPagination"] | null;
+        };
+        "billing.WebhookDeliveryListRequest": {
+            /** @description The `pagination.cursor` of the previous page. */
+            cursor?: string;
+            /** @description The endpoint whose deliveries to list. */
+            endpoint_id: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description Page size, 1-200 (default 50).
+             * @default 50
+             */
+            limit?: number;
+        };
+        /** @description Error body of billing.WebhookDeliveryRedeliverError. */
+        "billing.WebhookDeliveryRedeliverError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_delivery_not_found" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookDeliveryRedeliverError";
+        };
+        "billing.WebhookEndpoint": {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            created_at: string;
+            description: string;
+            disabled_at: string | null;
+            /** @description `failing`: every delivery failed for 3 days, so the service disabled it (billing.attention.list shows it). */
+            disabled_reason: ("manual" | "failing") | null;
+            event_types: components["schemas"]["billing.WebhookEventType"][];
+            id: components["schemas"]["uuid.Uuid"];
+            /** @description The organization whose events it receives; null: a billing staff endpoint receiving every organization's events. */
+            organization_id: components["schemas"]["uuid.Uuid"] | null;
+            /** @description When the secret was last rotated; the previous one signs too until 24 hours after. */
+            secret_rotated_at: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            updated_at: string;
+            url: string;
+        };
+        /** @description Error body of billing.WebhookEndpointDisableError. */
+        "billing.WebhookEndpointDisableError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointDisableError";
+        };
+        /** @description Error body of billing.WebhookEndpointEnableError. */
+        "billing.WebhookEndpointEnableError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointEnableError";
+        };
+        /** @description Error body of billing.WebhookEndpointGetError. */
+        "billing.WebhookEndpointGetError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointGetError";
+        };
+        /** @description Error body of billing.WebhookEndpointInsertError. */
+        "billing.WebhookEndpointInsertError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "invalid_webhook_url" | "malformed_json" | "organization_not_found" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_exists";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointInsertError";
+        };
+        "billing.WebhookEndpointInsertRequest": {
+            /**
+             * @description Your own note of what the endpoint is for.
+             * @default
+             */
+            description?: string;
+            /** @description The event types this endpoint receives. */
+            event_types: components["schemas"]["billing.WebhookEventType"][];
+            /** @description Billing staff: the organization whose events it receives (omit for every organization). Others: their own organization. */
+            organization_id?: components["schemas"]["uuid.Uuid"];
+            /** @description Where deliveries are POSTed: https (plain http only to a loopback address, in development). */
+            url: string;
+        };
+        /** @description Error body of billing.WebhookEndpointListError. */
+        "billing.WebhookEndpointListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_cursor" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointListError";
+        };
+        "billing.WebhookEndpointListPage": {
+            /** @description This page of items. */
+            items: components["schemas"]["billing.WebhookEndpoint"][];
+            /** @description null on the last page. */
+            pagination: components["schemas"]["ForwardPagination"] | null;
+        };
+        "billing.WebhookEndpointListRequest": {
+            /** @description The `pagination.cursor` of the previous page. */
+            cursor?: string;
+            /**
+             * @description Page size, 1-200 (default 50).
+             * @default 50
+             */
+            limit?: number;
+            /** @description Billing staff: only this organization's endpoints. */
+            organization_id?: components["schemas"]["uuid.Uuid"];
+        };
+        "billing.WebhookEndpointRef": {
+            /** @description Webhook endpoint id. */
+            id: components["schemas"]["uuid.Uuid"];
+        };
+        /** @description Error body of billing.WebhookEndpointRemoveError. */
+        "billing.WebhookEndpointRemoveError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointRemoveError";
+        };
+        /** @description Error body of billing.WebhookEndpointRotateSecretError. */
+        "billing.WebhookEndpointRotateSecretError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointRotateSecretError";
+        };
+        /** @description Error body of billing.WebhookEndpointUpdateError. */
+        "billing.WebhookEndpointUpdateError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "invalid_webhook_url" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "webhook_endpoint_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.WebhookEndpointUpdateError";
+        };
+        "billing.WebhookEndpointUpdateRequest": {
+            /** @description Your own note of what the endpoint is for. */
+            description?: string;
+            /** @description The event types this endpoint receives. */
+            event_types?: components["schemas"]["billing.WebhookEventType"][];
+            id: components["schemas"]["uuid.Uuid"];
+            /** @description Where deliveries are POSTed: https (plain http only to a loopback address, in development). */
+            url?: string;
+        };
+        "billing.WebhookEndpointWithSecret": {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            created_at: string;
+            description: string;
+            disabled_at: string | null;
+            /** @description `failing`: every delivery failed for 3 days, so the service disabled it (billing.attention.list shows it). */
+            disabled_reason: ("manual" | "failing") | null;
+            event_types: components["schemas"]["billing.WebhookEventType"][];
+            id: components["schemas"]["uuid.Uuid"];
+            /** @description The organization whose events it receives; null: a billing staff endpoint receiving every organization's events. */
+            organization_id: components["schemas"]["uuid.Uuid"] | null;
+            /** @description The signing secret (`whsec_` + base64), shown this once: verify deliveries with it (Standard Webhooks). */
+            secret: string;
+            /** @description When the secret was last rotated; the previous one signs too until 24 hours after. */
+            secret_rotated_at: string | null;
+            /** @enum {string} */
+            status: "enabled" | "disabled";
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            updated_at: string;
+            url: string;
+        };
+        /**
+         * @description A public event type: those of billing.events.list, plus `lookup.completed` (an assemblies search answered), `import.completed` and `import.failed` (a catalogue import).
+         * @enum {string}
+         */
+        "billing.WebhookEventType": "customer.created" | "customer.updated" | "customer.removed" | "customer.access_suspended" | "customer.access_restored" | "invoice.created" | "invoice.updated" | "invoice.finalized" | "invoice.paid" | "invoice.voided" | "invoice.marked_uncollectible" | "invoice.credited" | "payment.recorded" | "payment.updated" | "payment.voided" | "credit_note_request.created" | "credit_note_request.updated" | "credit_note_request.approved" | "credit_note_request.rejected" | "credit_note_request.cancelled" | "credit_note_request.issued" | "lookup.completed" | "import.completed" | "import.failed";
+        "billing.WebhookRedeliverRequest": {
+            /** @description Delivery id. */
+            id: components["schemas"]["uuid.Uuid"];
+        };
+        "billing.WebhookRedeliverResponse": {
+            /** @description The new delivery (same webhook-id and body), queued behind what the endpoint has pending. */
+            id: components["schemas"]["uuid.Uuid"];
+        };
+        "billing.WebhookSecretRotation": {
+            id: components["schemas"]["uuid.Uuid"];
+            /**
+             * Format: date-time
+             * @description Until then deliveries carry a signature by each secret.
+             */
+            previous_secret_expires_at: string;
+            /** @description The new signing secret, shown this once. */
+            secret: string;
         };
         /** @description Empty object. */
         Empty: Record<string, never>;
@@ -23849,6 +24464,1507 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["billing.UsageVoidError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-deliveries.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "endpoint_id": "01937785-c5c2-7f24-86ab-3abb7a2e89f6"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookDeliveryListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "endpoint_id": "01937785-c5c2-7f24-86ab-3abb7a2e89f6",
+                     *           "webhook_id": "0193e676-5510-72d0-88db-49632b59020a",
+                     *           "event_id": "019330c2-f3bb-7f6d-84a5-5f8ae6e46141",
+                     *           "event_type": "invoice.paid",
+                     *           "redelivery": false,
+                     *           "status": "pending",
+                     *           "attempts": [
+                     *             {
+                     *               "attempted_at": "2026-01-15T09:30:00.000Z",
+                     *               "status_code": 503,
+                     *               "latency_ms": 120,
+                     *               "response_excerpt": "Service Unavailable",
+                     *               "ok": false
+                     *             }
+                     *           ],
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListPage"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_cursor`, `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookDeliveryListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryListError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-deliveries.redeliver": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookRedeliverRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookRedeliverResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_delivery_not_found`, `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookDeliveryRedeliverError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookDeliveryRedeliverError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.disable": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointRef"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "organization_id": null,
+                     *       "url": "https://hooks.acme-repairs.example/billing",
+                     *       "event_types": [
+                     *         "invoice.finalized",
+                     *         "invoice.paid"
+                     *       ],
+                     *       "description": "ERP sync",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointDisableError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointDisableError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.enable": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointRef"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "organization_id": null,
+                     *       "url": "https://hooks.acme-repairs.example/billing",
+                     *       "event_types": [
+                     *         "invoice.finalized",
+                     *         "invoice.paid"
+                     *       ],
+                     *       "description": "ERP sync",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointEnableError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointEnableError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example 01930208-3f45-79e0-8a61-2425c0c1a17e */
+                "application/json": components["schemas"]["uuid.Uuid"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "organization_id": null,
+                     *       "url": "https://hooks.acme-repairs.example/billing",
+                     *       "event_types": [
+                     *         "invoice.finalized",
+                     *         "invoice.paid"
+                     *       ],
+                     *       "description": "ERP sync",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointGetError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointGetError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.insert": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.acme-repairs.example/billing",
+                 *       "event_types": [
+                 *         "invoice.finalized",
+                 *         "invoice.paid"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointInsertRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "organization_id": null,
+                     *       "url": "https://hooks.acme-repairs.example/billing",
+                     *       "event_types": [
+                     *         "invoice.finalized",
+                     *         "invoice.paid"
+                     *       ],
+                     *       "description": "ERP sync",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpointWithSecret"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_webhook_url`, `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description Not found. Codes: `organization_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `webhook_endpoint_exists`, `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointInsertError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointInsertError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "organization_id": null,
+                     *           "url": "https://hooks.acme-repairs.example/billing",
+                     *           "event_types": [
+                     *             "invoice.finalized",
+                     *             "invoice.paid"
+                     *           ],
+                     *           "description": "ERP sync",
+                     *           "status": "enabled",
+                     *           "disabled_reason": null,
+                     *           "disabled_at": null,
+                     *           "secret_rotated_at": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpointListPage"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_cursor`, `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointListError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.remove": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointRef"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {} */
+                    "application/json": components["schemas"]["Empty"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointRemoveError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRemoveError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointRef"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+                     *       "previous_secret_expires_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookSecretRotation"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointRotateSecretError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointRotateSecretError"];
+                };
+            };
+        };
+    };
+    "billing.webhook-endpoints.update": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.WebhookEndpointUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "organization_id": null,
+                     *       "url": "https://hooks.acme-repairs.example/billing",
+                     *       "event_types": [
+                     *         "invoice.finalized",
+                     *         "invoice.paid"
+                     *       ],
+                     *       "description": "ERP sync",
+                     *       "status": "enabled",
+                     *       "disabled_reason": null,
+                     *       "disabled_at": null,
+                     *       "secret_rotated_at": null,
+                     *       "created_at": "2026-01-15T09:30:00.000Z",
+                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.WebhookEndpoint"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_webhook_url`, `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description Not found. Codes: `webhook_endpoint_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+            /** @description Any other error (billing.WebhookEndpointUpdateError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
                 };
             };
         };
