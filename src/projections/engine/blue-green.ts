@@ -77,6 +77,7 @@ export class BlueGreen {
           return;
         } catch (err) {
           if (signal.aborted) return;
+          this.e.health.buildFailed(p.name);
           this.e.logger.error({ err, projection: p.name }, `building ${p.name} version ${p.version} beside the live one failed (the live one keeps serving); retrying in ${backoff / 1000} s`);
           await delay(backoff, undefined, { signal }).catch(() => {});
           backoff = Math.min(60_000, backoff * 2);
@@ -103,35 +104,40 @@ export class BlueGreen {
       events += n;
       const done = Math.min(1, Math.max(0, (ordinal(at) - ordinal(from)) / Math.max(1, ordinal(head) - ordinal(from))));
       const elapsed = (Date.now() - started) / 1000;
+      this.e.health.building(p.name, done);
       opts.onProgress?.({ projection: p.name, events, done, etaSeconds: done > 0 ? (elapsed * (1 - done)) / done : null });
     };
     this.e.logger.info({ projection: p.name, version: p.version }, `building ${p.name} version ${p.version} beside the live one`);
-    for (;;) {
-      try {
-        position = await this.drain(p, shadow, position, step, opts.signal);
-        if (opts.signal?.aborted) return false;
-        // Caught up: the live one stops here for the little the log grew meanwhile and the swap.
-        const release = await this.hold(p);
+    try {
+      for (;;) {
         try {
-          position = await this.drain(p, shadow, position, step);
-          const at = await this.swap(p, shadow, live, position);
-          forgetDocuments(this.e.knex, p.tables);
-          tablesReplaced(p.tables);
-          this.e.checkpoints.stored(p.name, at);
-          if (this.e.health.state(p.name) === 'failed') this.e.health.set(p.name, 'catching_up');
-          this.e.waits.notify();
-        } finally {
-          release();
+          position = await this.drain(p, shadow, position, step, opts.signal);
+          if (opts.signal?.aborted) return false;
+          // Caught up: the live one stops here for the little the log grew meanwhile and the swap.
+          const release = await this.hold(p);
+          try {
+            position = await this.drain(p, shadow, position, step);
+            const at = await this.swap(p, shadow, live, position);
+            forgetDocuments(this.e.knex, p.tables);
+            tablesReplaced(p.tables);
+            this.e.checkpoints.stored(p.name, at);
+            if (this.e.health.state(p.name) === 'failed') this.e.health.set(p.name, 'catching_up');
+            this.e.waits.notify();
+          } finally {
+            release();
+          }
+          this.e.logger.info({ projection: p.name, version: p.version, events, seconds: (Date.now() - started) / 1000 }, `${p.name} version ${p.version} swapped in; the old tables are dropped`);
+          return true;
+        } catch (err) {
+          if (!(err instanceof CheckpointMoved)) throw err;
+          // Another process builds it too (or the live one moved past it): follow where the build is.
+          await delay(20);
+          position = await this.position(p);
+          if (position === undefined) return true; // swapped in by the other
         }
-        this.e.logger.info({ projection: p.name, version: p.version, events, seconds: (Date.now() - started) / 1000 }, `${p.name} version ${p.version} swapped in; the old tables are dropped`);
-        return true;
-      } catch (err) {
-        if (!(err instanceof CheckpointMoved)) throw err;
-        // Another process builds it too (or the live one moved past it): follow where the build is.
-        await delay(20);
-        position = await this.position(p);
-        if (position === undefined) return true; // swapped in by the other
       }
+    } finally {
+      this.e.health.building(p.name, null);
     }
   }
 
