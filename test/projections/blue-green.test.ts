@@ -14,7 +14,7 @@ import { billingProductsProjection } from '../../src/projections/billing/product
 const SEEDED = 3000;
 const READERS = 3;
 
-type Phase = 'before' | 'during' | 'after';
+type Phase = 'before' | 'restart' | 'during' | 'after';
 
 function p99(ms: number[]): number {
   const sorted = [...ms].sort((a, b) => a - b);
@@ -54,7 +54,7 @@ for (const backend of backends()) {
 
     it('a bumped version is built beside the live one while every read answers from a whole model, then equals a rebuild from scratch', async () => {
       const acked = [...names.keys()];
-      const latency: Record<Phase, number[]> = { before: [], during: [], after: [] };
+      const latency: Record<Phase, number[]> = { before: [], restart: [], during: [], after: [] };
       const failures: string[] = [];
       let phase: Phase = 'before';
       let stop = false;
@@ -81,12 +81,20 @@ for (const backend of backends()) {
         }
       };
       let written = 0;
+      let laggedInRestart = 0;
       const writer = async () => {
         while (!stop) {
           const name = `Written ${written++}`;
+          const at = phase;
           const res = await svc.call(ops['billing.products.insert'], { name }, staff);
+          // While the runner restarts (stopped, then preparing) nothing applies the log: a write that waits longer than
+          // PROJECTION_WAIT_MS is saved and answers 503 projection_lag, as during any restart of the only projector.
+          if (res.status === 503 && res.body.code === 'projection_lag' && at === 'restart') {
+            laggedInRestart++;
+            continue;
+          }
           if (res.status !== 200) {
-            failures.push(`insert (${phase}): ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
+            failures.push(`insert (${at}): ${res.status} ${JSON.stringify(res.body).slice(0, 200)}`);
             continue;
           }
           names.set(res.body.id, name);
@@ -99,11 +107,12 @@ for (const backend of backends()) {
       try {
         await new Promise((r) => setTimeout(r, 2000));
         // A deploy with a new version of billing.products: the stored model is the previous version's.
-        phase = 'during';
+        phase = 'restart';
         const restarted = performance.now();
         await svc.app.runner.stop();
         await svc.app.knex('projection_checkpoints').where({ name: billingProductsProjection.name }).update({ version: billingProductsProjection.version - 1 });
         await svc.app.runner.prepare();
+        phase = 'during';
         const started = performance.now();
         svc.app.runner.start();
         await svc.app.runner.builds();
@@ -120,6 +129,8 @@ for (const backend of backends()) {
           reads_before: latency.before.length,
           reads_during: latency.during.length,
           writes: written,
+          writes_lagged_in_restart: laggedInRestart,
+          reads_in_restart: latency.restart.length,
           p99_before_ms: Math.round(p99(latency.before)),
           p99_during_ms: Math.round(p99(latency.during)),
           p99_after_ms: Math.round(p99(latency.after)),
@@ -136,7 +147,8 @@ for (const backend of backends()) {
       expect(await svc.app.knex('projection_checkpoints').where({ name: `${billingProductsProjection.name}@next` }).first()).to.equal(undefined);
       // Every acknowledged product is there, and the swapped-in model is the one a rebuild from scratch makes.
       const swapped = await svc.app.knex('billing_products').select('*').orderBy('id');
-      expect(swapped.map((r: { id: string }) => r.id)).to.have.members(acked);
+      expect(swapped.map((r: { id: string }) => r.id)).to.include.members(acked);
+      expect(swapped).to.have.length(acked.length + laggedInRestart);
       await svc.app.runner.rebuild([billingProductsProjection.name]);
       expect(await svc.app.knex('billing_products').select('*').orderBy('id')).to.deep.equal(swapped);
     });

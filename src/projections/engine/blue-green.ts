@@ -66,14 +66,14 @@ export class BlueGreen {
   }
 
   /** Builds `p` in the background while the daemon runs, retrying after a failure (logged), until swapped in or the daemon stops. */
-  run(p: Projection): void {
+  run(p: Projection, swapped: () => void): void {
     if (this.builds.has(p.name)) return;
     const signal = this.e.signal();
     const run = (async () => {
       let backoff = 1000;
       while (!signal.aborted) {
         try {
-          await this.build(p, { signal });
+          if (await this.build(p, { signal })) swapped();
           return;
         } catch (err) {
           if (signal.aborted) return;

@@ -119,7 +119,7 @@ export class ProjectionRunner implements ReadModelProgress {
     for (const p of this.projections) this.modes.set(p.name, this.health.state(p.name) === 'failed' ? 'failed' : 'ready');
     this.tail.start(this.abort.signal);
     this.failureWatch = this.failures.watch(this.abort.signal);
-    for (const p of this.building) this.blueGreen.run(p);
+    for (const p of this.building) this.blueGreen.run(p, () => (this.building = this.building.filter((b) => b !== p)));
   }
 
   /** Stops the daemon after its current batch. */
@@ -128,7 +128,6 @@ export class ProjectionRunner implements ReadModelProgress {
     this.running = false;
     this.abort.abort();
     await Promise.allSettled([this.tail.stopped(), this.failureWatch, this.catchUps.settled(), this.blueGreen.settled()]);
-    this.building = await this.blueGreen.pending(this.projections).catch(() => this.building);
     this.modes.clear();
     // Best effort: store checkpoints that only moved in memory, so a restart re-reads less.
     for (const p of this.projections) await this.checkpoints.flush(p).catch(() => {});
