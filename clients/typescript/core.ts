@@ -298,6 +298,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.activity.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * What changed across every organization, newest first: each billing feed event with who made it (and their name) and why (extension).
+         * @description Billing staff only. Filter by the person (actor_id), the kind of resource, the organization and a time range; keyset pagination (newest first). Changes recorded before this service kept the actor on the feed read as made by the system until the feed is rebuilt.
+         *
+         *     Access: billing staff.
+         */
+        post: operations["billing.activity.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.attention.list": {
         parameters: {
             query?: never;
@@ -2939,6 +2961,90 @@ export interface components {
              * @constant
              */
             type: "auth.SessionRemoveError";
+        };
+        "billing.ActivityItem": {
+            actor: {
+                email: string | null;
+                id: string | null;
+                /** @description The person's name (users and staff); null otherwise or when unknown. */
+                name: string | null;
+                /** @enum {string} */
+                type: "user" | "staff" | "integration" | "system";
+            };
+            /** @description Public details of the change; fields depend on `type`. */
+            data: {
+                [key: string]: unknown;
+            };
+            /** @description Event id; stable across read-model rebuilds. */
+            id: components["schemas"]["uuid.Uuid"];
+            /**
+             * Format: date-time
+             * @description When the event was recorded.
+             */
+            occurred_at: string;
+            /** @description The organization the change belongs to. */
+            organization_id: components["schemas"]["uuid.Uuid"] | null;
+            /** @description Why, as the actor said; null when none was given. */
+            reason: string | null;
+            subject: components["schemas"]["billing.EventSubject"];
+            /** @description Dotted event type, e.g. `customer.created`, `invoice.finalized`, `payment.recorded`. */
+            type: string;
+        };
+        /** @description Error body of billing.ActivityListError. */
+        "billing.ActivityListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_cursor" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.ActivityListError";
+        };
+        "billing.ActivityListPage": {
+            /** @description This page of items. */
+            items: components["schemas"]["billing.ActivityItem"][];
+            /** @description null on the last page. */
+            pagination: components["schemas"]["ForwardPagination"] | null;
+        };
+        "billing.ActivityListRequest": {
+            /** @description Only changes made by this user, staff member or integration (its id). */
+            actor_id?: string;
+            /** @description The `pagination.cursor` of the previous page. */
+            cursor?: string;
+            /**
+             * @description Page size, 1-200 (default 50).
+             * @default 50
+             */
+            limit?: number;
+            /**
+             * Format: date-time
+             * @description Only changes recorded before this time.
+             */
+            occurred_before?: string;
+            /**
+             * Format: date-time
+             * @description Only changes recorded at or after this time.
+             */
+            occurred_from?: string;
+            /** @description Only this organization's changes. */
+            organization_id?: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description Only changes of this kind of resource.
+             * @enum {string}
+             */
+            subject_type?: "customer" | "invoice" | "payment" | "credit_note_request";
         };
         "billing.AgeingBuckets": {
             /** @description Not yet due (or due on the statement date). */
@@ -10575,6 +10681,136 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["auth.SessionRemoveError"];
+                };
+            };
+        };
+    };
+    "billing.activity.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "subject_type": "customer",
+                 *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.ActivityListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "type": "customer.updated",
+                     *           "occurred_at": "2026-01-15T09:30:00.000Z",
+                     *           "subject": {
+                     *             "type": "customer",
+                     *             "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
+                     *           },
+                     *           "data": {},
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "actor": {
+                     *             "type": "user",
+                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *             "name": "Dana Staff",
+                     *             "email": "dana@billing.example"
+                     *           },
+                     *           "reason": "Agreed with the customer by phone"
+                     *         }
+                     *       ],
+                     *       "pagination": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.ActivityListPage"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_cursor`, `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
+                };
+            };
+            /** @description Any other error (billing.ActivityListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.ActivityListError"];
                 };
             };
         };
