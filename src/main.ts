@@ -9,7 +9,7 @@ import { DatabaseLockedError, DatabaseUnreachable } from './db.ts';
 import { ProjectionStopped } from './projections/engine/failures.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
-import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo } from './seed.ts';
+import { DEMO_OWNER, DEMO_PASSWORD, DEMO_PLATFORM, DEMO_STAFF, demoSeeded, seedDemo } from './seed.ts';
 import { ops } from './areas/operations.ts';
 import { findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
 import { DomainError } from './domain/errors.ts';
@@ -102,7 +102,7 @@ program
     if (seed) {
       console.log(`demo org user token (Acme Repairs): ${seed.orgToken}`);
       console.log(`demo billing staff token: ${seed.staffToken}`);
-      console.log(`demo logins (password "${DEMO_PASSWORD}"): ${DEMO_OWNER}, ${DEMO_STAFF}`);
+      console.log(`demo logins (password "${DEMO_PASSWORD}"): ${DEMO_OWNER}, ${DEMO_STAFF}, ${DEMO_PLATFORM} (platform staff)`);
       console.log(`try: curl -s -X POST ${base}/api/v1/auth.sessions.get -H "authorization: Bearer ${seed.orgToken}"`);
     } else if (await demoSeeded(app)) {
       console.log(`demo data present; sign in with ${DEMO_OWNER} / "${DEMO_PASSWORD}" (auth.sessions.insert) or: npx core-server admin token create --email ${DEMO_OWNER} --org <org id>`);

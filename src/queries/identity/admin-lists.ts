@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { operation } from '../../contract/operation.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 import { identityProjection } from '../../projections/identity/identity.ts';
-import type { MembershipDoc, OrganizationDoc, UserDoc } from '../../projections/identity/identity.ts';
+import { allOrganizations, usersWithMemberships } from './identity.ts';
 
 const OrganizationRow = z.object({ id: z.string(), name: z.string(), kind: z.string(), created_at: z.string(), sites: z.number().int() });
 const UserRow = z.object({
@@ -28,8 +28,7 @@ export const organizationsList = operation({
   access: 'system',
   readModels: [identityProjection],
   async handle(ctx) {
-    const rows = (await ctx.services.knex('identity_organizations').select('doc')) as { doc: OrganizationDoc }[];
-    const items = rows.map((r) => ({ id: r.doc.id, name: r.doc.name, kind: r.doc.kind, created_at: r.doc.created_at, sites: r.doc.sites.length }));
+    const items = (await allOrganizations(ctx.services.knex)).map((o) => ({ id: o.id, name: o.name, kind: o.kind, created_at: o.created_at, sites: o.sites.length }));
     return { items: items.sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)) };
   },
 });
@@ -47,12 +46,7 @@ export const usersList = operation({
   access: 'system',
   readModels: [identityProjection],
   async handle(ctx, req) {
-    const knex = ctx.services.knex;
-    const orgId = req?.organization_id ?? null;
-    const memberships = (await knex('identity_memberships').modify((q) => void (orgId ? q.where({ organization_id: orgId }) : q)).select('doc')) as { doc: MembershipDoc }[];
-    const byUser = new Map<string, { organization_id: string; role: string }[]>();
-    for (const { doc } of memberships) byUser.set(doc.user_id, [...(byUser.get(doc.user_id) ?? []), { organization_id: doc.organization_id, role: doc.role }]);
-    const users = (await knex('identity_users').modify((q) => void (orgId ? q.whereIn('id', [...byUser.keys()]) : q)).orderBy('email').select('doc')) as { doc: UserDoc }[];
-    return { items: users.map(({ doc }) => ({ id: doc.id, email: doc.email, name: doc.name, platform_roles: doc.platform_roles, memberships: byUser.get(doc.id) ?? [] })) };
+    const rows = await usersWithMemberships(ctx.services.knex, req?.organization_id ?? null);
+    return { items: rows.map(({ user, memberships }) => ({ ...user, memberships: memberships.map((m) => ({ organization_id: m.organization_id, role: m.role })) })) };
   },
 });
