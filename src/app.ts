@@ -16,6 +16,7 @@ import { LAG_EVENTS_CAP, createMetrics } from './metrics.ts';
 import { watchPool } from './db-pool-metrics.ts';
 import { type ExtraChecks, type OpsListener, listenOps } from './http/ops.ts';
 import { refusedMonthCount } from './queries/billing/usage-months.ts';
+import { webhookBacklog } from './queries/billing/webhook-outbox.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { announceProjector } from './projections/engine/presence.ts';
@@ -32,6 +33,7 @@ import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
+import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
@@ -128,6 +130,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   metrics.lagEventsSource = () => runner.lagEvents(LAG_EVENTS_CAP);
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
+  metrics.webhookBacklogSource = () => webhookBacklog(db.knex);
   let unannounce = async () => {};
   if (opts.projections !== false) {
     runner.start();
@@ -166,6 +169,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
+      useSessionLookup(express, cachedSessionAuth);
       mountPages(express, services);
       mountPaymentPage(express, services);
       mountSandboxPages(express, services, payments);

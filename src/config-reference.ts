@@ -45,6 +45,9 @@ export const ENV_VARIABLES: Record<EnvName, { group: EnvGroup; text: string }> =
   VEHICLE_DATA_DECODE_DELAY_MS: { group: 'service', text: 'Sandbox: how long a registration decode takes.' },
   VEHICLE_DATA_TREE_DELAY_MS: { group: 'service', text: 'Sandbox: how long a parts tree takes.' },
   VEHICLE_DATA_ENRICH_DELAY_MS: { group: 'service', text: 'Sandbox: how long an enrichment takes.' },
+  WEBHOOK_HTTP_LOOPBACK: { group: 'service', text: 'allow or deny plain-http webhook endpoints on loopback addresses. Unset: allowed in development only.' },
+  WEBHOOK_TIMEOUT_MS: { group: 'service', text: 'How long one webhook delivery attempt may take before it counts as failed.' },
+  WEBHOOK_PASS_WAIT_MS: { group: 'service', text: 'How long a webhook worker pass waits for the deliveries it started (slower ones go on in the background).' },
   ASSEMBLY_SUBSCRIBE_RETENTION: { group: 'service', text: 'Completed searches kept per organization for assemblies.subscribe.stream replays.' },
 };
 

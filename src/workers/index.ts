@@ -27,10 +27,10 @@ export class Workers {
     private readonly workers: Worker[],
   ) {}
 
-  /** One pass of every worker, now (a failure is thrown, after it was counted). */
-  async runOnce(): Promise<WorkersPassResult> {
+  /** One pass of every worker (or of the one named), now (a failure is thrown, after it was counted). */
+  async runOnce(only?: string): Promise<WorkersPassResult> {
     const result: WorkersPassResult = {};
-    for (const w of this.workers) result[w.name] = await this.runOne(w);
+    for (const w of this.workers) if (only === undefined || w.name === only) result[w.name] = await this.runOne(w);
     return result;
   }
 
@@ -102,6 +102,7 @@ export class Workers {
     await this.loop;
     this.loop = null;
     this.abort = null;
+    for (const w of this.workers) await w.stop?.(this.services);
   }
 }
 
