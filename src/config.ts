@@ -27,6 +27,10 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Issue 30: every process kind can be watched; `project` and `work` have no other port.
+  OPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  OPS_HOST: z.string().default('127.0.0.1'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).default(20),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
   RATE_LIMIT_LOGIN_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
@@ -74,6 +78,18 @@ const EnvSchema = z.object({
   // `when`: checked even when other variables are bad, so every bad variable is named at once.
 }, { when: (payload) => !payload.issues.some((i) => ['HOST', 'NODE_ENV', 'SANDBOX_WEBHOOK_SECRET'].includes(String(i.path?.[0]))) });
 
+/** The name of every environment variable the service reads. */
+export type EnvName = keyof typeof EnvSchema.shape;
+
+/** Every variable with its default (undefined: none), straight from the schema: the configuration reference is made from it. */
+export function envDefaults(): Record<EnvName, unknown> {
+  const shape = EnvSchema.shape;
+  return Object.fromEntries(Object.entries(shape).map(([name, schema]) => {
+    const parsed = (schema as z.ZodType).safeParse(undefined);
+    return [name, parsed.success ? parsed.data : undefined];
+  })) as Record<EnvName, unknown>;
+}
+
 /** Development: listening on a loopback address only and NODE_ENV is not production; elsewhere secrets must be the operator's own. */
 export function isDevelopment(host: string, nodeEnv: string | undefined): boolean {
   const loopback = host === 'localhost' || host === '::1' || host === '[::1]' || /^(::ffff:)?127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/i.test(host);
@@ -99,6 +115,11 @@ export interface Config {
   host: string;
   /** Bearer token that /metrics and /readyz require; unset: they answer only callers on this machine (loopback). */
   metricsToken?: string;
+  /** The operations listener (/healthz, /readyz, /metrics) of any process kind; unset: `start` and `serve` answer them on PORT, `project` and `work` on an ephemeral port they log. */
+  opsPort?: number;
+  opsHost: string;
+  /** Most PostgreSQL connections this process opens (docs/operations.md: processes x this <= max_connections - reserve). */
+  databasePoolMax: number;
   shutdownTimeoutMs: number;
   /** Failed attempts allowed per window before 429: per account and per source address (sign-in), per client (secret); upload URLs per organization per minute. */
   rateLimits: { loginPerAccount: number; loginPerAddress: number; clientSecret: number; windowSeconds: number; uploadUrlsPerMinute: number };
@@ -155,6 +176,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     metricsToken: e.METRICS_TOKEN,
+    opsPort: e.OPS_PORT,
+    opsHost: e.OPS_HOST,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimits: {
       loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
