@@ -15,6 +15,11 @@ export async function getCreditNoteRequestDoc(knex: Knex, id: string): Promise<C
   return row ? (row.doc as CreditNoteRequestDoc) : null;
 }
 
+/** The issued credit notes of an invoice, oldest first. */
+export async function issuedCreditNotesOf(knex: Knex, invoiceId: string): Promise<CreditNoteRequestDoc[]> {
+  return (await knex('billing_credit_note_requests').where({ invoice_id: invoiceId, status: 'issued' }).orderBy(['created_at', 'id']).pluck('doc')) as CreditNoteRequestDoc[];
+}
+
 /** A request the caller may see; another organization's is 404. */
 export async function visibleCreditNoteRequest(ctx: RequestContext, id: string): Promise<CreditNoteRequestDoc> {
   const doc = await getCreditNoteRequestDoc(ctx.services.knex, id);

@@ -21,6 +21,7 @@ import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
+import { billingDocumentQueries } from './document-operations.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -29,4 +30,5 @@ export const billingQueries = [
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
   ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries,
+  ...billingDocumentQueries,
 ];

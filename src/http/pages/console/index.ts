@@ -19,6 +19,7 @@ import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
+import { mountDocuments } from './documents.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -48,6 +49,7 @@ export function mountConsole(app: express.Express, services: Services): void {
   app.get(['/console', '/console/'], ...consoleRoute(services, async (p) => p.res.redirect(303, '/console/customers')));
   mountCustomers(app, services);
   mountInvoices(app, services);
+  mountDocuments(app, services);
   mountInvoiceActions(app, services);
   mountInvoiceCorrections(app, services);
   mountNotes(app, services);
