@@ -31,6 +31,7 @@ import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
+import { openMailer } from './mail/index.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
 import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
@@ -121,8 +122,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
   // The providers are chosen here and reached through Services; nothing else imports an adapter.
   const payments = new SandboxProvider({ config, knex: db.knex, clock, logger });
+  const mailer = openMailer(config);
   const services: Services = {
-    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock),
+    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock), mailer,
     invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);
@@ -189,6 +191,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await runner.stop();
       await progress.close();
       await store.close();
+      mailer.close();
       if (ownsDb) await db.close();
     },
   };

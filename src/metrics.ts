@@ -9,6 +9,8 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Customer email delivery attempts by result: delivered (SMTP), outbox (no SMTP_URL), failed (retried later), gave_up (staff told). */
+  emailDeliveries: client.Counter<'result'>;
   /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
   usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
@@ -90,6 +92,12 @@ export function createMetrics(): Metrics {
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',
       labelNames: ['projection'],
+      registers: [registry],
+    }),
+    emailDeliveries: new client.Counter({
+      name: 'email_deliveries_total',
+      help: 'Customer email delivery attempts by result (delivered, outbox, failed, gave_up)',
+      labelNames: ['result'],
       registers: [registry],
     }),
   };

@@ -10,6 +10,8 @@ import { launchBrowser } from '../support/browser.ts';
 import { ops } from '../support/ops.ts';
 import { openInvoice } from '../support/billing.ts';
 import { pdfText } from '../support/pdf.ts';
+import { settle } from '../support/settle.ts';
+import { runMessagesPass } from '../../src/workers/billing/messages.ts';
 import { TestClock } from '../../src/clock.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, seedDemo, type DemoSeed } from '../../src/seed.ts';
 
@@ -47,6 +49,32 @@ for (const backend of backends()) {
     after(async () => {
       await browser?.close();
       await svc?.close();
+    });
+
+    it('the outbox and the customer page show the finalize email (no SMTP_URL), with its PDF', async () => {
+      const inv = await openInvoice(svc, demo.staffToken, demo.customerId, [4_200]);
+      await runMessagesPass(svc.app);
+      await settle(svc);
+      for (const width of [1280, 800]) {
+        const context = await browser.newContext({ viewport: { width, height: 900 }, acceptDownloads: true });
+        const page = await context.newPage();
+        try {
+          await signIn(page, svc.url, '/console/outbox', DEMO_STAFF);
+          await page.getByRole('heading', { name: 'Outbox' }).waitFor();
+          const row = page.getByRole('row').filter({ hasText: `Invoice ${inv.number} from Core Billing Ltd` });
+          await row.waitFor();
+          expect(await row.textContent()).to.include('kept in the outbox');
+          await page.screenshot({ path: path.join(OUT, `outbox-${backend}-${width}.png`), fullPage: true });
+          const [download] = await Promise.all([page.waitForEvent('download'), row.getByRole('link', { name: 'PDF' }).click()]);
+          expect(await pdfText(readFileSync(await download.path()))).to.include(String(inv.number)).and.to.include('£42.00');
+          await page.goto(`${svc.url}/console/customers/${demo.customerId}`);
+          const messages = page.locator('section[aria-labelledby="messages"]');
+          await messages.getByRole('row').filter({ hasText: String(inv.number) }).first().waitFor();
+          await messages.screenshot({ path: path.join(OUT, `customer-messages-${backend}-${width}.png`) });
+        } finally {
+          await context.close();
+        }
+      }
     });
 
     it("the console invoice page's PDF link and the pay page's download the invoice with its number, total and addresses", async () => {

@@ -103,5 +103,4 @@ export const billingErrors = errorCatalogue({
   // Documents and customer emails (issue 28 items 7 and 8).
   invoice_is_draft: 409,
   credit_note_not_issued: 409,
-  message_not_found: 404,
 });

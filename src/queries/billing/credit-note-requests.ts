@@ -53,3 +53,9 @@ export const creditNoteRequestsList = operation({
 
 /** Read operations of credit note requests. */
 export const billingCreditNoteRequestQueries = [creditNoteRequestsList];
+
+/** Credit notes issued at or after `since`: the messages worker's credit note emails, oldest request first. */
+export async function creditNotesIssuedSince(knex: Knex, since: Date, limit = 5000): Promise<CreditNoteRequestDoc[]> {
+  const docs = (await knex('billing_credit_note_requests').where('status', 'issued').orderBy(['created_at', 'id']).whereRaw(`(doc->>'issued_at')::timestamptz >= ?`, [since.toISOString()]).limit(limit).pluck('doc')) as CreditNoteRequestDoc[];
+  return docs;
+}

@@ -22,6 +22,7 @@ import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 import { billingDocumentQueries } from './document-operations.ts';
+import { billingMessageQueries } from './messages.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -30,5 +31,5 @@ export const billingQueries = [
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
   ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries,
-  ...billingDocumentQueries,
+  ...billingDocumentQueries, ...billingMessageQueries,
 ];

@@ -64,3 +64,8 @@ export const billingPaymentQueries = [paymentsList];
 export async function paymentWithReference(knex: Knex, reference: string): Promise<boolean> {
   return (await knex('billing_payments').whereRaw(`doc->>'reference' = ?`, [reference]).first('id')) !== undefined;
 }
+
+/** Payments recorded at or after `since` and not voided: the messages worker's receipts, oldest first. */
+export async function paymentsRecordedSince(knex: Knex, since: Date, limit = 5000): Promise<PaymentDoc[]> {
+  return (await knex('billing_payments').where('status', 'recorded').andWhere('created_at', '>=', since).orderBy(['created_at', 'id']).limit(limit).pluck('doc')) as PaymentDoc[];
+}

@@ -20,6 +20,7 @@ import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
 import { mountDocuments } from './documents.ts';
+import { mountMessages } from './messages.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -50,6 +51,7 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountCustomers(app, services);
   mountInvoices(app, services);
   mountDocuments(app, services);
+  mountMessages(app, services);
   mountInvoiceActions(app, services);
   mountInvoiceCorrections(app, services);
   mountNotes(app, services);

@@ -32,7 +32,7 @@ export interface PageParts {
   /** The main area. */
   body: SafeHtml;
   /** Which navigation entry is current. */
-  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
+  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'outbox' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
@@ -43,6 +43,7 @@ const NAV: [NonNullable<PageParts['section']>, string, string][] = [
   ['customers', '/console/customers', 'Customers'],
   ['invoices', '/console/invoices', 'Invoices'],
   ['overdue', '/console/overdue', 'Overdue'],
+  ['outbox', '/console/outbox', 'Outbox'],
   ['history', '/console/history', 'History'],
   ['configuration', '/console/configuration', 'Configuration'],
   ['health', '/console/health', 'Health'],
