@@ -23,6 +23,7 @@ import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 import { billingDocumentQueries } from './document-operations.ts';
 import { billingMessageQueries } from './messages.ts';
+import { billingNameQueries } from './names.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -30,6 +31,6 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries,
+  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingNameQueries,
   ...billingDocumentQueries, ...billingMessageQueries,
 ];
