@@ -36,6 +36,7 @@ import { mountPaymentPage } from './http/pages/pay.ts';
 import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
+import { openMailer } from './mail/index.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
 import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
@@ -140,8 +141,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
   // The providers are chosen here and reached through Services; nothing else imports an adapter.
   const payments = new SandboxProvider({ config, knex: db.knex, clock, logger });
+  const mailer = openMailer(config);
   const services: Services = {
-    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock),
+    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock), mailer,
     invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);
@@ -220,6 +222,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await unannounce();
       await progress.close();
       await store.close();
+      mailer.close();
       if (ownsDb) await db.close();
     },
   };

@@ -10,6 +10,8 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Customer email delivery attempts by result: delivered (SMTP), outbox (no SMTP_URL), failed (retried later), gave_up (staff told). */
+  emailDeliveries: client.Counter<'result'>;
   /** Blue/green builds of read models under way here: the share done (see docs/operations.md). */
   projectionRebuild: client.Gauge<'projection'>;
   projectionRebuildFailures: client.Counter<'projection'>;
@@ -126,6 +128,12 @@ export function createMetrics(): Metrics {
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',
       labelNames: ['projection'],
+      registers: [registry],
+    }),
+    emailDeliveries: new client.Counter({
+      name: 'email_deliveries_total',
+      help: 'Customer email delivery attempts by result (delivered, outbox, failed, gave_up)',
+      labelNames: ['result'],
       registers: [registry],
     }),
     projectionRebuild: new client.Gauge({
