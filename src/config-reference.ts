@@ -48,6 +48,12 @@ export const ENV_VARIABLES: Record<EnvName, { group: EnvGroup; text: string }> =
   WEBHOOK_HTTP_LOOPBACK: { group: 'service', text: 'allow or deny plain-http webhook endpoints on loopback addresses. Unset: allowed in development only.' },
   WEBHOOK_TIMEOUT_MS: { group: 'service', text: 'How long one webhook delivery attempt may take before it counts as failed.' },
   WEBHOOK_PASS_WAIT_MS: { group: 'service', text: 'How long a webhook worker pass waits for the deliveries it started (slower ones go on in the background).' },
+  INVOICE_SELLER_NAME: { group: 'service', text: 'The seller\'s legal name printed on invoice, credit note and receipt PDFs.' },
+  INVOICE_SELLER_ADDRESS: { group: 'service', text: 'The seller\'s address on the PDFs, lines separated by `|`.' },
+  INVOICE_PAYMENT_INSTRUCTIONS: { group: 'service', text: 'Payment instructions printed on invoice PDFs and in invoice emails, above the payment link.' },
+  SMTP_URL: { group: 'service', text: 'smtp:// or smtps:// URL of the mail relay customer emails go through. Unset: messages go to the console\'s Outbox and are not sent.' },
+  EMAIL_FROM: { group: 'service', text: 'The From address of customer emails.' },
+  EMAIL_REMINDER_DAYS: { group: 'service', text: 'Days relative to an open invoice\'s due date on which a reminder is emailed, comma-separated (-3 = three days before).' },
   ASSEMBLY_SUBSCRIBE_RETENTION: { group: 'service', text: 'Completed searches kept per organization for assemblies.subscribe.stream replays.' },
 };
 

@@ -10,8 +10,6 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
-  /** Customer email delivery attempts by result: delivered (SMTP), outbox (no SMTP_URL), failed (retried later), gave_up (staff told). */
-  emailDeliveries: client.Counter<'result'>;
   /** Blue/green builds of read models under way here: the share done (see docs/operations.md). */
   projectionRebuild: client.Gauge<'projection'>;
   projectionRebuildFailures: client.Counter<'projection'>;
@@ -33,7 +31,10 @@ export interface Metrics {
   dbPoolErrors: client.Counter<never>;
   /** The database pool's counts at scrape time (set by the composition root). */
   poolSource?: () => { inUse: number; idle: number; waiting: number };
-  /** Webhook and e-mail deliveries by channel (webhook, email...) and result (delivered, failed, gave_up): for the deliveries-failing alert. */
+  /**
+   * Webhook and e-mail delivery attempts by channel (webhook, email) and result: delivered; outbox (an e-mail kept in the console's
+   * Outbox, no SMTP_URL); failed (retried with backoff); gave_up (no more retries: an e-mail given up, an endpoint disabled after 3 days).
+   */
   deliveries: client.Counter<'channel' | 'result'>;
   /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
   usageMonthsRefused: client.Gauge<never>;
@@ -47,8 +48,6 @@ export interface Metrics {
   attentionItems: client.Gauge<'kind'>;
   /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
   attentionSource?: () => Promise<Map<string, number>>;
-  /** Outbound webhook delivery attempts by result (delivered, failed, endpoint_disabled). */
-  webhookDeliveries: client.Counter<'result'>;
   webhookBacklog: client.Gauge<never>;
   /** Counts the events waiting for delivery to enabled endpoints at scrape time (set by the composition root). */
   webhookBacklogSource?: () => Promise<number>;
@@ -117,23 +116,11 @@ export function createMetrics(): Metrics {
         for (const [kind, n] of counts ?? []) this.set({ kind }, n);
       },
     }),
-    webhookDeliveries: new client.Counter({
-      name: 'webhook_deliveries_total',
-      help: 'Outbound webhook delivery attempts by result: delivered (2xx), failed (any other answer or none; retried with backoff), endpoint_disabled (failing for 3 days)',
-      labelNames: ['result'],
-      registers: [registry],
-    }),
     webhookBacklog: scrapedCount(registry, 'webhook_deliveries_pending', 'Events waiting to be delivered to enabled webhook endpoints (the backlog; a growing one is a slow or failing endpoint)', () => metrics.webhookBacklogSource?.()),
     projectionFailures: new client.Counter({
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',
       labelNames: ['projection'],
-      registers: [registry],
-    }),
-    emailDeliveries: new client.Counter({
-      name: 'email_deliveries_total',
-      help: 'Customer email delivery attempts by result (delivered, outbox, failed, gave_up)',
-      labelNames: ['result'],
       registers: [registry],
     }),
     projectionRebuild: new client.Gauge({

@@ -129,7 +129,7 @@ for (const backend of backends()) {
       await pass();
       expect(to(bounced)).to.deep.equal([]);
       const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-      expect(metrics).to.match(/email_deliveries_total\{result="failed"\} [1-9]/).and.to.match(/email_deliveries_total\{result="gave_up"\} [1-9]/).and.to.match(/email_deliveries_total\{result="delivered"\} [1-9]/);
+      expect(metrics).to.match(/deliveries_total\{channel="email",result="failed"\} [1-9]/).and.to.match(/deliveries_total\{channel="email",result="gave_up"\} [1-9]/).and.to.match(/deliveries_total\{channel="email",result="delivered"\} [1-9]/);
       expect(metrics).to.match(/billing_attention_items\{kind="undelivered_email"\} [1-9]/);
     });
 

@@ -77,7 +77,7 @@ export const messagesDeliver = operation({
     if (!recorded) return { outcome: 'not_due' as const };
     const result: 'delivered' | 'outbox' | 'failed' | 'gave_up' = recorded.type === 'MessageDelivered' ? (outcome.status === 'delivered' && outcome.transport === 'outbox' ? 'outbox' : 'delivered')
       : recorded.type === 'MessageDeliveryFailed' && recorded.data.next_attempt_at === null ? 'gave_up' : 'failed';
-    services.metrics.emailDeliveries.inc({ result });
+    services.metrics.deliveries.inc({ channel: 'email', result });
     if (result === 'failed' || result === 'gave_up') services.logger.warn({ message_id: m.message_id, attempt, error: outcome.status === 'failed' ? outcome.error : undefined }, 'customer email not delivered');
     return { outcome: result === 'outbox' ? ('delivered' as const) : result };
   },
