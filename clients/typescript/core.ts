@@ -728,6 +728,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.credit-notes.document.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download URL of an issued credit note's PDF.
+         * @description Until the request is issued there is no credit note (409 credit_note_not_issued). The URL is valid for 300 seconds and serves the PDF as an attachment. The document is rendered from the billing records: the same records give the same file.
+         *
+         *     Access: any signed-in user of an organization.
+         */
+        post: operations["billing.credit-notes.document.get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.currencies.list": {
         parameters: {
             query?: never;
@@ -1418,6 +1440,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.invoices.document.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download URL of a finalized invoice's PDF.
+         * @description Seller and customer with their addresses, number, dates, lines, totals, credit notes, payments, the amount due, payment instructions and the payment link; usage invoices add a summary of their metered lines. Drafts have none (409 invoice_is_draft). The URL is valid for 300 seconds and serves the PDF as an attachment. The document is rendered from the billing records: the same records give the same file.
+         *
+         *     Access: any signed-in user of an organization.
+         */
+        post: operations["billing.invoices.document.get"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.invoices.generate": {
         parameters: {
             query?: never;
@@ -1618,6 +1662,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.messages.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Lists customer emails: what, to whom, when and how delivery went, oldest first.
+         * @description Every email the service decided to send a customer (invoice finalized, payment received, credit note issued, payment reminders), with its delivery result. Without SMTP_URL the messages are kept in the outbox (transport `outbox`).
+         *
+         *     Access: billing staff.
+         */
+        post: operations["billing.messages.list"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.names.list": {
         parameters: {
             query?: never;
@@ -1812,6 +1878,28 @@ export interface paths {
          *     Send an `Idempotency-Key` header to make retries safe.
          */
         post: operations["billing.payment-methods.remove"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.payments.document.get": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Download URL of a payment's receipt PDF.
+         * @description The URL is valid for 300 seconds and serves the PDF as an attachment. The document is rendered from the billing records: the same records give the same file.
+         *
+         *     Access: any signed-in user of an organization.
+         */
+        post: operations["billing.payments.document.get"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3122,10 +3210,10 @@ export interface components {
             /** @description Stable id of the item (kind and subject): the same problem keeps its key until it is resolved. */
             key: string;
             /**
-             * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
+             * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); undelivered_email: a customer email (invoice, receipt, credit note, reminder) the SMTP server refused or could not take on every retry; usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
              * @enum {string}
              */
-            kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
+            kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "undelivered_email" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
             /** @description What a person does about it. */
             resolve: string;
             /**
@@ -3143,10 +3231,10 @@ export interface components {
                 by_kind: {
                     count: number;
                     /**
-                     * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
+                     * @description refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); undelivered_email: a customer email (invoice, receipt, credit note, reminder) the SMTP server refused or could not take on every retry; usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); held_usage: orders staff held out of a month's invoice because they cannot be rated, not fixed yet; usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; unreadable_stream: a stream whose commands answer 409 stream_unreadable; webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.
                      * @enum {string}
                      */
-                    kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
+                    kind: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "undelivered_email" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
                 }[];
                 total: number;
             };
@@ -3184,7 +3272,7 @@ export interface components {
              * @description Only items of this kind.
              * @enum {string}
              */
-            kind?: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
+            kind?: "refund_due" | "unrecorded_provider_charge" | "failed_collection" | "undelivered_email" | "usage_month_refused" | "held_usage" | "usage_correction_due" | "stalled_read_model" | "unreadable_stream" | "webhook_endpoint_failing";
             /**
              * @description Page size, 1-200 (default 50).
              * @default 50
@@ -3562,6 +3650,32 @@ export interface components {
             minimum_fee: number;
             pricing_revision_id: components["schemas"]["uuid.Uuid"];
             rate_bps: number;
+        };
+        /** @description Error body of billing.CreditNoteDocumentError. */
+        "billing.CreditNoteDocumentError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "credit_note_not_issued" | "credit_note_request_not_found" | "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "invoice_not_found" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.CreditNoteDocumentError";
+        };
+        "billing.CreditNoteDocumentRequest": {
+            /** @description An issued credit note request. */
+            credit_note_request_id: components["schemas"]["uuid.Uuid"];
         };
         "billing.CreditNoteRequestCreateRequest": {
             /** @description Positive integer amount in minor units of the invoice currency. */
@@ -4350,6 +4464,22 @@ export interface components {
             payment_terms_days?: number;
             /** @description null removes the tax id. */
             tax_id?: string | null;
+        };
+        "billing.DocumentUrlResponse": {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            expires_at: string;
+            /** @description Lifetime of the URL in seconds. */
+            expires_in_seconds: number;
+            /** @description The name the file downloads as. */
+            filename: string;
+            /**
+             * Format: uri
+             * @description Private download URL of the PDF, served as an attachment.
+             */
+            url: string;
         };
         "billing.EffectiveEntitlementItem": {
             enabled: boolean;
@@ -5187,6 +5317,31 @@ export interface components {
             updated_at: string;
             voided_at: string | null;
         };
+        /** @description Error body of billing.InvoiceDocumentError. */
+        "billing.InvoiceDocumentError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "invoice_is_draft" | "invoice_not_found" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.InvoiceDocumentError";
+        };
+        "billing.InvoiceDocumentRequest": {
+            invoice_id: components["schemas"]["uuid.Uuid"];
+        };
         /** @description Error body of billing.InvoiceGenerateError. */
         "billing.InvoiceGenerateError": {
             /**
@@ -5662,6 +5817,98 @@ export interface components {
             /** @description Why: kept with the change in the audit trail. */
             reason?: string;
         };
+        "billing.Message": {
+            attempts: number;
+            /**
+             * Format: date-time
+             * @description When the message was decided.
+             */
+            created_at: string;
+            customer_id: components["schemas"]["uuid.Uuid"];
+            delivered_at: string | null;
+            failed_at: string | null;
+            id: components["schemas"]["uuid.Uuid"];
+            invoice_id: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description Why the customer was written to.
+             * @enum {string}
+             */
+            kind: "invoice_finalized" | "payment_received" | "credit_note_issued" | "invoice_reminder";
+            last_error: string | null;
+            next_attempt_at: string | null;
+            /** @description `finalized`, or a reminder's day relative to the due date (`due-3`, `due+7`), or the payment or credit note id. */
+            occasion: string;
+            organization_id: components["schemas"]["uuid.Uuid"];
+            payment_url: string;
+            /** @description The SMTP server's answer to the delivered message. */
+            response: string | null;
+            /**
+             * @description pending: not delivered yet (retried at next_attempt_at); failed: given up after the last retry (listed under Needs attention).
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed";
+            /** @description The document attached. */
+            subject: {
+                id: components["schemas"]["uuid.Uuid"];
+                /** @enum {string} */
+                type: "invoice" | "payment" | "credit_note";
+            };
+            subject_line: string;
+            /** @description The customer's billing email when the message was decided. */
+            to: string;
+            /** @description smtp: handed to the SMTP server; outbox: kept for the console (SMTP_URL unset). */
+            transport: ("smtp" | "outbox") | null;
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            updated_at: string;
+        };
+        /** @description Error body of billing.MessageListError. */
+        "billing.MessageListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_cursor" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.MessageListError";
+        };
+        "billing.MessageListRequest": {
+            /** @description The `pagination.cursor` of the previous page. */
+            cursor?: string;
+            customer_id?: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description Page size, 1-200 (default 50).
+             * @default 50
+             */
+            limit?: number;
+            /** @enum {string} */
+            status?: "pending" | "delivered" | "failed";
+            /**
+             * @description outbox: the messages kept because SMTP_URL is not set.
+             * @enum {string}
+             */
+            transport?: "smtp" | "outbox";
+        };
+        "billing.MessageListResponse": {
+            /** @description This page of items. */
+            items: components["schemas"]["billing.Message"][];
+            /** @description null on the last page. */
+            pagination: components["schemas"]["ForwardPagination"] | null;
+        };
         /** @description Error body of billing.NamesListError. */
         "billing.NamesListError": {
             /**
@@ -5945,6 +6192,31 @@ export interface components {
              */
             updated_at: string;
             void_reason: string | null;
+        };
+        /** @description Error body of billing.PaymentDocumentError. */
+        "billing.PaymentDocumentError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "invoice_not_found" | "malformed_json" | "payload_too_large" | "payment_not_found" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.PaymentDocumentError";
+        };
+        "billing.PaymentDocumentRequest": {
+            payment_id: components["schemas"]["uuid.Uuid"];
         };
         /** @description Error body of billing.PaymentInsertError. */
         "billing.PaymentInsertError": {
@@ -13648,6 +13920,138 @@ export interface operations {
             };
         };
     };
+    "billing.credit-notes.document.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "credit_note_request_id": "01938121-50f1-741f-8357-7b9a90440d9f"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.CreditNoteDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://files.example.com/url",
+                     *       "filename": "INV-2026-0042.PDF",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_in_seconds": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.DocumentUrlResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description Not found. Codes: `credit_note_request_not_found`, `invoice_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `credit_note_not_issued`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+            /** @description Any other error (billing.CreditNoteDocumentError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CreditNoteDocumentError"];
+                };
+            };
+        };
+    };
     "billing.currencies.list": {
         parameters: {
             query?: never;
@@ -18108,6 +18512,138 @@ export interface operations {
             };
         };
     };
+    "billing.invoices.document.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.InvoiceDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://files.example.com/url",
+                     *       "filename": "INV-2026-0042.PDF",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_in_seconds": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.DocumentUrlResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description Not found. Codes: `invoice_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `invoice_is_draft`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+            /** @description Any other error (billing.InvoiceDocumentError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.InvoiceDocumentError"];
+                };
+            };
+        };
+    };
     "billing.invoices.generate": {
         parameters: {
             query?: never;
@@ -19584,6 +20120,144 @@ export interface operations {
             };
         };
     };
+    "billing.messages.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                 *       "transport": "smtp",
+                 *       "status": "pending"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.MessageListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "kind": "invoice_finalized",
+                     *           "subject": {
+                     *             "type": "invoice",
+                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *           },
+                     *           "occasion": "occasion",
+                     *           "to": "2026-01-15T09:30:00.000Z",
+                     *           "subject_line": "subject line",
+                     *           "payment_url": "payment url",
+                     *           "status": "pending",
+                     *           "attempts": 1,
+                     *           "transport": null,
+                     *           "last_error": "last error",
+                     *           "response": "response",
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z",
+                     *           "delivered_at": null,
+                     *           "failed_at": null,
+                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "pagination": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.MessageListResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_cursor`, `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+            /** @description Any other error (billing.MessageListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.MessageListError"];
+                };
+            };
+        };
+    };
     "billing.names.list": {
         parameters: {
             query?: never;
@@ -20927,6 +21601,128 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["billing.PaymentMethodRemoveError"];
+                };
+            };
+        };
+    };
+    "billing.payments.document.get": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "payment_id": "0193fcae-c7df-7adf-8cac-408c686b2ab0"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.PaymentDocumentRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://files.example.com/url",
+                     *       "filename": "INV-2026-0042.PDF",
+                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_in_seconds": 900
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.DocumentUrlResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description Not found. Codes: `payment_not_found`, `invoice_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
+                };
+            };
+            /** @description Any other error (billing.PaymentDocumentError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.PaymentDocumentError"];
                 };
             };
         };

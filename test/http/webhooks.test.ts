@@ -165,8 +165,8 @@ for (const backend of backends()) {
       expect(firstSeen(receiver.got('a'))).to.deep.equal(wantA);
 
       const metrics = await (await fetch(`${svc.url}/metrics`)).text();
-      expect(metrics).to.match(/webhook_deliveries_total\{result="delivered"\} [1-9]/);
-      expect(metrics).to.match(/webhook_deliveries_total\{result="failed"\} 2/);
+      expect(metrics).to.match(/deliveries_total\{channel="webhook",result="delivered"\} [1-9]/);
+      expect(metrics).to.match(/deliveries_total\{channel="webhook",result="failed"\} 2/);
       expect(metrics).to.match(/webhook_deliveries_pending 0/);
     });
 
@@ -215,7 +215,7 @@ for (const backend of backends()) {
       const attention = await svc.call(ops['billing.attention.list'], { kind: 'webhook_endpoint_failing' }, staff);
       expect(attention.body.items.map((i) => i.key)).to.include(`webhook_endpoint_failing:${e.body.id}`);
       const page = await fetch(`${svc.url}/metrics`);
-      expect(await page.text()).to.match(/webhook_deliveries_total\{result="endpoint_disabled"\} 1/);
+      expect(await page.text()).to.match(/deliveries_total\{channel="webhook",result="gave_up"\} 1/);
 
       // Nothing is attempted while disabled; enabled again, the receiver fixed, the event goes.
       svc.clock.advance(86_400_000);

@@ -21,6 +21,8 @@ import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
+import { billingDocumentQueries } from './document-operations.ts';
+import { billingMessageQueries } from './messages.ts';
 import { billingNameQueries } from './names.ts';
 /** Every billing read operation. */
 export const billingQueries = [
@@ -30,4 +32,5 @@ export const billingQueries = [
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
   ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingNameQueries,
+  ...billingDocumentQueries, ...billingMessageQueries,
 ];

@@ -117,13 +117,13 @@ class Dispatcher {
               await recordAttempt(knex, { ...base, status: 'delivered', next_attempt_at: null });
               await advance(knex, t.endpoint_id, item.position, this.owner);
             });
-            this.services.metrics.webhookDeliveries.inc({ result: 'delivered' });
+            this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'delivered' });
             result.delivered++;
             after = item.position;
             sent++;
             continue;
           }
-          this.services.metrics.webhookDeliveries.inc({ result: 'failed' });
+          this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'failed' });
           result.failed++;
           failingSince ??= at;
           const failingFor = at.getTime() - failingSince.getTime();
@@ -177,7 +177,8 @@ class Dispatcher {
     const detail = `Every delivery failed for 3 days; the last answer: ${last.status_code ?? 'none'} ${last.response_excerpt.slice(0, 200)}`.trim();
     const causation = await causedBy(this.services.store, webhookEndpoints.stream(t.endpoint_id));
     await this.services.invoke(webhookEndpointsDisableFailing, { id: t.endpoint_id, detail }, { auth: systemAuth('webhook-worker', t.organization_id), requestId: newId(), causation });
-    this.services.metrics.webhookDeliveries.inc({ result: 'endpoint_disabled' });
+    // A disabled endpoint is given up on (the DeliveriesFailing alert, ops/alerts.yml).
+    this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'gave_up' });
   }
 
   /** Aborts the deliveries in flight (not recorded: they go again) and waits for the tasks to give their endpoints back. */

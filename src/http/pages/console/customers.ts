@@ -8,6 +8,7 @@ import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
+import { messagesSection } from './messages.ts';
 
 
 /** Mounts the customer search and the customer page. */
@@ -58,6 +59,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     p.api.call(ops['billing.payment-methods.list'], { customer_id: id }),
     p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }),
   ]);
+  const messages = await p.api.call(ops['billing.messages.list'], { customer_id: id, limit: 200 });
   const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
   const cur = cust.currency;
   const balance = statement.ok
@@ -101,6 +103,7 @@ ${table('Latest invoices', ['Number', 'Status', 'Issued', 'Due', 'Total', 'Remai
 ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status', 'Invoice'], payments.ok ? paymentRows(payments.body.items) : [], 'No payments yet.')}</section>
 <section aria-labelledby="credits"><h2 id="credits">Credit note requests</h2>
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
+${messagesSection(messages)}
 ${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'customer', id }) : [], 'No attachments.')}</section>

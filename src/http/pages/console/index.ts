@@ -19,6 +19,8 @@ import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
+import { mountDocuments } from './documents.ts';
+import { mountMessages } from './messages.ts';
 import { mountActivity } from './activity.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
@@ -49,6 +51,8 @@ export function mountConsole(app: express.Express, services: Services): void {
   app.get(['/console', '/console/'], ...consoleRoute(services, async (p) => p.res.redirect(303, '/console/customers')));
   mountCustomers(app, services);
   mountInvoices(app, services);
+  mountDocuments(app, services);
+  mountMessages(app, services);
   mountInvoiceActions(app, services);
   mountInvoiceCorrections(app, services);
   mountNotes(app, services);
