@@ -33,6 +33,8 @@ import * as m0105 from './0105_billing_usage_late.ts';
 import * as m0110 from './0110_billing_invoice_corrections.ts';
 import * as m0111 from './0111_billing_usage_corrected.ts';
 import * as m0115 from './0115_billing_collections.ts';
+import * as m0145 from './0145_data_subject_keys.ts';
+import * as m0146 from './0146_billing_personal_subjects.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,6 +75,8 @@ const migrations: Record<string, Migration> = {
   '0110_billing_invoice_corrections': m0110,
   '0111_billing_usage_corrected': m0111,
   '0115_billing_collections': m0115,
+  '0145_data_subject_keys': m0145,
+  '0146_billing_personal_subjects': m0146,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

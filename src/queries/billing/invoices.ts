@@ -104,3 +104,9 @@ export async function openInvoiceCount(knex: Knex, customerId: string): Promise<
   const row = await knex('billing_invoices').where({ customer_id: customerId }).whereIn('status', ['open', 'uncollectible']).count<{ count: string }[]>('* as count');
   return Number(row[0]?.count ?? 0);
 }
+
+/** The issue date (`YYYY-MM-DD`) of the customer's last issued invoice (open, paid, void or uncollectible), or null: the invoice retention period runs from it. */
+export async function lastIssueDate(knex: Knex, customerId: string): Promise<string | null> {
+  const row = (await knex('billing_invoices').where({ customer_id: customerId }).whereNot('status', 'draft').whereNotNull('issue_date').first(knex.raw(`to_char(max(issue_date), 'YYYY-MM-DD') as last`))) as { last: string | null } | undefined;
+  return row?.last ?? null;
+}
