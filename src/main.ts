@@ -1,4 +1,4 @@
-// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, admin.
+// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, admin.
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -19,6 +19,7 @@ import { addRatesCommands } from './cli/rates.ts';
 import { addUsageCommands } from './cli/usage.ts';
 import { formatHistory } from './cli/history.ts';
 import { addProjectionCommands } from './cli/projections.ts';
+import { addEraseCommands } from './cli/erase.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -259,6 +260,7 @@ admin
 addClientCommands(admin, (fn) => withApp({}, fn));
 addRatesCommands(program, (fn) => withApp({}, fn));
 addProjectionCommands(program, (fn) => withApp({}, fn));
+addEraseCommands(program, (fn) => withApp({}, fn));
 addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
 
 program.parseAsync(process.argv).catch((err: unknown) => {

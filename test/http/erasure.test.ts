@@ -10,6 +10,8 @@ import { ops } from '../support/ops.ts';
 import { openInvoice } from '../support/billing.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
 import { retentionWorker } from '../../src/workers/billing/retention.ts';
+import { operator } from '../../src/cli/clients.ts';
+import { customersOperatorErase } from '../../src/commands/billing/customer-erasure.ts';
 
 /** Every table of the database whose rows, as text, contain `value` (the key table holds keys, never values). */
 async function tablesHolding(svc: TestService, value: string): Promise<string[]> {
@@ -161,6 +163,15 @@ for (const backend of backends()) {
       const entry = h.body.items.find((i) => i.type === 'DataSubjectErased');
       expect(entry?.actor.type).to.equal('staff');
       expect(JSON.stringify(h.body)).to.include('Ticket 77').and.not.include(c.values.email);
+    });
+
+    it('erases on an operator\'s command (core-server erase) the same way, recording the operator as who asked', async () => {
+      const c = await customerWith('operator07');
+      const { body } = await svc.app.invoke(customersOperatorErase, { id: c.id, legal_basis: 'legal_obligation', reason: 'Court order 12' }, operator('erase customer: Court order 12'));
+      expect(body).to.include({ subject: `customer:${c.id}`, reason: 'Court order 12' });
+      expect(body.requested_by).to.deep.equal({ type: 'system', id: 'cli' });
+      expect((await svc.call(ops['billing.customers.get'], { id: c.id }, staff)).body.email).to.equal('[erased]');
+      expect(await tablesHolding(svc, c.values.email)).to.deep.equal([]);
     });
   });
 }

@@ -6,7 +6,7 @@ import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
 import { CustomerEraseRequest, Erasure } from '../../contract/schemas/billing-erasure.ts';
 import { customerSubjects } from '../../domain/personal.ts';
-import { visibleCustomer } from '../../queries/billing/customers.ts';
+import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
 import { lastIssueDate } from '../../queries/billing/invoices.ts';
 import { organizationSubjects } from '../../queries/billing/personal-subjects.ts';
 import { attachments, customers, notes } from './handlers.ts';
@@ -25,7 +25,9 @@ export function addYears(date: string, years: number): string {
 
 /** Erases the customer `id`; answers what was erased and what is kept until when. Idempotent. */
 export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis: string, reason: string) {
-  const doc = await visibleCustomer(ctx, id);
+  // An operator (`core-server erase`, the system caller) names any customer; staff see every organization anyway.
+  const doc = ctx.auth.kind === 'system' ? await getCustomerDoc(ctx.services.db, id) : await visibleCustomer(ctx, id);
+  if (!doc) throw billingErrors.error('customer_not_found', `No customer ${id}.`);
   const orgId = doc.organization_id;
   const state = await customers.load(ctx, id);
   const { erasable, retained } = customerSubjects(id);
@@ -77,6 +79,23 @@ export const customersErase = operation({
   error: 'billing.CustomerEraseError',
   errors: billingErrors.list('customer_not_found'),
   access: 'billing_staff',
+  write: true,
+  readModels: [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection],
+  handle: (ctx, req) => eraseCustomer(ctx, req.id, req.legal_basis, req.reason),
+});
+
+/** billing.customers.operator-erase: the same erasure for `core-server erase` (the system caller `cli`). */
+export const customersOperatorErase = operation({
+  id: 'billing.customers.operator-erase',
+  surface: 'internal',
+  tags: ['Billing'],
+  summary: 'Erases a customer\'s personal data on an operator\'s command (core-server erase), exactly as billing.customers.erase.',
+  description: 'Internal: invoked by the CLI as the system (job `cli`).',
+  request: CustomerEraseRequest,
+  response: Erasure,
+  error: 'billing.CustomerEraseError',
+  errors: billingErrors.list('customer_not_found'),
+  access: 'system',
   write: true,
   readModels: [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection],
   handle: (ctx, req) => eraseCustomer(ctx, req.id, req.legal_basis, req.reason),
