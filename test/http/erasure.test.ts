@@ -173,5 +173,22 @@ for (const backend of backends()) {
       expect((await svc.call(ops['billing.customers.get'], { id: c.id }, staff)).body.email).to.equal('[erased]');
       expect(await tablesHolding(svc, c.values.email)).to.deep.equal([]);
     });
+
+    it('exports everything held about a customer as JSON to its owner, decrypted, and "[erased]" after erasure', async () => {
+      const c = await customerWith('export08');
+      const ex = await svc.call(ops['billing.customers.export'], { id: c.id }, c.token);
+      expect(ex.status, JSON.stringify(ex.body)).to.equal(200);
+      expect(ex.body.customer).to.include({ email: c.values.email, name: c.values.name });
+      expect(ex.body.notes.map((n) => n.body)).to.deep.equal([c.values.note]);
+      expect(ex.body.attachments.map((a) => a.filename)).to.deep.equal([c.values.filename]);
+      expect(ex.body.events.map((e) => e.type)).to.include.members(['CustomerCreated', 'NoteAdded', 'AttachmentPrepared']);
+      expect(JSON.stringify(ex.body.events)).to.include(c.values.email).and.not.include('$enc');
+      expect((await svc.call(ops['billing.customers.export'], { id: c.id }, (await svc.signUp()).token)).status).to.equal(404);
+      await svc.call(ops['billing.customers.erase'], { id: c.id, legal_basis: 'consent_withdrawn', reason: 'then erased' }, staff);
+      const after = await svc.call(ops['billing.customers.export'], { id: c.id }, staff);
+      const text = JSON.stringify(after.body);
+      for (const v of Object.values(c.values)) expect(text).to.not.include(v);
+      expect(after.body.events.map((e) => e.type)).to.include('DataSubjectErased');
+    });
   });
 }

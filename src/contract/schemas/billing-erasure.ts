@@ -28,5 +28,19 @@ export const Erasure = z
   })
   .meta({ id: 'billing.Erasure' });
 
+export const CustomerExportRequest = z.strictObject({ id: Uuid.describe('Customer id.') }).meta({ id: 'billing.CustomerExportRequest' });
+
+/** Everything held about a customer (data portability): its record, notes, attachments and every event of their streams, decrypted. */
+export const CustomerExport = z
+  .object({
+    subject: z.string(),
+    exported_at: Timestamp,
+    customer: z.record(z.string(), z.unknown()),
+    notes: z.array(z.record(z.string(), z.unknown())),
+    attachments: z.array(z.record(z.string(), z.unknown())),
+    events: z.array(z.object({ stream: z.string(), revision: z.string(), id: z.string(), type: z.string(), data: z.unknown(), recorded_at: Timestamp })),
+  })
+  .meta({ id: 'billing.CustomerExport' });
+
 export const RetentionEndRequest = z.strictObject({ customer_id: Uuid }).meta({ id: 'billing.RetentionEndRequest' });
 export const RetentionEndDone = z.object({ changed: z.boolean().describe('False when nothing was kept or its period has not ended (a repeated pass).') }).meta({ id: 'billing.RetentionEndDone' });

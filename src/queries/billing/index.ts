@@ -5,6 +5,7 @@ import { billingCustomerQueries } from './customers.ts';
 import { billingEventQueries } from './events.ts';
 import { billingInvoiceQueries } from './invoices.ts';
 import { billingNoteQueries } from './notes.ts';
+import { billingPersonalDataQueries } from './personal-subjects.ts';
 import { billingOverdueQueries } from './overdue.ts';
 import { billingPaymentQueries } from './payments.ts';
 import { billingStatementQueries } from './statements.ts';
@@ -23,7 +24,7 @@ import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 /** Every billing read operation. */
 export const billingQueries = [
-  ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
+  ...billingCustomerQueries, ...billingPersonalDataQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
