@@ -17,6 +17,7 @@ import { PERSONAL_FIELDS } from './domain/personal-events.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
 import { refusedMonthCount } from './queries/billing/usage-months.ts';
+import { webhookBacklog } from './queries/billing/webhook-outbox.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
@@ -32,6 +33,7 @@ import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
+import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
@@ -121,6 +123,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   metrics.lagSource = () => runner.lags();
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
+  metrics.webhookBacklogSource = () => webhookBacklog(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
@@ -150,6 +153,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
+      useSessionLookup(express, cachedSessionAuth);
       mountPages(express, services);
       mountPaymentPage(express, services);
       mountSandboxPages(express, services, payments);

@@ -21,6 +21,11 @@ export interface Metrics {
   attentionItems: client.Gauge<'kind'>;
   /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
   attentionSource?: () => Promise<Map<string, number>>;
+  /** Outbound webhook delivery attempts by result (delivered, failed, endpoint_disabled). */
+  webhookDeliveries: client.Counter<'result'>;
+  webhookBacklog: client.Gauge<never>;
+  /** Counts the events waiting for delivery to enabled endpoints at scrape time (set by the composition root). */
+  webhookBacklogSource?: () => Promise<number>;
 }
 
 /** A gauge read at scrape time (from billing.charges, the usage months...): what needs a person shows without the console. */
@@ -86,6 +91,13 @@ export function createMetrics(): Metrics {
         for (const [kind, n] of counts ?? []) this.set({ kind }, n);
       },
     }),
+    webhookDeliveries: new client.Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Outbound webhook delivery attempts by result: delivered (2xx), failed (any other answer or none; retried with backoff), endpoint_disabled (failing for 3 days)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    webhookBacklog: scrapedCount(registry, 'webhook_deliveries_pending', 'Events waiting to be delivered to enabled webhook endpoints (the backlog; a growing one is a slow or failing endpoint)', () => metrics.webhookBacklogSource?.()),
     projectionFailures: new client.Counter({
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',

@@ -111,7 +111,7 @@ for (const backend of backends()) {
         const inv = await svc.call(ops['billing.invoices.get'], invoiceId, demo.staffToken);
         expect(inv.body).to.include({ total: 37550, amount_paid: 10000, amount_credited: 2550, amount_remaining: 25000, status: 'open' });
         const figures = await page.locator('dl.figures').innerText();
-        expect(figures).to.contain('£250.00');
+        expect(figures).to.contain('GBP 250.00');
         // A destructive step without a reason is refused before anything is sent.
         await page.locator('#void-reason').evaluate((el) => el.removeAttribute('required'));
         await page.getByRole('button', { name: 'Void invoice' }).click();
@@ -173,7 +173,7 @@ for (const backend of backends()) {
         const suspension = new Date(due.getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
         const overdueRow = await overdue.locator('tbody tr').allInnerTexts();
         expect(overdueRow).to.have.length(1);
-        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('£250.00').and.to.contain(suspension);
+        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('GBP 250.00').and.to.contain(suspension);
         expect(await overdue.getByRole('link', { name: 'Payment link' }).getAttribute('href')).to.match(new RegExp(`/billing/pay/${demo.customerId}$`));
 
         // Tablet width: nothing runs off the side of the page.
@@ -210,12 +210,12 @@ for (const backend of backends()) {
         expect(await behind.locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['OCT-1', 'OCT-2', 'OCT-3']);
         await page.getByRole('button', { name: 'Re-rate preview' }).click();
         await page.getByRole('heading', { name: 'Re-rate preview (nothing was written)' }).waitFor();
-        // 5% -> 6% on the two orders from 10 October: +£2.00 and +£3.00.
+        // 5% -> 6% on the two orders from 10 October: +GBP 2.00 and +GBP 3.00.
         const differ = page.getByRole('table', { name: 'Orders that differ' });
         expect(await differ.locator('tbody tr td:nth-child(1)').allInnerTexts()).to.deep.equal(['OCT-2', 'OCT-3']);
-        expect(await differ.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£2.00', '+£3.00']);
+        expect(await differ.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+GBP 2.00', '+GBP 3.00']);
         const diff = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body;
-        expect(await page.locator('section[aria-labelledby=rerate] dl.figures').innerText()).to.contain(money(diff.new_total, 'GBP')).and.to.contain('+£5.00');
+        expect(await page.locator('section[aria-labelledby=rerate] dl.figures').innerText()).to.contain(money(diff.new_total, 'GBP')).and.to.contain('+GBP 5.00');
         expect(await unlabelled(page)).to.deep.equal([]);
         await page.screenshot({ path: path.join(OUT, `rerate-${backend}.png`), fullPage: true });
         expect((await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body.total).to.equal(inv.total);
@@ -225,7 +225,7 @@ for (const backend of backends()) {
         await page.getByRole('button', { name: 'Issue correction' }).click();
         await page.getByText('Correction issued.').waitFor();
         const corrections = page.getByRole('table', { name: 'Corrections of this invoice' });
-        expect(await corrections.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£5.00']);
+        expect(await corrections.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+GBP 5.00']);
         const made = (await svc.call(ops['billing.invoices.corrections.list'], { invoice_id: inv.id }, c.billingStaff)).body.items;
         expect(made.map((m) => [m.difference, m.reason])).to.deep.equal([[500, 'Rate agreed late']]);
         expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body.difference).to.equal(0);

@@ -56,7 +56,7 @@ async function knowledge(trx: Knex, subjectIds: string[]): Promise<FeedKnowledge
   return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
 }
 
-const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((f) => f.types));
+export const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((f) => f.types));
 
 /** Builds billing_events from the allow-listed categories. */
 export const billingEventsProjection: Projection = {

@@ -85,3 +85,17 @@ export const billingCustomerQueries = [customersGet, customersList];
 export function recentCustomer(knex: Knex, id: string, position: LogPosition | null): CustomerDoc | undefined {
   return recentDocument<CustomerDoc>(knex, 'billing_customers', id, position) ?? undefined;
 }
+
+/** The documents of the given customers that exist, by id (one read for a page of names). */
+export async function customersByIds(knex: Knex, ids: string[]): Promise<Map<string, CustomerDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('id', ids).select('doc')) as { doc: CustomerDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
+/** The customers of the given organizations, by organization id. */
+export async function customersOfOrganizations(knex: Knex, organizationIds: string[]): Promise<Map<string, CustomerDoc>> {
+  if (organizationIds.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('organization_id', organizationIds).select('doc')) as { doc: CustomerDoc }[];
+  return new Map(rows.map((r) => [r.doc.organization_id, r.doc]));
+}

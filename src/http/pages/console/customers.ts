@@ -6,6 +6,7 @@ import { badge, field, money, options, qs, sendConsole, table, when, UUID } from
 import { html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
+import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 
 
@@ -22,8 +23,9 @@ async function searchPage(p: ConsolePage): Promise<void> {
   // An organization id finds that organization's customer; any other text searches names and emails.
   const filter = UUID.test(q) ? { organization_id: q } : q ? { query: q } : {};
   const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, cursor, limit: 25 });
+  const names = await NameBook.load(p.api, { customers: r.ok ? r.body.items.map((c) => c.id) : [], organizations: r.ok ? r.body.items.map((c) => c.organization_id) : [] });
   const rows = r.ok
-    ? r.body.items.map((c) => [html`<a href="/console/customers/${c.id}">${c.name}</a>`, c.email, html`<code>${c.organization_id}</code>`, c.currency, badge(c.status)])
+    ? r.body.items.map((c) => [names.customer(c.id), c.email, names.organization(c.organization_id), c.currency, customerBadge(c.status, names.suspended(c.id))])
     : [];
   const next = r.ok && r.body.pagination ? html`<a href="/console/customers${qs({ q, status, cursor: r.body.pagination.cursor })}">Next page</a>` : '';
   sendConsole(p.res, p.session, r.ok ? 200 : r.problem.status, {
@@ -46,7 +48,8 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
   const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
-  const [invoices, payments, credits, notes, files, methods, statement] = await Promise.all([
+  const [names, invoices, payments, credits, notes, files, methods, statement] = await Promise.all([
+    NameBook.load(p.api, { customers: [id], organizations: [cust.organization_id] }),
     p.api.call(ops['billing.invoices.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.payments.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.credit-note-requests.list'], { customer_id: id, limit: 20 }),
@@ -65,7 +68,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
 </dl>`
     : '';
   const invoiceRows = invoices.ok
-    ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), i.issue_date ?? '—', i.due_date ?? '—', money(i.total, i.currency), money(i.amount_remaining, i.currency)])
+    ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), day(i.issue_date), day(i.due_date), money(i.total, i.currency), money(i.amount_remaining, i.currency)])
     : [];
   const methodRows = methods.ok
     ? methods.body.items.map((m) => [m.type.replaceAll('_', ' '), [m.brand, m.bank_name].filter(Boolean).join(' ') || '—', `•••• ${m.last4}`, m.is_default ? 'default' : '', when(m.created_at)])
@@ -76,7 +79,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     section: 'customers',
     notice: extra.notice,
     problem,
-    body: html`<h1>${cust.name} ${badge(cust.status)}</h1>
+    body: html`<h1>${cust.name} ${customerBadge(cust.status, names.suspended(id))}</h1>
 <p class="links"><a class="button" href="/console/invoices/new?customer_id=${id}">New draft invoice</a>
 <a href="/console/customers/${id}/statement">Statement</a>
 <a href="/console/invoices${qs({ customer_id: id })}">All invoices</a>
@@ -85,7 +88,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
 ${balance}
 <dl class="details">
 <div><dt>Email</dt><dd>${cust.email}</dd></div>
-<div><dt>Organization</dt><dd><code>${cust.organization_id}</code></dd></div>
+<div><dt>Organization</dt><dd>${names.organization(cust.organization_id)}</dd></div>
 <div><dt>Currency</dt><dd>${cur}</dd></div>
 <div><dt>Payment terms</dt><dd>${cust.payment_terms_days} days</dd></div>
 <div><dt>Tax id</dt><dd>${cust.tax_id ?? '—'}</dd></div>
