@@ -7,7 +7,7 @@ import { runStatements } from './sql.ts';
 export async function up(knex: Knex): Promise<void> {
   await runStatements(knex, `
     create table billing_personal_subjects (
-      subject text primary key,
+      id text primary key,
       organization_id uuid not null,
       retained_until date
     );

@@ -1,4 +1,4 @@
-// billing_personal_subjects: every note and attachment of an organization as a data subject (`note:<id>`,
+// billing_personal_subjects (id = the subject): every note and attachment of an organization as a data subject (`note:<id>`,
 // `attachment:<id>`), kept after the note or file is removed (its text or name is still in the log), so erasing the
 // organization's customer erases them all; and each erased customer's retention key (`customer:<id>:retained`) with the
 // day its retention period ends, until the retention worker erased it. Read by queries/billing/personal-subjects.ts.
@@ -16,18 +16,18 @@ async function applyOne(trx: Knex, e: RecordedEvent): Promise<void> {
   const category = streamCategory(e.streamId);
   if (category === 'note') {
     const read = readRecorded(noteCodec, e);
-    if (read.type === 'NoteAdded') await trx('billing_personal_subjects').insert({ subject: `note:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('subject').ignore();
+    if (read.type === 'NoteAdded') await trx('billing_personal_subjects').insert({ id: `note:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('id').ignore();
   } else if (category === 'attachment') {
     const read = readRecorded(attachmentCodec, e);
-    if (read.type === 'AttachmentPrepared') await trx('billing_personal_subjects').insert({ subject: `attachment:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('subject').ignore();
+    if (read.type === 'AttachmentPrepared') await trx('billing_personal_subjects').insert({ id: `attachment:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('id').ignore();
   } else if (category === 'customer' && e.metadata.org_id) {
     const read = readRecorded(customerCodec, e);
     if (read.type === 'DataSubjectErased') {
       for (const subject of read.data.retained) {
-        await trx('billing_personal_subjects').insert({ subject, organization_id: e.metadata.org_id, retained_until: read.data.retained_until }).onConflict('subject').merge(['retained_until']);
+        await trx('billing_personal_subjects').insert({ id: subject, organization_id: e.metadata.org_id, retained_until: read.data.retained_until }).onConflict('id').merge(['retained_until']);
       }
     } else if (read.type === 'RetainedDataErased') {
-      await trx('billing_personal_subjects').whereIn('subject', read.data.erased).delete();
+      await trx('billing_personal_subjects').whereIn('id', read.data.erased).delete();
     }
   }
 }

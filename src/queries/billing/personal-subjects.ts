@@ -10,14 +10,14 @@ import { organizationAttachments } from './attachments.ts';
 
 /** The note and attachment subjects of an organization (`note:<id>`, `attachment:<id>`), removed ones included. */
 export async function organizationSubjects(knex: Knex, organizationId: string): Promise<string[]> {
-  const rows = (await knex('billing_personal_subjects').where({ organization_id: organizationId }).whereNull('retained_until').orderBy('subject').select('subject')) as { subject: string }[];
-  return rows.map((r) => r.subject);
+  const rows = (await knex('billing_personal_subjects').where({ organization_id: organizationId }).whereNull('retained_until').orderBy('id').select('id')) as { id: string }[];
+  return rows.map((r) => r.id);
 }
 
 /** Erased customers whose retention period ended on or before `today` (`YYYY-MM-DD`): the worker erases what was kept. */
 export async function retentionEnded(knex: Knex, today: string, limit = 500): Promise<{ customerId: string; organizationId: string }[]> {
-  const rows = (await knex('billing_personal_subjects').whereNotNull('retained_until').where('retained_until', '<=', today).orderBy('subject').limit(limit).select('subject', 'organization_id')) as { subject: string; organization_id: string }[];
-  return rows.map((r) => ({ customerId: r.subject.split(':')[1] ?? '', organizationId: r.organization_id }));
+  const rows = (await knex('billing_personal_subjects').whereNotNull('retained_until').where('retained_until', '<=', today).orderBy('id').limit(limit).select('id', 'organization_id')) as { id: string; organization_id: string }[];
+  return rows.map((r) => ({ customerId: r.id.split(':')[1] ?? '', organizationId: r.organization_id }));
 }
 
 /** billing.customers.export: everything held about a customer, as JSON (data portability, UK GDPR / GDPR Art. 15 and 20). */
