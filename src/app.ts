@@ -118,7 +118,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store: EventStore = measuredStore(personalData, metrics.appendDuration);
   // Between processes: runners say that checkpoints moved; `serve` processes waiting for their own writes hear it.
   const progress = progressChannel(db);
-  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress });
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress, oneConnection: db.kind === 'pglite' });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
   metrics.refundsDueSource = () => refundsDueCount(db.knex);

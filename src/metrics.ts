@@ -9,6 +9,9 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Blue/green builds of read models under way here: the share done (see docs/operations.md). */
+  projectionRebuild: client.Gauge<'projection'>;
+  projectionRebuildFailures: client.Counter<'projection'>;
   /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
   usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
@@ -101,6 +104,18 @@ export function createMetrics(): Metrics {
     projectionFailures: new client.Counter({
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    projectionRebuild: new client.Gauge({
+      name: 'projection_rebuild_progress',
+      help: 'Share (0..1) of the log a read model being rebuilt beside the live one has applied; absent when none is',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    projectionRebuildFailures: new client.Counter({
+      name: 'projection_rebuild_failures_total',
+      help: 'Times building a read model beside the live one failed (the live one keeps serving; retried)',
       labelNames: ['projection'],
       registers: [registry],
     }),

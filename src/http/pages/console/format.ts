@@ -52,7 +52,7 @@ export function wholeId(id: string): SafeHtml {
 /** Who did something, as the API reports an actor (history, notes, configuration). */
 export interface ActorRef {
   type: 'user' | 'staff' | 'integration' | 'system';
-  id: string;
+  id: string | null;
   name?: string | null;
   email?: string | null;
 }
@@ -145,12 +145,12 @@ export class NameBook {
 
   /** Who did something: the person's name (email on hover), "the system", or the integration's whole id. */
   actor(a: ActorRef): SafeHtml {
-    return html`${actorName(a, this.users.get(a.id))}`;
+    return html`${actorName(a, this.users.get(a.id ?? ''))}`;
   }
 
   /** The plain-text name of an actor, for sentences. */
   actorText(a: ActorRef): string {
-    return actorText(a, this.users.get(a.id));
+    return actorText(a, this.users.get(a.id ?? ''));
   }
 }
 
@@ -159,7 +159,7 @@ function actorText(a: ActorRef, known?: { name: string; email: string }): string
   if (a.type === 'system') return 'the system';
   if (name) return name;
   if (a.email ?? known?.email) return String(a.email ?? known?.email);
-  return a.type === 'integration' ? `integration ${a.id}` : `${a.type === 'staff' ? 'staff member' : 'user'} ${a.id}`;
+  return a.type === 'integration' ? `integration ${a.id ?? ''}`.trim() : `${a.type === 'staff' ? 'staff member' : 'user'} ${a.id ?? ''}`.trim();
 }
 
 function actorName(a: ActorRef, known?: { name: string; email: string }): SafeHtml {

@@ -19,6 +19,7 @@ import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
+import { mountActivity } from './activity.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -59,4 +60,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountAttention(app, services);
   mountRefundsDue(app, services);
   mountUsage(app, services);
+  mountActivity(app, services);
 }
