@@ -5,6 +5,7 @@ import { billingCustomerQueries } from './customers.ts';
 import { billingEventQueries } from './events.ts';
 import { billingInvoiceQueries } from './invoices.ts';
 import { billingNoteQueries } from './notes.ts';
+import { billingPersonalDataQueries } from './personal-subjects.ts';
 import { billingOverdueQueries } from './overdue.ts';
 import { billingPaymentQueries } from './payments.ts';
 import { billingStatementQueries } from './statements.ts';
@@ -26,7 +27,7 @@ import { billingMessageQueries } from './messages.ts';
 import { billingNameQueries } from './names.ts';
 /** Every billing read operation. */
 export const billingQueries = [
-  ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
+  ...billingCustomerQueries, ...billingPersonalDataQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
   ...billingCreditNoteRequestQueries, ...billingEventQueries, ...billingStatementQueries, ...billingOverdueQueries,
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,

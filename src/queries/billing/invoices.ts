@@ -115,3 +115,9 @@ export async function openInvoicesDueBetween(knex: Knex, from: string, to: strin
   return (await knex('billing_invoices').where('status', 'open').andWhere('amount_remaining', '>', 0).andWhere('due_date', '>=', from).andWhere('due_date', '<=', to)
     .orderBy(['due_date', 'id']).limit(limit).pluck('doc')) as InvoiceDoc[];
 }
+
+/** The issue date (`YYYY-MM-DD`) of the customer's last issued invoice (open, paid, void or uncollectible), or null: the invoice retention period runs from it. */
+export async function lastIssueDate(knex: Knex, customerId: string): Promise<string | null> {
+  const row = (await knex('billing_invoices').where({ customer_id: customerId }).whereNot('status', 'draft').whereNotNull('issue_date').first(knex.raw(`to_char(max(issue_date), 'YYYY-MM-DD') as last`))) as { last: string | null } | undefined;
+  return row?.last ?? null;
+}
