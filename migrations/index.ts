@@ -33,6 +33,7 @@ import * as m0105 from './0105_billing_usage_late.ts';
 import * as m0110 from './0110_billing_invoice_corrections.ts';
 import * as m0111 from './0111_billing_usage_corrected.ts';
 import * as m0115 from './0115_billing_collections.ts';
+import * as m0123 from './0123_billing_search.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -73,6 +74,7 @@ const migrations: Record<string, Migration> = {
   '0110_billing_invoice_corrections': m0110,
   '0111_billing_usage_corrected': m0111,
   '0115_billing_collections': m0115,
+  '0123_billing_search': m0123,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -85,3 +85,42 @@ export const billingCustomerQueries = [customersGet, customersList];
 export function recentCustomer(knex: Knex, id: string, position: LogPosition | null): CustomerDoc | undefined {
   return recentDocument<CustomerDoc>(knex, 'billing_customers', id, position) ?? undefined;
 }
+
+/** `text` as a LIKE pattern of what starts with it (its own %, _ and \ matched literally). */
+export function prefixPattern(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Customers whose name or email starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by name. */
+export async function searchCustomers(knex: Knex, text: string, limit: number): Promise<CustomerDoc[]> {
+  const like = prefixPattern(text.toLowerCase());
+  const q = knex('billing_customers').select('doc').orderByRaw('lower(name), id').limit(limit);
+  q.where((w) => {
+    w.whereRaw('lower(name) like ?', [like]).orWhereRaw('lower(email) like ?', [like]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase()).orWhere('organization_id', text.toLowerCase());
+  });
+  return ((await q) as { doc: CustomerDoc }[]).map((r) => r.doc);
+}
+
+/** Customers by id (a map of those found), for lists that show a customer's name. */
+export async function customersByIds(knex: Knex, ids: readonly string[]): Promise<Map<string, CustomerDoc>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('id', unique).select('doc')) as { doc: CustomerDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
+/** Customers of organizations (a map by organization id). */
+export async function customersOfOrganizations(knex: Knex, organizationIds: readonly string[]): Promise<Map<string, CustomerDoc>> {
+  const unique = [...new Set(organizationIds)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('organization_id', unique).select('doc')) as { doc: CustomerDoc }[];
+  return new Map(rows.map((r) => [r.doc.organization_id, r.doc]));
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `text` is a whole UUID (so it may be compared with an id column). */
+export function isUuid(text: string): boolean {
+  return UUID_TEXT.test(text);
+}

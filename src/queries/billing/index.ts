@@ -21,6 +21,7 @@ import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
+import { billingSearchQueries } from './search.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -28,5 +29,5 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries,
+  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingSearchQueries,
 ];

@@ -10,7 +10,7 @@ import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import { documentPage } from '../pagination.ts';
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
-import { canSeeOrganization } from './customers.ts';
+import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
@@ -103,4 +103,22 @@ export const billingInvoiceQueries = [invoicesGet, invoicesList];
 export async function openInvoiceCount(knex: Knex, customerId: string): Promise<number> {
   const row = await knex('billing_invoices').where({ customer_id: customerId }).whereIn('status', ['open', 'uncollectible']).count<{ count: string }[]>('* as count');
   return Number(row[0]?.count ?? 0);
+}
+
+/** Invoices whose number starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by number. */
+export async function searchInvoices(knex: Knex, text: string, limit: number): Promise<InvoiceDoc[]> {
+  const q = knex('billing_invoices').select('doc').orderBy([{ column: 'number' }, { column: 'id' }]).limit(limit);
+  q.where((w) => {
+    w.whereRaw('upper(number) like ?', [prefixPattern(text.toUpperCase())]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: InvoiceDoc }[]).map((r) => r.doc);
+}
+
+/** Invoices by id (a map of those found). */
+export async function invoicesByIds(knex: Knex, ids: readonly string[]): Promise<Map<string, InvoiceDoc>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_invoices').whereIn('id', unique).select('doc')) as { doc: InvoiceDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
 }

@@ -6,7 +6,7 @@ import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import { documentPage } from '../pagination.ts';
-import { canSeeOrganization } from './customers.ts';
+import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
@@ -58,4 +58,14 @@ export const billingPaymentQueries = [paymentsList];
 /** Whether a payment (recorded or voided) names `reference`: a provider charge recorded as a payment (reconciliation's check). */
 export async function paymentWithReference(knex: Knex, reference: string): Promise<boolean> {
   return (await knex('billing_payments').whereRaw(`doc->>'reference' = ?`, [reference]).first('id')) !== undefined;
+}
+
+/** Payments whose reference starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; newest first. */
+export async function searchPayments(knex: Knex, text: string, limit: number): Promise<PaymentDoc[]> {
+  const q = knex('billing_payments').select('doc').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+  q.where((w) => {
+    w.whereRaw(`lower(doc->>'reference') like ?`, [prefixPattern(text.toLowerCase())]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: PaymentDoc }[]).map((r) => r.doc);
 }
