@@ -86,6 +86,9 @@ for (const backend of backends()) {
         // Text is shown as text, never as markup.
         await page.getByRole('cell', { name: 'Paint <b>& lacquer</b>', exact: true }).waitFor();
         const invoiceId = new URL(page.url()).pathname.split('/').pop() ?? '';
+        // Finalizing asks why and a ticked confirmation (issue 28).
+        await page.locator('#finalize-reason').fill('Lines agreed with the customer');
+        await page.getByRole('checkbox', { name: /the invoice is final/ }).check();
         await page.getByRole('button', { name: 'Finalize invoice' }).click();
         await page.getByText('Invoice finalized').waitFor();
         const number = (await page.getByRole('heading', { level: 1 }).innerText()).split(' ')[0];
@@ -114,6 +117,7 @@ for (const backend of backends()) {
         expect(figures).to.contain('£250.00');
         // A destructive step without a reason is refused before anything is sent.
         await page.locator('#void-reason').evaluate((el) => el.removeAttribute('required'));
+        await page.locator('#void-confirm').check();
         await page.getByRole('button', { name: 'Void invoice' }).click();
         await page.getByRole('alert').filter({ hasText: 'Say why' }).waitFor();
         expect((await svc.call(ops['billing.invoices.get'], invoiceId, demo.staffToken)).body.status).to.equal('open');

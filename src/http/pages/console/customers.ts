@@ -31,6 +31,7 @@ async function searchPage(p: ConsolePage): Promise<void> {
     section: 'customers',
     problem: r.ok ? null : r.problem,
     body: html`<h1>Customers</h1>
+<p class="links"><a class="button" href="/console/customers/new">New customer</a></p>
 <form method="get" action="/console/customers" class="card filters" role="search">
 ${field('q', 'Name, email or organization id', html`<input id="q" name="q" type="search" value="${q}" aria-describedby="q-hint">`, 'Part of a name or email, or a whole organization id.')}
 ${field('status', 'Status', html`<select id="status" name="status">${options(['active', 'removed'], status, 'Any')}</select>`)}
@@ -46,7 +47,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
   const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
-  const [invoices, payments, credits, notes, files, methods, statement] = await Promise.all([
+  const [invoices, payments, credits, notes, files, methods, statement, overdue, subscriptions, open] = await Promise.all([
     p.api.call(ops['billing.invoices.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.payments.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.credit-note-requests.list'], { customer_id: id, limit: 20 }),
@@ -54,30 +55,53 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     p.api.call(ops['billing.customers.attachments.list'], { customer_id: id, limit: 50 }),
     p.api.call(ops['billing.payment-methods.list'], { customer_id: id }),
     p.api.call(ops['billing.customers.statement.get'], { customer_id: id, from: cust.created_at.slice(0, 10), to: p.today }),
+    p.api.call(ops['billing.invoices.overdue-status.get'], { organization_id: cust.organization_id }),
+    p.api.call(ops['billing.subscriptions.list'], { organization_id: cust.organization_id }),
+    p.api.call(ops['billing.invoices.list'], { customer_id: id, status: 'open', limit: 200 }),
   ]);
-  const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
+  const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement, overdue, subscriptions, open].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
   const cur = cust.currency;
+  // The next invoice to fall due: the open invoice with the earliest due date from today on.
+  const next = open.ok ? open.body.items.filter((i) => i.due_date && i.due_date >= p.today).sort((a, b) => String(a.due_date).localeCompare(String(b.due_date)))[0] : undefined;
+  const o = overdue.ok ? overdue.body : null;
+  const pastDue = o ? o.amount_past_due.map((m) => money(m.amount, m.currency)).join(', ') || money(0, cur) : '—';
   const balance = statement.ok
     ? html`<dl class="figures">
 <div><dt>Balance owed</dt><dd>${money(statement.body.closing_balance, cur)}</dd></div>
-<div><dt>Past due</dt><dd>${money(statement.body.ageing.days_1_30 + statement.body.ageing.days_31_60 + statement.body.ageing.days_61_90 + statement.body.ageing.days_over_90, cur)}</dd></div>
+<div><dt>Past due</dt><dd${o?.past_due ? html` class="bad"` : ''}>${pastDue}</dd></div>
+<div><dt>Next invoice due</dt><dd>${next ? html`<a href="/console/invoices/${next.id}">${next.number ?? 'Invoice'}</a> ${money(next.amount_remaining, next.currency)} <small>on ${next.due_date ?? ''}</small>` : 'nothing due'}</dd></div>
 <div><dt>Unapplied credit</dt><dd>${money(statement.body.unapplied_credit, cur)}</dd></div>
 </dl>`
     : '';
+  const access = !o
+    ? ''
+    : o.suspended
+      ? html`<p class="problem" role="status"><strong>Access suspended</strong> for non-payment since ${when(o.suspended_at)}: restored once the past-due invoices are paid.</p>`
+      : o.past_due && o.suspension_date
+        ? html`<p class="problem" role="status"><strong>Past due:</strong> access will be suspended on ${o.suspension_date} unless ${pastDue} is paid.</p>`
+        : '';
+  const subRows = subscriptions.ok
+    ? subscriptions.body.map((sub) => [
+      html`<a href="/console/configuration${qs({ subscription_id: sub.id })}">Configuration</a> · <a href="/console/usage${qs({ subscription_id: sub.id })}">Usage</a>`,
+      badge(sub.status), `${sub.current_period_start.slice(0, 10)} to ${sub.current_period_end.slice(0, 10)}`, `${sub.items.length} price${sub.items.length === 1 ? '' : 's'}`, html`<code>${sub.id}</code>`,
+    ])
+    : [];
   const invoiceRows = invoices.ok
     ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), i.issue_date ?? '—', i.due_date ?? '—', money(i.total, i.currency), money(i.amount_remaining, i.currency)])
     : [];
   const methodRows = methods.ok
     ? methods.body.items.map((m) => [m.type.replaceAll('_', ' '), [m.brand, m.bank_name].filter(Boolean).join(' ') || '—', `•••• ${m.last4}`, m.is_default ? 'default' : '', when(m.created_at)])
     : [];
-  const address = cust.billing_address ? [cust.billing_address.line1, cust.billing_address.line2, cust.billing_address.city, cust.billing_address.postal_code, cust.billing_address.country].filter(Boolean).map((s) => String(s)).join(', ') : '—';
+  const address = cust.billing_address ? [cust.billing_address.line1, cust.billing_address.line2, cust.billing_address.city, cust.billing_address.region, cust.billing_address.postal_code, cust.billing_address.country].filter(Boolean).map((s) => String(s)).join(', ') : '—';
   sendConsole(p.res, p.session, extra.status ?? 200, {
     title: cust.name,
     section: 'customers',
     notice: extra.notice,
     problem,
-    body: html`<h1>${cust.name} ${badge(cust.status)}</h1>
+    body: html`<h1>${cust.name} ${badge(cust.status)}${o?.suspended ? html` ${badge('suspended')}` : o?.past_due ? html` ${badge('past_due')}` : ''}</h1>
+${access}
 <p class="links"><a class="button" href="/console/invoices/new?customer_id=${id}">New draft invoice</a>
+<a href="/console/customers/${id}/edit">Edit customer</a>
 <a href="/console/customers/${id}/statement">Statement</a>
 <a href="/console/invoices${qs({ customer_id: id })}">All invoices</a>
 <a href="/console/history${qs({ type: 'customer', id })}">History</a></p>
@@ -92,6 +116,8 @@ ${balance}
 <div><dt>Address</dt><dd>${address}</dd></div>
 <div><dt>Automatic collection</dt><dd>${methods.ok ? (methods.body.collection.auto_collection ? 'on' : 'off') : '—'}</dd></div>
 </dl></section>
+<section aria-labelledby="subscriptions"><h2 id="subscriptions">Subscriptions</h2>
+${table('Subscriptions', ['Open', 'Status', 'Current period', 'Prices', 'Subscription id'], subRows, 'No subscriptions.')}</section>
 <section aria-labelledby="invoices"><h2 id="invoices">Invoices</h2>
 ${table('Latest invoices', ['Number', 'Status', 'Issued', 'Due', 'Total', 'Remaining'], invoiceRows, 'No invoices yet.')}</section>
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>

@@ -19,6 +19,8 @@ import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
+import { mountSearch } from './search.ts';
+import { mountCustomerForms } from './customer-forms.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -46,6 +48,8 @@ export function mountConsole(app: express.Express, services: Services): void {
     res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' }).type(asset.type).send(body);
   });
   app.get(['/console', '/console/'], ...consoleRoute(services, async (p) => p.res.redirect(303, '/console/customers')));
+  // Before the customer page: /console/customers/new is not a customer id.
+  mountCustomerForms(app, services);
   mountCustomers(app, services);
   mountInvoices(app, services);
   mountInvoiceActions(app, services);
@@ -59,4 +63,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountAttention(app, services);
   mountRefundsDue(app, services);
   mountUsage(app, services);
+  mountSearch(app, services);
 }

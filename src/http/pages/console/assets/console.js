@@ -65,9 +65,24 @@
     });
   }
 
+  // A refused field: its input is marked invalid and described by the words next to it; the first one takes the focus.
+  function fieldErrors() {
+    var first = null;
+    document.querySelectorAll('.field-error[data-for]').forEach(function (p) {
+      var input = document.getElementById(p.getAttribute('data-for'));
+      if (!input) return;
+      input.setAttribute('aria-invalid', 'true');
+      var by = input.getAttribute('aria-describedby');
+      input.setAttribute('aria-describedby', (by ? by + ' ' : '') + p.id);
+      if (!first) first = input;
+    });
+    if (first) first.focus();
+  }
+
   ready(function () {
     drawCharts();
     lineEditors();
     printButtons();
+    fieldErrors();
   });
 })();
