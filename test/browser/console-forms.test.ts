@@ -1,6 +1,6 @@
 // The console a clerk would choose (issue 28 §3-6), in Chromium: search from the header box, create and edit a customer
 // with a refused field, a refused payment that keeps what was typed, and a void that asks for a reason and a ticked box.
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -8,7 +8,7 @@ import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
 import { launchBrowser } from '../support/browser.ts';
 import { ops } from '../support/ops.ts';
-import { openInvoice } from '../support/billing.ts';
+import { openInvoice, paymentBody } from '../support/billing.ts';
 import { configuredSeller } from '../support/configuration.ts';
 import { settle } from '../support/settle.ts';
 import { TestClock } from '../../src/clock.ts';
@@ -172,6 +172,60 @@ for (const backend of backends()) {
       expect((await svc.call(ops['billing.invoices.get'], inv.id, demo.staffToken)).body.status).to.equal('void');
       const events = (await svc.call(ops['billing.history.get'], { subject: { type: 'invoice', id: inv.id } }, demo.staffToken)).body.items;
       expect(events.at(-1)?.reason).to.equal('Raised twice');
+    });
+
+    it('lists count their rows and go back and forth, sort by a column, and export CSV with names and decimal amounts, formula-safe', async () => {
+      // A customer whose name a spreadsheet would run as a formula, an invoice and a payment whose reference starts with +.
+      const u = await svc.signUp({ name: 'Formula Org' });
+      const made = await svc.call(ops['billing.customers.insert'], { organization_id: u.orgId, name: '=HYPERLINK("http://x","pay")', email: 'ap@formula.example', currency: 'GBP' }, demo.staffToken);
+      expect(made.status).to.equal(200);
+      const inv = await openInvoice(svc, demo.staffToken, made.body.id, [123_456]);
+      expect((await svc.call(ops['billing.payments.insert'], paymentBody(inv.id, 100_050, { reference: '+44 call' }), demo.staffToken)).status).to.equal(200);
+      for (const amount of [10_000, 20_000]) await openInvoice(svc, demo.staffToken, demo.customerId, [amount]);
+      const all = (await svc.call(ops['billing.invoices.list'], { include_total_count: true, limit: 1 }, demo.staffToken)).body.total_count ?? 0;
+      expect(all).to.be.greaterThan(4);
+
+      await page.goto(`${svc.url}/console/invoices?limit=2`);
+      const pages = page.getByRole('navigation', { name: 'Pages' });
+      expect(await pages.getByRole('status').innerText()).to.equal(`Showing 1–2 of ${all}`);
+      expect(await pages.getByRole('link', { name: 'Previous page' }).count()).to.equal(0);
+      const first = await page.getByRole('table', { name: 'Invoices' }).locator('tbody tr').allInnerTexts();
+      await pages.getByRole('link', { name: 'Next page' }).click();
+      expect(await pages.getByRole('status').innerText()).to.equal(`Showing 3–4 of ${all}`);
+      await pages.getByRole('link', { name: 'Next page' }).click();
+      expect(await pages.getByRole('status').innerText()).to.equal(`Showing 5–${Math.min(6, all)} of ${all}`);
+      await pages.getByRole('link', { name: 'Previous page' }).click();
+      await pages.getByRole('link', { name: 'Previous page' }).click();
+      expect(await pages.getByRole('status').innerText()).to.equal(`Showing 1–2 of ${all}`);
+      expect(await page.getByRole('table', { name: 'Invoices' }).locator('tbody tr').allInnerTexts()).to.deep.equal(first);
+      // Sorting by a column: the highest total first.
+      await page.getByRole('link', { name: 'Total: sort highest first' }).click();
+      expect(await page.getByRole('table', { name: 'Invoices' }).locator('tbody tr td:nth-child(6)').first().innerText()).to.equal('£1,386.50');
+      await shoot(page, `invoices-list-${backend}`);
+
+      const download = async (link: string) => {
+        const [d] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: link }).click()]);
+        return readFileSync(await d.path(), 'utf8').trim().split('\r\n');
+      };
+      const invoicesCsv = await download('Export invoices (CSV)');
+      expect(invoicesCsv).to.have.length(all + 1);
+      expect(invoicesCsv.find((l) => l.startsWith(`${inv.number ?? ''},`))).to.match(/^INV-\d{4}-\d{6},"'=HYPERLINK\(""http:\/\/x"",""pay""\)",ap@formula\.example,open,GBP,1234\.56,234\.06,/);
+      expect(invoicesCsv.filter((l) => l.includes(',Acme Repairs Ltd,'))).to.have.length(all - 1);
+      const paymentsCsv = await download('Export payments (CSV)');
+      expect(paymentsCsv[0]).to.equal('Received,Customer,Invoice,Amount,Currency,Method,Reference,Status,Void reason,Recorded (UTC),Payment id,Invoice id,Customer id');
+      expect(paymentsCsv[1]).to.match(new RegExp(`^2026-03-10,"'=HYPERLINK\\(""http://x"",""pay""\\)",${inv.number ?? ''},1000\\.50,GBP,bank transfer,'\\+44 call,recorded,,`));
+
+      await page.goto(`${svc.url}/console/customers`);
+      const customers = page.getByRole('navigation', { name: 'Pages' });
+      const count = (await svc.call(ops['billing.customers.list'], { include_total_count: true, limit: 1 }, demo.staffToken)).body.total_count ?? 0;
+      expect(await customers.getByRole('status').innerText()).to.equal(`Showing 1–${Math.min(count, 25)} of ${count}`);
+      await shoot(page, `customers-list-${backend}`);
+      const customersCsv = await download('Export customers (CSV)');
+      expect(customersCsv[0]).to.equal('Name,Email,Status,Currency,Payment terms (days),Created (UTC),Customer id,Organization id');
+      expect(customersCsv).to.have.length(count + 1);
+      // Sorted by name (the list's order): the formula-looking name sorts first ('=' before letters) and is written safe.
+      expect(customersCsv[1]).to.match(/^"'=HYPERLINK\(""http:\/\/x"",""pay""\)",ap@formula\.example,active,GBP,30,/);
+      expect(customersCsv.some((l) => l.startsWith('Acme Repairs Ltd,accounts@acme-repairs.example,active,GBP,30,'))).to.equal(true);
     });
 
     it('the customer page lists subscriptions with links to their configuration, the first figures, and suspension once it happens', async () => {

@@ -9,7 +9,10 @@ import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListR
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { documentPage } from '../pagination.ts';
+import { CREATED_AT, type SortKey, cursorParts, sortedDocumentPage, totalCount } from '../pagination.ts';
+
+/** The sorts of billing.customers.list (extension). */
+const CUSTOMER_SORTS: Record<string, SortKey> = { created_at: CREATED_AT, name: { column: 'name', part: cursorParts.name, value: (r) => String(r.name) } };
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** SQL of a customer's document row (`$1`: the customer id), for a statement of another module that reads it in the same round trip. */
@@ -70,8 +73,10 @@ export const customersList = operation({
       const like = `%${req.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q.where((w) => { w.whereILike('name', like).orWhereILike('email', like); });
     }
-    const res = await documentPage<CustomerDoc>(q, req);
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<CustomerDoc>(q.select('name'), req, CUSTOMER_SORTS);
     return {
+      ...(total === undefined ? {} : { total_count: total }),
       items: res.docs.map((d) => ({ id: d.id, organization_id: d.organization_id, name: d.name, email: d.email, currency: d.currency, status: d.status, created_at: d.created_at })),
       pagination: res.pagination,
     };

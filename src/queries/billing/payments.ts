@@ -5,7 +5,7 @@ import { operation } from '../../contract/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
-import { documentPage } from '../pagination.ts';
+import { CREATED_AT, sortedDocumentPage, totalCount } from '../pagination.ts';
 import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { documentById } from '../document.ts';
@@ -47,8 +47,9 @@ export const paymentsList = operation({
     if (req.invoice_id) q.where('invoice_id', req.invoice_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);
     if (req.status) q.where('status', req.status);
-    const res = await documentPage<PaymentDoc>(q, req);
-    return { items: res.docs, pagination: res.pagination };
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<PaymentDoc>(q, req, { created_at: CREATED_AT });
+    return { ...(total === undefined ? {} : { total_count: total }), items: res.docs, pagination: res.pagination };
   },
 });
 

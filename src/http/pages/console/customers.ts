@@ -7,25 +7,38 @@ import { html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
+import { MAX_EXPORT, sendCsv } from './csv.ts';
+import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
 
 
 /** Mounts the customer search and the customer page. */
 export function mountCustomers(app: express.Express, services: Services): void {
   app.get('/console/customers', ...consoleRoute(services, searchPage));
+  app.get('/console/customers.csv', ...consoleRoute(services, exportCustomers));
   app.get('/console/customers/:id', ...consoleRoute(services, (p) => customerPage(p, String(p.req.params.id))));
 }
 
-async function searchPage(p: ConsolePage): Promise<void> {
-  const q = typeof p.req.query.q === 'string' ? p.req.query.q.trim() : '';
-  const status = p.req.query.status === 'active' || p.req.query.status === 'removed' ? p.req.query.status : undefined;
-  const cursor = typeof p.req.query.cursor === 'string' ? p.req.query.cursor : undefined;
-  // An organization id finds that organization's customer; any other text searches names and emails.
+/** The sorts of the customer list, in words (billing.customers.list's sort extension). */
+const SORTS = [['name', 'Name, A to Z'], ['-name', 'Name, Z to A'], ['created_at', 'Oldest first'], ['-created_at', 'Newest first']] as const;
+const PAGE = 25;
+
+/** The list's filters from the query string (an organization id finds that organization's customer; other text searches names and emails). */
+function listFilters(query: Record<string, unknown>) {
+  const q = typeof query.q === 'string' ? query.q.trim() : '';
+  const status: 'active' | 'removed' | undefined = query.status === 'active' || query.status === 'removed' ? query.status : undefined;
+  const sort = SORTS.find(([v]) => v === query.sort)?.[0] ?? 'name';
   const filter = UUID.test(q) ? { organization_id: q } : q ? { query: q } : {};
-  const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, cursor, limit: 25 });
+  return { q, status, sort, filter };
+}
+
+async function searchPage(p: ConsolePage): Promise<void> {
+  const { q, status, sort, filter } = listFilters(p.req.query);
+  const place = placeOf(p.req.query);
+  const limit = pageSizeOf(p.req.query, PAGE);
+  const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, sort, cursor: place.cursor, limit, include_total_count: true });
   const rows = r.ok
     ? r.body.items.map((c) => [html`<a href="/console/customers/${c.id}">${c.name}</a>`, c.email, html`<code>${c.organization_id}</code>`, c.currency, badge(c.status)])
     : [];
-  const next = r.ok && r.body.pagination ? html`<a href="/console/customers${qs({ q, status, cursor: r.body.pagination.cursor })}">Next page</a>` : '';
   sendConsole(p.res, p.session, r.ok ? 200 : r.problem.status, {
     title: 'Customers',
     section: 'customers',
@@ -33,13 +46,35 @@ async function searchPage(p: ConsolePage): Promise<void> {
     body: html`<h1>Customers</h1>
 <p class="links"><a class="button" href="/console/customers/new">New customer</a></p>
 <form method="get" action="/console/customers" class="card filters" role="search">
+<div class="grid">
 ${field('q', 'Name, email or organization id', html`<input id="q" name="q" type="search" value="${q}" aria-describedby="q-hint">`, 'Part of a name or email, or a whole organization id.')}
 ${field('status', 'Status', html`<select id="status" name="status">${options(['active', 'removed'], status, 'Any')}</select>`)}
-<div class="actions"><button type="submit">Find</button></div>
+${field('sort', 'Order', sortSelect('sort', SORTS, sort))}
+</div>
+<div class="actions"><button type="submit">Find</button><a class="button secondary" href="/console/customers.csv${qs({ q, status, sort })}" download>Export customers (CSV)</a></div>
 </form>
 ${table('Customers found', ['Name', 'Email', 'Organization', 'Currency', 'Status'], rows, q ? 'No customer matches.' : 'No customers yet.')}
-<p class="pager">${cursor ? html`<a href="/console/customers${qs({ q, status })}">First page</a> ` : ''}${next}</p>`,
+${r.ok ? pager('/console/customers', { q, status, sort: sort === 'name' ? undefined : sort, limit: limit === PAGE ? undefined : String(limit) }, place, r.body.items.length, limit, r.body.pagination?.cursor, r.body.total_count) : ''}`,
   });
+}
+
+// Every customer the filters match, in the list's order, as CSV.
+async function exportCustomers(p: ConsolePage): Promise<void> {
+  const { status, sort, filter } = listFilters(p.req.query);
+  const rows: (string | number | null)[][] = [['Name', 'Email', 'Status', 'Currency', 'Payment terms (days)', 'Created (UTC)', 'Customer id', 'Organization id']];
+  let cursor: string | undefined;
+  do {
+    const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, sort, cursor, limit: 200 });
+    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Export', section: 'customers', problem: r.problem, body: html`<h1>Export</h1>` });
+    // The list item has no payment terms: each customer is read (billing.customers.get) for them.
+    const details = await Promise.all(r.body.items.map((c) => p.api.call(ops['billing.customers.get'], { id: c.id })));
+    r.body.items.forEach((c, n) => {
+      const d = details[n];
+      rows.push([c.name, c.email, c.status, c.currency, d?.ok ? d.body.payment_terms_days : null, c.created_at, c.id, c.organization_id]);
+    });
+    cursor = r.body.pagination?.cursor;
+  } while (cursor && rows.length <= MAX_EXPORT);
+  sendCsv(p.res, 'customers', p.today, rows);
 }
 
 /** The customer page: details, balance, invoices, payments, credit note requests, notes, attachments and payment methods. */

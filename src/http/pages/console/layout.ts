@@ -173,7 +173,7 @@ export function when(iso: string | null | undefined): SafeHtml {
 }
 
 /** A table with a caption, scrolling sideways on narrow screens. A cell is markup (SafeHtml) or text (escaped). */
-export function table(caption: string, head: readonly string[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {
+export function table(caption: string, head: readonly Html[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption>${caption}</caption>
