@@ -237,6 +237,17 @@ for (const backend of backends()) {
       await subs.getByRole('link', { name: 'Configuration' }).click();
       await page.getByRole('heading', { name: /Configuration of subscription/ }).waitFor();
       expect(new URL(page.url()).searchParams.get('subscription_id')).to.equal(c.subscriptionId);
+      // Money on the configuration page is typed as decimals: a third decimal is refused next to the field, the rest kept.
+      await page.locator('#baseline-from').fill('2026-02-01');
+      await page.getByLabel('Monthly exempt amount').fill('500.125');
+      await page.locator('#baseline-reason').fill('Agreed in the Q1 review');
+      await page.getByRole('button', { name: 'Record baseline' }).click();
+      expect(await errorNextTo(page, 'Monthly exempt amount')).to.contain('Enter an amount like 500.00 (GBP), with at most 2 decimals.');
+      expect(await page.locator('#baseline-reason').inputValue()).to.equal('Agreed in the Q1 review');
+      await page.getByLabel('Monthly exempt amount').fill('500.00');
+      await page.getByRole('button', { name: 'Record baseline' }).click();
+      expect(await page.getByRole('table', { name: 'Configuration timeline' }).innerText()).to.contain('Baseline £500.00 a month');
+      await shoot(page, `configuration-${backend}`);
 
       await page.goto(`${svc.url}/console/customers/${demo.customerId}`);
       const figures = await page.locator('dl.figures').innerText();
