@@ -24,6 +24,16 @@ export interface AppendFigures {
 const metadata = { org_id: null, actor: { type: 'system' as const, id: 'bench' }, request_id: null, correlation_id: null, causation_id: null };
 const data = { name: 'Bench Ltd', email: 'bench@example.com', currency: 'GBP', payment_terms_days: 30 };
 
+/** `concurrency` workers, each appending one event at a time to its own new stream with the exact expected revision (what a command does). */
+export function appendLoad(store: PostgresEventStore, concurrency: number, durationMs: number, latencies?: number[]): Promise<LoadResult> {
+  const streams = Array.from({ length: concurrency }, () => ({ id: `benchappend-${crypto.randomUUID()}`, revision: -1n }));
+  return closedLoop({ concurrency, durationMs, ...(latencies ? { latencies } : {}) }, async (_i, w) => {
+    const s = streams[w]!;
+    const res = await store.appendToStream(s.id, [{ id: crypto.randomUUID(), type: 'BenchAppended', data, metadata }], { expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
+    s.revision = res.nextExpectedRevision;
+  });
+}
+
 /**
  * Each append writes one event to its worker's own stream with the exact expected revision (what a
  * command does). The raw reference inserts the same row shape into a copy of es_events, autocommit,
@@ -32,14 +42,7 @@ const data = { name: 'Bench Ltd', email: 'bench@example.com', currency: 'GBP', p
 export async function benchAppends(db: Db, durationMs: number): Promise<AppendFigures> {
   const store = new PostgresEventStore(db);
   await db.knex.raw('create table bench_raw_events (like es_events including defaults including indexes)');
-  const append = async (concurrency: number) => {
-    const streams = Array.from({ length: concurrency }, () => ({ id: `benchappend-${crypto.randomUUID()}`, revision: -1n }));
-    return closedLoop({ concurrency, durationMs }, async (_i, w) => {
-      const s = streams[w]!;
-      const res = await store.appendToStream(s.id, [{ id: crypto.randomUUID(), type: 'BenchAppended', data, metadata }], { expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
-      s.revision = res.nextExpectedRevision;
-    });
-  };
+  const append = (concurrency: number) => appendLoad(store, concurrency, durationMs);
   const raw = (concurrency: number) =>
     closedLoop({ concurrency, durationMs }, async (i) => {
       await db.knex.raw(

@@ -12,6 +12,8 @@ import { benchAssemblies } from './assemblies.ts';
 import { benchAnalytics, benchIngest } from './ingest.ts';
 import { benchResolve } from './configuration.ts';
 import { benchUsage } from './usage.ts';
+import { benchScale } from './scale.ts';
+import { startWebhookInsertLoad } from './webhooks.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -25,7 +27,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage,webhooks').split(',');
 const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
 const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
 const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
@@ -223,6 +225,36 @@ async function main(): Promise<void> {
       );
       report(lines, backend, '(k)');
     }
+    // Opt-in (not in the default list): builds logs and read models ten times today's sizes, which takes long.
+    if (only.includes('scale')) {
+      out.scale = await benchScale(backend, seconds * 1000, (p) => {
+        lines.push({
+          phase: '(s) scale', backend, metric: `${p.what}, ${fmt(p.sizes[0])} -> ${fmt(p.sizes[1])}`,
+          value: `${fmt(p.small, p.unit === 'ms' ? 1 : 0)} -> ${fmt(p.large, p.unit === 'ms' ? 1 : 0)} ${p.unit} (cost x${fmt(p.ratio, 2)})`,
+          target: 'cost <= x1.25', met: p.ratio <= 1.25,
+        });
+        report(lines.slice(-1), backend, '(s)');
+      });
+    }
+    if (only.includes('webhooks')) {
+      // Issue 29: the same insert load with 100 webhook endpoints registered and with none, in the same seconds (ABBA slices).
+      const endpoints = Number(process.env.BENCH_WEBHOOK_ENDPOINTS ?? '100');
+      const { none, many, delivered } = await withLoads(async (keep) => {
+        const noneLoad = keep(await startWebhookInsertLoad(backend, maxOps, 0));
+        const manyLoad = keep(await startWebhookInsertLoad(backend, maxOps, endpoints));
+        await interleave([noneLoad, manyLoad], seconds * 1000);
+        return { none: noneLoad.figures(), many: manyLoad.figures(), delivered: manyLoad.delivered() };
+      });
+      out.webhooks = { none, many, delivered };
+      const ratio = many.c32.opsPerSec / none.c32.opsPerSec;
+      lines.push(
+        { phase: '(l) webhooks', backend, metric: 'customers.insert c=32 ops/s, no endpoints', value: `${fmt(none.c32.opsPerSec)} (p50 / p99 ${fmt(none.c32.p50Ms, 1)} / ${fmt(none.c32.p99Ms, 1)} ms)` },
+        { phase: '(l) webhooks', backend, metric: `same with ${endpoints} endpoints (of none)`, value: `${fmt(many.c32.opsPerSec)} (${fmt(ratio * 100, 1)}%; p50 / p99 ${fmt(many.c32.p50Ms, 1)} / ${fmt(many.c32.p99Ms, 1)} ms)`, target: '>= 95% of none', met: ratio >= 0.95 },
+        { phase: '(l) webhooks', backend, metric: 'deliveries received during the run', value: fmt(delivered) },
+      );
+      for (const [name, f] of [['none', none], ['endpoints', many]] as const) if (f.c32.errors) lines.push({ phase: '(l) webhooks', backend, metric: `errors (${name})`, value: `${f.c32.errors}: ${f.c32.firstError}` });
+      report(lines, backend, '(l)');
+    }
   }
   console.log('');
   printTable(lines);
@@ -235,6 +267,8 @@ async function main(): Promise<void> {
   console.log('    at a time (random buyer, instant and as_of) on the large subscription and on a nearly empty one, interleaved.');
   console.log('(k) writes a month of usage facts in bulk into the log, then times billing.invoices.generate over HTTP next to a plain SELECT');
   console.log('    of the same usage rows (reference), then pages billing.invoices.orders.list one request at a time.');
+  console.log('(l) runs the customers.insert load of (c) on two servers with their workers, one with 100 webhook endpoints (every organization\'s');
+  console.log('    customer.created, delivered to a receiver in the bench process) and one with none, in the same seconds (ABBA slices).');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

@@ -14,6 +14,7 @@ import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { createMetrics } from './metrics.ts';
 import { refusedMonthCount } from './queries/billing/usage-months.ts';
+import { webhookBacklog } from './queries/billing/webhook-outbox.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
 import { areas } from './areas/index.ts';
@@ -29,6 +30,7 @@ import { refundsDueCount } from './queries/billing/charges.ts';
 import { mountPages } from './http/pages/index.ts';
 import { Workers } from './workers/index.ts';
 import { mountPaymentPage } from './http/pages/pay.ts';
+import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
@@ -111,11 +113,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
   // Between processes: runners say that checkpoints moved; `serve` processes waiting for their own writes hear it.
   const progress = progressChannel(db);
-  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress });
+  const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress, oneConnection: db.kind === 'pglite' });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
+  metrics.webhookBacklogSource = () => webhookBacklog(db.knex);
   if (opts.projections !== false) runner.start();
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
@@ -145,6 +148,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountLoginAttemptLimits(express, limits);
     },
     mount: (express) => {
+      useSessionLookup(express, cachedSessionAuth);
       mountPages(express, services);
       mountPaymentPage(express, services);
       mountSandboxPages(express, services, payments);

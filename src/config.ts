@@ -60,6 +60,10 @@ const EnvSchema = z.object({
   VEHICLE_DATA_TREE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   VEHICLE_DATA_ENRICH_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   ASSEMBLY_SUBSCRIBE_RETENTION: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  // Outbound webhooks (issue 29): plain http endpoints only on loopback, and only where allowed (default: in development).
+  WEBHOOK_HTTP_LOOPBACK: z.enum(['allow', 'deny']).optional(),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  WEBHOOK_PASS_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
 }).superRefine((e, ctx) => {
   // Anyone can sign notifications with the published default: outside development it would let them record payments.
   if (isDevelopment(e.HOST, e.NODE_ENV)) return;
@@ -119,6 +123,8 @@ export interface Config {
   vehicleData: { provider: 'sandbox'; decodeDelayMs: number; treeDelayMs: number; enrichDelayMs: number };
   /** Completed searches kept per organization for assemblies.subscribe.stream replays. */
   assemblySubscribeRetention: number;
+  /** Outbound webhooks: plain http to loopback allowed (development, tests); how long one delivery may take; how long a worker pass waits for the deliveries it started (slower ones go on in the background). */
+  webhooks: { allowHttpLoopback: boolean; timeoutMs: number; passWaitMs: number };
 }
 
 /** Thrown when an environment variable is invalid; the CLI prints it without a stack trace. */
@@ -171,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxWebhookSecretIsDefault: (e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET) === DEVELOPMENT_WEBHOOK_SECRET,
     vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },
     assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
+    webhooks: { allowHttpLoopback: (e.WEBHOOK_HTTP_LOOPBACK ?? (isDevelopment(e.HOST, e.NODE_ENV) ? 'allow' : 'deny')) === 'allow', timeoutMs: e.WEBHOOK_TIMEOUT_MS, passWaitMs: e.WEBHOOK_PASS_WAIT_MS },
   };
 }
 

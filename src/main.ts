@@ -18,7 +18,7 @@ import { addClientCommands, operator } from './cli/clients.ts';
 import { addRatesCommands } from './cli/rates.ts';
 import { addUsageCommands } from './cli/usage.ts';
 import { formatHistory } from './cli/history.ts';
-import { addProjectionCommands } from './cli/projections.ts';
+import { addProjectionCommands, formatBuildProgress } from './cli/projections.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -147,7 +147,7 @@ program
 
 program
   .command('rebuild')
-  .description('Drops read models and replays them from the log (all when none named).')
+  .description('Rebuilds read models from the log beside the live ones, which keep serving, and swaps each in once caught up (all when none named); shows progress with an ETA.')
   .argument('[projection...]', 'projection names')
   .action(async (names: string[]) => {
     await withApp({}, async (app) => {
@@ -157,11 +157,11 @@ program
       const started = Date.now();
       let last = 0;
       const counts = new Map<string, number>();
-      await app.runner.rebuild(names, (name, n) => {
-        counts.set(name, n);
+      await app.runner.rebuild(names, (p) => {
+        counts.set(p.projection, p.events);
         if (Date.now() - last > 1000) {
           last = Date.now();
-          process.stderr.write(`  ${name}: ${n} events\n`);
+          process.stderr.write(`${formatBuildProgress(p)}\n`);
         }
       });
       for (const name of names.length ? names : known) console.log(`  ${name}: ${counts.get(name) ?? 0} events`);

@@ -9,6 +9,9 @@ export interface Metrics {
   projectionLag: client.Gauge<'projection'>;
   projectionState: client.Gauge<'projection' | 'state'>;
   projectionFailures: client.Counter<'projection'>;
+  /** Blue/green builds of read models under way here: the share done (see docs/operations.md). */
+  projectionRebuild: client.Gauge<'projection'>;
+  projectionRebuildFailures: client.Counter<'projection'>;
   /** Subscription months the usage invoice worker could not invoice (issue 26), counted at scrape time. */
   usageMonthsRefused: client.Gauge<never>;
   /** Measures every projection's lag at scrape time (set by the composition root). */
@@ -21,6 +24,11 @@ export interface Metrics {
   attentionItems: client.Gauge<'kind'>;
   /** Counts what needs a person, by kind, at scrape time (set by the composition root). */
   attentionSource?: () => Promise<Map<string, number>>;
+  /** Outbound webhook delivery attempts by result (delivered, failed, endpoint_disabled). */
+  webhookDeliveries: client.Counter<'result'>;
+  webhookBacklog: client.Gauge<never>;
+  /** Counts the events waiting for delivery to enabled endpoints at scrape time (set by the composition root). */
+  webhookBacklogSource?: () => Promise<number>;
 }
 
 /** A gauge read at scrape time (from billing.charges, the usage months...): what needs a person shows without the console. */
@@ -86,9 +94,28 @@ export function createMetrics(): Metrics {
         for (const [kind, n] of counts ?? []) this.set({ kind }, n);
       },
     }),
+    webhookDeliveries: new client.Counter({
+      name: 'webhook_deliveries_total',
+      help: 'Outbound webhook delivery attempts by result: delivered (2xx), failed (any other answer or none; retried with backoff), endpoint_disabled (failing for 3 days)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    webhookBacklog: scrapedCount(registry, 'webhook_deliveries_pending', 'Events waiting to be delivered to enabled webhook endpoints (the backlog; a growing one is a slow or failing endpoint)', () => metrics.webhookBacklogSource?.()),
     projectionFailures: new client.Counter({
       name: 'projection_failures_total',
       help: 'Times a projection stopped at an event it could not apply',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    projectionRebuild: new client.Gauge({
+      name: 'projection_rebuild_progress',
+      help: 'Share (0..1) of the log a read model being rebuilt beside the live one has applied; absent when none is',
+      labelNames: ['projection'],
+      registers: [registry],
+    }),
+    projectionRebuildFailures: new client.Counter({
+      name: 'projection_rebuild_failures_total',
+      help: 'Times building a read model beside the live one failed (the live one keeps serving; retried)',
       labelNames: ['projection'],
       registers: [registry],
     }),

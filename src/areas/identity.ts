@@ -5,10 +5,11 @@ import { identityAdminCommands } from '../commands/identity/admin.ts';
 import { identityProjection } from '../projections/identity/identity.ts';
 import { sessionsGet } from '../queries/identity/sessions.ts';
 import { idempotencyKeysWorker } from '../workers/identity/idempotency-keys.ts';
+import { organizationsList } from '../queries/identity/organizations.ts';
 import type { Area } from './area.ts';
 
 /** Typed identity operations. */
-export const identityOperations = [sessionsInsert, sessionsGet, sessionsRemove, sessionsSwitch, ...identityAdminCommands];
+export const identityOperations = [sessionsInsert, sessionsGet, sessionsRemove, sessionsSwitch, organizationsList, ...identityAdminCommands];
 
 /** The identity area as the composition root assembles it; it also runs the purge of expired idempotency keys (the foundation's). */
 export const identity: Area = { name: 'identity', operations: identityOperations, projections: [identityProjection], workers: [idempotencyKeysWorker] };

@@ -9,9 +9,10 @@ import { assemblies } from './assemblies.ts';
 import { ingest } from './ingest.ts';
 import { analytics } from './analytics.ts';
 import { platform } from './platform.ts';
+import { billingWebhooks } from './billing-webhooks.ts';
 
 /** The areas, in the order their projections are prepared. */
-export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration, assemblies, ingest, analytics, platform];
+export const areas: Area[] = [identity, integrations, jobs, billing, billingConfiguration, assemblies, ingest, analytics, platform, billingWebhooks];
 
 /** Every projection of every area, run by `project` and `start`, replayed by `rebuild`. */
 export const projections = areas.flatMap((a) => a.projections);

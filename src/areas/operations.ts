@@ -10,8 +10,9 @@ import { assembliesOperations } from './assemblies.ts';
 import { ingestOperations } from './ingest.ts';
 import { analyticsOperations } from './analytics.ts';
 import { platformOperations } from './platform.ts';
+import { billingWebhookOperations } from './billing-webhooks.ts';
 
-const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations, ...platformOperations];
+const all = [...identityOperations, ...integrationsOperations, ...jobsOperations, ...billingOperations, ...billingConfigurationOperations, ...assembliesOperations, ...ingestOperations, ...analyticsOperations, ...platformOperations, ...billingWebhookOperations];
 
 /** Any typed operation of the service. */
 export type AnyOperation = (typeof all)[number];

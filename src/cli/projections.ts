@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { retryProjection, skipProjectionEvent } from '../commands/platform/projections.ts';
 import { listSkips } from '../projections/engine/health.ts';
 import type { ProjectionStatus } from '../read-model-status.ts';
+import type { BuildProgress } from '../projections/engine/blue-green.ts';
 import { forgetUnreadableStream, listUnreadableStreams } from '../unreadable-streams.ts';
 import type { WithApp } from './clients.ts';
 
@@ -17,6 +18,12 @@ export function formatStatuses(statuses: ProjectionStatus[]): string[] {
     const f = s.failure;
     return f ? `${head}\n    stopped at event ${f.event_id} (${f.type}, ${f.stream_id}, position ${f.position}) since ${f.failed_at}: ${f.error}: ${f.message}` : head;
   });
+}
+
+/** The line `core-server rebuild` prints about a build under way, e.g. `  billing.invoices: 120000 events, 24%, about 32 s left`. */
+export function formatBuildProgress(p: BuildProgress): string {
+  const eta = p.etaSeconds === null ? '' : `, about ${Math.ceil(p.etaSeconds)} s left`;
+  return `  ${p.projection}: ${p.events} events, ${Math.floor(p.done * 100)}%${eta}`;
 }
 
 /** Adds `projections` and its subcommands to the CLI. */

@@ -9,7 +9,7 @@ import { integrationsErrors } from '../domain/integrations/errors.ts';
 import { hashSecret, looksValid } from '../secrets.ts';
 
 /** The session a bearer token opens now, or null (unknown, expired, revoked). */
-type SessionLookup = (knex: Knex, token: string, now: Date) => Promise<Auth | null>;
+export type SessionLookup = (knex: Knex, token: string, now: Date) => Promise<Auth | null>;
 
 /** The active install an API key's hash belongs to, or null. */
 type InstallLookup = (knex: Knex, keyHash: string) => Promise<{ id: string; organization_id: string; scopes: string[]; client_id: string } | null | undefined>;

@@ -16,9 +16,9 @@ export class Workers {
     private readonly workers: Worker[],
   ) {}
 
-  /** One pass of every worker, now. */
-  async runOnce(): Promise<WorkersPassResult> {
-    return this.pass(this.workers);
+  /** One pass of every worker (or of the one named), now. */
+  async runOnce(only?: string): Promise<WorkersPassResult> {
+    return this.pass(only === undefined ? this.workers : this.workers.filter((w) => w.name === only));
   }
 
   private async pass(workers: Worker[]): Promise<WorkersPassResult> {
@@ -56,6 +56,7 @@ export class Workers {
     await this.loop;
     this.loop = null;
     this.abort = null;
+    for (const w of this.workers) await w.stop?.(this.services);
   }
 }
 

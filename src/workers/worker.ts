@@ -7,4 +7,6 @@ export interface Worker<R = unknown> {
   runOnce(services: Services): Promise<R>;
   /** Its own pass interval in ms (a worker whose work users wait for); without one it runs with the others on the common interval. */
   intervalMs?: number;
+  /** Ends what it left running in the background for these services (the service is closing). */
+  stop?(services: Services): Promise<void>;
 }

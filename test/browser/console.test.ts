@@ -13,10 +13,39 @@ import { buyer, configuredSeller, pricing } from '../support/configuration.ts';
 import { order } from '../support/usage.ts';
 import { TestClock } from '../../src/clock.ts';
 import { money } from '../../src/http/pages/console/layout.ts';
+import { HISTORY_SENTENCES } from '../../src/http/pages/console/story.ts';
+import { dayText } from '../../src/http/pages/console/format.ts';
+import { FEED_EVENT_TYPES } from '../../src/contract/schemas/billing-events.ts';
 import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, seedDemo, type DemoSeed } from '../../src/seed.ts';
 
 /** Screenshots for people to look at (git-ignored). */
 const OUT = path.resolve(import.meta.dirname, '../../test-results/console');
+
+// Screenshots at desktop and tablet width, for people to look at; the page is left at 1280 px.
+async function shots(page: Page, name: string): Promise<void> {
+  for (const width of [1280, 800]) {
+    await page.setViewportSize({ width, height: 900 });
+    await page.screenshot({ path: path.join(OUT, `${name}-${width}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+// A story page as a clerk reads it: no JSON, no internal event or field names, no amount in minor units.
+async function storyIsPlain(page: Page): Promise<void> {
+  const text = await page.locator('main').innerText();
+  expect(text).not.to.contain('{');
+  for (const type of [...Object.keys(HISTORY_SENTENCES), ...FEED_EVENT_TYPES]) expect(text, type).not.to.contain(type);
+  expect(text).not.to.match(/\b(amount_paid|amount_remaining|exists|total \d)/);
+  // Every amount is written with its currency and two decimals.
+  expect(text).not.to.match(/\b(37550|10000|2550|25000)\b/);
+}
+
+// No 8-hex-character fragment of an id where names exist (whole UUIDs aside, there should be none on these pages either).
+async function noIdFragments(page: Page): Promise<void> {
+  const text = await page.locator('main').innerText();
+  expect(text.match(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi), 'whole ids where names exist').to.equal(null);
+  expect(text.match(/\b[0-9a-f]{8}\b/gi), 'id fragments').to.equal(null);
+}
 
 async function signIn(page: Page, url: string, email: string): Promise<void> {
   await page.goto(`${url}/console`);
@@ -114,7 +143,7 @@ for (const backend of backends()) {
         const inv = await svc.call(ops['billing.invoices.get'], invoiceId, demo.staffToken);
         expect(inv.body).to.include({ total: 37550, amount_paid: 10000, amount_credited: 2550, amount_remaining: 25000, status: 'open' });
         const figures = await page.locator('dl.figures').innerText();
-        expect(figures).to.contain('£250.00');
+        expect(figures).to.contain('GBP 250.00');
         // A destructive step without a reason is refused before anything is sent.
         await page.locator('#void-reason').evaluate((el) => el.removeAttribute('required'));
         await page.locator('#void-confirm').check();
@@ -143,22 +172,56 @@ for (const backend of backends()) {
         await page.emulateMedia({ media: 'screen' });
         expect(await page.getByRole('table', { name: 'Ledger' }).innerText()).to.contain(number);
 
-        // The invoice's history: each step with its actor and reason.
+        // The invoice's history reads as a story: sentences with names and formatted money, titled by the invoice's number and
+        // customer; no JSON, event type or field names on the page (the raw event stays one click away).
         await page.goto(`${svc.url}/console/invoices/${invoiceId}`);
         await page.locator('main').getByRole('link', { name: 'History', exact: true }).first().click();
-        const timeline = page.getByRole('table', { name: 'Events, oldest first' });
+        const timeline = page.getByRole('table', { name: 'Changes, oldest first' });
         await timeline.waitFor();
+        expect(await page.getByRole('heading', { level: 1 }).innerText()).to.equal(`History of Invoice ${number} — Acme Repairs Ltd`);
         const rows = await timeline.locator('tbody tr').allInnerTexts();
-        expect(await timeline.locator('tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['InvoiceDrafted', 'InvoiceFinalized', 'PaymentRecorded', 'CreditNoteIssued']);
+        expect(rows).to.have.length(4);
         for (const r of rows) expect(r).to.contain('Billie Staff');
-        expect(rows[3]).to.contain('Approved by the team lead');
-        expect(rows[2]).to.contain('amount_paid');
-        await page.screenshot({ path: path.join(OUT, `history-${backend}.png`), fullPage: true });
+        expect(rows[0]).to.contain('Draft invoice created with 2 lines, total GBP 375.50');
+        expect(rows[1]).to.contain(`Invoice finalized as ${number} for GBP 375.50`);
+        expect(rows[2]).to.contain('Payment of GBP 100.00 by bank transfer').and.to.contain('(reference BACS 4471) recorded by Billie Staff').and.to.contain('Amount paid: GBP 0.00 → GBP 100.00');
+        expect(rows[3]).to.contain('Credit note of GBP 25.50 issued').and.to.contain('(reason: Approved by the team lead)');
+        await storyIsPlain(page);
+        // The raw event, for engineers, one click away.
+        await timeline.locator('summary', { hasText: 'Raw event' }).first().click();
+        expect(await timeline.locator('details[open] pre').first().innerText()).to.contain('"type": "InvoiceDrafted"');
+        await shots(page, `history-${backend}`);
+
+        // The invoice list names each invoice's customer.
+        await page.getByRole('link', { name: 'Invoices', exact: true }).click();
+        await page.getByRole('heading', { name: 'Invoices' }).waitFor();
+        expect(await page.getByRole('table', { name: 'Invoices' }).locator('tbody tr td:nth-child(3)').allInnerTexts()).to.deep.equal(['Acme Repairs Ltd']);
+        await noIdFragments(page);
+        await page.goto(`${svc.url}/console/customers/${demo.customerId}`);
+        await noIdFragments(page);
+
+        // Activity: what changed today, by person; Billie Staff's changes are all hers and include the payment.
+        await page.getByRole('link', { name: 'Activity', exact: true }).click();
+        const activity = page.getByRole('table', { name: 'Changes, newest first' });
+        await activity.waitFor();
+        const everyone = await activity.locator('tbody tr').allInnerTexts();
+        await page.getByLabel('Who').selectOption({ label: 'Billie Staff' });
+        await page.getByRole('button', { name: 'Show' }).click();
+        await activity.waitFor();
+        const hers = await activity.locator('tbody tr').allInnerTexts();
+        expect(hers.length).to.be.greaterThan(3).and.to.be.at.most(everyone.length);
+        for (const r of hers) expect(r).to.contain('Billie Staff');
+        expect(hers.join('\n')).to.contain('Payment of GBP 100.00 by bank transfer (reference BACS 4471) recorded').and.to.contain(`Invoice ${number} finalized for GBP 375.50`);
+        await storyIsPlain(page);
+        await page.getByLabel('What').selectOption('payment');
+        await page.getByRole('button', { name: 'Show' }).click();
+        expect(await activity.locator('tbody tr').allInnerTexts()).to.have.length(1);
+        await shots(page, `activity-${backend}`);
 
         // The invoice list exported as CSV: the customer's name and decimal amounts, next to the ids (issue 28).
         await page.getByRole('link', { name: 'Invoices', exact: true }).click();
         await page.getByRole('heading', { name: 'Invoices' }).waitFor();
-        await page.screenshot({ path: path.join(OUT, `invoices-${backend}.png`), fullPage: true });
+        await shots(page, `invoices-${backend}`);
         const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Export invoices (CSV)' }).click()]);
         const csv = readFileSync(await download.path(), 'utf8').trim().split('\r\n');
         const [header, ...body] = csv;
@@ -175,8 +238,14 @@ for (const backend of backends()) {
         const suspension = new Date(due.getTime() + 14 * 86_400_000).toISOString().slice(0, 10);
         const overdueRow = await overdue.locator('tbody tr').allInnerTexts();
         expect(overdueRow).to.have.length(1);
-        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('£250.00').and.to.contain(suspension);
-        expect(await overdue.getByRole('link', { name: 'Payment link' }).getAttribute('href')).to.match(new RegExp(`/billing/pay/${demo.customerId}$`));
+        expect(overdueRow[0]).to.contain('Acme Repairs Ltd').and.to.contain('GBP 250.00').and.to.contain(dayText(suspension));
+        // Staff record the payment on the invoice's console page (the customer's payment page is the organization's own).
+        expect(overdueRow[0]).to.contain(`/billing/pay/${demo.customerId}`);
+        await shots(page, `overdue-${backend}`);
+        await overdue.getByRole('link', { name: 'Record a payment' }).click();
+        await page.getByRole('heading', { name: new RegExp(number ?? 'INV') }).waitFor();
+        expect(new URL(page.url()).pathname).to.equal(`/console/invoices/${invoiceId}`);
+        await page.goto(`${svc.url}/console/overdue`);
 
         // Tablet width: nothing runs off the side of the page.
         await page.setViewportSize({ width: 768, height: 1024 });
@@ -212,12 +281,12 @@ for (const backend of backends()) {
         expect(await behind.locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(['OCT-1', 'OCT-2', 'OCT-3']);
         await page.getByRole('button', { name: 'Re-rate preview' }).click();
         await page.getByRole('heading', { name: 'Re-rate preview (nothing was written)' }).waitFor();
-        // 5% -> 6% on the two orders from 10 October: +£2.00 and +£3.00.
+        // 5% -> 6% on the two orders from 10 October: +GBP 2.00 and +GBP 3.00.
         const differ = page.getByRole('table', { name: 'Orders that differ' });
         expect(await differ.locator('tbody tr td:nth-child(1)').allInnerTexts()).to.deep.equal(['OCT-2', 'OCT-3']);
-        expect(await differ.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£2.00', '+£3.00']);
+        expect(await differ.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+GBP 2.00', '+GBP 3.00']);
         const diff = (await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body;
-        expect(await page.locator('section[aria-labelledby=rerate] dl.figures').innerText()).to.contain(money(diff.new_total, 'GBP')).and.to.contain('+£5.00');
+        expect(await page.locator('section[aria-labelledby=rerate] dl.figures').innerText()).to.contain(money(diff.new_total, 'GBP')).and.to.contain('+GBP 5.00');
         expect(await unlabelled(page)).to.deep.equal([]);
         await page.screenshot({ path: path.join(OUT, `rerate-${backend}.png`), fullPage: true });
         expect((await svc.call(ops['billing.invoices.get'], inv.id, c.billingStaff)).body.total).to.equal(inv.total);
@@ -227,10 +296,25 @@ for (const backend of backends()) {
         await page.getByRole('button', { name: 'Issue correction' }).click();
         await page.getByText('Correction issued.').waitFor();
         const corrections = page.getByRole('table', { name: 'Corrections of this invoice' });
-        expect(await corrections.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+£5.00']);
+        expect(await corrections.locator('tbody tr td:nth-child(5)').allInnerTexts()).to.deep.equal(['+GBP 5.00']);
         const made = (await svc.call(ops['billing.invoices.corrections.list'], { invoice_id: inv.id }, c.billingStaff)).body.items;
         expect(made.map((m) => [m.difference, m.reason])).to.deep.equal([[500, 'Rate agreed late']]);
         expect((await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: inv.id }, c.billingStaff)).body.difference).to.equal(0);
+        await shots(page, `usage-invoice-${backend}`);
+
+        // The configuration and usage pages name the buyers, the subscription and who recorded each revision.
+        await page.goto(`${svc.url}/console/configuration?subscription_id=${c.subscriptionId}`);
+        const timeline = page.getByRole('table', { name: 'Configuration timeline' });
+        await timeline.waitFor();
+        expect(await page.getByRole('heading', { level: 1 }).innerText()).to.match(/^Configuration: Subscription of /);
+        expect((await timeline.locator('tbody tr td:nth-child(2)').allInnerTexts()).every((t) => !/\b[0-9a-f]{8}\b/.test(t))).to.equal(true);
+        await shots(page, `configuration-${backend}`);
+        await page.goto(`${svc.url}/console/usage?subscription_id=${c.subscriptionId}&period=2026-10`);
+        await page.getByRole('table', { name: 'Orders of the month' }).waitFor();
+        // Tablet width: the orders table scrolls inside the page instead of running off it.
+        await page.setViewportSize({ width: 800, height: 900 });
+        expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).to.equal(true);
+        await shots(page, `usage-${backend}`);
       } finally {
         await context.close();
       }

@@ -169,11 +169,13 @@ describe('core-server CLI', function () {
       noStackTrace(retry.stderr);
     });
 
-    it('rebuild replays every read model and says so; an unknown projection is named', async () => {
+    it('rebuild replays every read model beside the live ones with progress and says so; an unknown projection is named', async () => {
       const r = await run(['rebuild'], env(dir));
       expect(r.code, r.stderr).to.equal(0);
       expect(r.stdout).to.match(/rebuilt all read models in [\d.]+ s/);
       expect(r.stderr + r.stdout).to.match(/identity: \d+ events/);
+      // Progress while it builds beside the live tables: events, share done and the time left.
+      expect(r.stderr).to.match(/^ {2}[\w./-]+: \d+ events, \d+%(, about \d+ s left)?$/m);
       const one = await run(['rebuild', 'billing.customers'], env(dir));
       expect(one.code, one.stderr).to.equal(0);
       expect(one.stdout).to.contain('rebuilt billing.customers');

@@ -202,6 +202,17 @@ for (const backend of backends()) {
       expect([ok.status, ok.body.metadata]).to.deep.equal([200, { kept: 'y', proto: 'fine' }]);
     });
 
+    it('an id written in capitals names the same resource: reads find it and writes land on its stream, not a new one', async () => {
+      const inv = await openInvoice(svc, staff, acme.customerId, [2500]);
+      const upper = inv.id.toUpperCase();
+      const got = await svc.call(ops['billing.invoices.get'], upper, staff);
+      expect([got.status, got.body.id]).to.deep.equal([200, inv.id]);
+      const paid = await svc.call(ops['billing.payments.insert'], paymentBody(upper, 2500), staff);
+      expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, staff)).body).to.include({ status: 'paid', amount_remaining: 0 });
+      expect(await svc.app.knex('es_events').where('stream_id', 'like', `%${upper}%`).count({ n: '*' }).first().then((r) => Number(r?.n))).to.equal(0);
+    });
+
     it("the console's history page shows the API's 400 for an as_of it cannot read, not a 500 or another instant", async () => {
       const clerk = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
       const web = new WebClient(svc.url);

@@ -68,7 +68,7 @@ for (const backend of backends()) {
       const saved = await web.post(base, { ...hiddenFields(page2.html, base), effective_from: '2026-02-01', effective_to: '', currency: 'GBP', monthly_exempt_amount: '500.00', supersedes: '', reason: 'Agreed in the Q1 review' });
       expect(saved.status, saved.html.slice(0, 500)).to.equal(303);
       const page3 = await web.get(url);
-      expect(page3.html).to.contain('Agreed in the Q1 review').and.to.contain('£500.00 a month');
+      expect(page3.html).to.contain('Agreed in the Q1 review').and.to.contain('GBP 500.00 a month');
       const revisions = await svc.call(ops['billing.configuration.history.get'], { subscription_id: c.subscriptionId }, c.billingStaff);
       const revisionId = revisions.body.items.find((e) => e.kind === 'baseline')?.baseline?.id ?? '';
       const rh = await svc.call(ops['billing.history.get'], { subject: { type: 'revision', id: revisionId } }, c.billingStaff);
@@ -83,7 +83,7 @@ for (const backend of backends()) {
       const preview = `/console/configuration/${c.subscriptionId}/preview`;
       const previewed = await web.post(preview, { ...hiddenFields(page3.html, preview), samples: `${c.seller.orgId}, ${buyerId}, 100.00, 2026-03-01T10:00`, currency: 'GBP', as_of: '' });
       expect(previewed.status).to.equal(200);
-      expect(previewed.html).to.contain('Preview (nothing was recorded)').and.to.contain('£5.00');
+      expect(previewed.html).to.contain('Preview (nothing was recorded)').and.to.contain('GBP 5.00');
     });
 
     it('shows the orders behind each metered line page by page, and a re-rate preview whose figures are the API\'s and which writes nothing', async () => {
@@ -114,7 +114,7 @@ for (const backend of backends()) {
       expect(first.map((r) => r[0])).to.deep.equal(Array.from({ length: 50 }, (_, k) => id(k)));
       const listed = await svc.call(ops['billing.invoices.orders.list'], { invoice_id: inv.id, line_index: 0, limit: 50 }, c.billingStaff);
       expect(first.map((r) => [r[0], r[3], r[8]])).to.deep.equal(listed.body.items.map((o) => [o.order_id, money(o.amount.amount, 'GBP'), money(o.fee.amount, 'GBP')]));
-      expect(first[0]?.[8]).to.equal('£0.50'); // 5% of £10.00, by hand
+      expect(first[0]?.[8]).to.equal('GBP 0.50'); // 5% of GBP 10.00, by hand
       expect(cells(page.html, 'Orders behind line 2').map((r) => r[0])).to.deep.equal([id(52), id(53), id(54)]);
       // The next page of line 1 through the API's cursor; line 2 stays on its first page.
       const next = /<a href="([^"]+)">Next orders of line 1<\/a>/.exec(page.html)?.[1];

@@ -43,7 +43,7 @@ for (const backend of backends()) {
         supersedes: early, reason: 'Rate agreed late',
       });
       expect(res.status, res.html.slice(0, 500)).to.equal(200);
-      expect(res.html).to.contain('Impact of this pricing revision (nothing was recorded)').and.to.contain('+£5.00').and.to.contain(`/console/invoices/${invoiceId}`);
+      expect(res.html).to.contain('Impact of this pricing revision (nothing was recorded)').and.to.contain('+GBP 5.00').and.to.contain(`/console/invoices/${invoiceId}`);
       expect(res.html).to.contain('value="Rate agreed late"');
       expect(await events()).to.equal(before);
     });
@@ -53,7 +53,7 @@ for (const backend of backends()) {
       const url = `/console/invoices/${invoiceId}`;
       const shown = await web.get(`${url}/rerate`);
       expect(shown.status).to.equal(200);
-      expect(shown.html).to.contain('Issue correction').and.to.contain('a draft correction invoice of £5.00');
+      expect(shown.html).to.contain('Issue correction').and.to.contain('a draft correction invoice of GBP 5.00');
       const action = `${url}/rerate/apply`;
       const form = hiddenFields(shown.html, action);
       const before = await events();

@@ -72,6 +72,16 @@ for (const backend of backends()) {
         expect(missing.body.code).to.equal('not_a_member');
       });
 
+      it('without an organization, signs into the user\'s first organization by name (as the sign-in page lists them)', async () => {
+        const newer = await svc.signUp({ name: 'AAA First By Name' });
+        await addMember(systemContext(svc.app), newer.orgId, owner.userId, 'member');
+        await svc.app.runner.catchUp();
+        const signedIn = await svc.call(ops['auth.sessions.insert'], { email: 'owner.person@example.com', password: 'the right password' });
+        expect(signedIn.status).to.equal(200);
+        // The newer organization's id sorts last (UUID v7), its name first.
+        expect(signedIn.body.organization_id).to.equal(newer.orgId);
+      });
+
       it('validates its body', async () => {
         const res = await svc.send('auth.sessions.insert', { email: 'owner.person@example.com' });
         expect(res.status).to.equal(400);

@@ -181,6 +181,30 @@ for (const backend of backends()) {
     });
     after(async () => svc?.close());
 
+    it('an abandoned payment says "processing" while it holds the invoice, then that it was not confirmed and the invoice can be paid again', async () => {
+      const staff = await billingStaff(svc);
+      const p = await signedInPayer(svc, 'Abandoned Page Garage');
+      const inv = await openInvoice(svc, staff, p.customerId, [4100]);
+      const fields = { ...(await payForm(p, inv.id)), method: 'new' };
+      expect((await p.web.post(payPath(p), fields)).status).to.equal(303);
+      // The payer closes the provider's page without paying.
+      const result = `${payPath(p)}/attempts/${fields.attempt_id}`;
+      expect((await p.web.get(result)).html).to.contain('Payment processing');
+      svc.clock.advance(16 * 60_000);
+      try {
+        const late = await p.web.get(result);
+        expect(late.html).to.contain('Payment not confirmed');
+        expect(late.html).to.match(/role="alert">The payment provider did not confirm the payment of £41\.00/);
+        expect(late.html).to.not.contain('Payment processing');
+        // The page's promise holds: the invoice is on the payment page again and a new payment is taken.
+        const again = await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: 'new' });
+        expect(again.status).to.equal(303);
+        expect(new URL(again.location ?? '').pathname).to.match(/^\/sandbox\/pay\//);
+      } finally {
+        svc.clock.advance(-16 * 60_000);
+      }
+    });
+
     it('the result page asks the provider: a payment whose notification never arrived is recorded once, and the page says received', async () => {
       const staff = await billingStaff(svc);
       const p = await signedInPayer(svc, 'Lost Notice Garage');

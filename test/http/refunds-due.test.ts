@@ -64,7 +64,7 @@ for (const backend of backends()) {
       await logIn(web, clerk.email, 'correct horse battery');
       const page = await web.get(`/console/refunds-due?customer_id=${org.customerId}`);
       expect(page.status).to.equal(200);
-      expect(page.html).to.contain(`id="charge-${refundRef}"`).and.contain(`id="charge-${applyRef}"`).and.contain('£6.00');
+      expect(page.html).to.contain(`id="charge-${refundRef}"`).and.contain(`id="charge-${applyRef}"`).and.contain('GBP 6.00');
       const formOf = (html: string, action: string, ref: string) => {
         const forms = [...html.matchAll(/<form method="post" action="([^"]+)"[^>]*>([\s\S]*?)<\/form>/g)].filter((m) => m[1] === action && (m[2] ?? '').includes(`value="${ref}"`));
         return hiddenFields(forms[0]?.[0] ?? '', action);

@@ -16,6 +16,7 @@ import { autoCollectedCustomers } from '../../src/queries/billing/payment-method
 import { importFile, itemsCsv, upload } from '../support/ingest.ts';
 import { order, sellerWithSubscription } from '../support/usage.ts';
 import { baseline, buyer, configuredSeller, pricing, relate } from '../support/configuration.ts';
+import { WEBHOOK_EVENT_TYPES } from '../../src/domain/billing/webhook-endpoint.ts';
 
 /** Every row of every table the registered projections own, ordered, keyed by table. */
 export async function dumpReadModels(knex: Knex): Promise<Record<string, unknown[]>> {
@@ -33,6 +34,7 @@ export function readModelTables(): string[] {
 
 /** Writes, over HTTP and through the workers, events that leave rows in every read model. */
 export async function writeSampleData(svc: TestService): Promise<void> {
+  const webhooks = await writeWebhookEndpoints(svc);
   await writeAccounts(svc);
   await writeIntegrationAndJobs(svc);
   await writeInvoices(svc);
@@ -43,6 +45,33 @@ export async function writeSampleData(svc: TestService): Promise<void> {
   await writeIngestAndAnalytics(svc);
   await writeUsage(svc);
   await writeConfiguration(svc);
+  await writeWebhookDeliveries(svc, webhooks);
+}
+
+/** Webhook endpoints (issue 29) before the rest, so the staff one's outbox fills with every public event that follows; one is removed. */
+async function writeWebhookEndpoints(svc: TestService): Promise<{ endpointId: string }> {
+  const staff = (await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] })).token;
+  const types = [...WEBHOOK_EVENT_TYPES];
+  // Port 9 (discard) refuses: every attempt fails fast, which is recorded too.
+  const e = ok(await svc.call(ops['billing.webhook-endpoints.insert'], { url: 'http://127.0.0.1:9/hook', event_types: types, description: 'every event' }, staff), 'webhook-endpoints.insert');
+  const gone = ok(await svc.call(ops['billing.webhook-endpoints.insert'], { url: 'https://example.com/gone', event_types: ['invoice.paid'] }, staff), 'webhook-endpoints.insert');
+  ok(await svc.call(ops['billing.webhook-endpoints.remove'], { id: gone.body.id }, staff), 'webhook-endpoints.remove');
+  return { endpointId: e.body.id };
+}
+
+/** A failed attempt, a redelivery asked of it, a rotated secret, an update and a disable. */
+async function writeWebhookDeliveries(svc: TestService, endpoint: { endpointId: string }): Promise<void> {
+  // A fresh session: the sample moves the clock past the first one's life.
+  const w = { ...endpoint, staff: await billingStaff(svc) };
+  await settle(svc);
+  await svc.app.workers.runOnce('webhooks');
+  const list = ok(await svc.call(ops['billing.webhook-deliveries.list'], { endpoint_id: w.endpointId }, w.staff), 'webhook-deliveries.list');
+  const first = list.body.items[0];
+  if (!first) throw new Error('no webhook delivery attempted');
+  ok(await svc.call(ops['billing.webhook-deliveries.redeliver'], { id: first.id }, w.staff), 'webhook-deliveries.redeliver');
+  ok(await svc.call(ops['billing.webhook-endpoints.rotate-secret'], { id: w.endpointId }, w.staff), 'webhook-endpoints.rotate-secret');
+  ok(await svc.call(ops['billing.webhook-endpoints.update'], { id: w.endpointId, description: 'all of them' }, w.staff), 'webhook-endpoints.update');
+  ok(await svc.call(ops['billing.webhook-endpoints.disable'], { id: w.endpointId }, w.staff), 'webhook-endpoints.disable');
 }
 
 function ok<T extends Reply<unknown>>(res: T, what: string): T {

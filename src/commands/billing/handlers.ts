@@ -18,6 +18,7 @@ import { paymentAttemptDecider } from '../../domain/billing/payment-attempt.ts';
 import { chargeDecider, reconciliationDecider } from '../../domain/billing/charge.ts';
 import { usageDecider, usageKey } from '../../domain/billing/usage.ts';
 import { usageMonthDecider, usageMonthKey } from '../../domain/billing/usage-month.ts';
+import { webhookEndpointDecider } from '../../domain/billing/webhook-endpoint.ts';
 import { nameId } from '../../ids.ts';
 import { commandHandler } from '../run.ts';
 
@@ -68,3 +69,5 @@ export const reconciliations = commandHandler(reconciliationDecider, (provider) 
 export const usageOrders = commandHandler(usageDecider, (orderId: string) => `usage-${usageKey(orderId)}`);
 /** `usagemonth-<uuid of subscription/month>`: held orders and the worker's refusals of one subscription month. */
 export const usageMonths = commandHandler(usageMonthDecider, (m: { subscription_id: string; period: string }) => `usagemonth-${usageMonthKey(m.subscription_id, m.period)}`);
+/** `webhookendpoint-<id>`: an outbound webhook endpoint, its secrets and the redeliveries asked of it. */
+export const webhookEndpoints = commandHandler(webhookEndpointDecider, (id) => `webhookendpoint-${id}`);

@@ -7,6 +7,7 @@ import {
 import { type SessionAuth, systemAuth } from '../../context.ts';
 import type { RequestContext } from '../../context.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { CHARGE_ATTEMPT_TTL_MS } from '../../domain/billing/charge-attempt.ts';
 import { DomainError } from '../../domain/errors.ts';
 import { NotificationRejected } from '../../payments/port.ts';
 import { caughtUp } from '../../pipeline/read-models.ts';
@@ -128,7 +129,8 @@ export const paymentAttemptsGet = operation({
       if (resumed) state = await paymentAttempts.load(ctx, req.attempt_id);
     }
     const invoice = await getInvoiceDoc(ctx.services.db, started.invoice_id);
-    return { status: state.status, applied: state.applied, amount: started.amount, currency: started.currency, invoice_number: invoice?.number ?? null, failure_message: state.failure?.message ?? null };
+    const expired = state.status === 'pending' && state.startedAt !== null && ctx.now.getTime() - Date.parse(state.startedAt) >= CHARGE_ATTEMPT_TTL_MS;
+    return { status: state.status, applied: state.applied, amount: started.amount, currency: started.currency, invoice_number: invoice?.number ?? null, failure_message: state.failure?.message ?? null, expired };
   },
 });
 

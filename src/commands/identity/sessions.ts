@@ -2,7 +2,7 @@
 import { operation } from '../../contract/operation.ts';
 import { Empty } from '../../contract/schemas/common.ts';
 import { SessionCreateRequest, SessionCreateResponse } from '../../contract/schemas/identity.ts';
-import { findUserByEmail, membership, membershipsOf } from '../../queries/identity/identity.ts';
+import { findUserByEmail, membership, organizationsOfUser } from '../../queries/identity/identity.ts';
 import { passwordMatches } from './credentials.ts';
 import { createSession, revokeSession } from './identity.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
@@ -30,9 +30,10 @@ export const sessionsInsert = operation({
     if (organizationId) {
       if (!(await membership(knex, organizationId, user.id))) throw ctx.errors.error('not_a_member', 'The user is not a member of that organization.');
     } else {
-      const first = (await membershipsOf(knex, user.id))[0];
+      // The first by name, as the sign-in page and the switcher list them.
+      const first = (await organizationsOfUser(knex, user.id))[0];
       if (!first) throw ctx.errors.error('no_organization', 'The user belongs to no organization.');
-      organizationId = first.organization_id;
+      organizationId = first.id;
     }
     const session = await createSession(knex, { userId: user.id, organizationId, now: ctx.now, ttlHours: config.sessionTtlHours });
     return { token: session.token, expires_at: session.expiresAt.toISOString(), organization_id: organizationId };

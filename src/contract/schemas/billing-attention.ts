@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ForwardPagination, Money, PageRequest, Timestamp, Uuid } from './common.ts';
 
 /** The kinds of item, in the order the console shows them. */
-export const ATTENTION_KINDS = ['refund_due', 'unrecorded_provider_charge', 'failed_collection', 'usage_month_refused', 'held_usage', 'usage_correction_due', 'stalled_read_model', 'unreadable_stream'] as const;
+export const ATTENTION_KINDS = ['refund_due', 'unrecorded_provider_charge', 'failed_collection', 'usage_month_refused', 'held_usage', 'usage_correction_due', 'stalled_read_model', 'unreadable_stream', 'webhook_endpoint_failing'] as const;
 
 export const AttentionKind = z.enum(ATTENTION_KINDS).describe(
   'refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); ' +
@@ -13,7 +13,8 @@ export const AttentionKind = z.enum(ATTENTION_KINDS).describe(
     'held_usage: orders staff held out of a month\'s invoice because they cannot be rated, not fixed yet; ' +
     'usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); ' +
     'stalled_read_model: a read model stopped at an event it cannot apply, or is far behind the log; ' +
-    'unreadable_stream: a stream whose commands answer 409 stream_unreadable.',
+    'unreadable_stream: a stream whose commands answer 409 stream_unreadable; ' +
+    'webhook_endpoint_failing: a webhook endpoint the service disabled because every delivery failed for 3 days.',
 );
 
 export const AttentionListRequest = z

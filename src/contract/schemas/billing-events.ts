@@ -2,6 +2,8 @@
 import { z } from 'zod';
 import { PageRequest, RequestInstant, Timestamp, Uuid, page } from './common.ts';
 
+export { FEED_EVENT_TYPES, type FeedEventType } from '../../domain/billing/feed-event-types.ts';
+
 /** What a billing event is about. */
 export const EventSubject = z
   .object({
@@ -35,3 +37,29 @@ export const EventListRequest = z
   .meta({ id: 'billing.EventListRequest' });
 
 export const EventListPage = page(EventDetailItem, 'billing.EventListPage');
+
+/** billing.ActivityListRequest: the organization-wide activity of billing staff's console, newest first. */
+export const ActivityListRequest = z
+  .strictObject({
+    ...PageRequest,
+    actor_id: z.string().trim().min(1).max(200).optional().describe('Only changes made by this user, staff member or integration (its id).'),
+    subject_type: EventSubject.shape.type.optional().describe('Only changes of this kind of resource.'),
+    organization_id: Uuid.optional().describe("Only this organization's changes."),
+    occurred_from: RequestInstant.optional().describe('Only changes recorded at or after this time.'),
+    occurred_before: RequestInstant.optional().describe('Only changes recorded before this time.'),
+  })
+  .meta({ id: 'billing.ActivityListRequest' });
+
+/** billing.ActivityItem: a feed event with who made it (and their name) and why. */
+export const ActivityItem = EventDetailItem.extend({
+  organization_id: Uuid.nullable().describe('The organization the change belongs to.'),
+  actor: z.object({
+    type: z.enum(['user', 'staff', 'integration', 'system']),
+    id: z.string().nullable(),
+    name: z.string().nullable().describe("The person's name (users and staff); null otherwise or when unknown."),
+    email: z.string().nullable(),
+  }),
+  reason: z.string().nullable().describe('Why, as the actor said; null when none was given.'),
+}).meta({ id: 'billing.ActivityItem' });
+
+export const ActivityListPage = page(ActivityItem, 'billing.ActivityListPage');

@@ -84,6 +84,8 @@ export const PaymentAttemptView = z.object({
   currency: z.string(),
   invoice_number: z.string().nullable(),
   failure_message: z.string().nullable(),
+  /** Still pending past its hold: the invoice may be paid again; a late confirmation is applied or becomes a refund due. */
+  expired: z.boolean(),
 });
 
 /** billing.customer-access.review: the overdue policy applied to one customer (the overdue worker). */

@@ -2,8 +2,9 @@
 import { CurrencyCode } from '../../domain/currency-code.ts';
 import { z, type ZodType } from 'zod';
 
+// Lower-cased as it is read: ids name streams and rows exactly, and RFC 9562 makes a UUID's hex digits case-insensitive.
 /** uuid.Uuid */
-export const Uuid = z.uuid().describe('UUID').meta({ id: 'uuid.Uuid' });
+export const Uuid = z.uuid().toLowerCase().describe('UUID').meta({ id: 'uuid.Uuid' });
 
 /** The empty object of remove-style operations. */
 export const Empty = z.strictObject({}).describe('Empty object.').meta({ id: 'Empty' });

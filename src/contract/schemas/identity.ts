@@ -6,7 +6,7 @@ export const SessionCreateRequest = z
   .strictObject({
     email: z.string().min(3).max(320).describe('The user\'s email address.'),
     password: z.string().min(1).max(1000).describe('The user\'s password.'),
-    organization_id: Uuid.optional().describe('Organization to sign into; the user\'s first organization when omitted.'),
+    organization_id: Uuid.optional().describe('Organization to sign into; the user\'s first organization by name when omitted.'),
   })
   .meta({ id: 'auth.SessionCreateRequest' });
 
@@ -30,6 +30,11 @@ export const SessionDetail = z
 
 /** auth.sessions.switch (internal): a new session of the signed-in user in another of their organizations (the page's switcher). */
 export const SessionSwitchRequest = z.strictObject({ organization_id: Uuid });
+
+/** auth.organizations.list (internal): the signed-in user's organizations, by name. */
+export const OrganizationChoices = z.array(
+  z.object({ id: Uuid, name: z.string(), kind: z.string(), role: z.string().describe('The user\'s membership role there.') }),
+);
 
 // Operator operations (internal, access system): the CLI's `admin` commands and the demo seed invoke them as the system (job `cli`).
 const Text = z.string().max(1000);

@@ -53,3 +53,7 @@ export const ClientSecretIssued = z.object({ client_id: z.string(), client_secre
 export const ClientSecretRotateRequest = z.strictObject({ client_id: z.string().max(200) });
 /** integrations.clients.revoke-secret (internal). */
 export const ClientSecretRevokeRequest = z.strictObject({ client_id: z.string().max(200), secret_id: z.string().max(200) });
+
+/** integrations.clients.get (internal): what the install consent page shows of an app; no secrets. */
+export const ClientGetRequest = z.strictObject({ client_id: z.string().max(200) });
+export const ClientPublicDetail = z.object({ id: z.string(), name: z.string(), redirect_urls: z.array(z.string()), scopes: z.array(z.string()) });

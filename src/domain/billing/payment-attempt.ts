@@ -49,6 +49,8 @@ export type PaymentAttemptCommand =
 export interface PaymentAttemptState {
   status: 'none' | 'pending' | 'succeeded' | 'failed';
   started: Started | null;
+  /** When it started: an attempt still pending past its hold (CHARGE_ATTEMPT_TTL_MS) no longer blocks another payment. */
+  startedAt: string | null;
   failure: { code: string; message: string } | null;
   applied: boolean;
   chargeRef: string | null;
@@ -57,12 +59,12 @@ export interface PaymentAttemptState {
 /** Pure payment attempt decider: started once (a repeated start of the same payment decides nothing), finished once by the provider. */
 export const paymentAttemptDecider: Decider<PaymentAttemptCommand, PaymentAttemptEvent, PaymentAttemptState> = {
   events: paymentAttemptCodec,
-  initialState: () => ({ status: 'none', started: null, failure: null, applied: false, chargeRef: null }),
+  initialState: () => ({ status: 'none', started: null, startedAt: null, failure: null, applied: false, chargeRef: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'PaymentAttemptStarted': {
-        const { started_at: _at, ...started } = event.data;
-        return { ...state, status: 'pending', started };
+        const { started_at, ...started } = event.data;
+        return { ...state, status: 'pending', started, startedAt: started_at };
       }
       case 'PaymentAttemptSucceeded':
         return { ...state, status: 'succeeded', applied: event.data.applied, chargeRef: event.data.charge_ref };

@@ -1,11 +1,12 @@
 // The install flow's authorize page: validates the request, signs the user in if needed, asks for consent, issues the access code.
 import express, { type Request, type Response } from 'express';
+import type { z } from 'zod';
 import type { Services } from '../../context.ts';
 import { ops } from '../../areas/operations.ts';
 import { SCOPE_WORDS, type Scope, isScope } from '../../domain/integrations/scopes.ts';
-import { getClient } from '../../queries/integrations/integrations.ts';
+import { DomainError } from '../../domain/errors.ts';
 
-type ClientDoc = NonNullable<Awaited<ReturnType<typeof getClient>>>;
+type ClientDoc = z.output<typeof ops['integrations.clients.get']['response']>;
 import { html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import { organizationsOf, orgSwitcher } from './login.ts';
@@ -53,10 +54,20 @@ function single(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
+/** The app a link names (integrations.clients.get), or null when none is registered with that id. */
+async function registeredClient(services: Services, clientId: string): Promise<ClientDoc | null> {
+  try {
+    return (await services.invoke(ops['integrations.clients.get'], { client_id: clientId }, { auth: { kind: 'anonymous' } })).body;
+  } catch (err) {
+    if (err instanceof DomainError && (err.code === 'client_not_found' || err.code === 'invalid_request')) return null;
+    throw err;
+  }
+}
+
 // Unknown client or a redirect URL that is not byte-identical to a registered one: an error page, never a redirect.
 async function checkClient(services: Services, params: Record<string, unknown>, res: Response): Promise<Checked | null> {
   const clientId = single(params.client_id);
-  const client = clientId ? await getClient(services.knex, clientId) : null;
+  const client = clientId ? await registeredClient(services, clientId) : null;
   if (!client) {
     sendErrorPage(res, 400, 'Unknown application', 'This installation link names an application that is not registered here. Nothing was installed; go back to the application and contact its makers.');
     return null;
@@ -137,7 +148,7 @@ export function mountAuthorize(app: express.Express, services: Services): void {
     const session = await currentSession(req, services);
     // Not signed in: sign in, then come back to this very URL (the original service's known bug, fixed).
     if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(req.originalUrl)}`);
-    consentPage(res, services, session, checked, valid, await organizationsOf(services, session.auth.userId), req.originalUrl);
+    consentPage(res, services, session, checked, valid, await organizationsOf(services, session), req.originalUrl);
   });
 
   app.post(AUTHORIZE_PATH, form, async (req: Request, res: Response) => {

@@ -7,7 +7,6 @@ import type { Services } from '../../context.ts';
 import type { Caller } from '../../contract/caller.ts';
 import { ops } from '../../areas/operations.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { findUserByEmail, getOrganization, membership, membershipsOf } from '../../queries/identity/identity.ts';
 import { type SafeHtml, html } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 import {
@@ -32,14 +31,9 @@ export interface OrgChoice {
   role: string;
 }
 
-/** The organizations of a user, by name. */
-export async function organizationsOf(services: Services, userId: string): Promise<OrgChoice[]> {
-  const out: OrgChoice[] = [];
-  for (const m of await membershipsOf(services.knex, userId)) {
-    const org = await getOrganization(services.knex, m.organization_id);
-    if (org) out.push({ id: org.id, name: org.name, role: m.role });
-  }
-  return out.sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
+/** The organizations of the signed-in user, by name (auth.organizations.list). */
+export async function organizationsOf(services: Services, session: WebSession): Promise<OrgChoice[]> {
+  return (await services.invoke(ops['auth.organizations.list'], undefined, { auth: session.auth })).body;
 }
 
 /** The organization switcher: a form that opens a new session in another organization, then returns to `returnTo`. */
@@ -95,7 +89,7 @@ export function mountLogin(app: express.Express, services: Services): void {
       sendPage(res, 200, 'core-server', html`<h1>core-server</h1><div class="card"><p>You are not signed in.</p><p><a href="/auth/login">Sign in</a> · <a href="/docs">API reference</a></p></div>`);
       return;
     }
-    const orgs = await organizationsOf(services, session.auth.userId);
+    const orgs = await organizationsOf(services, session);
     const current = orgs.find((o) => o.id === session.auth.organizationId);
     sendPage(res, 200, 'core-server', html`<h1>core-server</h1>
 <div class="card"><p>Signed in as <strong>${session.auth.email}</strong> in <strong>${current?.name ?? 'an organization'}</strong>${current ? ` (${current.role})` : ''}.</p>
@@ -120,12 +114,10 @@ ${orgSwitcher(session, orgs, '/')}`);
     }
     const email = typeof body.email === 'string' ? body.email : '';
     const password = typeof body.password === 'string' ? body.password : '';
-    // The page signs in to the user's first organization by name (the API's default is the first by id).
-    const user = email ? await findUserByEmail(services.knex, email) : null;
-    const [first] = user ? await organizationsOf(services, user.id) : [];
     let token: string;
     try {
-      ({ token } = (await services.invoke(ops['auth.sessions.insert'], { email, password, ...(first ? { organization_id: first.id } : {}) }, caller(res, { kind: 'anonymous' }))).body);
+      // Signs in to the user's first organization by name (the operation's default).
+      ({ token } = (await services.invoke(ops['auth.sessions.insert'], { email, password }, caller(res, { kind: 'anonymous' }))).body);
     } catch (err) {
       if (!(err instanceof DomainError)) throw err;
       // An empty or malformed field is a wrong email or password too (the dummy hash keeps the timing of an unknown email).
@@ -159,11 +151,16 @@ ${orgSwitcher(session, orgs, '/')}`);
     if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(returnTo)}`);
     if (!validCsrf(session, body.csrf)) return void sendErrorPage(res, 403, 'Organization not switched', 'The form expired. Go back, reload the page and try again.');
     const orgId = typeof body.organization_id === 'string' ? body.organization_id : '';
-    const orgs = await organizationsOf(services, session.auth.userId);
-    if (!orgs.some((o) => o.id === orgId) || !(await membership(services.knex, orgId, session.auth.userId)))
-      return void sendErrorPage(res, 403, 'Organization not switched', 'You are not a member of that organization.');
-    // Switching is a new session in the other organization; the old one is revoked.
-    const { body: opened } = await services.invoke(ops['auth.sessions.switch'], { organization_id: orgId }, caller(res, session.auth));
+    const orgs = await organizationsOf(services, session);
+    if (!orgs.some((o) => o.id === orgId)) return void sendErrorPage(res, 403, 'Organization not switched', 'You are not a member of that organization.');
+    // Switching is a new session in the other organization; the old one is revoked. A membership removed meanwhile is not_a_member.
+    let opened: { token: string };
+    try {
+      ({ body: opened } = await services.invoke(ops['auth.sessions.switch'], { organization_id: orgId }, caller(res, session.auth)));
+    } catch (err) {
+      if (err instanceof DomainError && err.code === 'not_a_member') return void sendErrorPage(res, 403, 'Organization not switched', 'You are not a member of that organization.');
+      throw err;
+    }
     setSessionCookie(res, services, opened.token);
     res.redirect(303, returnTo);
   });

@@ -68,7 +68,7 @@ async function payer(req: Request, res: Response, services: Services, returnTo: 
     }
     if (!(err instanceof DomainError && err.code === 'customer_not_found')) throw err;
     // Another organization's billing account looks like a missing one; a member of several organizations may switch here.
-    const orgs = await organizationsOf(services, session.auth.userId);
+    const orgs = await organizationsOf(services, session);
     sendPage(res, 404, 'Not found', html`<h1>Not found</h1><p role="alert">This payment page is not one of the organization you are signed in to.</p>${orgSwitcher(session, orgs, returnTo)}`);
     return null;
   }
@@ -120,6 +120,8 @@ function resultPage(res: Response, customerId: string, state: Attempt, invoiceNu
     const why = state.failure_message ?? 'The payment failed.';
     return sendPage(res, 200, 'Payment declined', html`<h1>Payment declined</h1><p role="alert">${why} Nothing was charged and ${invoiceNumber} is still open. Try another card or payment method.</p>${back}`);
   }
+  if (state.expired)
+    return sendPage(res, 200, 'Payment not confirmed', html`<h1>Payment not confirmed</h1><p role="alert">The payment provider did not confirm the payment of ${amount} on ${invoiceNumber} in time, so ${invoiceNumber} is open again and you can pay it. If the provider confirms this payment later, it is applied to what you still owe, or refunded if you paid meanwhile.</p>${back}`);
   sendPage(res, 200, 'Payment processing', html`<h1>Payment processing</h1><p role="status">The payment provider has not confirmed the payment of ${amount} on ${invoiceNumber} yet. Reload this page in a moment.</p>${back}`);
 }
 

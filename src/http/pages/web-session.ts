@@ -1,8 +1,9 @@
 // Browser sessions of the app pages: the session cookie, CSRF tokens, and the safe return target after login.
 import crypto from 'node:crypto';
 import type { Request, Response } from 'express';
+import type express from 'express';
 import type { Services, Auth } from '../../context.ts';
-import { sessionAuth } from '../../queries/identity/identity.ts';
+import type { SessionLookup } from '../authenticate.ts';
 
 /** A signed-in browser: the session (as the API sees it) and its raw token (for CSRF tokens). */
 export interface WebSession {
@@ -52,11 +53,20 @@ export function clearCookie(res: Response, services: Services, name: string): vo
   setCookie(res, services, name, '', 0);
 }
 
+const LOOKUP = Symbol('web session lookup');
+
+/** Hands the pages the session lookup (the composition root's, the same the API's bearer tokens use). */
+export function useSessionLookup(app: express.Express, lookup: SessionLookup): void {
+  (app.locals as Record<symbol, unknown>)[LOOKUP] = lookup;
+}
+
 /** The signed-in session of the request, or null (missing, expired or revoked). */
 export async function currentSession(req: Request, services: Services): Promise<WebSession | null> {
   const token = readCookies(req)[sessionCookieName(services)];
   if (!token) return null;
-  const auth = await sessionAuth(services.knex, token, services.clock.now());
+  const lookup = (req.app.locals as Record<symbol, SessionLookup | undefined>)[LOOKUP];
+  if (!lookup) throw new Error('Pages are mounted without a session lookup (useSessionLookup).');
+  const auth = await lookup(services.knex, token, services.clock.now());
   return auth && auth.kind === 'session' ? { auth, token } : null;
 }
 

@@ -55,12 +55,13 @@ async function knowledge(trx: Knex, subjectIds: string[]): Promise<FeedKnowledge
   return { learn, currencyOf: (id) => currencies.get(id) ?? 'XXX', finalized: (id) => finalized.has(id) };
 }
 
-const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((f) => f.types));
+export const FEED_TYPES = new Set(Object.values(FEEDS).flatMap((f) => f.types));
 
 /** Builds billing_events from the allow-listed categories. */
 export const billingEventsProjection: Projection = {
   name: 'billing.events',
-  version: 1,
+  // 2: rows name the actor and reason (migration 0120).
+  version: 2,
   tables: ['billing_events'],
   handles: (type) => FEED_TYPES.has(type),
   async apply(trx, events) {
@@ -99,6 +100,9 @@ async function feedRows(knex: Knex, events: RecordedEvent[]) {
       occurred_at: doc.occurred_at,
       subject_type: doc.subject.type,
       subject_id: doc.subject.id,
+      actor_type: e.metadata.actor?.type ?? 'system',
+      actor_id: e.metadata.actor?.id ?? null,
+      reason: e.metadata.reason ?? null,
       doc,
     });
   }

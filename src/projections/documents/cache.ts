@@ -16,6 +16,11 @@ export function onDocumentWritten(table: string, fn: () => void): void {
   tableWatchers.set(table, set);
 }
 
+/** Says that `tables` were replaced whole (a rebuild swapped them in): the caches of what they hold drop their copies. */
+export function tablesReplaced(tables: string[]): void {
+  for (const t of tables) tableWatchers.get(t)?.forEach((fn) => fn());
+}
+
 /** Remembers that a live commit of `client` wrote `doc` (null: deleted) as `table`/`key` at `at`. */
 export function rememberDocument(client: object, table: string, key: string, doc: unknown, at: LogPosition): void {
   tableWatchers.get(table)?.forEach((fn) => fn());

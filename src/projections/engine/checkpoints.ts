@@ -7,6 +7,7 @@ import type { LogPosition } from '../../eventstore/port.ts';
 import type { Clock } from '../../clock.ts';
 import type { Projection } from '../projection.ts';
 import { type CommitPart, commitParts } from './commit.ts';
+import { createShadow, liveSchema } from './shadow.ts';
 
 /** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
 export const FLUSH_MS = 1000;
@@ -80,7 +81,7 @@ export class Checkpoints {
     this.stored(p.name, part.to);
   }
 
-  /** Makes sure `p` has a checkpoint row; a new projection or a changed version empties its tables for a replay. */
+  /** Makes sure `p` has a checkpoint row; a new projection empties its tables for a replay, a changed version starts a build beside them (blue-green.ts). */
   async prepare(p: Projection, logger: Logger): Promise<void> {
     await this.knex.transaction(async (trx) => {
       await lock(trx, p);
@@ -90,24 +91,15 @@ export class Checkpoints {
         await truncate(trx, p.tables);
         this.stored(p.name, null);
       } else if (row.version !== p.version) {
-        logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: rebuilding');
-        await truncate(trx, p.tables);
-        await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: null, failure: null, updated_at: this.clock.now() });
-        this.stored(p.name, null);
+        // Blue/green: the old tables keep serving (and following the log) while the new version is built beside them.
+        logger.info({ projection: p.name, from: row.version, to: p.version }, 'projection version changed: building the new version beside the old one');
+        await createShadow(trx, p, await liveSchema(trx), this.clock.now());
+        await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, updated_at: this.clock.now() });
+        this.stored(p.name, row.position);
       } else {
         this.stored(p.name, row.position);
       }
     });
-  }
-
-  /** Empties the tables of `p` and moves its checkpoint to the start of the log, clearing any failure (rebuild). */
-  async reset(p: Projection): Promise<void> {
-    await this.knex.transaction(async (trx) => {
-      await lock(trx, p);
-      await truncate(trx, p.tables);
-      await trx('projection_checkpoints').where({ name: p.name }).update({ position: null, version: p.version, failure: null, updated_at: this.clock.now() });
-    });
-    this.stored(p.name, null);
   }
 }
 

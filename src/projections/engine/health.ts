@@ -56,6 +56,17 @@ export class ProjectionHealth {
     return this.failures.get(name);
   }
 
+  /** How far a build beside the live tables of `name` is (0..1), or null once it ended. */
+  building(name: string, done: number | null): void {
+    if (done === null) this.metrics?.projectionRebuild.remove({ projection: name });
+    else this.metrics?.projectionRebuild.set({ projection: name }, done);
+  }
+
+  /** A build beside the live tables of `name` failed (logged by the caller). */
+  buildFailed(name: string): void {
+    this.metrics?.projectionRebuildFailures.inc({ projection: name });
+  }
+
   /** Names of the projections that are failed in this process. */
   failed(): string[] {
     return [...this.failures.keys()];

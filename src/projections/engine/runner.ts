@@ -11,6 +11,7 @@ import type { ReadModelProgress, ReadModelRef } from '../../context.ts';
 import type { ProjectionStatus } from '../../read-model-status.ts';
 import type { Projection } from '../projection.ts';
 import { forgetDocuments } from '../documents/cache.ts';
+import { type BuildProgress, BlueGreen } from './blue-green.ts';
 import { CatchUp } from './catch-up.ts';
 import { Checkpoints } from './checkpoints.ts';
 import type { Engine, Mode } from './engine.ts';
@@ -31,6 +32,8 @@ export interface RunnerOptions {
   bulkBatchSize?: number;
   /** Where runners say that stored checkpoints moved, and processes that do not run the projections hear it. */
   progressChannel?: DbChannel;
+  /** The database is one connection (embedded PGlite): a transaction cannot read the log meanwhile. */
+  oneConnection?: boolean;
 }
 
 /** Drives every projection of the service. One runner may be active per projection across processes. */
@@ -44,6 +47,9 @@ export class ProjectionRunner implements ReadModelProgress {
   private readonly failures: Failures;
   private readonly catchUps: CatchUp;
   private readonly tail: Tail;
+  private readonly blueGreen: BlueGreen;
+  /** Projections whose new version is being built beside the live one (prepare found them), built while the daemon runs. */
+  private building: Projection[] = [];
   private abort = new AbortController();
   private running = false;
   private failureWatch: Promise<void> = Promise.resolve();
@@ -84,6 +90,7 @@ export class ProjectionRunner implements ReadModelProgress {
     this.failures = new Failures(this.engine, (p) => this.catchUps.goSolo(p, { reload: true, delayMs: 0 }));
     this.catchUps = new CatchUp(this.engine, this.failures, () => this.tail.poke());
     this.tail = new Tail(this.engine, (p, events) => this.failures.relevant(p, events), (p, start) => this.catchUps.goSolo(p, start));
+    this.blueGreen = new BlueGreen(this.engine, (p, events) => this.failures.relevant(p, events), (p) => this.hold([p]), opts.oneConnection ?? false);
   }
 
   /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
@@ -93,6 +100,7 @@ export class ProjectionRunner implements ReadModelProgress {
       await this.checkpoints.prepare(p, this.opts.logger);
       await this.failures.loadSkips(p);
     }
+    this.building = await this.blueGreen.pending(this.projections);
     // A failure stays until an operator retries, skips or rebuilds: a restart does not hide it.
     const failures = await storedFailures(this.knex);
     const head = await this.store.lastCommittedPosition();
@@ -111,6 +119,7 @@ export class ProjectionRunner implements ReadModelProgress {
     for (const p of this.projections) this.modes.set(p.name, this.health.state(p.name) === 'failed' ? 'failed' : 'ready');
     this.tail.start(this.abort.signal);
     this.failureWatch = this.failures.watch(this.abort.signal);
+    for (const p of this.building) this.blueGreen.run(p, () => (this.building = this.building.filter((b) => b !== p)));
   }
 
   /** Stops the daemon after its current batch. */
@@ -118,7 +127,7 @@ export class ProjectionRunner implements ReadModelProgress {
     if (!this.running) return;
     this.running = false;
     this.abort.abort();
-    await Promise.allSettled([this.tail.stopped(), this.failureWatch, this.catchUps.settled()]);
+    await Promise.allSettled([this.tail.stopped(), this.failureWatch, this.catchUps.settled(), this.blueGreen.settled()]);
     this.modes.clear();
     // Best effort: store checkpoints that only moved in memory, so a restart re-reads less.
     for (const p of this.projections) await this.checkpoints.flush(p).catch(() => {});
@@ -135,31 +144,46 @@ export class ProjectionRunner implements ReadModelProgress {
     await this.catchUps.drainToHead(only, onProgress);
   }
 
-  /** Drops the named read models (all when none named) and replays them from the log. */
-  async rebuild(names: string[] = [], onProgress?: (name: string, events: number) => void): Promise<void> {
+  /**
+   * Rebuilds the named read models (all when none named) from the log beside the live ones, which keep serving
+   * and following the log, and swaps each in once caught up (blue-green.ts).
+   */
+  async rebuild(names: string[] = [], onProgress?: (progress: BuildProgress) => void): Promise<void> {
     const chosen = names.length ? this.projections.filter((p) => names.includes(p.name)) : this.projections;
     const unknown = names.filter((n) => !this.projections.some((p) => p.name === n));
     if (unknown.length) throw new Error(`unknown projection(s): ${unknown.join(', ')}; known: ${this.projections.map((p) => p.name).join(', ')}`);
-    // Take them away from the daemon: after the tail's current step, nothing else writes their tables here.
+    for (const p of chosen) {
+      // A build the daemon runs here (a new version) is a rebuild from the start of the log already.
+      const underWay = this.blueGreen.underWay(p);
+      if (underWay) {
+        await underWay;
+        continue;
+      }
+      await this.failures.loadSkips(p);
+      await this.blueGreen.begin(p);
+      await this.blueGreen.build(p, { onProgress });
+    }
+  }
+
+  /** Waits until the new versions being built beside live ones in this process are swapped in (or the daemon stops). */
+  async builds(): Promise<void> {
+    await this.blueGreen.settled();
+  }
+
+  /** Takes projections away from the daemon (after the tail's current step nothing here writes their tables) until the returned release is called. */
+  private async hold(chosen: Projection[]): Promise<() => void> {
+    if (!this.running) return () => {};
     for (const p of chosen) this.modes.set(p.name, 'held');
     await this.tail.idleStep();
     await this.catchUps.settled(chosen);
-    try {
-      for (const p of chosen) {
-        await this.checkpoints.reset(p);
-        forgetDocuments(this.knex, p.tables);
-        await this.failures.loadSkips(p);
-        this.health.set(p.name, 'catching_up');
-      }
-      await this.catchUps.drainToHead(chosen, onProgress);
-    } finally {
+    return () => {
       if (this.running) {
         for (const p of chosen) this.modes.set(p.name, this.health.state(p.name) === 'failed' ? 'failed' : 'ready');
         this.tail.poke();
       } else {
         for (const p of chosen) this.modes.delete(p.name);
       }
-    }
+    };
   }
 
   /** Waits until every given read model has processed `position` (read-your-writes). */

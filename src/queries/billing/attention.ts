@@ -18,6 +18,7 @@ import { subscriptionById } from './subscriptions.ts';
 import { correctedOrderIds, usageByOrderIds } from './usage.ts';
 import { heldMonthDocs, refusedMonthDocs } from './usage-months.ts';
 import { getInvoiceDoc } from './invoices.ts';
+import { failingWebhookEndpoints } from './webhook-endpoints.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 
 type Item = z.output<typeof AttentionItem>;
@@ -232,6 +233,25 @@ const sources: Record<Kind, Source> = {
       amount: null,
       since: s.failure?.failed_at ?? new Date(now - s.lag_seconds * 1000).toISOString(),
     }));
+  },
+  async webhook_endpoint_failing(services) {
+    const items: Item[] = [];
+    for (const e of await failingWebhookEndpoints(services.knex, ATTENTION_SOURCE_CAP)) {
+      const customer = e.organization_id ? await customerOfOrganization(services.knex, e.organization_id) : null;
+      items.push({
+        kind: 'webhook_endpoint_failing',
+        key: `webhook_endpoint_failing:${e.id}`,
+        summary: `Webhook endpoint ${e.url} was disabled: every delivery failed for 3 days`,
+        cause: 'The endpoint answered with an error, or not at all, on every attempt for 3 days (billing.webhook-deliveries.list shows each attempt and its answer).',
+        resolve: 'Have the receiver fixed, then enable the endpoint (billing.webhook-endpoints.enable): its undelivered events go then, oldest first. Or remove it.',
+        href: `/console/attention?kind=webhook_endpoint_failing#${e.id}`,
+        customer: customer ? { id: customer.id, name: customer.name } : null,
+        invoice_id: null,
+        amount: null,
+        since: e.disabled_at ?? e.updated_at,
+      });
+    }
+    return items;
   },
   async unreadable_stream(services) {
     return (await listUnreadableStreams(services.knex)).slice(0, ATTENTION_SOURCE_CAP).map((u) => ({

@@ -3,9 +3,10 @@ import { operation } from '../../contract/operation.ts';
 
 import { callerOrg, hasRole } from '../../context.ts';
 import { Uuid } from '../../contract/schemas/common.ts';
-import { EventDetailItem, EventListPage, EventListRequest } from '../../contract/schemas/billing-events.ts';
+import { ActivityListPage, ActivityListRequest, EventDetailItem, EventListPage, EventListRequest } from '../../contract/schemas/billing-events.ts';
+import { usersByIds } from '../identity/identity.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
-import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
+import { cursorParts, cursorShape, decodeCursor, encodeCursor, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 
@@ -53,5 +54,45 @@ export const eventsList = operation({
   },
 });
 
+type ActorType = 'user' | 'staff' | 'integration' | 'system';
+const ACTOR_TYPES: readonly string[] = ['user', 'staff', 'integration', 'system'];
+
+export const activityList = operation({
+  id: 'billing.activity.list',
+  surface: 'core',
+  tags: ['Billing'],
+  summary: 'What changed across every organization, newest first: each billing feed event with who made it (and their name) and why (extension).',
+  description: 'Billing staff only. Filter by the person (actor_id), the kind of resource, the organization and a time range; keyset pagination (newest first). '
+    + 'Changes recorded before this service kept the actor on the feed read as made by the system until the feed is rebuilt.',
+  request: ActivityListRequest,
+  response: ActivityListPage,
+  error: 'billing.ActivityListError',
+  errors: billingErrors.list('invalid_cursor'),
+  access: 'billing_staff',
+  async handle(ctx, req) {
+    const knex = ctx.services.knex;
+    const q = knex('billing_events').select('position', 'doc', 'organization_id', 'actor_type', 'actor_id', 'reason');
+    if (req.actor_id) q.where('actor_id', req.actor_id);
+    if (req.subject_type) q.where('subject_type', req.subject_type);
+    if (req.organization_id) q.where('organization_id', req.organization_id);
+    if (req.occurred_from) q.where('occurred_at', '>=', req.occurred_from);
+    if (req.occurred_before) q.where('occurred_at', '<', req.occurred_before);
+    // Newest first: the page after a cursor holds the positions before it.
+    if (req.cursor) q.where('position', '<', decodeCursor(req.cursor, cursorShape(cursorParts.position))[0]);
+    const rows = (await q.orderBy('position', 'desc').limit(req.limit + 1)) as { position: string; doc: BillingEventDoc; organization_id: string | null; actor_type: string | null; actor_id: string | null; reason: string | null }[];
+    const pageRows = rows.slice(0, req.limit);
+    const people = await usersByIds(knex, [...new Set(pageRows.filter((r) => (r.actor_type === 'user' || r.actor_type === 'staff') && r.actor_id && /^[0-9a-f-]{36}$/i.test(r.actor_id)).map((r) => r.actor_id ?? ''))]);
+    const last = pageRows.at(-1);
+    return {
+      items: pageRows.map((r) => {
+        const who = r.actor_id ? people.get(r.actor_id) : undefined;
+        const type = (ACTOR_TYPES.includes(r.actor_type ?? '') ? r.actor_type : 'system') as ActorType;
+        return { ...r.doc, organization_id: r.organization_id, actor: { type, id: r.actor_id, name: who?.name ?? null, email: who?.email ?? null }, reason: r.reason };
+      }),
+      pagination: rows.length > req.limit && last ? { cursor: encodeCursor([last.position]) } : null,
+    };
+  },
+});
+
 /** Read operations of the billing event feed. */
-export const billingEventQueries = [eventsGet, eventsList];
+export const billingEventQueries = [eventsGet, eventsList, activityList];

@@ -22,6 +22,7 @@ import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 import { billingSearchQueries } from './search.ts';
+import { billingNameQueries } from './names.ts';
 /** Every billing read operation. */
 export const billingQueries = [
   ...billingCustomerQueries, ...billingNoteQueries, ...billingAttachmentQueries, ...billingInvoiceQueries, ...billingPaymentQueries,
@@ -29,5 +30,5 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingSearchQueries,
+  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingSearchQueries, ...billingNameQueries,
 ];

@@ -14,6 +14,13 @@ export async function subscriptionById(knex: Knex, id: string): Promise<Subscrip
   return row ? (row.doc as SubscriptionDoc) : null;
 }
 
+/** The given subscriptions that exist, by id. */
+export async function subscriptionsByIds(knex: Knex, ids: string[]): Promise<Map<string, SubscriptionDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('billing_subscriptions').whereIn('id', ids).select('doc')) as { doc: SubscriptionDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
 /** One subscription by id; 404 when there is none. */
 export async function subscriptionOrNotFound(knex: Knex, id: string): Promise<SubscriptionDoc> {
   const sub = await subscriptionById(knex, id);

@@ -24,10 +24,15 @@ export async function findOrganizationByName(knex: Knex, name: string): Promise<
   return row ? (row.doc as OrganizationDoc) : null;
 }
 
-/** Memberships of a user, oldest organization first. */
-export async function membershipsOf(knex: Knex, userId: string): Promise<MembershipDoc[]> {
-  const rows = await knex('identity_memberships').where({ user_id: userId }).orderBy('organization_id').select('doc');
-  return rows.map((r: { doc: MembershipDoc }) => r.doc);
+/** The organizations a user belongs to, with their role, by name (then id): sign-in's default and the switcher's order. */
+export async function organizationsOfUser(knex: Knex, userId: string): Promise<{ id: string; name: string; kind: OrganizationDoc['kind']; role: MembershipDoc['role'] }[]> {
+  const rows = (await knex('identity_memberships as m')
+    .join('identity_organizations as o', 'o.id', 'm.organization_id')
+    .where('m.user_id', userId)
+    .select('m.doc as membership', 'o.doc as organization')) as { membership: MembershipDoc; organization: OrganizationDoc }[];
+  return rows
+    .map((r) => ({ id: r.organization.id, name: r.organization.name, kind: r.organization.kind, role: r.membership.role }))
+    .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
 }
 
 export async function membership(knex: Knex, organizationId: string, userId: string): Promise<MembershipDoc | null> {
@@ -76,4 +81,18 @@ export async function searchOrganizations(knex: Knex, text: string, limit: numbe
     if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) w.orWhere('id', text.toLowerCase());
   });
   return ((await q) as { doc: OrganizationDoc }[]).map((r) => r.doc);
+}
+
+/** The names of the given organizations that exist, by id. */
+export async function organizationsByIds(knex: Knex, ids: string[]): Promise<Map<string, OrganizationDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('identity_organizations').whereIn('id', ids).select('doc')) as { doc: OrganizationDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
+/** The given users that exist, by id. */
+export async function usersByIds(knex: Knex, ids: string[]): Promise<Map<string, UserDoc>> {
+  if (ids.length === 0) return new Map();
+  const rows = (await knex('identity_users').whereIn('id', ids).select('doc')) as { doc: UserDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
 }

@@ -18,6 +18,7 @@ const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
   usage_correction_due: 'Usage corrected after invoicing',
   stalled_read_model: 'Stalled read models',
   unreadable_stream: 'Unreadable streams',
+  webhook_endpoint_failing: 'Webhook endpoints disabled for failing',
 };
 
 /** Mounts GET /console/attention. */

@@ -9,6 +9,7 @@ import { type SafeHtml, html, join } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { formProblem } from './invoice-forms.ts';
+import { NameBook, wholeId } from './format.ts';
 
 const BASE = '/console/configuration';
 
@@ -86,27 +87,34 @@ ${field('subscription_id', 'Subscription (by customer)', html`<select id="subscr
   ]);
   const problem = extra.problem ?? (rels.ok ? null : rels.problem) ?? (hist.ok ? null : hist.problem);
   const relationships = rels.ok ? rels.body : [];
+  const history = hist.ok ? hist.body.items : [];
+  const names = await NameBook.load(p.api, {
+    subscriptions: [sub],
+    organizations: relationships.map((r) => r.buyer),
+    users: [...history.map((h) => h.actor.id), ...relationships.flatMap((r) => r.claims.map((c) => c.actor.id))],
+  });
+  const buyerOf = new Map(relationships.map((r) => [r.id, r.buyer]));
   const evidence = await Promise.all(relationships.map((r) => (r.evidence_count ? p.api.call(ops['billing.configuration.relationship-evidence.list'], { relationship_id: r.id, limit: 50 }) : null)));
   const relRows = relationships.map((r, i) => {
     const ev = evidence[i];
     const files = ev && ev.ok && ev.body.items.length ? join(ev.body.items.map((f) => html`<a href="${BASE}/evidence/${r.id}/${f.id}">${f.filename}</a>`), html`<br>`) : null;
-    const claims = r.claims.map((c) => html`<li>${badge(c.status)} ${c.reason ?? ''} <span class="muted">${c.actor.type} ${when(c.recorded_at)}</span></li>`);
+    const claims = r.claims.map((c) => html`<li>${badge(c.status)} ${c.reason ?? ''} <span class="muted">${names.actor(c.actor)}, ${when(c.recorded_at)}</span></li>`);
     const decide = r.claim_status === 'claimed'
       ? ['accept_claim', 'reject_claim'].map((d) => html`<form method="post" action="${BASE}/${sub}/relationships/${r.id}/${d}">${formGuard(p.session)}
 <label for="${d}-${r.id}">Reason to ${d === 'accept_claim' ? 'accept' : 'reject'}</label><input id="${d}-${r.id}" name="reason" required maxlength="1000">
 <div class="actions"><button type="submit"${d === 'reject_claim' ? html` class="danger"` : ''}>${d === 'accept_claim' ? 'Accept claim' : 'Reject claim'}</button></div></form>`)
       : '';
-    return [html`<code>${r.buyer}</code>`, r.classification?.replaceAll('_', ' ') ?? 'undecided', badge(r.claim_status), claims.length ? html`<ul class="changes">${claims}</ul>` : '—', files ?? r.evidence_count, html`${decide}<a href="/console/history${qs({ type: 'relationship', id: r.id })}">History</a>`];
+    return [names.organization(r.buyer), r.classification?.replaceAll('_', ' ') ?? 'undecided', badge(r.claim_status), claims.length ? html`<ul class="changes">${claims}</ul>` : '—', files ?? r.evidence_count, html`${decide}<a href="/console/history${qs({ type: 'relationship', id: r.id })}">History</a>`];
   });
-  const timeline = (hist.ok ? hist.body.items : []).map((h) => {
+  const timeline = history.map((h) => {
     const what = h.baseline
       ? `Baseline ${money(h.baseline.monthly_exempt_amount, h.baseline.currency)} a month, ${range(h.baseline.effective_from, h.baseline.effective_to)}`
       : h.pricing
         ? `Pricing ${h.pricing.rates_bps.platform_introduced} / ${h.pricing.rates_bps.pre_existing} bps, minimum ${money(h.pricing.minimum_fee, h.pricing.currency)}, ${range(h.pricing.effective_from, h.pricing.effective_to)}`
-        : html`Relationship <code>${h.relationship_id ?? ''}</code> ${h.claim_status ? badge(h.claim_status) : ''}`;
-    const sup = h.supersedes.length ? join(h.supersedes.map((s) => html`<code>${s.revision_id.slice(0, 8)}</code> ${range(s.effective_from, s.effective_to)}`), html`<br>`) : '—';
+        : html`Relationship with ${h.relationship_id && buyerOf.has(h.relationship_id) ? names.organization(buyerOf.get(h.relationship_id) ?? '') : h.relationship_id ? wholeId(h.relationship_id) : 'a buyer'} ${h.claim_status ? badge(h.claim_status) : ''}`;
+    const sup = h.supersedes.length ? join(h.supersedes.map((s) => html`<a href="/console/history${qs({ type: 'revision', id: s.revision_id })}">Revision for ${range(s.effective_from, s.effective_to)}</a>`), html`<br>`) : '—';
     const revId = h.baseline?.id ?? h.pricing?.id;
-    return [when(h.recorded_at), html`${h.actor.type} <span class="muted">${h.actor.id.slice(0, 8)}</span>`, h.kind.replaceAll('_', ' '), what, h.reason, sup, revId ? html`<code>${revId}</code><br><a href="/console/history${qs({ type: 'revision', id: revId })}">History</a>` : ''];
+    return [when(h.recorded_at), names.actor(h.actor), h.kind.replaceAll('_', ' '), what, h.reason, sup, revId ? html`<code>${revId}</code><br><a href="/console/history${qs({ type: 'revision', id: revId })}">History</a>` : ''];
   });
   const revisionForm = (kind: 'baseline' | 'pricing') => {
     // After an impact preview the form keeps what was sent, so the clerk records exactly what was previewed.
@@ -130,7 +138,7 @@ ${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html
     title: 'Configuration',
     section: 'configuration',
     problem,
-    body: html`<h1>Configuration of subscription <code>${sub}</code></h1>
+    body: html`<h1>Configuration: ${names.subscription(sub)}</h1>
 ${pick}
 ${extra.answer ?? ''}
 <section aria-labelledby="rels"><h2 id="rels">Relationships</h2>
@@ -261,7 +269,8 @@ async function preview(p: ConsolePage): Promise<void> {
   const as_of = instant(p.form.as_of);
   const r = await p.api.call(ops['billing.configuration.preview.get'], { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) });
   if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
-  const rows = r.body.items.map((i) => [i.order_id, html`<code>${i.buyer.slice(0, 8)}</code>`, money(i.amount, i.currency), i.classification.replaceAll('_', ' '), i.rate_bps, money(i.exempt_amount, i.currency), money(i.fee, i.currency)]);
+  const names = await NameBook.load(p.api, { organizations: r.body.items.map((i) => i.buyer) });
+  const rows = r.body.items.map((i) => [i.order_id, names.organization(i.buyer), money(i.amount, i.currency), i.classification.replaceAll('_', ' '), i.rate_bps, money(i.exempt_amount, i.currency), money(i.fee, i.currency)]);
   const totals = r.body.totals.map((t) => `${money(t.fee, t.currency)} on ${money(t.amount, t.currency)}`).join(', ');
   const answer = html`<section class="card" aria-labelledby="previewed" role="status"><h2 id="previewed">Preview (nothing was recorded)</h2>
 ${table('Previewed fees', ['Order', 'Buyer', 'Amount', 'Classification', 'Rate (bps)', 'Exempt', 'Fee'], rows)}<p><strong>Total fees:</strong> ${totals || '—'}</p></section>`;

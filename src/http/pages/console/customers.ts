@@ -6,6 +6,7 @@ import { badge, field, money, options, qs, sendConsole, table, when, UUID } from
 import { html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
+import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 import { MAX_EXPORT, sendCsv } from './csv.ts';
 import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
@@ -36,8 +37,9 @@ async function searchPage(p: ConsolePage): Promise<void> {
   const place = placeOf(p.req.query);
   const limit = pageSizeOf(p.req.query, PAGE);
   const r = await p.api.call(ops['billing.customers.list'], { ...filter, status, sort, cursor: place.cursor, limit, include_total_count: true });
+  const names = await NameBook.load(p.api, { customers: r.ok ? r.body.items.map((c) => c.id) : [], organizations: r.ok ? r.body.items.map((c) => c.organization_id) : [] });
   const rows = r.ok
-    ? r.body.items.map((c) => [html`<a href="/console/customers/${c.id}">${c.name}</a>`, c.email, html`<code>${c.organization_id}</code>`, c.currency, badge(c.status)])
+    ? r.body.items.map((c) => [names.customer(c.id), c.email, names.organization(c.organization_id), c.currency, customerBadge(c.status, names.suspended(c.id))])
     : [];
   sendConsole(p.res, p.session, r.ok ? 200 : r.problem.status, {
     title: 'Customers',
@@ -82,7 +84,8 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
   const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
-  const [invoices, payments, credits, notes, files, methods, statement, overdue, subscriptions, open] = await Promise.all([
+  const [names, invoices, payments, credits, notes, files, methods, statement, overdue, subscriptions, open] = await Promise.all([
+    NameBook.load(p.api, { customers: [id], organizations: [cust.organization_id] }),
     p.api.call(ops['billing.invoices.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.payments.list'], { customer_id: id, limit: 20 }),
     p.api.call(ops['billing.credit-note-requests.list'], { customer_id: id, limit: 20 }),
@@ -122,7 +125,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     ])
     : [];
   const invoiceRows = invoices.ok
-    ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), i.issue_date ?? '—', i.due_date ?? '—', money(i.total, i.currency), money(i.amount_remaining, i.currency)])
+    ? invoices.body.items.map((i) => [html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), day(i.issue_date), day(i.due_date), money(i.total, i.currency), money(i.amount_remaining, i.currency)])
     : [];
   const methodRows = methods.ok
     ? methods.body.items.map((m) => [m.type.replaceAll('_', ' '), [m.brand, m.bank_name].filter(Boolean).join(' ') || '—', `•••• ${m.last4}`, m.is_default ? 'default' : '', when(m.created_at)])
@@ -133,7 +136,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     section: 'customers',
     notice: extra.notice,
     problem,
-    body: html`<h1>${cust.name} ${badge(cust.status)}${o?.suspended ? html` ${badge('suspended')}` : o?.past_due ? html` ${badge('past_due')}` : ''}</h1>
+    body: html`<h1>${cust.name} ${customerBadge(cust.status, names.suspended(id) || (o?.suspended ?? false))}${o?.past_due && !o.suspended ? html` ${badge('past_due')}` : ''}</h1>
 ${access}
 <p class="links"><a class="button" href="/console/invoices/new?customer_id=${id}">New draft invoice</a>
 <a href="/console/customers/${id}/edit">Edit customer</a>
@@ -144,7 +147,7 @@ ${access}
 ${balance}
 <dl class="details">
 <div><dt>Email</dt><dd>${cust.email}</dd></div>
-<div><dt>Organization</dt><dd><code>${cust.organization_id}</code></dd></div>
+<div><dt>Organization</dt><dd>${names.organization(cust.organization_id)}</dd></div>
 <div><dt>Currency</dt><dd>${cur}</dd></div>
 <div><dt>Payment terms</dt><dd>${cust.payment_terms_days} days</dd></div>
 <div><dt>Tax id</dt><dd>${cust.tax_id ?? '—'}</dd></div>

@@ -3,8 +3,10 @@
 import type express from 'express';
 import type { Services } from '../../../context.ts';
 import { HISTORY_SUBJECT_TYPES } from '../../../contract/schemas/billing-history.ts';
-import { field, options, qs, sendConsole, table, when, UUID } from './layout.ts';
-import { type Html, html } from '../html.ts';
+import { field, money, options, qs, sendConsole, table, when, UUID } from './layout.ts';
+import { html } from '../html.ts';
+import { NameBook } from './format.ts';
+import { changeList, historySentence, labelOf, shownPath, valueText } from './story.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 
@@ -23,12 +25,6 @@ function asOfInstant(v: unknown): string | undefined {
   return v;
 }
 
-function show(v: unknown): Html {
-  if (v === null || v === undefined) return html`<span class="muted">none</span>`;
-  if (typeof v === 'string') return v;
-  return html`<code>${JSON.stringify(v)}</code>`;
-}
-
 async function historyPage(p: ConsolePage): Promise<void> {
   const q = p.req.query;
   const type = HISTORY_SUBJECT_TYPES.find((t) => t === q.type);
@@ -45,26 +41,62 @@ ${field('as_of', 'As of (UTC, optional)', html`<input id="as_of" name="as_of" ty
   const r = await p.api.call(ops['billing.history.get'], { subject: { type, id }, ...(asOf ? { as_of: asOf } : {}), cursor, limit: 100 });
   if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'History', section: 'history', problem: r.problem, body: html`<h1>History</h1>${form}` });
   const h = r.body;
-  const rows = h.items.map((e) => [
-    when(e.recorded_at),
-    html`${e.actor.name ?? e.actor.id}${e.actor.email ? html`<br><span class="muted">${e.actor.email}</span>` : ''}<br><span class="muted">${e.actor.type}</span>`,
-    e.type,
-    e.reason ? e.reason : html`<span class="muted">none given</span>`,
-    e.changes.length ? html`<ul class="changes">${e.changes.map((c) => html`<li><code>${c.path}</code>: ${show(c.before)} → ${show(c.after)}</li>`)}</ul>` : html`<span class="muted">no field changed</span>`,
-  ]);
-  const state = h.state
-    ? html`<dl class="details state">${Object.entries(h.state).map(([k, v]) => html`<div><dt>${k}</dt><dd>${show(v)}</dd></div>`)}</dl>`
-    : html`<p>It did not exist ${h.as_of ? html`at ${when(h.as_of)}` : 'yet'}.</p>`;
-  const label = type.replaceAll('_', ' ');
-  const link = type === 'invoice' ? `/console/invoices/${id}` : type === 'customer' ? `/console/customers/${id}` : null;
-  sendConsole(p.res, p.session, 200, {
-    title: `History of ${label}`,
-    section: 'history',
-    body: html`<h1>History of ${label} ${link ? html`<a href="${link}"><code>${id}</code></a>` : html`<code>${id}</code>`}</h1>
-${form}
-<section class="card" aria-labelledby="as-of"><h2 id="as-of">${h.as_of ? html`As of ${when(h.as_of)}` : 'Now'}</h2>${state}</section>
-<section aria-labelledby="timeline"><h2 id="timeline">Timeline (${h.event_count} events)</h2>
-${table('Events, oldest first', ['When', 'Who', 'What', 'Reason', 'Changed'], rows, 'No events up to then.')}
-<p class="pager">${cursor ? html`<a href="/console/history${qs({ type, id, as_of: asOfText })}">First page</a> ` : ''}${h.pagination ? html`<a href="/console/history${qs({ type, id, as_of: asOfText, cursor: h.pagination.cursor })}">Next page</a>` : ''}</p></section>`,
+  const state = h.state ?? {};
+  const currency = currencyOf(state);
+  const names = await NameBook.load(p.api, { customers: [refOf(state).customer_id] });
+  const rows = h.items.map((e) => {
+    const sentence = e.unreadable ? 'A recorded change that no longer reads as its kind (shown raw below)' : historySentence(e.type, { data: e.data, currency: currencyOf(e.data) ?? currency });
+    return [
+      when(e.recorded_at),
+      html`<p class="story">${sentence} by ${names.actor(e.actor)}${e.reason ? html` (reason: ${e.reason})` : ''}.</p>
+${changeList(e.changes, currency)}
+<details class="raw"><summary>Raw event</summary><pre>${JSON.stringify({ type: e.type, event_id: e.event_id, revision: e.revision, request_id: e.request_id, actor: e.actor, data: e.data, changes: e.changes, unreadable: e.unreadable }, null, 2)}</pre></details>`,
+    ];
   });
+  const shown = Object.entries(state).filter(([k]) => shownPath(k));
+  const stateBlock = h.state
+    ? html`<dl class="details state">${shown.map(([k, v]) => html`<div><dt>${labelOf(k)}</dt><dd>${valueText(k, v, currency)}</dd></div>`)}</dl>
+<details class="raw"><summary>Raw state</summary><pre>${JSON.stringify(h.state, null, 2)}</pre></details>`
+    : html`<p>It did not exist ${h.as_of ? html`at ${when(h.as_of)}` : 'yet'}.</p>`;
+  const title = titleOf(type, state, names, refOf(state).customer_id);
+  const link = type === 'invoice' ? `/console/invoices/${id}` : type === 'customer' ? `/console/customers/${id}` : type === 'payment' && refOf(state).invoice_id ? `/console/invoices/${refOf(state).invoice_id}` : null;
+  sendConsole(p.res, p.session, 200, {
+    title: `History of ${title}`,
+    section: 'history',
+    body: html`<h1>History of ${link ? html`<a href="${link}">${title}</a>` : title}</h1>
+<section class="card" aria-labelledby="as-of"><h2 id="as-of">${h.as_of ? html`As of ${when(h.as_of)}` : 'Now'}</h2>${stateBlock}</section>
+<section aria-labelledby="timeline"><h2 id="timeline">What happened (${h.event_count} change${h.event_count === 1 ? '' : 's'})</h2>
+${table('Changes, oldest first', ['When', 'What happened'], rows, 'No changes up to then.')}
+<p class="pager">${cursor ? html`<a href="/console/history${qs({ type, id, as_of: asOfText })}">First page</a> ` : ''}${h.pagination ? html`<a href="/console/history${qs({ type, id, as_of: asOfText, cursor: h.pagination.cursor })}">Next page</a>` : ''}</p></section>
+<details><summary>Look up another history</summary>${form}</details>`,
+  });
+}
+
+const text = (v: unknown): string => (typeof v === 'string' ? v : '');
+
+/** The references a state or event carries (an invoice's `ref` block, or the fields themselves). */
+function refOf(state: Record<string, unknown>): { customer_id: string; invoice_id: string } {
+  const ref = state.ref && typeof state.ref === 'object' ? (state.ref as Record<string, unknown>) : state;
+  return { customer_id: text(ref.customer_id), invoice_id: text(ref.invoice_id) };
+}
+
+function currencyOf(x: Record<string, unknown>): string | null {
+  const ref = x.ref && typeof x.ref === 'object' ? (x.ref as Record<string, unknown>) : x;
+  return text(ref.currency) || null;
+}
+
+// The page's title: the thing's name ("Invoice INV-0042 — Acme Repairs Ltd"), never its UUID where a name exists.
+function titleOf(type: (typeof HISTORY_SUBJECT_TYPES)[number], s: Record<string, unknown>, names: NameBook, customerId: string): string {
+  const who = customerId && names.customerName(customerId) ? ` — ${names.customerName(customerId)}` : '';
+  const cur = currencyOf(s);
+  switch (type) {
+    case 'invoice': return `Invoice ${text(s.number) || '(draft)'}${who}`;
+    case 'customer': return `Customer ${text(s.name) || 'removed'}`;
+    case 'payment': return `Payment${typeof s.amount === 'number' && cur ? ` of ${money(s.amount, cur)}` : ''}${text(s.reference) ? ` (${text(s.reference)})` : ''}${who}`;
+    case 'credit_note_request': return `Credit note request${typeof s.amount === 'number' && cur ? ` of ${money(s.amount, cur)}` : ''}${text(s.invoice_number) ? ` on ${text(s.invoice_number)}` : ''}${who}`;
+    case 'note': return 'Note';
+    case 'attachment': return `Attachment ${text(s.filename)}`.trim();
+    case 'relationship': return 'Buyer relationship';
+    case 'revision': return `${text(s.kind) === 'pricing' ? 'Pricing' : 'Baseline'} revision from ${text(s.effective_from).slice(0, 10)}`;
+  }
 }

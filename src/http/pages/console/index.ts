@@ -21,6 +21,7 @@ import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
 import { mountSearch } from './search.ts';
 import { mountCustomerForms } from './customer-forms.ts';
+import { mountActivity } from './activity.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
 const chartJs = () => path.join(path.dirname(createRequire(import.meta.url).resolve('chart.js')), 'chart.umd.min.js');
@@ -64,4 +65,5 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountRefundsDue(app, services);
   mountUsage(app, services);
   mountSearch(app, services);
+  mountActivity(app, services);
 }

@@ -9,6 +9,7 @@ import { type Refusal, errorOf, typed } from './form-state.ts';
 import { ops } from '../../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
+import { day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 import { type RerateDiff, hasMeteredLines, usageSection } from './invoice-usage.ts';
 
@@ -69,7 +70,7 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
 <div><dt>Credited</dt><dd>${money(i.amount_credited, cur)}</dd></div>
 <div><dt>Remaining</dt><dd>${money(i.amount_remaining, cur)}</dd></div>
 </dl>
-<dl class="details"><div><dt>Issued</dt><dd>${i.issue_date ?? '—'}</dd></div><div><dt>Due</dt><dd>${i.due_date ?? '—'}</dd></div>
+<dl class="details"><div><dt>Issued</dt><dd>${day(i.issue_date)}</dd></div><div><dt>Due</dt><dd>${day(i.due_date)}</dd></div>
 <div><dt>Created</dt><dd>${when(i.created_at)}</dd></div><div><dt>Memo</dt><dd>${i.memo ?? '—'}</dd></div></dl></section>
 ${payable ? paymentForm(p, i, out.refusal) : ''}
 <section aria-labelledby="lines"><h2 id="lines">Lines</h2>

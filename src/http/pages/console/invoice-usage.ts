@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import type { InvoiceDetail } from '../../../contract/schemas/billing-invoices.ts';
 import { type InvoiceRerateDiff } from '../../../contract/schemas/billing-usage.ts';
 import { money, problemBox, qs, table, when } from './layout.ts';
+import { NameBook, wholeId } from './format.ts';
 import { type Html, type SafeHtml, html, join } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import type { ConsolePage } from './route.ts';
@@ -22,17 +23,14 @@ export function hasMeteredLines(i: Invoice): boolean {
   return i.lines.some((l) => l.kind === 'metered');
 }
 
-/** A difference with its sign written (+£0.50, -£1.20, £0.00): the sign is never left to colour. */
+/** A difference with its sign written (+GBP 0.50, -GBP 1.20, GBP 0.00): the sign is never left to colour. */
 function signed(minor: number, currency: string): string {
   return `${minor > 0 ? '+' : ''}${money(minor, currency)}`;
 }
 
-// An id shortened to its last 8 characters: ids are UUID v7, whose leading characters are a timestamp that ids made close together share.
-const short = (id: string) => `…${id.slice(-8)}`;
-
-// A revision id, shortened, linking to its history (who recorded it, when and why).
+// A revision (it has no name: its whole id), linking to its history (who recorded it, when and why).
 function revision(id: string | null): Html {
-  return id ? html`<a href="/console/history${qs({ type: 'revision', id })}" title="${id}"><code>${short(id)}</code></a>` : 'none';
+  return id ? html`<a href="/console/history${qs({ type: 'revision', id })}">${wholeId(id)}</a>` : 'none';
 }
 
 const words = (s: string) => s.replaceAll('_', ' ');
@@ -50,12 +48,13 @@ export async function usageSection(p: ConsolePage, i: Invoice, rerate?: RerateDi
     return p.api.call(ops['billing.invoices.orders.list'], { invoice_id: i.id, line_index: index, limit: ORDERS_PER_PAGE, ...(cursor ? { cursor } : {}) });
   }));
   const cur = i.currency;
+  const names = await NameBook.load(p.api, { organizations: pages.flatMap((r) => (r.ok ? r.body.items.map((o) => o.buyer) : [])) });
   const lines = metered.map(({ l, m, index }, k) => {
     const r = pages[k];
     const paged = index === pagedLine && pagedCursor !== undefined;
     const rows = r?.ok
       ? r.body.items.map((o) => [
-        o.order_id, when(o.occurred_at), html`<code title="${o.buyer}">${short(o.buyer)}</code>`, money(o.amount.amount, o.amount.currency), words(o.classification),
+        o.order_id, when(o.occurred_at), names.organization(o.buyer), money(o.amount.amount, o.amount.currency), words(o.classification),
         o.rate_bps, money(o.exempt_amount, cur), money(o.chargeable_amount, cur), money(o.fee.amount, o.fee.currency),
         o.relationship_id ? html`<a href="/console/history${qs({ type: 'relationship', id: o.relationship_id })}">Relationship</a>` : 'none',
       ])
@@ -87,7 +86,7 @@ ${join(lines, '\n')}</section>`;
 function differences(o: RerateDiff['orders'][number], currency: string): Html {
   const show: Record<keyof Rating, (r: Rating) => Html> = {
     classification: (r) => words(r.classification),
-    relationship_id: (r) => (r.relationship_id ? html`<code title="${r.relationship_id}">${short(r.relationship_id)}</code>` : 'none'),
+    relationship_id: (r) => (r.relationship_id ? html`<a href="/console/history${qs({ type: 'relationship', id: r.relationship_id })}">${wholeId(r.relationship_id)}</a>` : 'none'),
     rate_bps: (r) => `${r.rate_bps} bps`,
     exempt_amount: (r) => money(r.exempt_amount, currency),
     fee: (r) => money(r.fee, currency),

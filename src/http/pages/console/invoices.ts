@@ -7,6 +7,7 @@ import { badge, field, formGuard, money, options, qs, sendConsole, table, UUID }
 import { type Html, html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
+import { NameBook, day } from './format.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';
 import { invoicePage } from './invoice-page.ts';
 import type { ApiProblem } from './api.ts';
@@ -68,7 +69,8 @@ async function listPage(p: ConsolePage): Promise<void> {
   const place = placeOf(p.req.query);
   const limit = pageSizeOf(p.req.query, PAGE);
   const r = await p.api.call(ops['billing.invoices.list'], { ...f, sort, cursor: place.cursor, limit, include_total_count: true });
-  const rows = r.ok ? r.body.items.map(row) : [];
+  const names = await NameBook.load(p.api, { customers: r.ok ? r.body.items.map((i) => i.customer_id) : [] });
+  const rows = r.ok ? r.body.items.map((i) => row(i, names)) : [];
   const dateField = (name: keyof Filters, label: string) => field(name, label, html`<input id="${name}" name="${name}" type="date" value="${f[name] ?? ''}">`);
   // A column header that sorts by it (high to low first; a second click turns it round).
   const sortable = (label: string, column: 'total' | 'amount_remaining') => {
@@ -97,10 +99,10 @@ ${r.ok ? pager('/console/invoices', { ...f, sort: sort === 'created_at' ? undefi
   });
 }
 
-function row(i: z.output<typeof InvoiceListItem>): Html[] {
+function row(i: z.output<typeof InvoiceListItem>, names: NameBook): Html[] {
   return [
-    html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), html`<a href="/console/customers/${i.customer_id}" aria-label="Customer of ${i.number ?? 'the draft'}">Customer</a>`,
-    i.issue_date ?? '—', i.due_date ?? '—', money(i.total, i.currency), money(i.amount_remaining, i.currency),
+    html`<a href="/console/invoices/${i.id}">${i.number ?? 'Draft'}</a>`, badge(i.status), names.customer(i.customer_id),
+    day(i.issue_date), day(i.due_date), money(i.total, i.currency), money(i.amount_remaining, i.currency),
   ];
 }
 

@@ -6,6 +6,7 @@ import type { ApiProblem } from './api.ts';
 import { newIdempotencyKey } from './api.ts';
 import { plainMessage } from './form-state.ts';
 import { displayMinorUnits } from '../../../iso4217.ts';
+import { instant, money as formatMoney } from './format.ts';
 
 /** A UUID as the API writes ids (anything else in a URL or form is not sent on). */
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -33,7 +34,7 @@ export interface PageParts {
   /** The main area. */
   body: SafeHtml;
   /** Which navigation entry is current. */
-  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'history' | 'configuration' | 'health';
+  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'activity' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
@@ -46,6 +47,7 @@ const NAV: [NonNullable<PageParts['section']>, string, string][] = [
   ['customers', '/console/customers', 'Customers'],
   ['invoices', '/console/invoices', 'Invoices'],
   ['overdue', '/console/overdue', 'Overdue'],
+  ['activity', '/console/activity', 'Activity'],
   ['history', '/console/history', 'History'],
   ['configuration', '/console/configuration', 'Configuration'],
   ['health', '/console/health', 'Health'],
@@ -129,16 +131,8 @@ export function formGuard(session: WebSession): SafeHtml {
   return html`<input type="hidden" name="csrf" value="${csrfToken(session)}"><input type="hidden" name="idem" value="${newIdempotencyKey()}">`;
 }
 
-/** Money in minor units as the currency writes it (e.g. £1,234.50, IQD 1,234.500). Display only: amounts stay integers everywhere else. */
-export function money(minor: number, currency: string): string {
-  const digits = displayMinorUnits(currency);
-  if (digits === null) return `${minor} ${currency} (minor units)`;
-  try {
-    return new Intl.NumberFormat('en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(minor / 10 ** digits);
-  } catch {
-    return `${minor} ${currency} (minor units)`;
-  }
-}
+/** Money in minor units as "GBP 1,234.50" (see format.ts). Display only: amounts stay integers everywhere else. */
+export const money = formatMoney;
 
 /** Minor-unit digits of a currency (2 for GBP, 0 for JPY, 3 for IQD), from the ISO 4217 table; 0 for a code it lacks (shown as raw minor units). */
 export function minorDigits(currency: string): number {
@@ -166,11 +160,8 @@ export function badge(status: string): SafeHtml {
   return html`<span class="badge badge-${status.replace(/[^a-z_]/g, '')}">${status.replaceAll('_', ' ')}</span>`;
 }
 
-/** A timestamp shown in UTC, to the minute, in a <time> element. */
-export function when(iso: string | null | undefined): SafeHtml {
-  if (!iso) return html`—`;
-  return html`<time datetime="${iso}">${iso.replace('T', ' ').slice(0, 16)} UTC</time>`;
-}
+/** An instant, readable, with its UTC value on hover (see format.ts). */
+export const when = instant;
 
 /** A table with a caption, scrolling sideways on narrow screens. A cell is markup (SafeHtml) or text (escaped). */
 export function table(caption: string, head: readonly Html[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {

@@ -2,6 +2,7 @@
 import type express from 'express';
 import type { Services } from '../../../context.ts';
 import { money, sendConsole, table } from './layout.ts';
+import { day } from './format.ts';
 import { html, join } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
@@ -38,10 +39,12 @@ async function overduePage(p: ConsolePage): Promise<void> {
       s.customer_id ? html`<a href="/console/customers/${s.customer_id}">${name}</a>` : name,
       join(s.amount_past_due.map((m) => money(m.amount, m.currency)), html`<br>`),
       s.invoices.length,
-      s.invoices[0]?.due_date ?? '—',
-      s.suspension_date ?? '—',
+      day(s.invoices[0]?.due_date),
+      day(s.suspension_date),
       s.suspended ? html`<strong>suspended</strong>` : 'not yet',
-      s.payment_url ? html`<a href="${s.payment_url}" rel="noreferrer">Payment link</a>` : '—',
+      // The payment page is the organization's own (its members sign in to it; staff get a 404 there): staff record a
+      // payment on the oldest invoice's console page, and copy the customer's link to send on.
+      html`${s.invoices[0] ? html`<a href="/console/invoices/${s.invoices[0].id}#payments">Record a payment</a>` : ''}${s.payment_url ? html`<br><span class="muted">Customer's link:</span> <code class="id">${s.payment_url}</code>` : ''}`,
     ]);
   sendConsole(p.res, p.session, 200, {
     title: 'Overdue',

@@ -5,6 +5,7 @@ import type { CreditNoteRequestDetail } from '../../../contract/schemas/billing-
 import type { Note } from '../../../contract/schemas/billing-customers.ts';
 import type { Attachment } from '../../../contract/schemas/billing-attachments.ts';
 import { badge, formGuard, money, qs, when } from './layout.ts';
+import { day } from './format.ts';
 import { type Html, type SafeHtml, html } from '../html.ts';
 import type { ConsolePage } from './route.ts';
 
@@ -12,7 +13,7 @@ import type { ConsolePage } from './route.ts';
 /** Rows of a payments table. */
 export function paymentRows(items: z.output<typeof Payment>[]): Html[][] {
   return items.map((x) => [
-    x.received_on,
+    day(x.received_on),
     money(x.amount, x.currency),
     x.method.replaceAll('_', ' '),
     x.reference,

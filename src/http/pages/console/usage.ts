@@ -4,6 +4,7 @@
 import type express from 'express';
 import type { Services } from '../../../context.ts';
 import type { ApiProblem } from './api.ts';
+import { NameBook } from './format.ts';
 import { UUID, badge, field, formGuard, money, moneyInput, parseMoney, qs, sendConsole, table, when } from './layout.ts';
 import { type SafeHtml, html } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
@@ -69,7 +70,7 @@ ${field(`void-reason-${i}`, 'Reason', html`<input id="void-reason-${i}" name="re
     title: 'Usage',
     section: 'configuration',
     problem: extra.problem ?? (r.ok ? null : r.problem),
-    body: html`<h1>Usage of ${period}, subscription <code>${sub}</code></h1>
+    body: html`<h1>Usage of ${period}: ${(await NameBook.load(p.api, { subscriptions: [sub] })).subscription(sub)}</h1>
 ${extra.notice ? html`<p role="status" class="notice">${extra.notice}</p>` : ''}
 ${pick}
 <form method="post" action="${BASE}/${sub}/${period}/generate" class="card">${formGuard(p.session)}<h3>Invoice the month</h3>

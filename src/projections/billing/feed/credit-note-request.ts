@@ -1,9 +1,10 @@
 // Credit note request events in the billing feed.
 import type { CreditNoteRequestEvent } from '../../../domain/billing/credit-note-request.ts';
+import type { FeedEventType } from '../../../domain/billing/feed-event-types.ts';
 import { type FeedEntry, type FeedMappers, streamId } from './types.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 
-const on = (type: string, e: RecordedEvent, data: Record<string, unknown>): FeedEntry => ({ type, subject: { type: 'credit_note_request', id: streamId(e) }, data });
+const on = (type: FeedEventType, e: RecordedEvent, data: Record<string, unknown>): FeedEntry => ({ type, subject: { type: 'credit_note_request', id: streamId(e) }, data });
 
 /** credit_note_request.* events. */
 export const creditNoteRequestFeed: FeedMappers<CreditNoteRequestEvent> = {

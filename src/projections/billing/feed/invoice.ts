@@ -1,10 +1,11 @@
 // Invoice, payment and credit events (all on the `invoice-<id>` stream) in the billing feed.
 import type { InvoiceEvent, InvoiceRef } from '../../../domain/billing/invoice-events.ts';
+import type { FeedEventType } from '../../../domain/billing/feed-event-types.ts';
 import type { FeedEntry, FeedMappers } from './types.ts';
 
 const money = (amount: number, ref: InvoiceRef) => ({ amount, currency: ref.currency });
-const onInvoice = (type: string, d: InvoiceRef, data: Record<string, unknown>): FeedEntry => ({ type, subject: { type: 'invoice', id: d.invoice_id }, data });
-const onPayment = (type: string, d: InvoiceRef & { payment_id: string }, data: Record<string, unknown>): FeedEntry => ({
+const onInvoice = (type: FeedEventType, d: InvoiceRef, data: Record<string, unknown>): FeedEntry => ({ type, subject: { type: 'invoice', id: d.invoice_id }, data });
+const onPayment = (type: FeedEventType, d: InvoiceRef & { payment_id: string }, data: Record<string, unknown>): FeedEntry => ({
   type,
   subject: { type: 'payment', id: d.payment_id },
   data: { invoice_id: d.invoice_id, ...data },

@@ -2,6 +2,7 @@
 import { type DomainEvent, type EventCodec, currentType } from '../../../domain/decider.ts';
 import type { RecordedEvent } from '../../../eventstore/port.ts';
 import { readRecorded } from '../../recorded.ts';
+import type { FeedEventType } from '../../../domain/billing/feed-event-types.ts';
 
 /** What a feed event is about. */
 export type FeedSubjectType = 'customer' | 'invoice' | 'payment' | 'credit_note_request';
@@ -10,7 +11,7 @@ export type FeedSubjectType = 'customer' | 'invoice' | 'payment' | 'credit_note_
 export interface FeedEntry {
   /** Seen by billing staff only (e.g. changes to a draft invoice, which its organization cannot see yet). */
   staffOnly?: boolean;
-  type: string;
+  type: FeedEventType;
   subject: { type: FeedSubjectType; id: string };
   data: Record<string, unknown>;
 }

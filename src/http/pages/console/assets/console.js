@@ -79,7 +79,17 @@
     if (first) first.focus();
   }
 
+  // Instants are written in UTC by the server; shown in the reader's own time zone, the UTC value stays on hover (title).
+  function localTimes() {
+    var fmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
+    document.querySelectorAll('time[data-local]').forEach(function (t) {
+      var d = new Date(t.getAttribute('datetime') || '');
+      if (!isNaN(d.getTime())) t.textContent = fmt.format(d);
+    });
+  }
+
   ready(function () {
+    localTimes();
     drawCharts();
     lineEditors();
     printButtons();

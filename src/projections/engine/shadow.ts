@@ -1,0 +1,94 @@
+// The tables a blue/green rebuild fills (see blue-green.ts): empty copies of a projection's tables in a schema of its
+// own, under the same names (so the projection's code writes them unchanged, through the search path), with the same
+// columns, checks, keys and indexes (so the swap leaves the catalog as it was), and the swap itself.
+import type { Knex } from 'knex';
+import type { LogPosition, RecordedEvent } from '../../eventstore/port.ts';
+import type { Projection } from '../projection.ts';
+
+/** The checkpoint row of the version being built beside projection `name`. */
+export function nextName(name: string): string {
+  return `${name}@next`;
+}
+
+/** The schema holding the tables being built for projection `name`. */
+export function shadowSchema(name: string): string {
+  return `rebuild_${name.toLowerCase().replace(/[^a-z0-9]+/g, '_')}`.slice(0, 63);
+}
+
+const ident = (id: string) => `"${id.replace(/"/g, '""')}"`;
+
+/** The schema the read-model tables live in (the first of the search path). */
+export async function liveSchema(knex: Knex): Promise<string> {
+  const res = await knex.raw('select current_schema() as s');
+  return (res.rows[0] as { s: string }).s;
+}
+
+/**
+ * Creates empty copies of `p`'s tables in its shadow schema and its checkpoint row at the start of the log,
+ * replacing an unfinished earlier build. Keys and indexes get the live ones' names (LIKE would name them anew).
+ */
+export async function createShadow(trx: Knex.Transaction, p: Projection, live: string, now: Date): Promise<void> {
+  const schema = ident(shadowSchema(p.name));
+  await trx.raw(`drop schema if exists ${schema} cascade`);
+  await trx.raw(`create schema ${schema}`);
+  for (const t of p.tables) {
+    const table = `${schema}.${ident(t)}`;
+    await trx.raw(`create table ${table} (like ${ident(live)}.${ident(t)} including all excluding indexes)`);
+    const res = await trx.raw(
+      `select c.relname as name, con.conname, pg_get_constraintdef(con.oid) as condef, pg_get_indexdef(i.indexrelid) as indexdef
+       from pg_index i join pg_class c on c.oid = i.indexrelid
+       left join pg_constraint con on con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
+       where i.indrelid = ?::regclass order by c.relname`,
+      [`${ident(live)}.${ident(t)}`],
+    );
+    for (const r of res.rows as { name: string; conname: string | null; condef: string | null; indexdef: string }[]) {
+      if (r.conname) {
+        await trx.raw(`alter table ${table} add constraint ${ident(r.conname)} ${r.condef}`);
+        continue;
+      }
+      const m = /^(CREATE (?:UNIQUE )?INDEX) \S+ ON (?:ONLY )?\S+ (USING .*)$/s.exec(r.indexdef);
+      if (!m) throw new Error(`cannot copy index ${r.name} of ${t}: ${r.indexdef}`);
+      await trx.raw(`${m[1]} ${ident(r.name)} on ${table} ${m[2]}`);
+    }
+  }
+  await trx('projection_checkpoints').where({ name: nextName(p.name) }).delete();
+  await trx('projection_checkpoints').insert({ name: nextName(p.name), version: p.version, position: null, updated_at: now });
+}
+
+/** Makes `trx` write the shadow tables of projection `name`: they come first on its search path, the live schema after. */
+export async function writeShadow(trx: Knex.Transaction, name: string, live: string): Promise<void> {
+  await trx.raw(`select set_config('search_path', ?, true)`, [`${ident(shadowSchema(name))}, ${ident(live)}`]);
+}
+
+/**
+ * `p` writing its shadow tables: the same code and tables, its own checkpoint row. Only `apply` (in the runner's
+ * transaction, where the search path is set): the bulk and staged paths read outside any transaction.
+ */
+export function shadowProjection(p: Projection, live: string): Projection {
+  const handles = p.handles?.bind(p);
+  return {
+    name: nextName(p.name),
+    version: p.version,
+    tables: p.tables,
+    ...(handles ? { handles } : {}),
+    async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
+      await writeShadow(trx, p.name, live);
+      await p.apply(trx, events);
+    },
+  };
+}
+
+/**
+ * Puts the shadow tables of `p` in place of the live ones, drops the old, and moves the live checkpoint to `at`
+ * (where the shadow is), in the caller's transaction: readers wait for it, then read the new tables.
+ */
+export async function swapShadow(trx: Knex.Transaction, p: Projection, live: string, at: LogPosition | null, now: Date): Promise<void> {
+  const schema = ident(shadowSchema(p.name));
+  for (const t of p.tables) {
+    await trx.raw(`drop table ${ident(live)}.${ident(t)}`);
+    await trx.raw(`alter table ${schema}.${ident(t)} set schema ${ident(live)}`);
+  }
+  await trx.raw(`drop schema ${schema}`);
+  await trx('projection_checkpoints').where({ name: nextName(p.name) }).delete();
+  await trx('projection_checkpoints').where({ name: p.name }).update({ version: p.version, position: at, failure: null, updated_at: now });
+}
