@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 import { defineConfig } from 'eslint/config';
 
 export default defineConfig(
-  { ignores: ['node_modules/', 'data/', 'test-results/'] },
+  { ignores: ['node_modules/', 'data/', 'test-results/', 'dist/'] },
   {
     files: ['**/*.ts', '**/*.js'],
     extends: [js.configs.recommended, tseslint.configs.recommended],

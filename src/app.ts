@@ -12,11 +12,14 @@ import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
 import { migrateLatest } from '../migrations/index.ts';
-import { createMetrics } from './metrics.ts';
+import { LAG_EVENTS_CAP, createMetrics } from './metrics.ts';
+import { watchPool } from './db-pool-metrics.ts';
+import { type ExtraChecks, type OpsListener, listenOps } from './http/ops.ts';
 import { refusedMonthCount } from './queries/billing/usage-months.ts';
 import { webhookBacklog } from './queries/billing/webhook-outbox.ts';
 import { ProjectionRunner } from './projections/engine/runner.ts';
 import { progressChannel } from './projections/engine/remote-progress.ts';
+import { announceProjector } from './projections/engine/presence.ts';
 import { areas } from './areas/index.ts';
 import { Registry } from './contract/registry.ts';
 import { createHttpApp } from './http/router.ts';
@@ -33,12 +36,12 @@ import { mountPaymentPage } from './http/pages/pay.ts';
 import { useSessionLookup } from './http/pages/web-session.ts';
 import { mountSandboxPages } from './http/pages/sandbox.ts';
 import { SandboxProvider } from './payments/sandbox.ts';
+import { openMailer } from './mail/index.ts';
 import { attentionCounts, attentionItems } from './queries/billing/attention.ts';
 import { vehicleDataProvider } from './vehicle-data/index.ts';
 import { mountPaymentWebhooks } from './http/payment-webhook.ts';
 import { ATTEMPT_LIMITED_PATHS, AttemptLimits, mountApiAttemptLimits } from './http/attempt-limits.ts';
 import { mountLoginAttemptLimits } from './http/pages/login-limits.ts';
-import { opsGuard } from './http/ops-guard.ts';
 import { openFileObjectStore } from './storage/index.ts';
 import { mountFileObjectRoutes } from './http/file-routes.ts';
 import { FileObjectStore } from './storage/file.ts';
@@ -67,6 +70,8 @@ export interface AppOptions {
   workerIntervalMs?: number;
   /** Check every answer against its operation's declared response and errors (tests). */
   checkContracts?: boolean;
+  /** What this process is (names its database connections; default `cli`). */
+  kind?: ProcessKind;
 }
 
 /** A built service. */
@@ -79,19 +84,24 @@ export interface App extends Omit<Services, 'runner'> {
   server?: http.Server;
   /** Listens on `port` (0 = ephemeral) and returns the base URL. */
   listen(port?: number, host?: string): Promise<string>;
+  /** Opens the operations listener (/healthz, /readyz, /metrics) on OPS_PORT (unset: an ephemeral port) and returns its URL. */
+  listenOps(port?: number, host?: string): Promise<string>;
   close(): Promise<void>;
 }
 
-/** Opens the configured database: Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR. */
-export async function openDatabase(config: Config): Promise<Db> {
-  return config.databaseUrl ? connectPostgres(config.databaseUrl) : openPglite(path.join(config.dataDir, 'pglite'));
+/** What a process is, as its database connections name it (pg_stat_activity's application_name: `core-server project`). */
+export type ProcessKind = 'start' | 'serve' | 'project' | 'work' | 'cli';
+
+/** Opens the configured database: Postgres when DATABASE_URL is set (at most DATABASE_POOL_MAX connections), else embedded PGlite in DATA_DIR. */
+export async function openDatabase(config: Config, kind: ProcessKind = 'cli'): Promise<Db> {
+  return config.databaseUrl ? connectPostgres(config.databaseUrl, config.databasePoolMax, `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'));
 }
 
 /** Builds the service. */
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const logger = opts.logger ?? createLogger(config.logLevel);
-  const db = opts.db ?? (await openDatabase(config));
+  const db = opts.db ?? (await openDatabase(config, opts.kind));
   const ownsDb = !opts.db;
   try {
     if (opts.migrate !== false) await migrateLatest(db.knex, config.eventLog.kind);
@@ -100,6 +110,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     throw err;
   }
   const metrics = createMetrics();
+  watchPool(db.knex, metrics);
+  db.onWarning = (message) => logger.warn({ message }, 'database connection');
   // Without BASE_URL the file store's URLs point at wherever listen() ends up.
   let publicUrl = config.baseUrl;
   const baseUrlIsDefault = config.baseUrl === `http://localhost:${config.port}`;
@@ -116,16 +128,22 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress, oneConnection: db.kind === 'pglite' });
   await runner.prepare();
   metrics.lagSource = () => runner.lags();
+  metrics.lagEventsSource = () => runner.lagEvents(LAG_EVENTS_CAP);
   metrics.refundsDueSource = () => refundsDueCount(db.knex);
   metrics.refusedUsageMonthsSource = () => refusedMonthCount(db.knex);
   metrics.webhookBacklogSource = () => webhookBacklog(db.knex);
-  if (opts.projections !== false) runner.start();
+  let unannounce = async () => {};
+  if (opts.projections !== false) {
+    runner.start();
+    unannounce = await announceProjector(db);
+  }
   const registry = new Registry(areas.flatMap((a) => a.operations));
   const pipeline: InvokeOptions = { checkContracts: opts.checkContracts, entitled: (organizationId, key, now) => entitledTo(db.knex, organizationId, key, now) };
   // The providers are chosen here and reached through Services; nothing else imports an adapter.
   const payments = new SandboxProvider({ config, knex: db.knex, clock, logger });
+  const mailer = openMailer(config);
   const services: Services = {
-    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock),
+    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock), mailer,
     invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);
@@ -134,6 +152,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   metrics.attentionSource = async () => new Map(attentionCounts(await attentionItems(services)).map((c) => [c.kind, c.count]));
   const limits = new AttemptLimits(db.knex, clock, config.rateLimits);
+  const workers = new Workers(services, areas.flatMap((a) => a.workers ?? []));
+  // Where the workers run, /readyz says whether their last passes succeeded.
+  const opsChecks: ExtraChecks | undefined = opts.workers
+    ? () => workers.status().map((w) => ({ name: `worker:${w.name}`, ok: w.failing === null, detail: w.failing === null ? `last pass succeeded at ${w.last_success}` : `last pass failed: ${w.failing}` }))
+    : undefined;
   const httpApp = createHttpApp(services, registry, {
     ...pipeline,
     authenticators: {
@@ -141,9 +164,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       integrations: integrationAuthenticator(activeInstallByKeyHash),
     },
     guardedPaths: ATTEMPT_LIMITED_PATHS,
+    opsChecks,
     before: (express) => {
       if (objects instanceof FileObjectStore) mountFileObjectRoutes(express, objects);
-      express.use(['/metrics', '/readyz'], opsGuard(config.metricsToken));
       mountApiAttemptLimits(express, limits);
       mountLoginAttemptLimits(express, limits);
     },
@@ -155,9 +178,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mountPaymentWebhooks(express, services);
     },
   });
-  const workers = new Workers(services, areas.flatMap((a) => a.workers ?? []));
   if (opts.workers) workers.start(opts.workerIntervalMs);
   let server: http.Server | undefined;
+  let ops: OpsListener | undefined;
   const built: App = {
     ...services,
     runner,
@@ -181,7 +204,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         logger.warn({ variable: 'SANDBOX_WEBHOOK_SECRET' }, 'SANDBOX_WEBHOOK_SECRET is not a secret of your own (the published development default is in use): anyone can sign payment notifications to this service. Set one (16+ characters); outside development (HOST not loopback, or NODE_ENV=production) the service does not start without it');
       return url;
     },
+    async listenOps(port = config.opsPort ?? 0, host = config.opsHost) {
+      ops = await listenOps(services, { port, host, extra: opsChecks });
+      return ops.url;
+    },
     async close() {
+      await ops?.close();
       const s = server;
       if (s) {
         // Stop accepting first, then drop open connections: a connection accepted in between cannot hold close() open.
@@ -191,8 +219,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       }
       await workers.stop();
       await runner.stop();
+      await unannounce();
       await progress.close();
       await store.close();
+      mailer.close();
       if (ownsDb) await db.close();
     },
   };

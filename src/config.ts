@@ -27,6 +27,10 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   HOST: z.string().default('127.0.0.1'),
   METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  // Issue 30: every process kind can be watched; `project` and `work` have no other port.
+  OPS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  OPS_HOST: z.string().default('127.0.0.1'),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(2).max(1000).default(20),
   SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(10_000),
   RATE_LIMIT_LOGIN_PER_ACCOUNT: z.coerce.number().int().min(1).max(100_000).default(10),
   RATE_LIMIT_LOGIN_PER_ADDRESS: z.coerce.number().int().min(1).max(100_000).default(50),
@@ -60,6 +64,20 @@ const EnvSchema = z.object({
   VEHICLE_DATA_TREE_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(2_000),
   VEHICLE_DATA_ENRICH_DELAY_MS: z.coerce.number().int().min(0).max(600_000).default(3_000),
   ASSEMBLY_SUBSCRIBE_RETENTION: z.coerce.number().int().min(1).max(10_000_000).default(100_000),
+  // Issue 28: who issues the documents (PDF invoices, credit notes, receipts) and how customers' emails leave.
+  INVOICE_SELLER_NAME: z.string().max(200).default('Core Billing Ltd'),
+  INVOICE_SELLER_ADDRESS: z.string().max(500).default('1 Example Street | London | EC1A 1AA | GB'),
+  INVOICE_PAYMENT_INSTRUCTIONS: z.string().max(1000).default('Pay online at the payment link below, or by bank transfer quoting the invoice number.'),
+  SMTP_URL: z.string().regex(/^smtps?:\/\//, 'must be an smtp:// or smtps:// URL').optional(),
+  EMAIL_FROM: z.string().min(3).max(200).default('billing@localhost'),
+  EMAIL_REMINDER_DAYS: z.string().default('-3,0,3,7,14').transform((v, ctx) => {
+    const days = parseReminderDays(v);
+    if (typeof days === 'string') {
+      ctx.addIssue({ code: 'custom', message: days });
+      return z.NEVER;
+    }
+    return days;
+  }),
   // Outbound webhooks (issue 29): plain http endpoints only on loopback, and only where allowed (default: in development).
   WEBHOOK_HTTP_LOOPBACK: z.enum(['allow', 'deny']).optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
@@ -73,6 +91,18 @@ const EnvSchema = z.object({
     ctx.addIssue({ code: 'custom', path: ['SANDBOX_WEBHOOK_SECRET'], message: 'is the published development default; set a secret of your own outside development' });
   // `when`: checked even when other variables are bad, so every bad variable is named at once.
 }, { when: (payload) => !payload.issues.some((i) => ['HOST', 'NODE_ENV', 'SANDBOX_WEBHOOK_SECRET'].includes(String(i.path?.[0]))) });
+
+/** The name of every environment variable the service reads. */
+export type EnvName = keyof typeof EnvSchema.shape;
+
+/** Every variable with its default (undefined: none), straight from the schema: the configuration reference is made from it. */
+export function envDefaults(): Record<EnvName, unknown> {
+  const shape = EnvSchema.shape;
+  return Object.fromEntries(Object.entries(shape).map(([name, schema]) => {
+    const parsed = (schema as z.ZodType).safeParse(undefined);
+    return [name, parsed.success ? parsed.data : undefined];
+  })) as Record<EnvName, unknown>;
+}
 
 /** Development: listening on a loopback address only and NODE_ENV is not production; elsewhere secrets must be the operator's own. */
 export function isDevelopment(host: string, nodeEnv: string | undefined): boolean {
@@ -99,6 +129,11 @@ export interface Config {
   host: string;
   /** Bearer token that /metrics and /readyz require; unset: they answer only callers on this machine (loopback). */
   metricsToken?: string;
+  /** The operations listener (/healthz, /readyz, /metrics) of any process kind; unset: `start` and `serve` answer them on PORT, `project` and `work` on an ephemeral port they log. */
+  opsPort?: number;
+  opsHost: string;
+  /** Most PostgreSQL connections this process opens (docs/operations.md: processes x this <= max_connections - reserve). */
+  databasePoolMax: number;
   shutdownTimeoutMs: number;
   /** Failed attempts allowed per window before 429: per account and per source address (sign-in), per client (secret); upload URLs per organization per minute. */
   rateLimits: { loginPerAccount: number; loginPerAddress: number; clientSecret: number; windowSeconds: number; uploadUrlsPerMinute: number };
@@ -123,6 +158,10 @@ export interface Config {
   vehicleData: { provider: 'sandbox'; decodeDelayMs: number; treeDelayMs: number; enrichDelayMs: number };
   /** Completed searches kept per organization for assemblies.subscribe.stream replays. */
   assemblySubscribeRetention: number;
+  /** The seller printed on invoices, credit notes and receipts, and the payment instructions of invoices. */
+  seller: { name: string; address: string[]; paymentInstructions: string };
+  /** How customer emails leave: SMTP when SMTP_URL is set, else the outbox the console shows; the From address; reminder days relative to the due date. */
+  email: { smtpUrl?: string; from: string; reminderDays: number[] };
   /** Outbound webhooks: plain http to loopback allowed (development, tests); how long one delivery may take; how long a worker pass waits for the deliveries it started (slower ones go on in the background). */
   webhooks: { allowHttpLoopback: boolean; timeoutMs: number; passWaitMs: number };
 }
@@ -155,6 +194,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     metricsToken: e.METRICS_TOKEN,
+    opsPort: e.OPS_PORT,
+    opsHost: e.OPS_HOST,
+    databasePoolMax: e.DATABASE_POOL_MAX,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     rateLimits: {
       loginPerAccount: e.RATE_LIMIT_LOGIN_PER_ACCOUNT,
@@ -177,8 +219,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxWebhookSecretIsDefault: (e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET) === DEVELOPMENT_WEBHOOK_SECRET,
     vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },
     assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
+    seller: { name: e.INVOICE_SELLER_NAME, address: e.INVOICE_SELLER_ADDRESS.split('|').map((l) => l.trim()).filter(Boolean), paymentInstructions: e.INVOICE_PAYMENT_INSTRUCTIONS },
+    email: { smtpUrl: e.SMTP_URL, from: e.EMAIL_FROM, reminderDays: e.EMAIL_REMINDER_DAYS },
     webhooks: { allowHttpLoopback: (e.WEBHOOK_HTTP_LOOPBACK ?? (isDevelopment(e.HOST, e.NODE_ENV) ? 'allow' : 'deny')) === 'allow', timeoutMs: e.WEBHOOK_TIMEOUT_MS, passWaitMs: e.WEBHOOK_PASS_WAIT_MS },
   };
+}
+
+/** EMAIL_REMINDER_DAYS: comma-separated whole days relative to the due date (-3 = three days before), or a problem as text. */
+export function parseReminderDays(value: string): number[] | string {
+  const parts = value.split(',').map((v) => v.trim()).filter(Boolean);
+  if (!parts.every((p) => /^-?\d{1,3}$/.test(p))) return 'must be comma-separated whole days relative to the due date, e.g. -3,0,3,7,14';
+  return [...new Set(parts.map(Number))].sort((a, b) => a - b);
 }
 
 /** express's names for address ranges it can trust as proxies. */

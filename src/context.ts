@@ -9,6 +9,7 @@ import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.t
 import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
+import type { Mailer } from './mail/port.ts';
 import type { PaymentProvider } from './payments/port.ts';
 import type { VehicleDataProvider } from './vehicle-data/port.ts';
 import type { ProjectionStatus } from './read-model-status.ts';
@@ -69,6 +70,8 @@ export interface Services {
   payments: PaymentProvider;
   /** The vehicle-data provider (VEHICLE_DATA_PROVIDER). */
   vehicleData: VehicleDataProvider;
+  /** Where customer emails go (SMTP_URL, else the outbox). */
+  mailer: Mailer;
   /** Calls an operation through the pipeline as `caller`, with this process's options (the console, pages, workers). */
   invoke<Op extends Invocable>(op: Op, input: unknown, caller: Caller): Promise<Invoked<z.output<Op['response']>>>;
   /** The registered JSON operation of the core API named `id`. */

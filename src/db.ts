@@ -24,7 +24,25 @@ export interface Db {
   pglite?: PGlite;
   /** Postgres connection string, for a dedicated LISTEN client; undefined on PGlite. */
   url?: string;
+  /** Where knex's warnings go (the composition root points it at the logger); by default one line on stderr. */
+  onWarning?: (message: string) => void;
   close(): Promise<void>;
+}
+
+/**
+ * knex's own log: a warning (a connection that could not be acquired) as one line, never its stack; and nothing
+ * for the acquires that closing the pool aborts (a SIGTERM during a query printed `Acquire connection error: Error: aborted` and a stack).
+ */
+function knexLog(db: () => Db | undefined, closing: () => boolean): Knex.Config['log'] {
+  const warn = (message: unknown) => {
+    const text = String(message);
+    if (closing() && /Error: aborted/.test(text)) return;
+    const line = text.split('\n')[0] ?? text;
+    const sink = db()?.onWarning;
+    if (sink) sink(line);
+    else process.stderr.write(`core-server: database: ${line}\n`);
+  };
+  return { warn, error: warn, deprecate: () => {}, debug: () => {} };
 }
 
 export { DatabaseLockedError } from './db-lock.ts';
@@ -41,8 +59,8 @@ export function redactUrl(url: string): string {
  * Opens Postgres at `url` after one connection proves it usable, so a wrong host, database or role is one line naming
  * the setting and what the server said (not the pool's retries and two stack traces).
  */
-export async function connectPostgres(url: string, poolMax?: number): Promise<Db> {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000 });
+export async function connectPostgres(url: string, poolMax?: number, applicationName?: string): Promise<Db> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 10_000, application_name: applicationName });
   probe.on('error', () => {});
   try {
     await probe.connect();
@@ -52,13 +70,26 @@ export async function connectPostgres(url: string, poolMax?: number): Promise<Db
   } finally {
     await probe.end().catch(() => {});
   }
-  return openPostgres(url, poolMax);
+  return openPostgres(url, poolMax, applicationName);
 }
 
-/** Opens Postgres at `url`. */
-export function openPostgres(url: string, poolMax = 20): Db {
-  const knex = knexFactory({ client: 'pg', connection: url, pool: { min: 0, max: poolMax, afterCreate: discardWhenEnded }, compileSqlOnError: false });
-  return { kind: 'postgres', knex, url, close: () => knex.destroy() };
+/**
+ * Opens Postgres at `url`. `applicationName` (`core-server project`...) shows in pg_stat_activity: an operator sees
+ * which process holds which connections, and the CLI sees whether a projector runs (src/cli/settle.ts).
+ */
+export function openPostgres(url: string, poolMax = 20, applicationName?: string): Db {
+  const connection = applicationName ? { connectionString: url, application_name: applicationName } : url;
+  let closing = false;
+  const db: Db = {
+    kind: 'postgres',
+    knex: knexFactory({ client: 'pg', connection, pool: { min: 0, max: poolMax, afterCreate: discardWhenEnded }, compileSqlOnError: false, log: knexLog(() => db, () => closing) }),
+    url,
+    close: () => {
+      closing = true;
+      return db.knex.destroy();
+    },
+  };
+  return db;
 }
 
 /** A pooled pg connection, with the mark knex gives one that ended (the pool then destroys it instead of handing it out). */
@@ -90,17 +121,19 @@ export async function openPglite(dir?: string): Promise<Db> {
     await pglite.waitReady;
     // knex-pglite takes the instance through a connection function (knex would deep-clone a plain object).
     const connection: Knex.SyncConnectionConfigProvider = () => ({ pglite: fairPglite(pglite) }) as Knex.StaticConnectionConfig;
-    const knex = knexFactory({ client: ClientPgLite, connection, compileSqlOnError: false });
-    return {
+    let closing = false;
+    const db: Db = {
       kind: 'pglite',
-      knex,
+      knex: knexFactory({ client: ClientPgLite, connection, compileSqlOnError: false, log: knexLog(() => db, () => closing) }),
       pglite,
       close: async () => {
-        await knex.destroy();
+        closing = true;
+        await db.knex.destroy();
         if (!pglite.closed) await pglite.close();
         await release();
       },
     };
+    return db;
   } catch (err) {
     await release();
     throw err;

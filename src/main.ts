@@ -9,7 +9,7 @@ import { DatabaseLockedError, DatabaseUnreachable } from './db.ts';
 import { ProjectionStopped } from './projections/engine/failures.ts';
 import { describeEventLog } from './eventstore/index.ts';
 import { migrateLatest } from '../migrations/index.ts';
-import { DEMO_OWNER, DEMO_PASSWORD, DEMO_STAFF, demoSeeded, seedDemo } from './seed.ts';
+import { DEMO_OWNER, DEMO_PASSWORD, DEMO_PLATFORM, DEMO_STAFF, demoSeeded, seedDemo } from './seed.ts';
 import { ops } from './areas/operations.ts';
 import { findOrganizationByName, findUserByEmail, getOrganization, membership } from './queries/identity/identity.ts';
 import { DomainError } from './domain/errors.ts';
@@ -19,6 +19,10 @@ import { addRatesCommands } from './cli/rates.ts';
 import { addUsageCommands } from './cli/usage.ts';
 import { formatHistory } from './cli/history.ts';
 import { addProjectionCommands, formatBuildProgress } from './cli/projections.ts';
+import { commandStarted, settle } from './cli/settle.ts';
+import { envHelp, variablesOf } from './config-reference.ts';
+import { PASSWORD_VARIABLE, readPassword } from './cli/password.ts';
+import pkg from '../package.json' with { type: 'json' };
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -32,11 +36,15 @@ function sharedDatabase(config: Config, command: string): Config {
   return config;
 }
 
-const program = new Command('core-server').description('Event-sourced platform service: core API, integrations API and install flow.');
+const program = new Command('core-server')
+  .description('Event-sourced platform service: core API, integrations API and install flow.')
+  .version(pkg.version, '-V, --version', 'print the version')
+  ;
 
 async function withApp<T>(opts: AppOptions, fn: (app: App) => Promise<T>): Promise<T> {
   const app = await createApp(loadConfig(), { projections: false, http: false, ...opts });
   try {
+    await commandStarted(app);
     return await fn(app);
   } finally {
     await app.close();
@@ -50,24 +58,43 @@ function longRunning(config: Config): { logger: Logger; stop: (app: App) => void
   return { logger, stop: (app) => stopOnSignals(app, { timeoutMs: config.shutdownTimeoutMs, output }) };
 }
 
+/**
+ * The operations listener of a process kind: on OPS_PORT when set; else `project` and `work` (no other port) take
+ * an ephemeral loopback port, and `start` and `serve` answer on PORT only. Returns its URL, or null.
+ */
+async function opsListener(app: App, config: Config, always: boolean): Promise<string | null> {
+  if (config.opsPort === undefined && !always) return null;
+  return app.listenOps(config.opsPort ?? 0, config.opsHost);
+}
+
+/** The start-up line of a long-running process: one structured line, like every other. */
+function banner(logger: Logger, kind: string, fields: Record<string, unknown>, config: Config): void {
+  logger.info({ kind, version: pkg.version, event_log: describeEventLog(config), pool_max: config.databaseUrl ? config.databasePoolMax : null, ...fields }, `core-server (${kind}) started`);
+}
+
 program
   .command('start')
   .description('Everything in one process: migrations, projections, HTTP; seeds a demo on an empty database.')
+  .addHelpText('after', envHelp(variablesOf('database', 'objects', 'http', 'ops', 'service')))
   .action(async () => {
     const config = loadConfig();
     const run = longRunning(config);
-    const app = await createApp(config, { workers: true, logger: run.logger });
+    const app = await createApp(config, { workers: true, logger: run.logger, kind: 'start' });
     run.stop(app);
     let url: string;
+    let ops: string | null;
     try {
       // Listen before seeding: if the port is taken, the demo tokens are not created unseen.
       url = await app.listen();
+      ops = await opsListener(app, config, false);
     } catch (err) {
       await app.close();
       throw err;
     }
     const seed = await seedDemo(app);
     const base = config.baseUrl.startsWith('http://localhost:') ? url.replace('//127.0.0.1:', '//localhost:') : config.baseUrl;
+    banner(run.logger, 'start', { url: base, ops_url: ops ?? base, projections: app.runner.names().length }, config);
+    // For a person trying the service: where to go, and the demo's credentials (start is the development shape).
     console.log(`core-server listening on ${base}`);
     console.log(describeEventLog(config));
     console.log(`API reference: ${base}/docs`);
@@ -75,7 +102,7 @@ program
     if (seed) {
       console.log(`demo org user token (Acme Repairs): ${seed.orgToken}`);
       console.log(`demo billing staff token: ${seed.staffToken}`);
-      console.log(`demo logins (password "${DEMO_PASSWORD}"): ${DEMO_OWNER}, ${DEMO_STAFF}`);
+      console.log(`demo logins (password "${DEMO_PASSWORD}"): ${DEMO_OWNER}, ${DEMO_STAFF}, ${DEMO_PLATFORM} (platform staff)`);
       console.log(`try: curl -s -X POST ${base}/api/v1/auth.sessions.get -H "authorization: Bearer ${seed.orgToken}"`);
     } else if (await demoSeeded(app)) {
       console.log(`demo data present; sign in with ${DEMO_OWNER} / "${DEMO_PASSWORD}" (auth.sessions.insert) or: npx core-server admin token create --email ${DEMO_OWNER} --org <org id>`);
@@ -85,25 +112,28 @@ program
 program
   .command('serve')
   .description('HTTP only (stateless; run several behind a load balancer). Needs DATABASE_URL and a running `project`.')
+  .addHelpText('after', envHelp(variablesOf('database', 'objects', 'http', 'ops', 'service')))
   .action(async () => {
     const config = sharedDatabase(loadConfig(), 'serve');
     const run = longRunning(config);
-    const app = await createApp(config, { projections: false, logger: run.logger });
+    const app = await createApp(config, { projections: false, logger: run.logger, kind: 'serve' });
     run.stop(app);
-    console.log(`core-server (serve) listening on ${await app.listen()}`);
-    console.log(describeEventLog(config));
+    const url = await app.listen();
+    const ops = await opsListener(app, config, false);
+    banner(run.logger, 'serve', { url, ops_url: ops ?? url }, config);
   });
 
 program
   .command('project')
   .description('Projector workers: keep the read models up to date (one active runner per projection across processes). Needs DATABASE_URL.')
+  .addHelpText('after', envHelp(variablesOf('database', 'objects', 'ops')))
   .action(async () => {
     const config = sharedDatabase(loadConfig(), 'project');
     const run = longRunning(config);
-    const app = await createApp(config, { http: false, logger: run.logger });
+    const app = await createApp(config, { http: false, logger: run.logger, kind: 'project' });
     run.stop(app);
-    console.log(`core-server (project) running ${app.runner.projections.map((p) => p.name).join(', ')}`);
-    console.log(describeEventLog(config));
+    const ops = await opsListener(app, config, true);
+    banner(run.logger, 'project', { ops_url: ops, projections: app.runner.names() }, config);
   });
 
 program
@@ -111,6 +141,7 @@ program
   .description('Background processors (overdue suspension and restoration, usage invoices of ended months) on an interval. Needs DATABASE_URL and a running `project`.')
   .option('--once', 'run one pass of every worker and exit')
   .option('--interval <seconds>', 'seconds between passes', '60')
+  .addHelpText('after', envHelp(variablesOf('database', 'objects', 'ops', 'service')))
   .action(async (o: { once?: boolean; interval: string }) => {
     const interval = Number(o.interval);
     if (!Number.isFinite(interval) || interval < 1) throw new CliError('--interval must be a number of seconds >= 1.');
@@ -123,10 +154,10 @@ program
     }
     const config = sharedDatabase(loadConfig(), 'work');
     const run = longRunning(config);
-    const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000, logger: run.logger });
+    const app = await createApp(config, { http: false, projections: false, workers: true, workerIntervalMs: interval * 1000, logger: run.logger, kind: 'work' });
     run.stop(app);
-    console.log(`core-server (work) running workers every ${interval} s`);
-    console.log(describeEventLog(config));
+    const ops = await opsListener(app, config, true);
+    banner(run.logger, 'work', { ops_url: ops, interval_seconds: interval, workers: app.workers.names() }, config);
   });
 
 program
@@ -194,7 +225,7 @@ org
   .action(async (o: { name: string; kind: 'repairer' | 'supplier' | 'platform' }) => {
     await withApp({}, async (app) => {
       const { body: res } = await app.invoke(ops['identity.organizations.insert'], { name: o.name, kind: o.kind }, operator('admin org create'));
-      await app.runner.catchUp();
+      await settle(app);
       console.log(res.id);
     });
   });
@@ -208,32 +239,63 @@ admin
   .action(async (o: { org: string; name: string }) => {
     await withApp({}, async (app) => {
       const { body: res } = await app.invoke(ops['identity.sites.insert'], { organization_id: o.org, name: o.name }, operator('admin site create'));
-      await app.runner.catchUp();
+      await settle(app);
       console.log(res.id);
+    });
+  });
+
+org
+  .command('list')
+  .description('Every organization, oldest first: id, kind, name, sites')
+  .option('--json', 'one JSON object per line')
+  .action(async (o: { json?: boolean }) => {
+    await withApp({}, async (app) => {
+      await settle(app);
+      const { body } = await app.invoke(ops['identity.organizations.list'], undefined, operator('admin org list'));
+      for (const item of body.items) console.log(o.json ? JSON.stringify(item) : [item.id, item.kind, item.name, `${item.sites} site(s)`].join('\t'));
     });
   });
 
 const user = admin.command('user').description('Users');
 user
+  .command('list')
+  .description('Every user (of --org when given), by email: id, email, name, platform roles, memberships')
+  .option('--org <org>', 'only the members of this organization id')
+  .option('--json', 'one JSON object per line')
+  .action(async (o: { org?: string; json?: boolean }) => {
+    await withApp({}, async (app) => {
+      await settle(app);
+      const { body } = await app.invoke(ops['identity.users.list'], { organization_id: o.org ?? null }, operator('admin user list'));
+      for (const u of body.items) {
+        const memberships = u.memberships.map((m) => `${m.organization_id}:${m.role}`).join(',') || '-';
+        console.log(o.json ? JSON.stringify(u) : [u.id, u.email, u.name || '-', u.platform_roles.join(',') || '-', memberships].join('\t'));
+      }
+    });
+  });
+user
   .command('create')
+  .description(`Registers a user (or adds an existing one to --org). The password (8+ characters) is read from standard input, or from ${PASSWORD_VARIABLE}; never from the command line.`)
   .requiredOption('--email <email>', 'email address')
-  .requiredOption('--password <password>', 'password (8+ characters)')
+  .option('--password-stdin', 'read the password from the first line of standard input')
+  .addOption(new Option('--password <password>').hideHelp())
   .option('--name <name>', 'display name')
   .option('--org <org>', 'organization id to join')
   .addOption(new Option('--role <role>', 'role in --org').choices(['owner', 'admin', 'member']).default('member'))
   .addOption(new Option('--staff <staff>', 'platform role').choices(['billing', 'platform']))
-  .action(async (o: { email: string; password: string; name?: string; org?: string; role: 'owner' | 'admin' | 'member'; staff?: 'billing' | 'platform' }) => {
+  .action(async (o: { email: string; password?: string; passwordStdin?: boolean; name?: string; org?: string; role: 'owner' | 'admin' | 'member'; staff?: 'billing' | 'platform' }) => {
+    if (o.password !== undefined) throw new CliError('--password is not taken: a password on the command line is visible to every user of the machine (ps) and kept in shell history. Pipe it (--password-stdin) or set CORE_SERVER_PASSWORD.');
+    const password = await readPassword(o.passwordStdin ?? false, (message) => new CliError(message));
     await withApp({}, async (app) => {
       // A new user, or (an existing email with --org) the user added to the organization.
       const { body: res } = await app.invoke(ops['identity.users.insert'], {
         email: o.email,
-        password: o.password,
+        password,
         name: o.name ?? null,
         organization_id: o.org ?? null,
         role: o.role,
         staff: o.staff ? [o.staff === 'billing' ? 'billing_staff' : 'platform_staff'] : [],
       }, operator('admin user create'));
-      await app.runner.catchUp();
+      await settle(app);
       console.log(res.id);
     });
   });
@@ -246,7 +308,7 @@ admin
   .requiredOption('--org <org>', 'organization id or exact name')
   .action(async (o: { email: string; org: string }) => {
     await withApp({}, async (app) => {
-      await app.runner.catchUp();
+      await settle(app);
       const u = await findUserByEmail(app.knex, o.email);
       if (!u) throw identityErrors.error('user_not_found', `No user with email ${o.email}.`);
       const orgDoc = /^[0-9a-f-]{36}$/i.test(o.org) ? await getOrganization(app.knex, o.org) : await findOrganizationByName(app.knex, o.org);
@@ -260,6 +322,14 @@ addClientCommands(admin, (fn) => withApp({}, fn));
 addRatesCommands(program, (fn) => withApp({}, fn));
 addProjectionCommands(program, (fn) => withApp({}, fn));
 addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
+
+// Every other command reads the database and object settings (each opens the service without HTTP): its help says so.
+const LONG_RUNNING = ['start', 'serve', 'project', 'work'];
+for (const command of leaves(program)) if (!(command.parent === program && LONG_RUNNING.includes(command.name()))) command.addHelpText('after', envHelp(variablesOf('database', 'objects')));
+
+function leaves(c: Command): Command[] {
+  return c.commands.length ? c.commands.flatMap(leaves) : [c];
+}
 
 program.parseAsync(process.argv).catch((err: unknown) => {
   const e = err as NodeJS.ErrnoException & { port?: number };

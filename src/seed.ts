@@ -1,7 +1,8 @@
 // The demo seed `start` writes into an empty database, so a new user can call the API at once.
 import type { App } from './app.ts';
 import { systemAuth } from './context.ts';
-import { findUserByEmail } from './queries/identity/identity.ts';
+import { findUserByEmail, sessionAuth } from './queries/identity/identity.ts';
+import { VEHICLE_DATA_PRELOAD } from './commands/vehicles/preload.ts';
 import { identityProjection } from './projections/identity/identity.ts';
 import { ops } from './areas/operations.ts';
 
@@ -16,6 +17,8 @@ export interface DemoSeed {
 
 export const DEMO_OWNER = 'owner@acme-repairs.example';
 export const DEMO_STAFF = 'billing@core-server.example';
+/** Platform staff: the catalogue, currencies and entitlements pages of the console. */
+export const DEMO_PLATFORM = 'platform@core-server.example';
 export const DEMO_PASSWORD = 'demo-password';
 
 /** Seeds the demo when the log is empty; returns null when there is already data. Every write is an operation invoked as the system (job `cli`). */
@@ -35,6 +38,7 @@ export async function seedDemo(app: App): Promise<DemoSeed | null> {
     organization_id: acme.id, name: 'Acme Repairs Ltd', email: 'accounts@acme-repairs.example', currency: 'GBP', payment_terms_days: 30,
     billing_address: { line1: '1 Main Street', city: 'Leeds', postal_code: 'LS1 1AA', country: 'GB' },
   }, as(acme.id))).body;
+  await seedCatalogue(app, platform.id, acme.id, as);
   const orgToken = (await app.invoke(ops['auth.sessions.issue'], { user_id: owner.id, organization_id: acme.id }, as(acme.id))).body;
   const staffToken = (await app.invoke(ops['auth.sessions.issue'], { user_id: staff.id, organization_id: platform.id }, as(platform.id))).body;
   return { orgId: acme.id, customerId: customer.id, orgToken: orgToken.token, staffToken: staffToken.token };
@@ -43,4 +47,27 @@ export async function seedDemo(app: App): Promise<DemoSeed | null> {
 /** True when the demo users exist (to print a hint instead of tokens on later starts). */
 export async function demoSeeded(app: App): Promise<boolean> {
   return (await findUserByEmail(app.knex, DEMO_OWNER)) !== null;
+}
+
+/**
+ * The catalogue a demo needs, as platform staff would make it in the console: currencies enabled for billing, the
+ * vehicle-data entitlement, a product granting it with a monthly price, and Acme subscribed (so Acme has the
+ * entitlement its assemblies demo uses, and the console's catalogue, currencies and subscriptions pages show something).
+ */
+async function seedCatalogue(app: App, platformId: string, acmeId: string, as: (org?: string | null) => { auth: ReturnType<typeof systemAuth>; reason: string }): Promise<void> {
+  const staff = (await app.invoke(ops['identity.users.insert'], { email: DEMO_PLATFORM, password: DEMO_PASSWORD, name: 'Pat Platform', organization_id: platformId, role: 'member', staff: ['platform_staff'] }, as())).body;
+  await app.runner.waitFor(await app.store.headPosition(), [identityProjection], 10_000);
+  const session = (await app.invoke(ops['auth.sessions.issue'], { user_id: staff.id, organization_id: platformId }, as(platformId))).body;
+  const auth = await sessionAuth(app.knex, session.token, app.clock.now());
+  if (!auth) throw new Error('the demo platform session does not read back');
+  const by = { auth, reason: 'demo seed' };
+  for (const code of ['GBP', 'EUR', 'USD']) await app.invoke(ops['billing.currencies.update'], { code, enabled_for_billing: true }, by);
+  await app.invoke(ops['billing.entitlements.insert'], { key: VEHICLE_DATA_PRELOAD, name: 'Vehicle data preload', description: 'Registration lookups and parts trees ahead of a job (assemblies).' }, by);
+  const product = (await app.invoke(ops['billing.products.insert'], { name: 'Repairer Pro', description: 'Assemblies with vehicle data, usage billing' }, by)).body;
+  await app.invoke(ops['billing.products.entitlements.insert'], { product_id: product.id, entitlement_key: VEHICLE_DATA_PRELOAD }, by);
+  const price = (await app.invoke(ops['billing.prices.insert'], { product_id: product.id, currency: 'GBP', unit_amount: 4900, type: 'recurring', recurring: { interval: 'month' }, nickname: 'Repairer Pro monthly' }, by)).body;
+  const now = app.clock.now();
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
+  const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
+  await app.invoke(ops['billing.subscriptions.insert'], { organization_id: acmeId, items: [{ price_id: price.id, quantity: 1 }], current_period_start: start.toISOString(), current_period_end: end.toISOString() }, by);
 }

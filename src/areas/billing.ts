@@ -14,10 +14,12 @@ import { overdueWorker } from '../workers/billing/overdue.ts';
 import { collectionWorker } from '../workers/billing/collection.ts';
 import { attachmentExpiryWorker } from '../workers/billing/attachment-expiry.ts';
 import { reconciliationWorker } from '../workers/billing/reconciliation.ts';
+import { messagesWorker } from '../workers/billing/messages.ts';
+import { billingMessageCommands } from '../commands/billing/messages.ts';
 import type { Area } from './area.ts';
 
 /** Typed billing operations (tests call them through these); internal ones (surface `internal`) are invoked in process only. */
-export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands, ...billingReconciliationCommands];
+export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands, ...billingReconciliationCommands, ...billingMessageCommands];
 
 /** The billing area as the composition root assembles it. */
-export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker] };
+export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker, messagesWorker] };

@@ -1,4 +1,5 @@
 // `core-server admin client ...`: register integration clients, rotate and revoke their secrets, list them.
+import { settle } from './settle.ts';
 import type { Command } from 'commander';
 import type { App } from '../app.ts';
 import { systemAuth } from '../context.ts';
@@ -42,7 +43,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
       const scopes = parseScopeList(o.scopes);
       await withApp(async (app) => {
         const { body: res } = await app.invoke(ops['integrations.clients.insert'], { name: o.name, redirect_urls: o.redirectUrl, scopes }, operator('admin client create'));
-        await app.runner.catchUp();
+        await settle(app);
         console.log(`client_id: ${res.client_id}`);
         console.log(`client_secret: ${res.client_secret}`);
         console.log(`secret_id: ${res.secret_id}`);
@@ -56,7 +57,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .action(async (o: { clientId: string }) => {
       await withApp(async (app) => {
         const { body: res } = await app.invoke(ops['integrations.clients.rotate-secret'], { client_id: clientId(o.clientId) }, operator('admin client rotate-secret'));
-        await app.runner.catchUp();
+        await settle(app);
         console.log(`client_secret: ${res.client_secret}`);
         console.log(`secret_id: ${res.secret_id}`);
         console.error('Store the client_secret now: it is shown only once. Revoke the old secret (secret_id from `admin client list`) once the app uses the new one.');
@@ -71,7 +72,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
       await withApp(async (app) => {
         if (!isUuid(o.secretId)) throw integrationsErrors.error('secret_not_found', `Not a secret id: ${o.secretId}`);
         await app.invoke(ops['integrations.clients.revoke-secret'], { client_id: clientId(o.clientId), secret_id: o.secretId.toLowerCase() }, operator('admin client revoke-secret'));
-        await app.runner.catchUp();
+        await settle(app);
         console.log(`revoked secret ${o.secretId}`);
       });
     });
@@ -80,7 +81,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .description('Lists clients with their redirect URLs, scopes and secrets (ids and dates only).')
     .action(async () => {
       await withApp(async (app) => {
-        await app.runner.catchUp();
+        await settle(app);
         for (const c of await listClients(app.knex)) {
           console.log(`${c.id}  ${c.name}  scopes: ${c.scopes.join(',')}`);
           for (const u of c.redirect_urls) console.log(`    redirect_url: ${u}`);

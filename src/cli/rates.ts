@@ -1,4 +1,5 @@
 // `core-server rates import FILE`: records exchange rates from a CSV file (base,target,rate,as_of,source); a bad or refused row stops it before anything is written.
+import { settle } from './settle.ts';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { z } from 'zod';
@@ -47,7 +48,7 @@ export function addRatesCommands(program: Command, withApp: WithApp): void {
       const rows = parseRatesCsv(fs.readFileSync(file, 'utf8'));
       await withApp(async (app) => {
         const res = await importRates(app, rows, `rates import ${file}`);
-        await app.runner.catchUp();
+        await settle(app);
         console.log(`recorded ${res.recorded} rate(s), ${res.unchanged} unchanged`);
       });
     });

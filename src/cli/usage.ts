@@ -1,5 +1,6 @@
 // `core-server usage import FILE`: records orders from a CSV or NDJSON file in batches through billing.usage.insert's
 // command (same checks, same idempotency). A bad row is reported with its line number and never stops the good ones.
+import { settle } from './settle.ts';
 import fs from 'node:fs';
 import readline from 'node:readline';
 import type { Command } from 'commander';
@@ -200,13 +201,13 @@ export function addUsageCommands(program: Command, withApp: WithApp, fail: (mess
       const total = fs.statSync(file).size;
       const input = fs.createReadStream(file, { encoding: 'utf8' });
       await withApp(async (app) => {
-        await app.runner.catchUp();
+        await settle(app);
         const started = Date.now();
         const res = await importUsage(app, readline.createInterface({ input, crlfDelay: Infinity }), {
           format, subscriptionId: o.subscription, batchSize, reason: `usage import ${file}`,
           onProgress: (r) => process.stderr.write(`${progressBar(input.bytesRead / Math.max(total, 1))} ${r.rows} rows: ${r.recorded} recorded, ${r.already_recorded} already recorded, ${r.failed} failed\n`),
         });
-        await app.runner.catchUp();
+        await settle(app);
         for (const e of res.errors) process.stderr.write(`line ${e.line}: ${e.message}\n`);
         console.log(`${res.rows} rows: ${res.recorded} recorded, ${res.already_recorded} already recorded, ${res.failed} failed${res.late ? `; ${res.late} late (their month is invoiced: billed on its next supplementary invoice)` : ''} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
         if (res.failed > 0) process.exitCode = 1;

@@ -4,7 +4,7 @@ import { type Config, ConfigError } from '../config.ts';
 import { type Db, redactUrl } from '../db.ts';
 import type { EventStore } from './port.ts';
 import { PostgresEventStore } from './postgres.ts';
-import { EsdbEventStore } from './esdb.ts';
+import type { EsdbEventStore } from './esdb.ts';
 
 /** EVENT_STORE names a server that does not answer (or refuses to let us read `$all`); the CLI prints it as one line. */
 export class EventLogUnreachableError extends ConfigError {}
@@ -13,9 +13,11 @@ export class EventLogUnreachableError extends ConfigError {}
 export async function openEventStore(config: Pick<Config, 'eventLog'>, db: Db): Promise<EventStore> {
   const log = config.eventLog;
   if (log.kind === 'postgres') return new PostgresEventStore(db);
+  // Loaded only when configured: the gRPC client is the largest import of the CLI's start-up.
+  const { EsdbEventStore: Esdb } = await import('./esdb.ts');
   let store: EsdbEventStore;
   try {
-    store = EsdbEventStore.fromConnectionString(log.connectionString);
+    store = Esdb.fromConnectionString(log.connectionString);
   } catch (err) {
     throw new ConfigError(`invalid configuration:\n  EVENT_STORE: ${errorText(err, log)}`);
   }

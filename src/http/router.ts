@@ -17,8 +17,8 @@ import { foreground } from '../foreground.ts';
 import { StreamCaps } from './stream-caps.ts';
 import { requestReason } from './reason.ts';
 import { securityHeaders, setSecurityHeaders } from './security-headers.ts';
-import { type Caller, ContractViolation, type Entitled, type InvokeOptions, invoke, prepare } from '../pipeline/invoke.ts';
-import { notReady } from '../read-model-status.ts';
+import { type Caller, ContractViolation, type Entitled, type InvokeOptions, actorOf, invoke, prepare } from '../pipeline/invoke.ts';
+import { type ExtraChecks, mountOpsRoutes } from './ops.ts';
 import { EventReadError } from '../domain/decider.ts';
 import { noteUnreadableStream } from '../unreadable-streams.ts';
 
@@ -51,6 +51,8 @@ export function createHttpApp(
     before?: (app: express.Express) => void;
     /** Operation paths that `before` guards: they take express's router, never the fast lane. */
     guardedPaths?: readonly string[];
+    /** More /readyz checks of this process (its workers). */
+    opsChecks?: ExtraChecks;
   },
 ): HttpApp {
   const app = express();
@@ -68,28 +70,7 @@ export function createHttpApp(
   app.use(securityHeaders);
   opts.before?.(app);
 
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    try {
-      await services.knex.raw('select 1');
-      const statuses = await services.runner.statuses();
-      const stalled = notReady(statuses);
-      if (stalled.length) {
-        const failed = stalled.filter((s) => s.failure);
-        const reason = failed.length ? `read models stopped at an event they cannot apply: ${failed.map((s) => s.name).join(', ')}` : 'read models are behind the log';
-        res.status(503).set('Retry-After', '5').json({ status: 'unavailable', reason, projections: stalled.map((s) => s.name), details: stalled });
-        return;
-      }
-      res.json({ status: 'ready', projections: services.runner.positions() });
-    } catch {
-      res.status(503).json({ status: 'unavailable', reason: 'database unreachable' });
-    }
-  });
-  app.get('/metrics', async (_req, res) => {
-    res.type(services.metrics.registry.contentType).send(await services.metrics.registry.metrics());
-  });
+  mountOpsRoutes(app, services, opts.opsChecks);
 
   for (const surface of ['core', 'integrations'] as const) {
     const prefix = SURFACE_PREFIX[surface];
@@ -128,10 +109,12 @@ export function createHttpApp(
     if (status) {
       const code = status === 413 ? 'payload_too_large' : status === 415 ? 'unsupported_media_type' : 'malformed_json';
       const message = status === 413 ? 'The request body is larger than 1 MiB.' : status === 415 ? 'The request body must be application/json.' : 'The request body is not valid JSON.';
+      res.locals.errorCode = code;
       res.status(status).json({ type: errorTypeFor(registry, req), code, message, request_id: requestId });
       return;
     }
     const out = toErrorResponse(err, errorTypeFor(registry, req), requestId);
+    res.locals.errorCode = out.body.code;
     if (out.internal) services.logger.error({ err, request_id: requestId }, 'unhandled error');
     else if (out.fault) services.logger.warn({ err, request_id: requestId, path: req.path }, 'database unavailable: answered 503');
     res.status(out.status).set(out.headers).json(out.body);
@@ -249,6 +232,7 @@ async function dispatch(
   });
   try {
     const auth = await authenticate(req, services);
+    noteCaller(res, auth);
     const caller: Caller = {
       auth,
       requestId,
@@ -263,6 +247,8 @@ async function dispatch(
       // A slot of the token and of the organization, held until the connection closes (429 past a cap).
       const leave = streams.enter(auth);
       res.once('close', leave);
+      services.metrics.sseConnections.inc({ stream: op.id });
+      res.once('close', () => services.metrics.sseConnections.dec({ stream: op.id }));
       try {
         const events = await op.open(context(IdSource.random(now)), input, req.get('last-event-id') ?? null);
         // The database answers before the stream starts: without it the client is told 503 and retries, instead of
@@ -287,6 +273,7 @@ async function dispatch(
       return;
     }
     const out = toErrorResponse(err, op.error, requestId);
+    res.locals.errorCode = out.body.code;
     if (out.internal) logger.error({ err, operation: op.id }, 'operation failed');
     else if (out.fault) logger.warn({ err, operation: op.id }, 'database unavailable: answered 503');
     if (err instanceof EventReadError) {
@@ -301,10 +288,20 @@ async function dispatch(
 
 // The answer broke the operation's declaration (only checked in test runs): say so loudly instead.
 function contractViolation(res: Response, op: Operation, message: string, requestId: string): void {
+  res.locals.errorCode = 'contract_violation';
   res.status(500).json({ type: op.error, code: 'contract_violation', message, request_id: requestId });
 }
 
-// One log line per request, with the request id; the id is echoed in X-Request-Id and every error body.
+/** Says who is calling, for the request's log line: the actor its events would carry and the organization it acts in. */
+export function noteCaller(res: Response, auth: Auth): void {
+  if (auth.kind === 'anonymous') return;
+  const actor = actorOf(auth);
+  res.locals.actor = `${actor.type}:${actor.id}`;
+  res.locals.organization = auth.organizationId;
+}
+
+// One log line per request, with the request id, the caller (actor, organization) when known and the error code of
+// a refusal; the id is echoed in X-Request-Id and every error body.
 function startRequest(services: Services, req: Request, res: Response): void {
   const given = req.get('x-request-id');
   const requestId = given && /^[\w.:-]{1,100}$/.test(given) ? given : newId();
@@ -316,7 +313,12 @@ function startRequest(services: Services, req: Request, res: Response): void {
   res.on('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     const operation = (res.locals.operation as string | undefined) ?? 'other';
-    services.metrics.httpDuration.observe({ operation, status: String(res.statusCode) }, seconds);
-    logger.info({ method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    const code = (res.locals.errorCode as string | undefined) ?? (res.statusCode >= 400 ? `http_${res.statusCode}` : 'none');
+    services.metrics.httpDuration.observe({ operation, status: String(res.statusCode), code }, seconds);
+    logger.info({
+      method: req.method, path: req.path, status: res.statusCode, ms: Math.round(seconds * 1000),
+      actor: (res.locals.actor as string | undefined) ?? null, organization: (res.locals.organization as string | null | undefined) ?? null,
+      ...(code === 'none' ? {} : { code }),
+    }, 'request');
   });
 }

@@ -100,7 +100,7 @@ describe('architecture', () => {
   });
 
   it('nothing imports a concrete adapter (event log, object store, payment or vehicle-data provider) but the composition root', () => {
-    const adapter = /^(eventstore\/(postgres|esdb)|storage\/(s3|file)|payments\/sandbox|vehicle-data\/sandbox)\.ts$/;
+    const adapter = /^(eventstore\/(postgres|esdb)|storage\/(s3|file)|payments\/sandbox|vehicle-data\/sandbox|mail\/smtp)\.ts$/;
     const folder = (f: string) => f.split('/')[0];
     // Each adapter's own factory sits beside it; a handed adapter may be named by type; the sandbox provider serves its own pages.
     const ownHttpSide = new Set(['http/pages/sandbox.ts -> payments/sandbox.ts']);

@@ -91,12 +91,13 @@ describe('core-server CLI', function () {
     });
 
     it('admin user create prints the user id, with --role and with --staff billing (also through bin/core-server.js)', async () => {
-      const owner = await run(['admin', 'user', 'create', '--email', 'owner@cli.example', '--password', 'owner password', '--org', orgId, '--role', 'owner'], env(dir));
+      // Passwords come on standard input or in CORE_SERVER_PASSWORD, never on the command line.
+      const owner = await run(['admin', 'user', 'create', '--email', 'owner@cli.example', '--password-stdin', '--org', orgId, '--role', 'owner'], env(dir), undefined, 'owner password\n');
       expect(owner.code, owner.stderr).to.equal(0);
       ownerId = owner.stdout.trim();
       expect(ownerId).to.match(UUID);
       const platform = await run(['admin', 'org', 'create', '--name', 'CLI Platform', '--kind', 'platform'], env(dir));
-      const staff = await run(['admin', 'user', 'create', '--email', 'staff@cli.example', '--password', 'staff password', '--org', platform.stdout.trim(), '--staff', 'billing'], env(dir), ['bin/core-server.js']);
+      const staff = await run(['admin', 'user', 'create', '--email', 'staff@cli.example', '--org', platform.stdout.trim(), '--staff', 'billing'], env(dir, { CORE_SERVER_PASSWORD: 'staff password' }), ['bin/core-server.js']);
       expect(staff.code, staff.stderr).to.equal(0);
       expect(staff.stdout.trim()).to.match(UUID);
       const token = await run(['admin', 'token', 'create', '--email', 'staff@cli.example', '--org', 'CLI Platform'], env(dir));
@@ -105,10 +106,14 @@ describe('core-server CLI', function () {
     });
 
     it('refuses bad admin input with a message, not a stack trace', async () => {
-      const weak = await run(['admin', 'user', 'create', '--email', 'weak@cli.example', '--password', 'short', '--org', orgId], env(dir));
+      const weak = await run(['admin', 'user', 'create', '--email', 'weak@cli.example', '--password-stdin', '--org', orgId], env(dir), undefined, 'short\n');
       expect(weak.code).to.equal(1);
       expect(weak.stderr).to.contain('8 characters');
       noStackTrace(weak.stderr);
+      const onTheLine = await run(['admin', 'user', 'create', '--email', 'line@cli.example', '--password', 'long enough password'], env(dir));
+      expect(onTheLine.code).to.equal(1);
+      expect(onTheLine.stderr).to.contain('--password-stdin');
+      noStackTrace(onTheLine.stderr);
       const kind = await run(['admin', 'org', 'create', '--name', 'X', '--kind', 'bakery'], env(dir));
       expect(kind.code).to.not.equal(0);
       expect(kind.stderr).to.contain('bakery');

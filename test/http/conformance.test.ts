@@ -184,11 +184,20 @@ for (const backend of backends()) {
       const ready = await raw(`${svc.url}/readyz`, {});
       expect(ready.status).to.equal(200);
       expect(ready.body).to.have.property('status', 'ready');
+      // One shape: a check per dependency, each ok with a line an operator reads.
+      const checks = (ready.body as unknown as { checks: { name: string; ok: boolean; detail: string }[] }).checks;
+      expect(checks[0]).to.deep.equal({ name: 'database', ok: true, detail: 'reachable' });
+      expect(checks.map((c) => c.name)).to.include('projection:billing.customers');
+      expect(checks.every((c) => c.ok && c.detail.length > 0)).to.equal(true);
       const metrics = await raw(`${svc.url}/metrics`, {});
       expect(metrics.status).to.equal(200);
       expect(metrics.headers.get('content-type')).to.contain('text/plain');
       expect(metrics.body).to.contain('http_request_duration_seconds_bucket');
       expect(metrics.body).to.contain('operation="billing.customers.list"');
+      // The request histogram says which error each refusal answered (none for a success).
+      expect(metrics.body).to.match(/http_request_duration_seconds_count\{operation="billing.customers.insert",status="400",code="invalid_idempotency_key"\} [1-9]/);
+      expect(metrics.body).to.match(/http_request_duration_seconds_count\{operation="billing.customers.list",status="200",code="none"\} [1-9]/);
+      expect(metrics.body).to.match(/db_pool_connections\{state="in_use"\} \d+/);
       expect(metrics.body).to.match(/projection_lag_seconds\{projection="billing.customers"\}/);
       expect(metrics.body).to.contain('eventstore_append_duration_seconds');
     });

@@ -210,7 +210,7 @@ describe('database faults answer 503 database_unavailable, never 500 (postgres)'
     expect(stream.body.code).to.equal('database_unavailable');
     const ready = await fetch(`${svc.url}/readyz`);
     expect(ready.status).to.equal(503);
-    expect(await ready.json()).to.deep.include({ reason: 'database unreachable' });
+    expect(await ready.json()).to.deep.equal({ status: 'unavailable', checks: [{ name: 'database', ok: false, detail: 'database unreachable' }] });
     // Lifted: the pool opens connections again by itself.
     await admin.raw(`alter database ${dbName} connection limit -1`);
     expect((await svc.call(ops['billing.customers.get'], { id: customerId }, owner.token)).status).to.equal(200);

@@ -49,9 +49,12 @@ for (const backend of backends()) {
       const res = await fetch(`${svc.url}${path}`);
       return { status: res.status, text: await res.text() };
     };
+    // The one /readyz shape (issue 30): a check per read model; the stopped ones say at which event.
     const readyz = async () => {
       const r = await get('/readyz');
-      return { status: r.status, body: JSON.parse(r.text) as { projections: string[]; details?: { name: string; failure: { event_id: string; type: string; error: string } | null }[] } };
+      const body = JSON.parse(r.text) as { status: string; checks: { name: string; ok: boolean; projection?: { name: string; failure: { event_id: string; type: string; error: string } | null } }[] };
+      const stalled = body.checks.filter((c) => !c.ok && c.projection).map((c) => c.projection!);
+      return { status: r.status, body: { projections: stalled.map((p) => p.name), details: stalled } };
     };
 
     before(async () => {

@@ -26,6 +26,7 @@ import { relationshipCodec, relationshipIdOf } from '../../src/domain/billing/co
 import { revisionCodec } from '../../src/domain/billing/configuration/revisions.ts';
 import { attachmentCodec } from '../../src/domain/billing/attachment.ts';
 import { collectionCodec } from '../../src/domain/billing/collection.ts';
+import { messageCodec } from '../../src/domain/billing/message.ts';
 import { customerCodec } from '../../src/domain/billing/customer.ts';
 import { accessCodec } from '../../src/domain/billing/access.ts';
 import { invoiceCodec } from '../../src/domain/billing/invoice-events.ts';
@@ -144,6 +145,7 @@ export const AGGREGATES: Aggregate[] = [
   { name: 'billing/configuration/revisions.ts#revisionCodec', codec: revisionCodec, streams: uuidStreams('billingconfiguration') },
   { name: 'billing/attachment.ts#attachmentCodec', codec: attachmentCodec, streams: uuidStreams('attachment') },
   { name: 'billing/collection.ts#collectionCodec', codec: collectionCodec, streams: uuidStreams('collection') },
+  { name: 'billing/message.ts#messageCodec', codec: messageCodec, streams: uuidStreams('message') },
   { name: 'billing/customer.ts#customerCodec', codec: customerCodec, streams: uuidStreams('customer') },
   { name: 'billing/access.ts#accessCodec', codec: accessCodec, streams: uuidStreams('access') },
   { name: 'billing/invoice-events.ts#invoiceCodec', codec: invoiceCodec, streams: uuidStreams('invoice') },

@@ -59,7 +59,8 @@ for (const backend of backends()) {
         svc.clock.advance(60_000);
         const notReady = await fetch(`${svc.url}/readyz`);
         expect(notReady.status).to.equal(503);
-        expect(((await notReady.json()) as { projections: string[] }).projections).to.include(billingCustomersProjection.name);
+        const checks = ((await notReady.json()) as { checks: { name: string; ok: boolean }[] }).checks;
+        expect(checks.filter((c) => !c.ok).map((c) => c.name)).to.include(`projection:${billingCustomersProjection.name}`);
         // A restarted projector starts from the stored checkpoint and applies what it missed.
         const restarted = new ProjectionRunner(svc.app.knex, svc.app.store, projections, { logger, clock: svc.clock });
         await restarted.prepare();

@@ -20,7 +20,8 @@ export interface Proc {
 /** The environment of a child: this one's, without the variables tests must set themselves. */
 export function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const { DATABASE_URL: _d, PORT: _p, DATA_DIR: _dd, ...rest } = process.env;
-  return { ...rest, LOG_LEVEL: 'warn', ...extra };
+  // bin/core-server.js runs the sources, not a dist/ bundle that may be older: `npm test` tests src/.
+  return { ...rest, LOG_LEVEL: 'warn', CORE_SERVER_FROM_SOURCE: '1', ...extra };
 }
 
 /** Spawns `core-server <args>` with `env`: one node process (bin/core-server.js loads tsx in-process), so signals reach the service itself. */
@@ -61,10 +62,11 @@ export interface CliRun {
   stderr: string;
 }
 
-/** Runs `core-server <args>` to completion (through tsx by default; `entry` picks another launcher). */
-export function runCli(args: string[], env: NodeJS.ProcessEnv, entry: string[] = ['node_modules/.bin/tsx', 'src/main.ts']): Promise<CliRun> {
+/** Runs `core-server <args>` to completion (through tsx by default; `entry` picks another launcher), with `input` on its standard input. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv, entry: string[] = ['node_modules/.bin/tsx', 'src/main.ts'], input = ''): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...entry, ...args], { cwd: ROOT, env });
+    child.stdin.end(input);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

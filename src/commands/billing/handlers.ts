@@ -5,6 +5,7 @@ import { creditNoteRequestDecider } from '../../domain/billing/credit-note-reque
 import { customerDecider } from '../../domain/billing/customer.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
+import { messageDecider } from '../../domain/billing/message.ts';
 import { priceDecider } from '../../domain/billing/price.ts';
 import { productDecider } from '../../domain/billing/product.ts';
 import { currencyDecider } from '../../domain/billing/currency.ts';
@@ -29,6 +30,8 @@ export const INVOICE_ATTEMPTS = 50;
 export const customers = commandHandler(customerDecider, (id) => `customer-${id}`);
 /** `note-<id>`. */
 export const notes = commandHandler(noteDecider, (id) => `note-${id}`);
+/** `message-<id>`: one email to a customer, decided once, then its delivery attempts. */
+export const messages = commandHandler(messageDecider, (id) => `message-${id}`);
 /** `attachment-<id>`: a file on a customer or an invoice. */
 export const attachments = commandHandler(attachmentDecider, (id) => `attachment-${id}`);
 /** `invoice-<id>`: lines, status, payments and credits. */

@@ -3,12 +3,13 @@ import { z } from 'zod';
 import { ForwardPagination, Money, PageRequest, Timestamp, Uuid } from './common.ts';
 
 /** The kinds of item, in the order the console shows them. */
-export const ATTENTION_KINDS = ['refund_due', 'unrecorded_provider_charge', 'failed_collection', 'usage_month_refused', 'held_usage', 'usage_correction_due', 'stalled_read_model', 'unreadable_stream', 'webhook_endpoint_failing'] as const;
+export const ATTENTION_KINDS = ['refund_due', 'unrecorded_provider_charge', 'failed_collection', 'undelivered_email', 'usage_month_refused', 'held_usage', 'usage_correction_due', 'stalled_read_model', 'unreadable_stream', 'webhook_endpoint_failing'] as const;
 
 export const AttentionKind = z.enum(ATTENTION_KINDS).describe(
   'refund_due: a provider charge the invoice did not (fully) take, owed back to the customer (billing.refunds-due.list); ' +
     'unrecorded_provider_charge: a charge reconciliation found at the provider that the service never recorded; ' +
     'failed_collection: automatic collection of an open invoice was declined (retrying, or stopped after the last retry); ' +
+    'undelivered_email: a customer email (invoice, receipt, credit note, reminder) the SMTP server refused or could not take on every retry; ' +
     'usage_month_refused: the usage invoice worker cannot invoice a subscription month (unrateable orders, no customer...); ' +
     'held_usage: orders staff held out of a month\'s invoice because they cannot be rated, not fixed yet; ' +
     'usage_correction_due: an invoice holding orders staff voided or replaced after it was generated, whose re-rating still differs (billing.invoices.rerate.apply corrects it); ' +

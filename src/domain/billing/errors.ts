@@ -104,4 +104,7 @@ export const billingErrors = errorCatalogue({
   nothing_to_correct: 409,
   invoice_not_correctable: 409,
   correction_not_found: 404,
+  // Documents and customer emails (issue 28 items 7 and 8).
+  invoice_is_draft: 409,
+  credit_note_not_issued: 409,
 });

@@ -93,7 +93,7 @@ function listPage(res: Response, services: Services, session: WebSession, view: 
     const amount = formatMoney(inv.amount_remaining, inv.currency);
     return html`<form method="post" action="${payPath(customer.id)}" class="card" data-invoice="${inv.invoice_id}">
 <h2>${inv.number ?? 'Invoice'}</h2>
-<p>Due ${inv.due_date}${overdue}. Still owed: <strong>${amount}</strong>.</p>
+<p>Due ${inv.due_date}${overdue}. Still owed: <strong>${amount}</strong>. <a href="${payPath(customer.id)}/invoices/${inv.invoice_id}/pdf" download data-pdf="invoice">Download the invoice (PDF)</a></p>
 <fieldset><legend>Pay with</legend>
 ${choices}
 </fieldset>
@@ -143,6 +143,21 @@ export function mountPaymentPage(app: express.Express, services: Services): void
   app.get('/billing/pay/:customerId', async (req, res) => {
     const who = await payer(req, res, services, req.originalUrl);
     if (who) listPage(res, services, who.session, who.view);
+  });
+
+  // The invoice's PDF for the organization: the same document operation the API has, invoked as the signed-in member.
+  app.get('/billing/pay/:customerId/invoices/:invoiceId/pdf', async (req, res) => {
+    const who = await payer(req, res, services, req.originalUrl);
+    if (!who) return;
+    const invoiceId = String(req.params.invoiceId);
+    if (!UUID.test(invoiceId)) return sendErrorPage(res, 404, 'Not found', 'There is no such invoice.');
+    try {
+      const { body } = await services.invoke(ops['billing.invoices.document.get'], { invoice_id: invoiceId }, asMember(res, who.session));
+      res.redirect(303, body.url);
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === 'invoice_not_found' || err.code === 'invoice_is_draft')) return sendErrorPage(res, 404, 'Not found', 'There is no such invoice.');
+      throw err;
+    }
   });
 
   app.get('/billing/pay/:customerId/attempts/:attemptId', async (req, res) => {

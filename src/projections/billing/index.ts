@@ -18,6 +18,7 @@ import { billingExchangeRatesProjection } from './exchange-rates.ts';
 import { billingPaymentMethodsProjection } from './payment-methods.ts';
 import { billingChargesProjection } from './charges.ts';
 import { billingCollectionsProjection } from './collections.ts';
+import { billingMessagesProjection } from './messages.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
@@ -25,5 +26,5 @@ export const billingProjections = [
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
   billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
-  billingAttachmentsProjection, billingChargesProjection, billingCollectionsProjection,
+  billingAttachmentsProjection, billingChargesProjection, billingCollectionsProjection, billingMessagesProjection,
 ];

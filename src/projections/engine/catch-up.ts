@@ -172,6 +172,7 @@ export class CatchUp {
       const to = last.position;
       if (bulk) {
         await bulk.fold(relevant);
+        this.e.health.applied(p.name, relevant.length);
         folded = to;
         if (bulk.pending() >= MAX_PENDING_ROWS || !more || checkpoints.storedAgo(p) >= BULK_COMMIT_MS) {
           await this.writeBulk(p, bulk, to);
@@ -180,6 +181,7 @@ export class CatchUp {
       } else if (relevant.length || checkpoints.storedAgo(p) >= FLUSH_MS) {
         await commitParts(knex, [{ projection: p, events: relevant, from: checkpoints.storedPosition(p), to }], this.e.clock.now());
         checkpoints.stored(p.name, to);
+        this.e.health.applied(p.name, relevant.length);
       } else {
         checkpoints.advance(p.name, to);
       }

@@ -64,6 +64,19 @@ export async function commitParts(knex: Knex, parts: CommitPart[], now: Date): P
     );
     const refused = (locks.rows as { name: string; ok: boolean }[]).filter((r) => !r.ok).map((r) => r.name);
     if (refused.length) throw new CheckpointMoved(refused);
+    // Holding the locks, see whether another runner moved a checkpoint since it was read, before applying: its rows
+    // are in already, and applying them again would fail as the projection's own error (a duplicate key: issue 30's
+    // `admin org create` beside a running `project`), not as the move it is. A plain read takes no xid.
+    if (parts.some((p) => p.events.length > 0 || p.write)) {
+      const expected = parts.map((p) => ({ name: p.projection.name, version: p.projection.version, from_position: p.from }));
+      const stale = await trx.raw(
+        `select c.name from projection_checkpoints c join jsonb_to_recordset(?::jsonb) as m(name text, version int, from_position text) on c.name = m.name
+         where c.version <> m.version or c.position is distinct from m.from_position`,
+        [JSON.stringify(expected)],
+      );
+      const moved = (stale.rows as { name: string }[]).map((r) => r.name);
+      if (moved.length) throw new CheckpointMoved(moved);
+    }
     for (const part of parts) {
       if (part.events.length === 0 && !part.write) continue;
       try {

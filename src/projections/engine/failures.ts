@@ -63,6 +63,7 @@ export class Failures {
     const commit = async (events: RecordedEvent[], to: LogPosition) => {
       await commitParts(knex, [{ projection: p, events, from: checkpoints.storedPosition(p), to }], this.e.clock.now());
       checkpoints.stored(p.name, to);
+      this.e.health.applied(p.name, events.length);
     };
     const target = await store.lastCommittedPosition();
     while (comparePositions(checkpoints.of(p.name), target) < 0) {

@@ -72,6 +72,11 @@ export class ProjectionHealth {
     return [...this.failures.keys()];
   }
 
+  /** Counts `events` that `name` applied (committed). */
+  applied(name: string, events: number): void {
+    if (events > 0) this.metrics?.projectionEventsApplied.inc({ projection: name }, events);
+  }
+
   /** Moves `name` to `state`; one log line when it changes (an error line for a failure). */
   set(name: string, state: ProjectionState, failure?: ProjectionFailure): void {
     const before = this.states.get(name);

@@ -52,3 +52,19 @@ export async function projectionStatuses(
   );
 }
 
+
+/** Events in the log after each projection's position (`positions` by name), counted up to `cap`; projections at one position share one read. */
+export async function eventsBehind(store: EventStore, positions: Map<string, LogPosition | null>, cap: number): Promise<Map<string, number>> {
+  const counts = new Map<string, Promise<number>>();
+  const out = new Map<string, number>();
+  for (const [name, position] of positions) {
+    const key = position ?? '';
+    let n = counts.get(key);
+    if (!n) {
+      n = store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: cap }).then((events) => events.length);
+      counts.set(key, n);
+    }
+    out.set(name, await n);
+  }
+  return out;
+}

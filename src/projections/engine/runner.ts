@@ -17,7 +17,7 @@ import { Checkpoints } from './checkpoints.ts';
 import type { Engine, Mode } from './engine.ts';
 import { Failures } from './failures.ts';
 import { ProjectionHealth, storedFailures } from './health.ts';
-import { projectionStatuses } from './readiness.ts';
+import { eventsBehind, projectionStatuses } from './readiness.ts';
 import { Tail } from './tail.ts';
 import { Waits } from './waits.ts';
 
@@ -214,5 +214,10 @@ export class ProjectionRunner implements ReadModelProgress {
   /** Lag per projection, for /metrics. */
   async lags(): Promise<Map<string, number>> {
     return new Map((await this.statuses()).map((s) => [s.name, s.lag_seconds]));
+  }
+
+  /** Events each projection has yet to apply, counted up to `cap` (for /metrics). */
+  async lagEvents(cap: number): Promise<Map<string, number>> {
+    return eventsBehind(this.store, new Map((await this.statuses()).map((s) => [s.name, s.position])), cap);
   }
 }

@@ -167,7 +167,10 @@ export class Tail {
   private async commit(parts: CommitPart[]): Promise<void> {
     const now = this.e.clock.now();
     const release = (list: CommitPart[]) => {
-      for (const part of list) this.e.checkpoints.stored(part.projection.name, part.to);
+      for (const part of list) {
+        this.e.checkpoints.stored(part.projection.name, part.to);
+        this.e.health.applied(part.projection.name, part.events.length);
+      }
       if (list.length) this.e.waits.notify();
     };
     // Projections that stage their writes commit in one statement (commitStaged); the others in a transaction.

@@ -18,6 +18,7 @@ import { subscriptionById } from './subscriptions.ts';
 import { correctedOrderIds, usageByOrderIds } from './usage.ts';
 import { heldMonthDocs, refusedMonthDocs } from './usage-months.ts';
 import { getInvoiceDoc } from './invoices.ts';
+import { failedMessages } from './messages.ts';
 import { failingWebhookEndpoints } from './webhook-endpoints.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 
@@ -86,6 +87,25 @@ const sources: Record<Kind, Source> = {
         invoice_id: c.invoice_id,
         amount: { amount: invoice.amount_remaining, currency: invoice.currency },
         since: c.failing_since ?? c.updated_at,
+      });
+    }
+    return items;
+  },
+  async undelivered_email(services) {
+    const items: Item[] = [];
+    for (const m of await failedMessages(services.knex, ATTENTION_SOURCE_CAP)) {
+      const customer = await getCustomerDoc(services.db, m.customer_id);
+      items.push({
+        kind: 'undelivered_email',
+        key: `undelivered_email:${m.id}`,
+        summary: `"${m.subject_line}" to ${m.to} was not delivered after ${m.attempts} attempts`,
+        cause: `The mail server answered: ${m.last_error ?? 'unknown error'}.`,
+        resolve: 'Check the billing email on the customer page and the SMTP server (SMTP_URL), then send the invoice or receipt to the customer another way (the PDF is on the invoice page).',
+        href: `/console/customers/${m.customer_id}#messages`,
+        customer: customer ? { id: customer.id, name: customer.name } : null,
+        invoice_id: m.invoice_id,
+        amount: null,
+        since: m.failed_at ?? m.updated_at,
       });
     }
     return items;

@@ -15,6 +15,11 @@ export async function getCreditNoteRequestDoc(knex: Knex, id: string): Promise<C
   return row ? (row.doc as CreditNoteRequestDoc) : null;
 }
 
+/** The issued credit notes of an invoice, oldest first. */
+export async function issuedCreditNotesOf(knex: Knex, invoiceId: string): Promise<CreditNoteRequestDoc[]> {
+  return (await knex('billing_credit_note_requests').where({ invoice_id: invoiceId, status: 'issued' }).orderBy(['created_at', 'id']).pluck('doc')) as CreditNoteRequestDoc[];
+}
+
 /** A request the caller may see; another organization's is 404. */
 export async function visibleCreditNoteRequest(ctx: RequestContext, id: string): Promise<CreditNoteRequestDoc> {
   const doc = await getCreditNoteRequestDoc(ctx.services.knex, id);
@@ -48,3 +53,9 @@ export const creditNoteRequestsList = operation({
 
 /** Read operations of credit note requests. */
 export const billingCreditNoteRequestQueries = [creditNoteRequestsList];
+
+/** Credit notes issued at or after `since`: the messages worker's credit note emails, oldest request first. */
+export async function creditNotesIssuedSince(knex: Knex, since: Date, limit = 5000): Promise<CreditNoteRequestDoc[]> {
+  const docs = (await knex('billing_credit_note_requests').where('status', 'issued').orderBy(['created_at', 'id']).whereRaw(`(doc->>'issued_at')::timestamptz >= ?`, [since.toISOString()]).limit(limit).pluck('doc')) as CreditNoteRequestDoc[];
+  return docs;
+}

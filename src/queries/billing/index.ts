@@ -22,6 +22,8 @@ import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
 import { billingSearchQueries } from './search.ts';
+import { billingDocumentQueries } from './document-operations.ts';
+import { billingMessageQueries } from './messages.ts';
 import { billingNameQueries } from './names.ts';
 /** Every billing read operation. */
 export const billingQueries = [
@@ -31,4 +33,5 @@ export const billingQueries = [
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
   ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingSearchQueries, ...billingNameQueries,
+  ...billingDocumentQueries, ...billingMessageQueries,
 ];

@@ -131,3 +131,14 @@ export async function invoicesByIds(knex: Knex, ids: readonly string[]): Promise
   const rows = (await knex('billing_invoices').whereIn('id', unique).select('doc')) as { doc: InvoiceDoc }[];
   return new Map(rows.map((r) => [r.doc.id, r.doc]));
 }
+
+/** Invoices issued on or after `since` (YYYY-MM-DD) that are not drafts: the messages worker's finalize emails, oldest first. */
+export async function invoicesIssuedSince(knex: Knex, since: string, limit = 5000): Promise<InvoiceDoc[]> {
+  return (await knex('billing_invoices').whereNot('status', 'draft').andWhere('issue_date', '>=', since).orderBy(['created_at', 'id']).limit(limit).pluck('doc')) as InvoiceDoc[];
+}
+
+/** Open invoices with something owed and a due date from `from` to `to` (YYYY-MM-DD): the payment reminders' work list. */
+export async function openInvoicesDueBetween(knex: Knex, from: string, to: string, limit = 5000): Promise<InvoiceDoc[]> {
+  return (await knex('billing_invoices').where('status', 'open').andWhere('amount_remaining', '>', 0).andWhere('due_date', '>=', from).andWhere('due_date', '<=', to)
+    .orderBy(['due_date', 'id']).limit(limit).pluck('doc')) as InvoiceDoc[];
+}

@@ -25,6 +25,11 @@ export async function visiblePayment(ctx: RequestContext, id: string): Promise<P
   return doc;
 }
 
+/** The payments of an invoice (voided ones too), in the order they were recorded. */
+export async function paymentsOfInvoice(knex: Knex, invoiceId: string): Promise<PaymentDoc[]> {
+  return (await knex('billing_payments').where({ invoice_id: invoiceId }).orderBy(['created_at', 'id']).pluck('doc')) as PaymentDoc[];
+}
+
 /** The payment document this process's projection committed at or after `position` (a write's own answer), or undefined to read the table. */
 export function recentPayment(knex: Knex, id: string, position: LogPosition | null): PaymentDoc | undefined {
   return recentDocument<PaymentDoc>(knex, 'billing_payments', id, position) ?? undefined;
@@ -69,4 +74,9 @@ export async function searchPayments(knex: Knex, text: string, limit: number): P
     if (isUuid(text)) w.orWhere('id', text.toLowerCase());
   });
   return ((await q) as { doc: PaymentDoc }[]).map((r) => r.doc);
+}
+
+/** Payments recorded at or after `since` and not voided: the messages worker's receipts, oldest first. */
+export async function paymentsRecordedSince(knex: Knex, since: Date, limit = 5000): Promise<PaymentDoc[]> {
+  return (await knex('billing_payments').where('status', 'recorded').andWhere('created_at', '>=', since).orderBy(['created_at', 'id']).limit(limit).pluck('doc')) as PaymentDoc[];
 }

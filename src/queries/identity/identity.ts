@@ -40,6 +40,21 @@ export async function membership(knex: Knex, organizationId: string, userId: str
   return row ? (row.doc as MembershipDoc) : null;
 }
 
+/** Every organization (`admin org list`). */
+export async function allOrganizations(knex: Knex): Promise<OrganizationDoc[]> {
+  const rows = (await knex('identity_organizations').select('doc')) as { doc: OrganizationDoc }[];
+  return rows.map((r) => r.doc);
+}
+
+/** Every user by email, or the members of one organization (`admin user list`), with their memberships (of that organization). */
+export async function usersWithMemberships(knex: Knex, organizationId: string | null): Promise<{ user: UserDoc; memberships: MembershipDoc[] }[]> {
+  const memberships = (await knex('identity_memberships').modify((q) => void (organizationId ? q.where({ organization_id: organizationId }) : q)).select('doc')) as { doc: MembershipDoc }[];
+  const byUser = new Map<string, MembershipDoc[]>();
+  for (const { doc } of memberships) byUser.set(doc.user_id, [...(byUser.get(doc.user_id) ?? []), doc]);
+  const users = (await knex('identity_users').modify((q) => void (organizationId ? q.whereIn('id', [...byUser.keys()]) : q)).orderBy('email').select('doc')) as { doc: UserDoc }[];
+  return users.map(({ doc }) => ({ user: doc, memberships: byUser.get(doc.id) ?? [] }));
+}
+
 /** Emails compare case-insensitively and without surrounding spaces. */
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();

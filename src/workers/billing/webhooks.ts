@@ -118,12 +118,14 @@ class Dispatcher {
               await advance(knex, t.endpoint_id, item.position, this.owner);
             });
             this.services.metrics.webhookDeliveries.inc({ result: 'delivered' });
+            this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'delivered' });
             result.delivered++;
             after = item.position;
             sent++;
             continue;
           }
           this.services.metrics.webhookDeliveries.inc({ result: 'failed' });
+          this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'failed' });
           result.failed++;
           failingSince ??= at;
           const failingFor = at.getTime() - failingSince.getTime();
@@ -178,6 +180,8 @@ class Dispatcher {
     const causation = await causedBy(this.services.store, webhookEndpoints.stream(t.endpoint_id));
     await this.services.invoke(webhookEndpointsDisableFailing, { id: t.endpoint_id, detail }, { auth: systemAuth('webhook-worker', t.organization_id), requestId: newId(), causation });
     this.services.metrics.webhookDeliveries.inc({ result: 'endpoint_disabled' });
+    // The generic series the DeliveriesFailing alert reads (ops/alerts.yml): a disabled endpoint is given up on.
+    this.services.metrics.deliveries.inc({ channel: 'webhook', result: 'gave_up' });
   }
 
   /** Aborts the deliveries in flight (not recorded: they go again) and waits for the tasks to give their endpoints back. */

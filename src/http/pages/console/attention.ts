@@ -13,6 +13,7 @@ const HEADINGS: Record<(typeof ATTENTION_KINDS)[number], string> = {
   refund_due: 'Refunds due',
   unrecorded_provider_charge: 'Unrecorded provider charges',
   failed_collection: 'Failed automatic collections',
+  undelivered_email: 'Customer emails not delivered',
   usage_month_refused: 'Usage months that cannot be invoiced',
   held_usage: 'Held usage',
   usage_correction_due: 'Usage corrected after invoicing',

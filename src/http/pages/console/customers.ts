@@ -10,6 +10,7 @@ import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
 import { MAX_EXPORT, sendCsv } from './csv.ts';
 import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
+import { messagesSection } from './messages.ts';
 
 
 /** Mounts the customer search and the customer page. */
@@ -97,6 +98,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
     p.api.call(ops['billing.subscriptions.list'], { organization_id: cust.organization_id }),
     p.api.call(ops['billing.invoices.list'], { customer_id: id, status: 'open', limit: 200 }),
   ]);
+  const messages = await p.api.call(ops['billing.messages.list'], { customer_id: id, limit: 200 });
   const problem = extra.problem ?? [invoices, payments, credits, notes, files, methods, statement, overdue, subscriptions, open].map((r) => (r.ok ? null : r.problem)).find(Boolean) ?? null;
   const cur = cust.currency;
   // The next invoice to fall due: the open invoice with the earliest due date from today on.
@@ -162,6 +164,7 @@ ${table('Latest invoices', ['Number', 'Status', 'Issued', 'Due', 'Total', 'Remai
 ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status', 'Invoice'], payments.ok ? paymentRows(payments.body.items) : [], 'No payments yet.')}</section>
 <section aria-labelledby="credits"><h2 id="credits">Credit note requests</h2>
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
+${messagesSection(messages)}
 ${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'customer', id }) : [], 'No attachments.')}</section>

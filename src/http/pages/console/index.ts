@@ -21,6 +21,8 @@ import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
 import { mountSearch } from './search.ts';
 import { mountCustomerForms } from './customer-forms.ts';
+import { mountDocuments } from './documents.ts';
+import { mountMessages } from './messages.ts';
 import { mountActivity } from './activity.ts';
 
 // Chart.js's browser build, from node_modules (nothing is downloaded at run time); its package exports only the module entry, so find the folder through it.
@@ -53,6 +55,8 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountCustomerForms(app, services);
   mountCustomers(app, services);
   mountInvoices(app, services);
+  mountDocuments(app, services);
+  mountMessages(app, services);
   mountInvoiceActions(app, services);
   mountInvoiceCorrections(app, services);
   mountNotes(app, services);

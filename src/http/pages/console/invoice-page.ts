@@ -11,6 +11,7 @@ import type { ConsolePage } from './route.ts';
 import { lineEditor } from './invoice-forms.ts';
 import { day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
+import { invoicePdfPath } from './documents.ts';
 import { type RerateDiff, hasMeteredLines, usageSection } from './invoice-usage.ts';
 
 type Invoice = z.output<typeof InvoiceDetail>;
@@ -62,6 +63,7 @@ export async function invoicePage(p: ConsolePage, id: string, out: Outcome = {})
     body: html`<h1>${title} ${badge(i.status)}</h1>
 <p class="links">Customer: ${customer.ok ? html`<a href="/console/customers/${i.customer_id}">${customer.body.name}</a>` : html`<code>${i.customer_id}</code>`}
 <a href="/console/history${qs({ type: 'invoice', id })}">History</a>
+${i.status !== 'draft' ? html`<a href="${invoicePdfPath(i.id)}" download data-pdf="invoice">Download PDF</a>` : ''}
 <a href="/console/customers/${i.customer_id}/statement">Statement</a></p>
 <section class="card" aria-labelledby="figures"><h2 id="figures">Figures</h2>
 <dl class="figures">

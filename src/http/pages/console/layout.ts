@@ -34,7 +34,7 @@ export interface PageParts {
   /** The main area. */
   body: SafeHtml;
   /** Which navigation entry is current. */
-  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'activity' | 'history' | 'configuration' | 'health';
+  section?: 'attention' | 'customers' | 'invoices' | 'overdue' | 'outbox' | 'activity' | 'history' | 'configuration' | 'health';
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
@@ -47,6 +47,7 @@ const NAV: [NonNullable<PageParts['section']>, string, string][] = [
   ['customers', '/console/customers', 'Customers'],
   ['invoices', '/console/invoices', 'Invoices'],
   ['overdue', '/console/overdue', 'Overdue'],
+  ['outbox', '/console/outbox', 'Outbox'],
   ['activity', '/console/activity', 'Activity'],
   ['history', '/console/history', 'History'],
   ['configuration', '/console/configuration', 'Configuration'],

@@ -7,6 +7,7 @@ import { csrfToken, currentSession, validCsrf, type WebSession } from '../web-se
 import { ConsoleApi } from './api.ts';
 import { sendConsole } from './layout.ts';
 import { ops } from '../../../areas/operations.ts';
+import { noteCaller } from '../../router.ts';
 
 /** What a console handler gets: the request, the signed-in staff session and an API client acting as that session. */
 export interface ConsolePage {
@@ -33,6 +34,7 @@ export function consoleRoute(services: Services, handler: (p: ConsolePage) => Pr
     try {
       const session = await currentSession(req, services);
       if (!session) return void res.redirect(303, `/auth/login?return_to=${encodeURIComponent(req.method === 'GET' ? req.originalUrl : '/console')}`);
+      noteCaller(res, session.auth);
       if (!isStaff(session)) return void notForYou(res, session);
       const form: Record<string, string> = {};
       if (req.method === 'POST') {

@@ -8,6 +8,7 @@ import { badge, formGuard, money, qs, when } from './layout.ts';
 import { day } from './format.ts';
 import { type Html, type SafeHtml, html } from '../html.ts';
 import type { ConsolePage } from './route.ts';
+import { creditNotePdfPath, receiptPdfPath } from './documents.ts';
 
 
 /** Rows of a payments table. */
@@ -18,7 +19,7 @@ export function paymentRows(items: z.output<typeof Payment>[]): Html[][] {
     x.method.replaceAll('_', ' '),
     x.reference,
     html`${badge(x.status)}${x.void_reason ? html` <span class="muted">${x.void_reason}</span>` : ''}`,
-    html`<a href="/console/invoices/${x.invoice_id}">Invoice</a> · <a href="/console/history${qs({ type: 'payment', id: x.id })}">History</a>`,
+    html`<a href="/console/invoices/${x.invoice_id}">Invoice</a> · <a href="/console/history${qs({ type: 'payment', id: x.id })}">History</a> · <a href="${receiptPdfPath(x.id)}" download>Receipt PDF</a>`,
   ]);
 }
 
@@ -37,7 +38,7 @@ export function creditRows(items: z.output<typeof CreditNoteRequestDetail>[]): H
     money(x.amount, x.currency),
     `${x.reason.replaceAll('_', ' ')}: ${x.description}`,
     badge(x.status),
-    html`${when(x.created_at)} · <a href="/console/history${qs({ type: 'credit_note_request', id: x.id })}">History</a>`,
+    html`${when(x.created_at)} · <a href="/console/history${qs({ type: 'credit_note_request', id: x.id })}">History</a>${x.status === 'issued' ? html` · <a href="${creditNotePdfPath(x.id)}" download>Credit note PDF</a>` : ''}`,
   ]);
 }
 
