@@ -22,6 +22,7 @@ import { billingPaymentMethodQueries } from './payment-methods.ts';
 import { billingHistoryQueries } from './history.ts';
 import { billingChargeQueries } from './charges.ts';
 import { billingAttentionQueries } from './attention.ts';
+import { billingSearchQueries } from './search.ts';
 import { billingDocumentQueries } from './document-operations.ts';
 import { billingMessageQueries } from './messages.ts';
 import { billingNameQueries } from './names.ts';
@@ -32,6 +33,6 @@ export const billingQueries = [
   ...billingProductQueries, ...billingPriceQueries, ...billingCurrencyQueries,
   ...billingEntitlementQueries, ...billingEntitlementOverrideQueries, ...billingSubscriptionQueries, ...billingEffectiveEntitlementQueries, ...billingExchangeRateQueries,
   ...billingPaymentMethodQueries,
-  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingNameQueries,
+  ...billingHistoryQueries, ...billingChargeQueries, ...billingAttentionQueries, ...billingSearchQueries, ...billingNameQueries,
   ...billingDocumentQueries, ...billingMessageQueries,
 ];

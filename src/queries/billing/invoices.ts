@@ -7,10 +7,17 @@ import { Uuid } from '../../contract/schemas/common.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../contract/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
-import { documentPage } from '../pagination.ts';
+import { CREATED_AT, type SortKey, cursorParts, sortedDocumentPage, totalCount } from '../pagination.ts';
+
+/** The sorts of billing.invoices.list (extension): NOT NULL columns of billing_invoices. */
+const INVOICE_SORTS: Record<string, SortKey> = {
+  created_at: CREATED_AT,
+  total: { column: 'total', part: cursorParts.minor, value: (r) => Number(r.total) },
+  amount_remaining: { column: 'amount_remaining', part: cursorParts.minor, value: (r) => Number(r.amount_remaining) },
+};
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
-import { canSeeOrganization } from './customers.ts';
+import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
@@ -85,8 +92,10 @@ export const invoicesList = operation({
     const today = isoDate(ctx.now);
     if (req.overdue === true) q.where('status', 'open').where('due_date', '<', today);
     if (req.overdue === false) q.where((w) => { w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today); });
-    const res = await documentPage<InvoiceDoc>(q, req);
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<InvoiceDoc>(q.select('total', 'amount_remaining'), req, INVOICE_SORTS);
     return {
+      ...(total === undefined ? {} : { total_count: total }),
       items: res.docs.map((d) => ({
         id: d.id, number: d.number, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency,
         total: d.total, amount_remaining: d.amount_remaining, issue_date: d.issue_date, due_date: d.due_date, created_at: d.created_at,
@@ -103,6 +112,24 @@ export const billingInvoiceQueries = [invoicesGet, invoicesList];
 export async function openInvoiceCount(knex: Knex, customerId: string): Promise<number> {
   const row = await knex('billing_invoices').where({ customer_id: customerId }).whereIn('status', ['open', 'uncollectible']).count<{ count: string }[]>('* as count');
   return Number(row[0]?.count ?? 0);
+}
+
+/** Invoices whose number starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by number. */
+export async function searchInvoices(knex: Knex, text: string, limit: number): Promise<InvoiceDoc[]> {
+  const q = knex('billing_invoices').select('doc').orderBy([{ column: 'number' }, { column: 'id' }]).limit(limit);
+  q.where((w) => {
+    w.whereRaw('upper(number) like ?', [prefixPattern(text.toUpperCase())]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: InvoiceDoc }[]).map((r) => r.doc);
+}
+
+/** Invoices by id (a map of those found). */
+export async function invoicesByIds(knex: Knex, ids: readonly string[]): Promise<Map<string, InvoiceDoc>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_invoices').whereIn('id', unique).select('doc')) as { doc: InvoiceDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
 }
 
 /** Invoices issued on or after `since` (YYYY-MM-DD) that are not drafts: the messages worker's finalize emails, oldest first. */
