@@ -35,7 +35,10 @@ import * as m0111 from './0111_billing_usage_corrected.ts';
 import * as m0115 from './0115_billing_collections.ts';
 import * as m0125 from './0125_billing_messages.ts';
 import * as m0120 from './0120_billing_events_actor.ts';
+import * as m0123 from './0123_billing_search.ts';
 import * as m0130 from './0130_billing_webhooks.ts';
+import * as m0145 from './0145_data_subject_keys.ts';
+import * as m0146 from './0146_billing_personal_subjects.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -78,7 +81,10 @@ const migrations: Record<string, Migration> = {
   '0115_billing_collections': m0115,
   '0125_billing_messages': m0125,
   '0120_billing_events_actor': m0120,
+  '0123_billing_search': m0123,
   '0130_billing_webhooks': m0130,
+  '0145_data_subject_keys': m0145,
+  '0146_billing_personal_subjects': m0146,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -11,6 +11,9 @@ import { type Db, connectPostgres, openPglite } from './db.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
+import { shreddingStore } from './eventstore/shredding.ts';
+import { TableKeyStore } from './eventstore/key-table.ts';
+import { PERSONAL_FIELDS } from './domain/personal-events.ts';
 import { migrateLatest } from '../migrations/index.ts';
 import { LAG_EVENTS_CAP, createMetrics } from './metrics.ts';
 import { watchPool } from './db-pool-metrics.ts';
@@ -122,7 +125,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     if (ownsDb) await db.close();
     throw err;
   }
-  const store: EventStore = measuredStore(await openEventStore(config, db), metrics.appendDuration);
+  // Personal fields are encrypted above the log port, so either log keeps only ciphertext (issue 32).
+  const personalData = shreddingStore(await openEventStore(config, db), new TableKeyStore(db.knex), PERSONAL_FIELDS, () => clock.now());
+  const store: EventStore = measuredStore(personalData, metrics.appendDuration);
   // Between processes: runners say that checkpoints moved; `serve` processes waiting for their own writes hear it.
   const progress = progressChannel(db);
   const runner = new ProjectionRunner(db.knex, store, areas.flatMap((a) => a.projections), { logger, metrics, clock, progressChannel: progress, oneConnection: db.kind === 'pglite' });
@@ -143,7 +148,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const payments = new SandboxProvider({ config, knex: db.knex, clock, logger });
   const mailer = openMailer(config);
   const services: Services = {
-    config, db, knex: db.knex, store, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock), mailer,
+    config, db, knex: db.knex, store, personalData, runner, clock, logger, metrics, objects, payments, vehicleData: vehicleDataProvider(config, clock), mailer,
     invoke: (op, input, caller) => invokeRegistered(services, registry, op, input, caller, pipeline),
     operation: (id) => {
       const op = registry.get('core', id);

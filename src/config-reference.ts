@@ -51,6 +51,7 @@ export const ENV_VARIABLES: Record<EnvName, { group: EnvGroup; text: string }> =
   INVOICE_SELLER_NAME: { group: 'service', text: 'The seller\'s legal name printed on invoice, credit note and receipt PDFs.' },
   INVOICE_SELLER_ADDRESS: { group: 'service', text: 'The seller\'s address on the PDFs, lines separated by `|`.' },
   INVOICE_PAYMENT_INSTRUCTIONS: { group: 'service', text: 'Payment instructions printed on invoice PDFs and in invoice emails, above the payment link.' },
+  INVOICE_RETENTION_YEARS: { group: 'service', text: 'Years an erased customer\'s invoice particulars (legal name, address, tax id) are kept after its last issued invoice, as VAT law requires (6 for the UK; set 10 for e.g. Germany or France); then a worker erases them.' },
   SMTP_URL: { group: 'service', text: 'smtp:// or smtps:// URL of the mail relay customer emails go through. Unset: messages go to the console\'s Outbox and are not sent.' },
   EMAIL_FROM: { group: 'service', text: 'The From address of customer emails.' },
   EMAIL_REMINDER_DAYS: { group: 'service', text: 'Days relative to an open invoice\'s due date on which a reminder is emailed, comma-separated (-3 = three days before).' },

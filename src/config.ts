@@ -56,6 +56,8 @@ const EnvSchema = z.object({
   PROJECTION_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(5_000),
   OVERDUE_GRACE_DAYS: z.coerce.number().int().min(0).max(365).default(14),
   ATTACHMENT_RETENTION_DAYS: z.coerce.number().int().min(0).max(3650).default(30),
+  // Issue 32: how long an erased customer's invoice details (legal name, address, VAT number) are kept after its last issued invoice.
+  INVOICE_RETENTION_YEARS: z.coerce.number().int().min(0).max(30).default(6),
   SANDBOX_WEBHOOK_SECRET: z.string().min(16, 'must be at least 16 characters').optional(),
   NODE_ENV: z.string().optional(),
   // Assemblies (issue 14): the vehicle-data provider and the subscribe stream's history.
@@ -150,6 +152,8 @@ export interface Config {
   overdueGraceDays: number;
   /** Days a removed attachment's file is kept (out of reach of its URLs) before the worker deletes it. */
   attachmentRetentionDays: number;
+  /** Years an erased customer's invoice details are kept after its last issued invoice (UK VAT: 6; set 10 where EU law asks more). */
+  invoiceRetentionYears: number;
   /** HMAC secret of the sandbox payment provider's notifications. */
   sandboxWebhookSecret: string;
   /** The secret is the published development default (allowed in development only): the service warns at start. */
@@ -215,6 +219,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     projectionWaitMs: e.PROJECTION_WAIT_MS,
     overdueGraceDays: e.OVERDUE_GRACE_DAYS,
     attachmentRetentionDays: e.ATTACHMENT_RETENTION_DAYS,
+    invoiceRetentionYears: e.INVOICE_RETENTION_YEARS,
     sandboxWebhookSecret: e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET,
     sandboxWebhookSecretIsDefault: (e.SANDBOX_WEBHOOK_SECRET ?? DEVELOPMENT_WEBHOOK_SECRET) === DEVELOPMENT_WEBHOOK_SECRET,
     vehicleData: { provider: e.VEHICLE_DATA_PROVIDER, decodeDelayMs: e.VEHICLE_DATA_DECODE_DELAY_MS, treeDelayMs: e.VEHICLE_DATA_TREE_DELAY_MS, enrichDelayMs: e.VEHICLE_DATA_ENRICH_DELAY_MS },

@@ -6,6 +6,7 @@ import type { Clock } from './clock.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db.ts';
 import type { EventMetadata, EventStore, LogPosition } from './eventstore/port.ts';
+import type { ShreddingStore } from './eventstore/shredding.ts';
 import type { IdSource } from './ids.ts';
 import type { Metrics } from './metrics.ts';
 import type { ObjectStore } from './storage/port.ts';
@@ -60,6 +61,8 @@ export interface Services {
   db: Db;
   knex: Knex;
   store: EventStore;
+  /** The data-subject keys behind the log's encrypted personal fields (erasure deletes them). */
+  personalData: Pick<ShreddingStore, 'eraseSubjects' | 'keys'>;
   runner: ReadModelProgress;
   clock: Clock;
   logger: Logger;

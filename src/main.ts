@@ -1,4 +1,4 @@
-// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, admin.
+// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, admin.
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -23,6 +23,7 @@ import { commandStarted, settle } from './cli/settle.ts';
 import { envHelp, variablesOf } from './config-reference.ts';
 import { PASSWORD_VARIABLE, readPassword } from './cli/password.ts';
 import pkg from '../package.json' with { type: 'json' };
+import { addEraseCommands } from './cli/erase.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -321,6 +322,7 @@ admin
 addClientCommands(admin, (fn) => withApp({}, fn));
 addRatesCommands(program, (fn) => withApp({}, fn));
 addProjectionCommands(program, (fn) => withApp({}, fn));
+addEraseCommands(program, (fn) => withApp({}, fn));
 addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
 
 // Every other command reads the database and object settings (each opens the service without HTTP): its help says so.

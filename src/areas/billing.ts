@@ -16,10 +16,13 @@ import { attachmentExpiryWorker } from '../workers/billing/attachment-expiry.ts'
 import { reconciliationWorker } from '../workers/billing/reconciliation.ts';
 import { messagesWorker } from '../workers/billing/messages.ts';
 import { billingMessageCommands } from '../commands/billing/messages.ts';
+import { retentionWorker } from '../workers/billing/retention.ts';
+import { customersEndRetention } from '../commands/billing/retention-end.ts';
+import { customersOperatorErase } from '../commands/billing/customer-erasure.ts';
 import type { Area } from './area.ts';
 
 /** Typed billing operations (tests call them through these); internal ones (surface `internal`) are invoked in process only. */
-export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands, ...billingReconciliationCommands, ...billingMessageCommands];
+export const billingOperations = [...billingCommands, ...billingQueries, ...billingCollectionCommands, ...billingPaymentNotificationCommands, ...billingPaymentAttemptCommands, ...billingPaymentPageCommands, ...billingAccessReviewCommands, ...billingAttachmentExpiryCommands, ...billingOperatorCommands, ...billingReconciliationCommands, ...billingMessageCommands, customersEndRetention, customersOperatorErase];
 
 /** The billing area as the composition root assembles it. */
-export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker, messagesWorker] };
+export const billing: Area = { name: 'billing', operations: billingOperations, projections: billingProjections, workers: [collectionWorker, overdueWorker, attachmentExpiryWorker, reconciliationWorker, messagesWorker, retentionWorker] };

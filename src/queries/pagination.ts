@@ -26,6 +26,10 @@ export const cursorParts = {
   attentionKey: z.string().min(1).max(300).regex(/^[a-z_]+:/),
   /** A SKU (1-100 characters). */
   sku: z.string().min(1).max(100),
+  /** An amount in minor units (a `bigint` column). */
+  minor: z.int().min(-1e15).max(1e15),
+  /** A name (a `text` column sorted on, up to 200 characters). */
+  name: z.string().max(200),
 };
 
 /** What one list's cursors hold, in order. */
@@ -64,14 +68,14 @@ function invalidCursor(): DomainError {
  */
 export async function keysetPage<R extends Record<string, unknown>>(
   query: Knex.QueryBuilder,
-  opts: { columns: string[]; shape: CursorShape; limit: number; cursor?: string; key: (row: R) => (string | number)[] },
+  opts: { columns: string[]; shape: CursorShape; limit: number; cursor?: string; key: (row: R) => (string | number)[]; descending?: boolean },
 ): Promise<{ rows: R[]; pagination: { cursor: string } | null }> {
   if (opts.shape.def.items.length !== opts.columns.length) throw new Error(`keysetPage: a cursor of ${opts.shape.def.items.length} parts for ${opts.columns.length} columns`);
   if (opts.cursor) {
     const after = decodeCursor(opts.cursor, opts.shape);
-    query.whereRaw(`(${opts.columns.map(() => '??').join(', ')}) > (${opts.columns.map(() => '?').join(', ')})`, [...opts.columns, ...after]);
+    query.whereRaw(`(${opts.columns.map(() => '??').join(', ')}) ${opts.descending ? '<' : '>'} (${opts.columns.map(() => '?').join(', ')})`, [...opts.columns, ...after]);
   }
-  for (const c of opts.columns) query.orderBy(c, 'asc');
+  for (const c of opts.columns) query.orderBy(c, opts.descending ? 'desc' : 'asc');
   let rows: R[];
   try {
     rows = (await query.limit(opts.limit + 1)) as R[];
@@ -95,4 +99,39 @@ export async function documentPage<D>(query: Knex.QueryBuilder, page: { limit: n
     key: (r) => [new Date(r.created_at).toISOString(), r.id],
   });
   return { docs: res.rows.map((r) => r.doc), pagination: res.pagination };
+}
+
+/** A sort a list offers besides its default (created_at, oldest first): a NOT NULL column, what its cursor holds, how to read it from the row. */
+export interface SortKey {
+  column: string;
+  part: z.ZodType<string | number>;
+  value: (row: Record<string, unknown>) => string | number;
+}
+
+/** The created_at sort every document list has. */
+export const CREATED_AT: SortKey = { column: 'created_at', part: cursorParts.instant, value: (r) => new Date(String(r.created_at instanceof Date ? r.created_at.toISOString() : r.created_at)).toISOString() };
+
+/**
+ * A page of document rows sorted by `sort` (a key of `keys`; a leading `-` for descending), then id; the rows must
+ * select the sort column. `sort` undefined is the spec's order: created_at, oldest first. A cursor is valid only for
+ * the sort that made it (another sort's value fails its shape: 400).
+ */
+export async function sortedDocumentPage<D>(query: Knex.QueryBuilder, page: { limit: number; cursor?: string; sort?: string }, keys: Record<string, SortKey>): Promise<{ docs: D[]; pagination: { cursor: string } | null }> {
+  const name = (page.sort ?? 'created_at').replace(/^-/, '');
+  const key = keys[name] ?? CREATED_AT;
+  const res = await keysetPage<{ id: string; doc: D } & Record<string, unknown>>(query, {
+    columns: [key.column, 'id'],
+    shape: cursorShape(key.part, cursorParts.uuid),
+    limit: page.limit,
+    cursor: page.cursor,
+    descending: page.sort?.startsWith('-') ?? false,
+    key: (r) => [key.value(r), r.id],
+  });
+  return { docs: res.rows.map((r) => r.doc), pagination: res.pagination };
+}
+
+/** How many rows `query` matches in all (its filters, not its page): the `total_count` a list gives when asked for it. */
+export async function totalCount(query: Knex.QueryBuilder): Promise<number> {
+  const row = (await query.clone().clearSelect().clearOrder().count<{ n: string | number }[]>('* as n').first()) as { n: string | number } | undefined;
+  return Number(row?.n ?? 0);
 }

@@ -67,7 +67,7 @@ for (const backend of backends()) {
       // A baseline from the form lands on the timeline with its reason.
       const base = `/console/configuration/${c.subscriptionId}/baselines`;
       const page2 = await web.get(url);
-      const saved = await web.post(base, { ...hiddenFields(page2.html, base), effective_from: '2026-02-01', effective_to: '', currency: 'GBP', monthly_exempt_amount: '50000', supersedes: '', reason: 'Agreed in the Q1 review' });
+      const saved = await web.post(base, { ...hiddenFields(page2.html, base), effective_from: '2026-02-01', effective_to: '', currency: 'GBP', monthly_exempt_amount: '500.00', supersedes: '', reason: 'Agreed in the Q1 review' });
       expect(saved.status, saved.html.slice(0, 500)).to.equal(303);
       const page3 = await web.get(url);
       expect(page3.html).to.contain('Agreed in the Q1 review').and.to.contain('GBP 500.00 a month');
@@ -83,7 +83,7 @@ for (const backend of backends()) {
       expect(resolved.status).to.equal(200);
       expect(resolved.html).to.contain('platform introduced');
       const preview = `/console/configuration/${c.subscriptionId}/preview`;
-      const previewed = await web.post(preview, { ...hiddenFields(page3.html, preview), samples: `${c.seller.orgId}, ${buyerId}, 10000, 2026-03-01T10:00`, as_of: '' });
+      const previewed = await web.post(preview, { ...hiddenFields(page3.html, preview), samples: `${c.seller.orgId}, ${buyerId}, 100.00, 2026-03-01T10:00`, currency: 'GBP', as_of: '' });
       expect(previewed.status).to.equal(200);
       expect(previewed.html).to.contain('Preview (nothing was recorded)').and.to.contain('GBP 5.00');
     });

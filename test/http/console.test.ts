@@ -105,7 +105,12 @@ for (const backend of backends()) {
       const forged = await staff.post(`/console/invoices/${inv.id}/finalize`, { ...fields, csrf: 'forged' });
       expect(forged.status).to.equal(403);
       expect((await svc.call(ops['billing.invoices.get'], inv.id, staffToken)).body.status).to.equal('draft');
-      const ok = await staff.post(`/console/invoices/${inv.id}/finalize`, fields);
+      // Finalizing needs a reason and the ticked confirmation, checked by the server (issue 28): without them nothing changes.
+      const unconfirmed = await staff.post(`/console/invoices/${inv.id}/finalize`, { ...fields, reason: 'Checked with the customer' });
+      expect(unconfirmed.status).to.equal(400);
+      expect(unconfirmed.html).to.contain('Tick the box to confirm');
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, staffToken)).body.status).to.equal('draft');
+      const ok = await staff.post(`/console/invoices/${inv.id}/finalize`, { ...fields, reason: 'Checked with the customer', confirm: 'yes' });
       expect(ok.status).to.equal(303);
       expect(ok.location).to.equal(`/console/invoices/${inv.id}?done=finalized`);
       // Recording a payment twice with the same form (a double click): one payment.

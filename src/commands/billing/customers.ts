@@ -12,6 +12,7 @@ import { RequiredStreamMissingError } from '../../eventstore/port.ts';
 import { customers } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { customersErase } from './customer-erasure.ts';
 
 /** A customer's id is derived from its organization: one customer per organization, enforced by the stream. */
 export function customerIdOf(organizationId: string): string {
@@ -95,7 +96,7 @@ export const customersUpdate = operation({
   request: CustomerUpdateRequest,
   response: CustomerDetailItem,
   error: 'billing.CustomerUpdateError',
-  errors: billingErrors.list('customer_not_found', 'customer_removed'),
+  errors: billingErrors.list('customer_not_found', 'customer_removed', 'customer_erased'),
   access: 'org_admin',
   write: true,
   readModels: [billingCustomersProjection],
@@ -120,7 +121,7 @@ export const customersRemove = operation({
   request: CustomerRemoveRequest,
   response: Empty,
   error: 'billing.CustomerRemoveError',
-  errors: billingErrors.list('customer_not_found', 'customer_removed', 'customer_has_open_invoices'),
+  errors: billingErrors.list('customer_not_found', 'customer_removed', 'customer_erased', 'customer_has_open_invoices'),
   access: 'org_admin',
   write: true,
   readModels: [billingCustomersProjection],
@@ -134,4 +135,4 @@ export const customersRemove = operation({
 });
 
 /** Write operations of billing customers. */
-export const billingCustomerCommands = [customersInsert, customersUpdate, customersRemove];
+export const billingCustomerCommands = [customersInsert, customersUpdate, customersRemove, customersErase];

@@ -1,6 +1,6 @@
 // Schemas of billing customers and notes, named as the spec names them.
 import { z } from 'zod';
-import { CurrencyCode, Metadata, PageRequest, Timestamp, Uuid, page } from './common.ts';
+import { CurrencyCode, Metadata, PageRequest, Timestamp, TotalCountRequest, Uuid, countedPage, page, sortParam } from './common.ts';
 
 export const BillingAddress = z
   .strictObject({
@@ -76,10 +76,12 @@ export const CustomerListRequest = z
     status: CustomerStatus.optional().describe('Only customers in this status (default: all).'),
     query: z.string().trim().min(1).max(200).optional().describe('Case-insensitive text search in name and email.'),
     organization_id: Uuid.optional().describe('Billing staff: only this organization\'s customer.'),
+    sort: sortParam(['created_at', 'name']),
+    ...TotalCountRequest,
   })
   .meta({ id: 'billing.CustomerListRequest' });
 
-export const CustomerListPage = page(CustomerListItem, 'billing.CustomerListPage');
+export const CustomerListPage = countedPage(CustomerListItem, 'billing.CustomerListPage');
 
 export const NoteSubject = z
   .strictObject({ type: z.enum(['customer', 'invoice']).describe('What the note is on.'), id: Uuid.describe('Id of the customer or invoice.') })

@@ -1,6 +1,6 @@
 // Schemas of billing invoices and payments, named as the spec names them.
 import { z } from 'zod';
-import { CalendarDate, CurrencyCode, Metadata, PageRequest, RequestDate, Timestamp, Uuid, page } from './common.ts';
+import { CalendarDate, CurrencyCode, Metadata, PageRequest, RequestDate, Timestamp, TotalCountRequest, Uuid, countedPage, sortParam } from './common.ts';
 
 /** Most lines on one invoice. */
 const MAX_LINES = 500;
@@ -141,11 +141,13 @@ export const InvoiceListRequest = z
     due_date_from: RequestDate.optional().describe('Due on or after.'),
     due_date_to: RequestDate.optional().describe('Due on or before.'),
     overdue: z.boolean().optional().describe('true: open invoices whose due date is before today; false: all others.'),
+    sort: sortParam(['created_at', 'total', 'amount_remaining']),
+    ...TotalCountRequest,
   })
   .meta({ id: 'billing.InvoiceListRequest' });
 
 /** billing.invoices.list response. */
-export const InvoiceListPage = page(InvoiceListItem, 'billing.InvoiceListPage');
+export const InvoiceListPage = countedPage(InvoiceListItem, 'billing.InvoiceListPage');
 
 /** billing.payments.insert request. */
 export const PaymentInsertRequest = z
@@ -212,8 +214,10 @@ export const PaymentListRequest = z
     invoice_id: Uuid.optional().describe('Payments of this invoice.'),
     customer_id: Uuid.optional().describe('Payments of this customer.'),
     status: z.enum(['recorded', 'voided']).optional(),
+    sort: sortParam(['created_at']),
+    ...TotalCountRequest,
   })
   .meta({ id: 'billing.PaymentListRequest' });
 
 /** billing.payments.list response. */
-export const PaymentListResponse = page(Payment, 'billing.PaymentListResponse');
+export const PaymentListResponse = countedPage(Payment, 'billing.PaymentListResponse');

@@ -82,6 +82,23 @@ export const PageRequest = {
   cursor: z.string().max(500).optional().describe('The `pagination.cursor` of the previous page.'),
 };
 
+/**
+ * Extensions of a list (issue 28): `include_total_count` asks for the count of every item the filters match (as Stripe's
+ * `total_count`); the list's sort param is declared with it. Both are optional: without them a list is the spec's.
+ */
+export const TotalCountRequest = {
+  include_total_count: z.boolean().default(false).describe('Extension: true adds `total_count`, every item the filters match (default false).'),
+};
+
+/** The `total_count` a list answers when asked for it (extension). */
+export const TotalCountField = { total_count: z.int().optional().describe('Extension: every item the filters match; present when `include_total_count` was true.') };
+
+/** A list's sort param (extension): `column` ascending, `-column` descending; the default is the spec's order, created_at oldest first. */
+export function sortParam<const C extends readonly [string, ...string[]]>(columns: C) {
+  const values = columns.flatMap((c) => [c, `-${c}`]) as [string, ...string[]];
+  return z.enum(values).default('created_at').describe(`Extension: the order, one of ${values.join(', ')} (a leading - for descending; default created_at, oldest first), then id.`);
+}
+
 /** ForwardPagination */
 export const ForwardPagination = z.object({ cursor: z.string().describe('Pass as `cursor` to get the next page.') }).meta({ id: 'ForwardPagination' });
 
@@ -90,4 +107,11 @@ export function page<T extends ZodType>(item: T, id: string, description?: strin
   return z
     .object({ items: z.array(item).describe('This page of items.'), pagination: ForwardPagination.nullable().describe('null on the last page.') })
     .meta({ id, ...(description ? { description } : {}) });
+}
+
+/** A page that may also say how many items match in all (`total_count`, extension: only when asked for). */
+export function countedPage<T extends ZodType>(item: T, id: string) {
+  return z
+    .object({ items: z.array(item).describe('This page of items.'), pagination: ForwardPagination.nullable().describe('null on the last page.'), ...TotalCountField })
+    .meta({ id });
 }

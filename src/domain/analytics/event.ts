@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { analyticsErrors } from './errors.ts';
 import { EventId, EventInstant } from '../event-fields.ts';
+import { personal } from '../personal.ts';
 
 /** How far back an event's occurred_at may lie. */
 export const MAX_EVENT_AGE_DAYS = 30;
@@ -23,7 +24,8 @@ export const analyticsEvents = eventSchemas({
     occurred_at: EventInstant,
     received_at: EventInstant,
     origin: z.string().nullable(),
-    referer: z.string().nullable(),
+    /** A referring URL can carry a person's identifiers: the organization's analytics key, erased with its customer. */
+    referer: personal(z.string(), { kind: 'analytics', idField: 'organization_id' }).nullable(),
   }),
 });
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 import { EventId, EventInstant } from '../event-fields.ts';
+import { DataSubjectErasedSchema, personal } from '../personal.ts';
 
 /** What an attachment belongs to. */
 export const AttachmentSubjectSchema = z.object({ type: z.enum(['customer', 'invoice', 'relationship']), id: EventId });
@@ -16,7 +17,8 @@ export const attachmentEvents = eventSchemas({
     subject: AttachmentSubjectSchema,
     organization_id: EventId,
     object_key: z.string(),
-    filename: z.string(),
+    /** A file name often names a person ("passport-jane-doe.pdf"): the attachment's own key, erased with its customer. */
+    filename: personal(z.string(), { kind: 'attachment' }),
     content_type: z.string(),
     size: z.number(),
     prepared_at: EventInstant,
@@ -28,6 +30,8 @@ export const attachmentEvents = eventSchemas({
   AttachmentRemoved: z.object({ removed_at: EventInstant }),
   AttachmentExpired: z.object({ expired_at: z.string() }),
   AttachmentPurged: z.object({ purged_at: z.string(), retention_days: z.number() }),
+  /** The attachment's file name was erased with the customer it belongs to (issue 32). */
+  DataSubjectErased: DataSubjectErasedSchema,
 });
 
 /** An attachment event (derived from `attachmentEvents`). */
@@ -44,7 +48,8 @@ export type AttachmentCommand =
   | { type: 'CommitAttachment'; data: { subject: AttachmentSubject; is_internal: boolean; committed_key: string; now: string } }
   | { type: 'RemoveAttachment'; data: { subject: AttachmentSubject; now: string } }
   | { type: 'ExpireAttachment'; data: { now: string } }
-  | { type: 'PurgeAttachment'; data: { retention_days: number; now: string } };
+  | { type: 'PurgeAttachment'; data: { retention_days: number; now: string } }
+  | { type: 'EraseAttachmentName'; data: Omit<z.infer<typeof DataSubjectErasedSchema>, 'erased_at'> & { now: string } };
 
 /** What the attachment decider needs. */
 export interface AttachmentState {
@@ -53,6 +58,7 @@ export interface AttachmentState {
   expiresAt: string;
   isInternal: boolean;
   removedAt: string | null;
+  erased: boolean;
 }
 
 const DAY_MS = 86_400_000;
@@ -69,11 +75,11 @@ function sameSubject(a: AttachmentSubject | null, b: AttachmentSubject): boolean
 /** Pure attachment decider: commit only a pending upload of the same subject before it expires; remove only a committed one; expire only a stale pending one; purge only a removed one past its retention. */
 export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, AttachmentState> = {
   events: attachmentCodec,
-  initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false, removedAt: null }),
+  initialState: () => ({ status: 'none', subject: null, expiresAt: '', isInternal: false, removedAt: null, erased: false }),
   evolve(state, event) {
     switch (event.type) {
       case 'AttachmentPrepared':
-        return { status: 'pending', subject: event.data.subject, expiresAt: event.data.expires_at, isInternal: false, removedAt: null };
+        return { status: 'pending', subject: event.data.subject, expiresAt: event.data.expires_at, isInternal: false, removedAt: null, erased: false };
       case 'AttachmentCommitted':
         return { ...state, status: 'committed', isInternal: event.data.is_internal };
       case 'AttachmentRemoved':
@@ -82,6 +88,8 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         return { ...state, status: 'expired' };
       case 'AttachmentPurged':
         return { ...state, status: 'purged' };
+      case 'DataSubjectErased':
+        return { ...state, erased: true };
       default:
         return assertNever(event);
     }
@@ -114,6 +122,11 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         // Only a removed attachment whose retention is over; anything else (kept, already purged) is left alone, so a repeated pass is a no-op.
         if (state.status !== 'removed' || state.removedAt === null || !retentionOver(state.removedAt, command.data.retention_days, new Date(command.data.now))) return [];
         return [{ type: 'AttachmentPurged', data: { purged_at: command.data.now, retention_days: command.data.retention_days } }];
+      case 'EraseAttachmentName': {
+        if (state.status === 'none' || state.erased) return [];
+        const { now, ...erasure } = command.data;
+        return [{ type: 'DataSubjectErased', data: { ...erasure, erased_at: now } }];
+      }
       default:
         return assertNever(command);
     }

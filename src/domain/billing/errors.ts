@@ -51,6 +51,7 @@ export const billingErrors = errorCatalogue({
   customer_exists: 409,
   customer_has_open_invoices: 409,
   customer_removed: 409,
+  customer_erased: 409,
   invalid_status_transition: 409,
   invoice_exists: 409,
   invoice_final: 409,

@@ -3,6 +3,10 @@ import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { billingErrors } from './errors.ts';
 import { EventId, EventInstant } from '../event-fields.ts';
+import { DataSubjectErasedSchema, personal } from '../personal.ts';
+
+// A note's text may say anything about a person: its own key, erased with the customer it is on.
+const text = () => personal(z.string(), { kind: 'note' });
 
 /** What a note is attached to. */
 export const NoteSubjectSchema = z.object({ type: z.enum(['customer', 'invoice']), id: EventId });
@@ -11,9 +15,11 @@ export type NoteSubject = z.infer<typeof NoteSubjectSchema>;
 
 /** Events of a note stream. */
 export const noteEvents = eventSchemas({
-  NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: EventId, body: z.string(), created_at: EventInstant }),
-  NoteEdited: z.object({ body: z.string(), previous_body: z.string(), edited_at: z.string() }),
+  NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: EventId, body: text(), created_at: EventInstant }),
+  NoteEdited: z.object({ body: text(), previous_body: text(), edited_at: z.string() }),
   NoteRemoved: z.object({ removed_at: z.string() }),
+  /** The note's text was erased with the customer it is on (issue 32). */
+  DataSubjectErased: DataSubjectErasedSchema,
 });
 
 /** A note event (derived from `noteEvents`). */
@@ -26,26 +32,30 @@ export const noteCodec = eventCodec(noteEvents);
 export type NoteCommand =
   | { type: 'AddNote'; data: { note_id: string; subject: NoteSubject; organization_id: string; body: string; now: string } }
   | { type: 'EditNote'; data: { body: string; now: string } }
-  | { type: 'RemoveNote'; data: { now: string } };
+  | { type: 'RemoveNote'; data: { now: string } }
+  | { type: 'EraseNote'; data: Omit<z.infer<typeof DataSubjectErasedSchema>, 'erased_at'> & { now: string } };
 
 /** What the note decider needs. */
 export interface NoteState {
   status: 'none' | 'active' | 'removed';
   body: string;
+  erased: boolean;
 }
 
 /** Pure note decider. */
 export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
   events: noteCodec,
-  initialState: () => ({ status: 'none', body: '' }),
+  initialState: () => ({ status: 'none', body: '', erased: false }),
   evolve(state, event) {
     switch (event.type) {
       case 'NoteAdded':
-        return { status: 'active', body: event.data.body };
+        return { status: 'active', body: event.data.body, erased: false };
       case 'NoteEdited':
         return { ...state, body: event.data.body };
       case 'NoteRemoved':
         return { ...state, status: 'removed' };
+      case 'DataSubjectErased':
+        return { ...state, erased: true };
       default:
         return assertNever(event);
     }
@@ -64,6 +74,11 @@ export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
       case 'RemoveNote':
         if (state.status !== 'active') throw billingErrors.error('note_not_found', 'No such note.');
         return [{ type: 'NoteRemoved', data: { removed_at: command.data.now } }];
+      case 'EraseNote': {
+        if (state.status === 'none' || state.erased) return [];
+        const { now, ...erasure } = command.data;
+        return [{ type: 'DataSubjectErased', data: { ...erasure, erased_at: now } }];
+      }
       default:
         return assertNever(command);
     }

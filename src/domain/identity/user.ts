@@ -3,13 +3,14 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { identityErrors } from './errors.ts';
+import { personal } from '../personal.ts';
 
 /** A role of platform staff. */
 export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
 
 /** Events of a user stream (`user-<id>`). */
 export const UserEvents = eventSchemas({
-  UserRegistered: z.object({ user_id: z.uuid(), email: z.string(), name: z.string(), registered_at: z.string() }),
+  UserRegistered: z.object({ user_id: z.uuid(), email: personal(z.string(), { kind: 'user' }), name: personal(z.string(), { kind: 'user' }), registered_at: z.string() }),
   PlatformRoleGranted: z.object({ role: PlatformRole }),
   /** A password was set; the hash is in user_credentials. */
   PasswordSet: z.object({ set_at: z.string() }),
@@ -71,7 +72,7 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
 };
 
 /** Email claim stream (`useremail-<v5(email)>`): the first claim wins, so two users never share an email. */
-export const EmailClaimEvents = eventSchemas({ EmailClaimed: z.object({ email: z.string(), user_id: z.string() }) });
+export const EmailClaimEvents = eventSchemas({ EmailClaimed: z.object({ email: personal(z.string(), { kind: 'user', idField: 'user_id' }), user_id: z.string() }) });
 
 /** An email claim event (derived from `EmailClaimEvents`). */
 export type EmailClaimEvent = EventOf<typeof EmailClaimEvents>;

@@ -2,6 +2,7 @@
 import type { Actor } from '../../eventstore/port.ts';
 import { type AttachmentEvent, type AttachmentSubject, attachmentCodec } from '../../domain/billing/attachment.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
+import { ERASED } from '../../domain/personal.ts';
 
 /** The stored attachment: the billing.Attachment body plus where it lives and who may see it. */
 export interface AttachmentDoc {
@@ -66,6 +67,8 @@ export const billingAttachmentsProjection = documentProjection({
         AttachmentRemoved: (doc, d, e) => doc && { ...doc, status: 'removed', removed_by: e.metadata.actor, removed_at: d.removed_at },
         AttachmentExpired: () => null,
         AttachmentPurged: () => null,
+        // The live row loses the file name at once (a rebuild reads it as "[erased]" from the log).
+        DataSubjectErased: (doc) => doc && { ...doc, filename: ERASED },
       },
     }),
   ],

@@ -1,6 +1,21 @@
 // billing_customers: one document per customer, read by queries/billing/customers.ts.
-import { type CustomerEvent, type CustomerFields, customerCodec } from '../../domain/billing/customer.ts';
+import { type CustomerEvent, type CustomerFields, CustomerFieldsSchema, customerCodec } from '../../domain/billing/customer.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
+import { ERASED, type PersonalPath, personalPaths } from '../../domain/personal.ts';
+
+const PERSONAL = personalPaths(CustomerFieldsSchema);
+
+/** The document with the given personal fields set to "[erased]" (where they hold text). */
+function erased(doc: CustomerDoc, fields: PersonalPath[]): CustomerDoc {
+  const out = structuredClone(doc) as unknown as Record<string, unknown>;
+  for (const { path } of fields) {
+    let at: unknown = out;
+    for (const k of path.slice(0, -1)) at = at && typeof at === 'object' ? (at as Record<string, unknown>)[k] : undefined;
+    const last = path[path.length - 1];
+    if (at && typeof at === 'object' && last !== undefined && typeof (at as Record<string, unknown>)[last] === 'string') (at as Record<string, unknown>)[last] = ERASED;
+  }
+  return out as unknown as CustomerDoc;
+}
 
 /** The stored customer: exactly the billing.CustomerDetailItem body. */
 export interface CustomerDoc extends CustomerFields {
@@ -27,6 +42,9 @@ export const billingCustomersProjection = documentProjection({
         },
         CustomerUpdated: (doc, d) => doc && { ...doc, ...d.changes, updated_at: d.updated_at },
         CustomerRemoved: (doc, d) => doc && { ...doc, status: 'removed', updated_at: d.removed_at },
+        // The live row loses the erased values at once (a rebuild reads them as "[erased]" from the log already).
+        DataSubjectErased: (doc, d) => doc && { ...erased(doc, PERSONAL.filter((f) => d.retained.length === 0 || !f.retained)), updated_at: d.erased_at },
+        RetainedDataErased: (doc, d) => doc && { ...erased(doc, PERSONAL), updated_at: d.erased_at },
       },
     }),
   ],

@@ -13,6 +13,7 @@ import { customerFeed } from './feed/customer.ts';
 import { invoiceFeed } from './feed/invoice.ts';
 import { creditNoteRequestFeed } from './feed/credit-note-request.ts';
 import { accessFeed } from './feed/access.ts';
+import { erasedDoc, feedErasure } from './feed/erasure.ts';
 
 /** The stored feed event: exactly the billing.EventDetailItem body. */
 export interface BillingEventDoc extends Omit<FeedEntry, 'staffOnly'> {
@@ -67,12 +68,15 @@ export const billingEventsProjection: Projection = {
   async apply(trx, events) {
     const rows = (await feedRows(trx, events)).map((r) => ({ ...r, doc: JSON.stringify(r.doc) }));
     for (let i = 0; i < rows.length; i += 5000) await trx('billing_events').insert(rows.slice(i, i + 5000)).onConflict('id').ignore();
+    for (const [id, doc] of await erasedRows(trx, events)) await trx('billing_events').where({ id }).update({ doc: JSON.stringify(doc) });
   },
   // One-statement commit: the feed rows, inserted by one CTE (JSON mapped onto the columns).
   async stage(knex, events) {
     const rows = await feedRows(knex, events);
+    const erased = await erasedRows(knex, events);
     return {
       write(add) {
+        for (const [id, doc] of erased) add((guard) => `update billing_events set doc = ?::jsonb where ${guard} and id = ?::uuid`, [JSON.stringify(doc), id]);
         if (rows.length === 0) return;
         const list = Object.keys(rows[0] ?? {}).map((c) => `"${c}"`).join(', ');
         add((guard) => `insert into billing_events (${list}) select ${list} from jsonb_populate_recordset(null::billing_events, ?::jsonb) where ${guard} on conflict (id) do nothing`, [JSON.stringify(rows)]);
@@ -107,4 +111,18 @@ async function feedRows(knex: Knex, events: RecordedEvent[]) {
     });
   }
   return rows;
+}
+
+/** The customer documents of the feed that the batch's erasures rewrite, as they must now read (one per row). */
+async function erasedRows(knex: Knex, events: RecordedEvent[]): Promise<Map<string, unknown>> {
+  const out = new Map<string, unknown>();
+  for (const x of events.map(feedErasure)) {
+    if (!x) continue;
+    const rows = (await knex('billing_events').where({ subject_id: x.customerId, subject_type: 'customer' }).select('id', 'doc')) as { id: string; doc: unknown }[];
+    for (const r of rows) {
+      const doc = erasedDoc(out.get(r.id) ?? r.doc, x.paths);
+      if (doc !== null) out.set(r.id, doc);
+    }
+  }
+  return out;
 }

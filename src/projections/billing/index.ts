@@ -19,6 +19,7 @@ import { billingPaymentMethodsProjection } from './payment-methods.ts';
 import { billingChargesProjection } from './charges.ts';
 import { billingCollectionsProjection } from './collections.ts';
 import { billingMessagesProjection } from './messages.ts';
+import { billingPersonalSubjectsProjection } from './personal-subjects.ts';
 
 /** Every billing projection. */
 export const billingProjections = [
@@ -26,5 +27,5 @@ export const billingProjections = [
   billingEventsProjection, billingStatementsProjection, billingAccessProjection,
   billingProductsProjection, billingPricesProjection, billingCurrenciesProjection,
   billingEntitlementsProjection, billingEntitlementOverridesProjection, billingSubscriptionsProjection, billingExchangeRatesProjection, billingPaymentMethodsProjection,
-  billingAttachmentsProjection, billingChargesProjection, billingCollectionsProjection, billingMessagesProjection,
+  billingAttachmentsProjection, billingChargesProjection, billingCollectionsProjection, billingMessagesProjection, billingPersonalSubjectsProjection,
 ];

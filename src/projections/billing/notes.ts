@@ -2,6 +2,7 @@
 import type { Actor } from '../../eventstore/port.ts';
 import { type NoteEvent, type NoteSubject, noteCodec } from '../../domain/billing/note.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
+import { ERASED } from '../../domain/personal.ts';
 
 /** The stored note: exactly the billing.Note body plus its organization. */
 export interface NoteDoc {
@@ -37,6 +38,8 @@ export const billingNotesProjection = documentProjection({
         }),
         NoteEdited: (doc, d, e) => doc && { ...doc, body: d.body, updated_at: d.edited_at, history: [...doc.history, { body: d.previous_body, replaced_at: d.edited_at, editor: e.metadata.actor }] },
         NoteRemoved: () => null,
+        // The live row loses the text and its earlier versions at once (a rebuild reads them as "[erased]" from the log).
+        DataSubjectErased: (doc) => doc && { ...doc, body: ERASED, history: doc.history.map((h) => ({ ...h, body: ERASED })) },
       },
     }),
   ],

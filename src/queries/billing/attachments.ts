@@ -78,6 +78,12 @@ export async function attachmentUrl(ctx: RequestContext, subject: AttachmentSubj
 }
 
 /** Pending attachments whose upload expired before `now` (the expiry worker's work list), oldest first. */
+/** Every attachment of an organization still in the read model, for the data export. */
+export async function organizationAttachments(knex: Knex, organizationId: string): Promise<AttachmentDoc[]> {
+  const rows = (await knex('billing_attachments').where({ organization_id: organizationId }).orderBy('created_at').select('doc')) as { doc: AttachmentDoc }[];
+  return rows.map((r) => r.doc);
+}
+
 export async function expiredUploads(knex: Knex, now: Date, limit = 500): Promise<AttachmentDoc[]> {
   const rows = await knex('billing_attachments').where({ status: 'pending' }).andWhere('expires_at', '<', now).orderBy('expires_at').limit(limit).pluck('doc');
   return rows as AttachmentDoc[];

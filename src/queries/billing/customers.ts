@@ -9,7 +9,10 @@ import { CustomerDetailItem, CustomerGetRequest, CustomerListPage, CustomerListR
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
-import { documentPage } from '../pagination.ts';
+import { CREATED_AT, type SortKey, cursorParts, sortedDocumentPage, totalCount } from '../pagination.ts';
+
+/** The sorts of billing.customers.list (extension). */
+const CUSTOMER_SORTS: Record<string, SortKey> = { created_at: CREATED_AT, name: { column: 'name', part: cursorParts.name, value: (r) => String(r.name) } };
 import { billingErrors } from '../../domain/billing/errors.ts';
 
 /** SQL of a customer's document row (`$1`: the customer id), for a statement of another module that reads it in the same round trip. */
@@ -104,8 +107,10 @@ export const customersList = operation({
       const like = `%${req.query.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
       q.where((w) => { w.whereILike('name', like).orWhereILike('email', like); });
     }
-    const res = await documentPage<CustomerDoc>(q, req);
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<CustomerDoc>(q.select('name'), req, CUSTOMER_SORTS);
     return {
+      ...(total === undefined ? {} : { total_count: total }),
       items: res.docs.map((d) => ({ id: d.id, organization_id: d.organization_id, name: d.name, email: d.email, currency: d.currency, status: d.status, created_at: d.created_at })),
       pagination: res.pagination,
     };
@@ -120,16 +125,41 @@ export function recentCustomer(knex: Knex, id: string, position: LogPosition | n
   return recentDocument<CustomerDoc>(knex, 'billing_customers', id, position) ?? undefined;
 }
 
-/** The documents of the given customers that exist, by id (one read for a page of names). */
-export async function customersByIds(knex: Knex, ids: string[]): Promise<Map<string, CustomerDoc>> {
-  if (ids.length === 0) return new Map();
-  const rows = (await knex('billing_customers').whereIn('id', ids).select('doc')) as { doc: CustomerDoc }[];
+/** `text` as a LIKE pattern of what starts with it (its own %, _ and \ matched literally). */
+export function prefixPattern(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** Customers whose name or email starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by name. */
+export async function searchCustomers(knex: Knex, text: string, limit: number): Promise<CustomerDoc[]> {
+  const like = prefixPattern(text.toLowerCase());
+  const q = knex('billing_customers').select('doc').orderByRaw('lower(name), id').limit(limit);
+  q.where((w) => {
+    w.whereRaw('lower(name) like ?', [like]).orWhereRaw('lower(email) like ?', [like]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase()).orWhere('organization_id', text.toLowerCase());
+  });
+  return ((await q) as { doc: CustomerDoc }[]).map((r) => r.doc);
+}
+
+/** Customers by id (a map of those found), for lists that show a customer's name. */
+export async function customersByIds(knex: Knex, ids: readonly string[]): Promise<Map<string, CustomerDoc>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('id', unique).select('doc')) as { doc: CustomerDoc }[];
   return new Map(rows.map((r) => [r.doc.id, r.doc]));
 }
 
-/** The customers of the given organizations, by organization id. */
-export async function customersOfOrganizations(knex: Knex, organizationIds: string[]): Promise<Map<string, CustomerDoc>> {
-  if (organizationIds.length === 0) return new Map();
-  const rows = (await knex('billing_customers').whereIn('organization_id', organizationIds).select('doc')) as { doc: CustomerDoc }[];
+/** Customers of organizations (a map by organization id). */
+export async function customersOfOrganizations(knex: Knex, organizationIds: readonly string[]): Promise<Map<string, CustomerDoc>> {
+  const unique = [...new Set(organizationIds)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_customers').whereIn('organization_id', unique).select('doc')) as { doc: CustomerDoc }[];
   return new Map(rows.map((r) => [r.doc.organization_id, r.doc]));
+}
+
+const UUID_TEXT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Whether `text` is a whole UUID (so it may be compared with an id column). */
+export function isUuid(text: string): boolean {
+  return UUID_TEXT.test(text);
 }

@@ -7,10 +7,17 @@ import { Uuid } from '../../contract/schemas/common.ts';
 import { InvoiceDetail, InvoiceListPage, InvoiceListRequest } from '../../contract/schemas/billing-invoices.ts';
 import { isoDate } from '../../clock.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
-import { documentPage } from '../pagination.ts';
+import { CREATED_AT, type SortKey, cursorParts, sortedDocumentPage, totalCount } from '../pagination.ts';
+
+/** The sorts of billing.invoices.list (extension): NOT NULL columns of billing_invoices. */
+const INVOICE_SORTS: Record<string, SortKey> = {
+  created_at: CREATED_AT,
+  total: { column: 'total', part: cursorParts.minor, value: (r) => Number(r.total) },
+  amount_remaining: { column: 'amount_remaining', part: cursorParts.minor, value: (r) => Number(r.amount_remaining) },
+};
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
-import { canSeeOrganization } from './customers.ts';
+import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
@@ -152,8 +159,10 @@ export const invoicesList = operation({
     const today = isoDate(ctx.now);
     if (req.overdue === true) q.where('status', 'open').where('due_date', '<', today);
     if (req.overdue === false) q.where((w) => { w.whereNot('status', 'open').orWhereNull('due_date').orWhere('due_date', '>=', today); });
-    const res = await documentPage<InvoiceDoc>(q, req);
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<InvoiceDoc>(q.select('total', 'amount_remaining'), req, INVOICE_SORTS);
     return {
+      ...(total === undefined ? {} : { total_count: total }),
       items: res.docs.map((d) => ({
         id: d.id, number: d.number, organization_id: d.organization_id, customer_id: d.customer_id, status: d.status, currency: d.currency,
         total: d.total, amount_remaining: d.amount_remaining, issue_date: d.issue_date, due_date: d.due_date, created_at: d.created_at,
@@ -172,6 +181,24 @@ export async function openInvoiceCount(knex: Knex, customerId: string): Promise<
   return Number(row[0]?.count ?? 0);
 }
 
+/** Invoices whose number starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by number. */
+export async function searchInvoices(knex: Knex, text: string, limit: number): Promise<InvoiceDoc[]> {
+  const q = knex('billing_invoices').select('doc').orderBy([{ column: 'number' }, { column: 'id' }]).limit(limit);
+  q.where((w) => {
+    w.whereRaw('upper(number) like ?', [prefixPattern(text.toUpperCase())]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: InvoiceDoc }[]).map((r) => r.doc);
+}
+
+/** Invoices by id (a map of those found). */
+export async function invoicesByIds(knex: Knex, ids: readonly string[]): Promise<Map<string, InvoiceDoc>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = (await knex('billing_invoices').whereIn('id', unique).select('doc')) as { doc: InvoiceDoc }[];
+  return new Map(rows.map((r) => [r.doc.id, r.doc]));
+}
+
 /** Invoices issued on or after `since` (YYYY-MM-DD) that are not drafts: the messages worker's finalize emails, oldest first. */
 export async function invoicesIssuedSince(knex: Knex, since: string, limit = 5000): Promise<InvoiceDoc[]> {
   return (await knex('billing_invoices').whereNot('status', 'draft').andWhere('issue_date', '>=', since).orderBy(['created_at', 'id']).limit(limit).pluck('doc')) as InvoiceDoc[];
@@ -181,4 +208,10 @@ export async function invoicesIssuedSince(knex: Knex, since: string, limit = 500
 export async function openInvoicesDueBetween(knex: Knex, from: string, to: string, limit = 5000): Promise<InvoiceDoc[]> {
   return (await knex('billing_invoices').where('status', 'open').andWhere('amount_remaining', '>', 0).andWhere('due_date', '>=', from).andWhere('due_date', '<=', to)
     .orderBy(['due_date', 'id']).limit(limit).pluck('doc')) as InvoiceDoc[];
+}
+
+/** The issue date (`YYYY-MM-DD`) of the customer's last issued invoice (open, paid, void or uncollectible), or null: the invoice retention period runs from it. */
+export async function lastIssueDate(knex: Knex, customerId: string): Promise<string | null> {
+  const row = (await knex('billing_invoices').where({ customer_id: customerId }).whereNot('status', 'draft').whereNotNull('issue_date').first(knex.raw(`to_char(max(issue_date), 'YYYY-MM-DD') as last`))) as { last: string | null } | undefined;
+  return row?.last ?? null;
 }

@@ -37,6 +37,12 @@ async function listNotes(knex: Knex, subject: { type: string; id: string }, limi
   return documentPage<NoteDoc>(q, { limit, cursor });
 }
 
+/** Every live note of an organization (its customer's and its invoices'), for the data export. */
+export async function organizationNotes(knex: Knex, organizationId: string): Promise<NoteDoc[]> {
+  const rows = (await knex('billing_notes').where({ organization_id: organizationId }).orderBy('created_at').select('doc')) as { doc: NoteDoc }[];
+  return rows.map((r) => r.doc);
+}
+
 export const notesList = operation({
   id: 'billing.notes.list',
   examples: {

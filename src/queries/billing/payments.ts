@@ -5,8 +5,8 @@ import { operation } from '../../contract/operation.ts';
 import { hasRole, type RequestContext } from '../../context.ts';
 import { PaymentListRequest, PaymentListResponse } from '../../contract/schemas/billing-invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
-import { documentPage } from '../pagination.ts';
-import { canSeeOrganization } from './customers.ts';
+import { CREATED_AT, sortedDocumentPage, totalCount } from '../pagination.ts';
+import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
@@ -75,8 +75,9 @@ export const paymentsList = operation({
     if (req.invoice_id) q.where('invoice_id', req.invoice_id);
     if (req.customer_id) q.where('customer_id', req.customer_id);
     if (req.status) q.where('status', req.status);
-    const res = await documentPage<PaymentDoc>(q, req);
-    return { items: res.docs, pagination: res.pagination };
+    const total = req.include_total_count ? await totalCount(q) : undefined;
+    const res = await sortedDocumentPage<PaymentDoc>(q, req, { created_at: CREATED_AT });
+    return { ...(total === undefined ? {} : { total_count: total }), items: res.docs, pagination: res.pagination };
   },
 });
 
@@ -86,6 +87,16 @@ export const billingPaymentQueries = [paymentsList];
 /** Whether a payment (recorded or voided) names `reference`: a provider charge recorded as a payment (reconciliation's check). */
 export async function paymentWithReference(knex: Knex, reference: string): Promise<boolean> {
   return (await knex('billing_payments').whereRaw(`doc->>'reference' = ?`, [reference]).first('id')) !== undefined;
+}
+
+/** Payments whose reference starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; newest first. */
+export async function searchPayments(knex: Knex, text: string, limit: number): Promise<PaymentDoc[]> {
+  const q = knex('billing_payments').select('doc').orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+  q.where((w) => {
+    w.whereRaw(`lower(doc->>'reference') like ?`, [prefixPattern(text.toLowerCase())]);
+    if (isUuid(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: PaymentDoc }[]).map((r) => r.doc);
 }
 
 /** Payments recorded at or after `since` and not voided: the messages worker's receipts, oldest first. */

@@ -59,8 +59,9 @@ export const subscriptionsList = operation({
   errors: billingErrors.list(),
   access: 'org_user',
   async handle(ctx, req) {
-    const staff = hasRole(ctx.auth, 'platform_staff');
-    if (!staff && req.organization_id && req.organization_id !== ctx.auth.organizationId) throw forbidden("Only platform staff read another organization's subscriptions.");
+    // Billing staff too: the console shows a customer's subscriptions and opens their billing configuration (issue 28 §3).
+    const staff = hasRole(ctx.auth, 'platform_staff') || hasRole(ctx.auth, 'billing_staff');
+    if (!staff && req.organization_id && req.organization_id !== ctx.auth.organizationId) throw forbidden("Only platform and billing staff read another organization's subscriptions.");
     const organizationId = staff ? req.organization_id : ctx.auth.organizationId;
     const q = ctx.services.knex('billing_subscriptions').select('doc').orderBy(['created_at', 'id']).limit(500);
     if (organizationId) q.where({ organization_id: organizationId });

@@ -87,6 +87,17 @@ export async function sessionAuth(knex: Knex, token: string, now: Date): Promise
   };
 }
 
+/** Organizations whose name starts with `text` (case-insensitive; indexed by migration 0123), or whose id it is; by name. */
+export async function searchOrganizations(knex: Knex, text: string, limit: number): Promise<OrganizationDoc[]> {
+  const like = `${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  const q = knex('identity_organizations').select('doc').orderByRaw('lower(name), id').limit(limit);
+  q.where((w) => {
+    w.whereRaw('lower(name) like ?', [like]);
+    if (/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) w.orWhere('id', text.toLowerCase());
+  });
+  return ((await q) as { doc: OrganizationDoc }[]).map((r) => r.doc);
+}
+
 /** The names of the given organizations that exist, by id. */
 export async function organizationsByIds(knex: Knex, ids: string[]): Promise<Map<string, OrganizationDoc>> {
   if (ids.length === 0) return new Map();

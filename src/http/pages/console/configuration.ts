@@ -3,7 +3,8 @@
 import type express from 'express';
 import type { Services } from '../../../context.ts';
 import type { ApiProblem } from './api.ts';
-import { UUID, badge, field, formGuard, money, qs, sendConsole, table, when } from './layout.ts';
+import { UUID, badge, field, formGuard, minorDigits, money, parseMoney, qs, sendConsole, table, when } from './layout.ts';
+import { refusalOf } from './form-state.ts';
 import { type SafeHtml, html, join } from '../html.ts';
 import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
@@ -32,8 +33,8 @@ interface Extra {
   status?: number;
   problem?: ApiProblem | null;
   answer?: SafeHtml;
-  /** The revision form to fill again (after an impact preview): its kind and the values sent. */
-  revision?: { kind: 'baseline' | 'pricing'; values: Record<string, string> };
+  /** The revision form to fill again (after an impact preview or a refusal): its kind, the values sent and each field's problem. */
+  revision?: { kind: 'baseline' | 'pricing'; values: Record<string, string>; errors?: Record<string, string> };
 }
 
 function subscriptionOf(p: ConsolePage): string {
@@ -55,10 +56,29 @@ function range(from: string, to: string | null): string {
   return `${from.slice(0, 10)} → ${to ? to.slice(0, 10) : 'open-ended'}`;
 }
 
+/** Subscriptions by their customer's name, to choose from (no id to paste): billing.subscriptions.list and billing.customers.list. */
+async function subscriptionChoices(p: ConsolePage): Promise<{ id: string; label: string }[]> {
+  const subs = await p.api.call(ops['billing.subscriptions.list'], {});
+  if (!subs.ok) return [];
+  const names = new Map<string, string>();
+  let cursor: string | undefined;
+  for (let pages = 0; pages < 5; pages++) {
+    const r = await p.api.call(ops['billing.customers.list'], { limit: 200, cursor });
+    if (!r.ok) break;
+    for (const c of r.body.items) names.set(c.organization_id, c.name);
+    cursor = r.body.pagination?.cursor;
+    if (!cursor) break;
+  }
+  return subs.body
+    .map((x) => ({ id: x.id, label: `${names.get(x.organization_id) ?? `Organization ${x.organization_id}`}: ${x.status}, ${x.current_period_start.slice(0, 10)} to ${x.current_period_end.slice(0, 10)} (${x.id})` }))
+    .sort((a, b) => a.label.localeCompare(b.label));
+}
+
 async function configurationPage(p: ConsolePage, extra: Extra = {}): Promise<void> {
   const sub = subscriptionOf(p);
+  const choices = await subscriptionChoices(p);
   const pick = html`<form method="get" action="${BASE}" class="card filters"><div class="grid">
-${field('subscription_id', 'Subscription id', html`<input id="subscription_id" name="subscription_id" required value="${sub}" size="38">`)}
+${field('subscription_id', 'Subscription (by customer)', html`<select id="subscription_id" name="subscription_id" required><option value="">Choose a subscription</option>${choices.map((c) => html`<option value="${c.id}"${c.id === sub ? html` selected` : ''}>${c.label}</option>`)}</select>`, 'Or open it from the customer page, under Subscriptions.')}
 </div><div class="actions"><button type="submit">Open</button></div></form>`;
   if (!sub) return void sendConsole(p.res, p.session, extra.status ?? 200, { title: 'Configuration', section: 'configuration', problem: extra.problem, body: html`<h1>Configuration</h1>${pick}` });
   const [rels, hist] = await Promise.all([
@@ -99,18 +119,19 @@ ${field('subscription_id', 'Subscription id', html`<input id="subscription_id" n
   const revisionForm = (kind: 'baseline' | 'pricing') => {
     // After an impact preview the form keeps what was sent, so the clerk records exactly what was previewed.
     const v = (name: string, fallback = '') => (extra.revision?.kind === kind ? (extra.revision.values[name] ?? fallback) : fallback);
+    const e = (name: string) => (extra.revision?.kind === kind ? extra.revision.errors?.[name] : undefined);
     return html`<form method="post" action="${BASE}/${sub}/${kind === 'baseline' ? 'baselines' : 'pricing'}" class="card">${formGuard(p.session)}
 <h3>New ${kind} revision</h3><div class="grid">
-${field(`${kind}-from`, 'Effective from (UTC date)', html`<input id="${kind}-from" name="effective_from" type="date" required value="${v('effective_from')}">`)}
-${field(`${kind}-to`, 'Effective to, exclusive (optional)', html`<input id="${kind}-to" name="effective_to" type="date" value="${v('effective_to')}">`)}
-${field(`${kind}-currency`, 'Currency', html`<input id="${kind}-currency" name="currency" required value="${v('currency', 'GBP')}" maxlength="3" size="4">`)}
+${field(`${kind}-from`, 'Effective from (UTC date)', html`<input id="${kind}-from" name="effective_from" type="date" required value="${v('effective_from')}">`, undefined, e('effective_from'))}
+${field(`${kind}-to`, 'Effective to, exclusive (optional)', html`<input id="${kind}-to" name="effective_to" type="date" value="${v('effective_to')}">`, undefined, e('effective_to'))}
+${field(`${kind}-currency`, 'Currency', html`<input id="${kind}-currency" name="currency" required value="${v('currency', 'GBP')}" maxlength="3" size="4">`, undefined, e('currency'))}
 ${kind === 'baseline'
-    ? field('baseline-amount', 'Monthly exempt amount (minor units)', html`<input id="baseline-amount" name="monthly_exempt_amount" inputmode="numeric" required value="${v('monthly_exempt_amount')}">`)
-    : html`${field('pricing-pi', 'Platform-introduced rate (bps)', html`<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required value="${v('platform_introduced')}">`)}
-${field('pricing-pe', 'Pre-existing rate (bps)', html`<input id="pricing-pe" name="pre_existing" inputmode="numeric" required value="${v('pre_existing')}">`)}
-${field('pricing-min', 'Minimum fee (minor units)', html`<input id="pricing-min" name="minimum_fee" inputmode="numeric" required value="${v('minimum_fee', '0')}">`)}`}
-${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html`<input id="${kind}-supersedes" name="supersedes" value="${v('supersedes')}">`)}
-</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', html`<input id="${kind}-reason" name="reason" required maxlength="1000" value="${v('reason')}">`)}
+    ? field('baseline-amount', 'Monthly exempt amount', html`<input id="baseline-amount" name="monthly_exempt_amount" inputmode="decimal" required value="${v('monthly_exempt_amount')}">`, 'In the currency, like 500.00.', e('monthly_exempt_amount'))
+    : html`${field('pricing-pi', 'Platform-introduced rate (bps)', html`<input id="pricing-pi" name="platform_introduced" inputmode="numeric" required value="${v('platform_introduced')}">`, '100 bps = 1%.', e('platform_introduced'))}
+${field('pricing-pe', 'Pre-existing rate (bps)', html`<input id="pricing-pe" name="pre_existing" inputmode="numeric" required value="${v('pre_existing')}">`, undefined, e('pre_existing'))}
+${field('pricing-min', 'Minimum fee', html`<input id="pricing-min" name="minimum_fee" inputmode="decimal" required value="${v('minimum_fee', '0.00')}">`, 'In the currency, like 25.00.', e('minimum_fee'))}`}
+${field(`${kind}-supersedes`, 'Supersedes (revision ids, comma separated)', html`<input id="${kind}-supersedes" name="supersedes" value="${v('supersedes')}">`, undefined, e('supersedes'))}
+</div>${field(`${kind}-reason`, 'Reason (kept in the audit record)', html`<input id="${kind}-reason" name="reason" required maxlength="1000" value="${v('reason')}">`, undefined, e('reason'))}
 <div class="actions"><button type="submit">Record ${kind}</button><button type="submit" name="intent" value="impact" class="secondary">Preview impact</button></div></form>`;
   };
   sendConsole(p.res, p.session, extra.status ?? 200, {
@@ -133,7 +154,8 @@ ${field('resolve-at', 'Order time (UTC)', html`<input id="resolve-at" name="occu
 ${field('resolve-asof', 'As known at (UTC, optional)', html`<input id="resolve-asof" name="as_of" type="datetime-local">`)}
 <div class="actions"><button type="submit">Resolve</button></div></form>
 <form method="post" action="${BASE}/${sub}/preview" class="card">${formGuard(p.session)}<h3>Preview fees</h3>
-${field('preview-samples', 'Orders: one per line, "seller, buyer, amount in minor units, time (UTC)"', html`<textarea id="preview-samples" name="samples" rows="5" required></textarea>`)}
+${field('preview-samples', 'Orders: one per line, "seller, buyer, amount, time (UTC)"', html`<textarea id="preview-samples" name="samples" rows="5" required></textarea>`, 'Amounts in the pricing currency, like 100.00.')}
+${field('preview-currency', 'Currency of the amounts', html`<input id="preview-currency" name="currency" required value="GBP" maxlength="3" size="4">`)}
 ${field('preview-asof', 'As known at (UTC, optional)', html`<input id="preview-asof" name="as_of" type="datetime-local">`)}
 <div class="actions"><button type="submit">Preview</button></div></form></div></section>
 <p class="muted">How a usage invoice would change under this configuration: open the invoice and use its Re-rate preview (it writes nothing).</p>`,
@@ -149,9 +171,33 @@ async function decide(p: ConsolePage): Promise<void> {
   p.res.redirect(303, `${BASE}${qs({ subscription_id: subscriptionOf(p) })}`);
 }
 
+/** API paths of the revision forms whose field has another name. */
+const REVISION_FIELDS: Record<string, string> = { 'rates_bps.platform_introduced': 'platform_introduced', 'rates_bps.pre_existing': 'pre_existing' };
+
+/** The figures of a revision form: money typed as decimals (converted with the currency's exponent), rates as whole basis points. */
+function revisionFigures(f: Record<string, string>, kind: 'baseline' | 'pricing', currency: string): { amount: number; pi: number; pe: number; min: number } | { errors: Record<string, string> } {
+  const errors: Record<string, string> = {};
+  const decimal = (name: string) => {
+    const n = parseMoney(f[name], currency);
+    if (n === null) errors[name] = `Enter an amount like 500.00 (${currency || 'in the currency'}), with at most ${minorDigits(currency)} decimals.`;
+    return n ?? 0;
+  };
+  const bps = (name: string) => {
+    const t = (f[name] ?? '').trim();
+    if (!/^\d{1,5}$/.test(t)) errors[name] = 'Enter whole basis points, like 250 for 2.5%.';
+    return Number(t);
+  };
+  const out = kind === 'baseline' ? { amount: decimal('monthly_exempt_amount'), pi: 0, pe: 0, min: 0 } : { amount: 0, pi: bps('platform_introduced'), pe: bps('pre_existing'), min: decimal('minimum_fee') };
+  return Object.keys(errors).length ? { errors } : out;
+}
+
+/** The form as sent, to fill again (never the CSRF token, the idempotency key or the button). */
+function sentValues(f: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'csrf' && k !== 'idem' && k !== 'intent'));
+}
+
 async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<void> {
   const f = p.form;
-  const int = (v: string | undefined) => (/^\d{1,15}$/.test((v ?? '').trim()) ? Number((v ?? '').trim()) : NaN);
   const common = {
     subscription_id: subscriptionOf(p),
     effective_from: f.effective_from ?? '',
@@ -160,28 +206,29 @@ async function revision(p: ConsolePage, kind: 'baseline' | 'pricing'): Promise<v
     reason: (f.reason ?? '').trim(),
     currency: (f.currency ?? '').trim().toUpperCase(),
   };
-  const numbers = kind === 'baseline' ? [f.monthly_exempt_amount] : [f.platform_introduced, f.pre_existing, f.minimum_fee];
-  if (numbers.some((v) => Number.isNaN(int(v)))) return configurationPage(p, { status: 400, problem: formProblem('Amounts and rates are whole numbers (minor units, basis points).') });
-  if (f.intent === 'impact') return impact(p, kind, common);
+  const figures = revisionFigures(f, kind, common.currency);
+  if ('errors' in figures) {
+    return configurationPage(p, { status: 400, problem: formProblem('Some figures are not amounts or rates: each says what is wrong next to it.'), revision: { kind, values: sentValues(f), errors: figures.errors } });
+  }
+  if (f.intent === 'impact') return impact(p, kind, common, figures);
   const opts = { idempotencyKey: f.idem, reason: common.reason || undefined };
   const r = kind === 'baseline'
-    ? await p.api.call(ops['billing.configuration.baselines.insert'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount) }, opts)
+    ? await p.api.call(ops['billing.configuration.baselines.insert'], { ...common, monthly_exempt_amount: figures.amount }, opts)
     : await p.api.call(ops['billing.configuration.pricing.insert'], {
-      ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee),
+      ...common, rates_bps: { platform_introduced: figures.pi, pre_existing: figures.pe }, minimum_fee: figures.min,
     }, opts);
-  if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem });
+  if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem, revision: { kind, values: sentValues(f), errors: refusalOf(kind, f, r.problem, REVISION_FIELDS).errors } });
   p.res.redirect(303, `${BASE}${qs({ subscription_id: common.subscription_id })}`);
 }
 
 // The revision's impact on generated usage invoices (billing.configuration.*.preview-impact: the same body, nothing saved), above the form filled again.
-async function impact(p: ConsolePage, kind: 'baseline' | 'pricing', common: { subscription_id: string; effective_from: string; effective_to?: string; supersedes: string[]; reason: string; currency: string }): Promise<void> {
+async function impact(p: ConsolePage, kind: 'baseline' | 'pricing', common: { subscription_id: string; effective_from: string; effective_to?: string; supersedes: string[]; reason: string; currency: string }, figures: { amount: number; pi: number; pe: number; min: number }): Promise<void> {
   const f = p.form;
-  const int = (v: string | undefined) => Number((v ?? '').trim());
   const r = kind === 'baseline'
-    ? await p.api.call(ops['billing.configuration.baselines.preview-impact'], { ...common, monthly_exempt_amount: int(f.monthly_exempt_amount), limit: 24 })
-    : await p.api.call(ops['billing.configuration.pricing.preview-impact'], { ...common, rates_bps: { platform_introduced: int(f.platform_introduced), pre_existing: int(f.pre_existing) }, minimum_fee: int(f.minimum_fee), limit: 24 });
-  const revision = { kind, values: Object.fromEntries(Object.entries(f).filter(([k]) => k !== 'csrf' && k !== 'idem' && k !== 'intent')) };
-  if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem, revision });
+    ? await p.api.call(ops['billing.configuration.baselines.preview-impact'], { ...common, monthly_exempt_amount: figures.amount, limit: 24 })
+    : await p.api.call(ops['billing.configuration.pricing.preview-impact'], { ...common, rates_bps: { platform_introduced: figures.pi, pre_existing: figures.pe }, minimum_fee: figures.min, limit: 24 });
+  const revision = { kind, values: sentValues(f) };
+  if (!r.ok) return configurationPage(p, { status: r.problem.status, problem: r.problem, revision: { ...revision, errors: refusalOf(kind, f, r.problem, REVISION_FIELDS).errors } });
   const x = r.body;
   const signed = (n: number) => `${n > 0 ? '+' : ''}${money(n, x.currency)}`;
   const rows = x.items.map((i) => [
@@ -214,9 +261,10 @@ async function resolve(p: ConsolePage): Promise<void> {
 }
 
 async function preview(p: ConsolePage): Promise<void> {
+  const currency = (p.form.currency ?? 'GBP').trim().toUpperCase();
   const samples = (p.form.samples ?? '').split(/\r?\n/).map((l) => l.trim()).filter(Boolean).map((l, i) => {
     const [seller = '', buyer = '', amount = '', at = ''] = l.split(',').map((s) => s.trim());
-    return { order_id: `line-${i + 1}`, seller, buyer, amount: /^\d+$/.test(amount) ? Number(amount) : -1, occurred_at: instant(at) ?? at };
+    return { order_id: `line-${i + 1}`, seller, buyer, amount: parseMoney(amount, currency) ?? -1, occurred_at: instant(at) ?? at };
   });
   const as_of = instant(p.form.as_of);
   const r = await p.api.call(ops['billing.configuration.preview.get'], { subscription_id: subscriptionOf(p), samples, ...(as_of ? { as_of } : {}) });

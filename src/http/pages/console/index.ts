@@ -19,6 +19,8 @@ import { mountHealth } from './health.ts';
 import { mountAttention } from './attention.ts';
 import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
+import { mountSearch } from './search.ts';
+import { mountCustomerForms } from './customer-forms.ts';
 import { mountDocuments } from './documents.ts';
 import { mountMessages } from './messages.ts';
 import { mountActivity } from './activity.ts';
@@ -49,6 +51,8 @@ export function mountConsole(app: express.Express, services: Services): void {
     res.set({ 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff', 'Cross-Origin-Resource-Policy': 'same-origin' }).type(asset.type).send(body);
   });
   app.get(['/console', '/console/'], ...consoleRoute(services, async (p) => p.res.redirect(303, '/console/customers')));
+  // Before the customer page: /console/customers/new is not a customer id.
+  mountCustomerForms(app, services);
   mountCustomers(app, services);
   mountInvoices(app, services);
   mountDocuments(app, services);
@@ -64,5 +68,6 @@ export function mountConsole(app: express.Express, services: Services): void {
   mountAttention(app, services);
   mountRefundsDue(app, services);
   mountUsage(app, services);
+  mountSearch(app, services);
   mountActivity(app, services);
 }

@@ -11,12 +11,10 @@ import { NameBook, day } from './format.ts';
 import { formProblem, lineEditor, readLines } from './invoice-forms.ts';
 import { invoicePage } from './invoice-page.ts';
 import type { ApiProblem } from './api.ts';
+import { MAX_EXPORT, decimal, sendCsv } from './csv.ts';
+import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-/** Most rows one CSV export holds (the API is paged through, 200 at a time). */
-const MAX_EXPORT = 10_000;
-/** Columns of the CSV: the API's field names and values, unchanged, so a row matches billing.invoices.list. */
-const CSV_COLUMNS = ['id', 'number', 'organization_id', 'customer_id', 'status', 'currency', 'total', 'amount_remaining', 'issue_date', 'due_date', 'created_at'] as const;
 
 /** The list filters a clerk can set, read from the query string (anything malformed is dropped, not sent). */
 interface Filters {
@@ -44,6 +42,7 @@ function filtersOf(query: Record<string, unknown>): Filters {
 export function mountInvoices(app: express.Express, services: Services): void {
   app.get('/console/invoices', ...consoleRoute(services, listPage));
   app.get('/console/invoices.csv', ...consoleRoute(services, exportCsv));
+  app.get('/console/payments.csv', ...consoleRoute(services, exportPayments));
   app.get('/console/invoices/new', ...consoleRoute(services, (p) => newPage(p)));
   app.post('/console/invoices', ...consoleRoute(services, createDraft));
   app.get('/console/invoices/:id', ...consoleRoute(services, (p) => invoicePage(p, String(p.req.params.id))));
@@ -55,13 +54,30 @@ export function mountInvoices(app: express.Express, services: Services): void {
   }));
 }
 
+/** The sorts of the invoice list, in words (billing.invoices.list's sort extension). */
+const SORTS = [['created_at', 'Oldest first'], ['-created_at', 'Newest first'], ['-total', 'Total, highest first'], ['total', 'Total, lowest first'], ['-amount_remaining', 'Most still owed first'], ['amount_remaining', 'Least still owed first']] as const;
+type Sort = (typeof SORTS)[number][0];
+const PAGE = 50;
+
+function sortOf(query: Record<string, unknown>): Sort {
+  return SORTS.find(([v]) => v === query.sort)?.[0] ?? 'created_at';
+}
+
 async function listPage(p: ConsolePage): Promise<void> {
   const f = filtersOf(p.req.query);
-  const cursor = typeof p.req.query.cursor === 'string' ? p.req.query.cursor : undefined;
-  const r = await p.api.call(ops['billing.invoices.list'], { ...f, cursor, limit: 50 });
+  const sort = sortOf(p.req.query);
+  const place = placeOf(p.req.query);
+  const limit = pageSizeOf(p.req.query, PAGE);
+  const r = await p.api.call(ops['billing.invoices.list'], { ...f, sort, cursor: place.cursor, limit, include_total_count: true });
   const names = await NameBook.load(p.api, { customers: r.ok ? r.body.items.map((i) => i.customer_id) : [] });
   const rows = r.ok ? r.body.items.map((i) => row(i, names)) : [];
   const dateField = (name: keyof Filters, label: string) => field(name, label, html`<input id="${name}" name="${name}" type="date" value="${f[name] ?? ''}">`);
+  // A column header that sorts by it (high to low first; a second click turns it round).
+  const sortable = (label: string, column: 'total' | 'amount_remaining') => {
+    const to = sort === `-${column}` ? column : `-${column}`;
+    const state = sort === column ? ' ↑' : sort === `-${column}` ? ' ↓' : '';
+    return html`<a href="/console/invoices${qs({ ...f, sort: to })}" aria-label="${label}: sort ${to.startsWith('-') ? 'highest' : 'lowest'} first">${label}${state}</a>`;
+  };
   sendConsole(p.res, p.session, r.ok ? 200 : r.problem.status, {
     title: 'Invoices',
     section: 'invoices',
@@ -72,12 +88,14 @@ async function listPage(p: ConsolePage): Promise<void> {
 ${field('status', 'Status', html`<select id="status" name="status">${options(InvoiceStatus.options, f.status, 'Any')}</select>`)}
 ${dateField('issue_date_from', 'Issued from')}${dateField('issue_date_to', 'Issued to')}
 ${dateField('due_date_from', 'Due from')}${dateField('due_date_to', 'Due to')}
+${field('sort', 'Order', sortSelect('sort', SORTS, sort))}
 </div>
 ${f.customer_id ? html`<input type="hidden" name="customer_id" value="${f.customer_id}"><p class="muted">One customer's invoices. <a href="/console/invoices">Show all customers</a></p>` : ''}
-<div class="actions"><button type="submit">Filter</button><a class="button secondary" href="/console/invoices.csv${qs({ ...f })}" download>Export CSV</a></div>
+<div class="actions"><button type="submit">Filter</button><a class="button secondary" href="/console/invoices.csv${qs({ ...f, sort })}" download>Export invoices (CSV)</a>
+<a class="button secondary" href="/console/payments.csv${qs({ customer_id: f.customer_id })}" download>Export payments (CSV)</a></div>
 </form>
-${table('Invoices', ['Number', 'Status', 'Customer', 'Issued', 'Due', 'Total', 'Remaining'], rows, 'No invoice matches.')}
-<p class="pager">${cursor ? html`<a href="/console/invoices${qs({ ...f })}">First page</a> ` : ''}${r.ok && r.body.pagination ? html`<a href="/console/invoices${qs({ ...f, cursor: r.body.pagination.cursor })}">Next page</a>` : ''}</p>`,
+${table('Invoices', ['Number', 'Status', 'Customer', 'Issued', 'Due', sortable('Total', 'total'), sortable('Remaining', 'amount_remaining')], rows, 'No invoice matches.')}
+${r.ok ? pager('/console/invoices', { ...f, sort: sort === 'created_at' ? undefined : sort, limit: limit === PAGE ? undefined : String(limit) }, place, r.body.items.length, limit, r.body.pagination?.cursor, r.body.total_count) : ''}`,
   });
 }
 
@@ -88,26 +106,62 @@ function row(i: z.output<typeof InvoiceListItem>, names: NameBook): Html[] {
   ];
 }
 
-// Every page of the filtered list, through the API's cursors, as CSV (RFC 4180; cells that a spreadsheet would run as a formula are quoted with a leading ').
-async function exportCsv(p: ConsolePage): Promise<void> {
-  const f = filtersOf(p.req.query);
-  const lines = [CSV_COLUMNS.join(',')];
-  let cursor: string | undefined;
-  do {
-    const r = await p.api.call(ops['billing.invoices.list'], { ...f, cursor, limit: 200 });
-    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Export', section: 'invoices', problem: r.problem, body: html`<h1>Export</h1>` });
-    for (const i of r.body.items) lines.push(CSV_COLUMNS.map((c) => csvCell(i[c])).join(','));
-    cursor = r.body.pagination?.cursor;
-  } while (cursor && lines.length <= MAX_EXPORT);
-  p.res.set({ 'Content-Disposition': `attachment; filename="invoices-${p.today}.csv"`, 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' });
-  p.res.type('text/csv; charset=utf-8').send(`${lines.join('\r\n')}\r\n`);
+/** Customers' names and emails by id, each read once per export (billing.customers.get). */
+export function customerNames(p: ConsolePage): (id: string) => Promise<{ name: string; email: string }> {
+  const cache = new Map<string, Promise<{ name: string; email: string }>>();
+  return (id) => {
+    let found = cache.get(id);
+    if (!found) {
+      found = p.api.call(ops['billing.customers.get'], { id }).then((r) => (r.ok ? { name: r.body.name, email: r.body.email } : { name: '', email: '' }));
+      cache.set(id, found);
+    }
+    return found;
+  };
 }
 
-function csvCell(v: string | number | null): string {
-  if (v === null) return '';
-  let s = String(v);
-  if (typeof v === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
+// Every page of the filtered list, in its order, through the API's cursors: customer names and decimal amounts.
+async function exportCsv(p: ConsolePage): Promise<void> {
+  const f = filtersOf(p.req.query);
+  const sort = sortOf(p.req.query);
+  const named = customerNames(p);
+  const rows: (string | number | null)[][] = [['Number', 'Customer', 'Customer email', 'Status', 'Currency', 'Total', 'Remaining', 'Issued', 'Due', 'Created (UTC)', 'Invoice id', 'Customer id', 'Organization id']];
+  let cursor: string | undefined;
+  do {
+    const r = await p.api.call(ops['billing.invoices.list'], { ...f, sort, cursor, limit: 200 });
+    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Export', section: 'invoices', problem: r.problem, body: html`<h1>Export</h1>` });
+    for (const i of r.body.items) {
+      const c = await named(i.customer_id);
+      rows.push([i.number, c.name, c.email, i.status, i.currency, decimal(i.total, i.currency), decimal(i.amount_remaining, i.currency), i.issue_date, i.due_date, i.created_at, i.id, i.customer_id, i.organization_id]);
+    }
+    cursor = r.body.pagination?.cursor;
+  } while (cursor && rows.length <= MAX_EXPORT);
+  sendCsv(p.res, 'invoices', p.today, rows);
+}
+
+// Every payment visible (or one customer's), newest first, with its customer's name and its invoice's number.
+async function exportPayments(p: ConsolePage): Promise<void> {
+  const customerId = typeof p.req.query.customer_id === 'string' && UUID.test(p.req.query.customer_id) ? p.req.query.customer_id : undefined;
+  const named = customerNames(p);
+  const numbers = new Map<string, Promise<string | null>>();
+  const numberOf = (id: string) => {
+    let n = numbers.get(id);
+    if (!n) {
+      n = p.api.call(ops['billing.invoices.get'], id).then((r) => (r.ok ? r.body.number : null));
+      numbers.set(id, n);
+    }
+    return n;
+  };
+  const rows: (string | number | null)[][] = [['Received', 'Customer', 'Invoice', 'Amount', 'Currency', 'Method', 'Reference', 'Status', 'Void reason', 'Recorded (UTC)', 'Payment id', 'Invoice id', 'Customer id']];
+  let cursor: string | undefined;
+  do {
+    const r = await p.api.call(ops['billing.payments.list'], { customer_id: customerId, sort: '-created_at', cursor, limit: 200 });
+    if (!r.ok) return void sendConsole(p.res, p.session, r.problem.status, { title: 'Export', section: 'invoices', problem: r.problem, body: html`<h1>Export</h1>` });
+    for (const x of r.body.items) {
+      rows.push([x.received_on, (await named(x.customer_id)).name, await numberOf(x.invoice_id), decimal(x.amount, x.currency), x.currency, x.method.replaceAll('_', ' '), x.reference, x.status, x.void_reason, x.created_at, x.id, x.invoice_id, x.customer_id]);
+    }
+    cursor = r.body.pagination?.cursor;
+  } while (cursor && rows.length <= MAX_EXPORT);
+  sendCsv(p.res, 'payments', p.today, rows);
 }
 
 async function newPage(p: ConsolePage, problem: ApiProblem | null = null, status = 200): Promise<void> {

@@ -4,6 +4,7 @@ import { type Html, type SafeHtml, html, markup } from '../html.ts';
 import { csrfToken, type WebSession } from '../web-session.ts';
 import type { ApiProblem } from './api.ts';
 import { newIdempotencyKey } from './api.ts';
+import { plainMessage } from './form-state.ts';
 import { displayMinorUnits } from '../../../iso4217.ts';
 import { instant, money as formatMoney } from './format.ts';
 
@@ -37,6 +38,8 @@ export interface PageParts {
   /** A message of success (fixed text chosen by the server, never taken from the URL). */
   notice?: string | null;
   problem?: ApiProblem | null;
+  /** What the header's search box shows (the search page's own query). */
+  search?: string;
 }
 
 const NAV: [NonNullable<PageParts['section']>, string, string][] = [
@@ -71,6 +74,8 @@ const DONE: Record<string, string> = {
   refunded: 'Refund sent through the payment provider; the charge left the list.',
   charge_applied: 'Charge applied to the invoice as a payment; it left the list.',
   correction_issued: 'Correction issued.',
+  customer_created: 'Customer created.',
+  customer_saved: 'Customer saved.',
 };
 
 /** Sends a console page inside the frame (navigation, who is signed in, sign out). */
@@ -98,6 +103,7 @@ export function sendConsole(res: Response, session: WebSession, status: number, 
 <header class="top">
 <a class="brand" href="/console">Billing console</a>
 <nav aria-label="Sections"><ul>${nav}</ul></nav>
+<form method="get" action="/console/search" role="search" class="top-search"><label for="top-search" class="sr">Search the console</label><input id="top-search" name="q" type="search" value="${p.search ?? ''}" placeholder="Customer, invoice no., payment ref." maxlength="200"><button type="submit" class="secondary">Search</button></form>
 <div class="who">
 <span>${session.auth.name || session.auth.email}</span>
 <form method="post" action="/auth/logout"><input type="hidden" name="csrf" value="${csrfToken(session)}"><button type="submit" class="link">Sign out</button></form>
@@ -115,8 +121,10 @@ ${p.body}
 
 /** The API's refusal, as a clerk reads it: the message, each field's problem, and the request id to quote. */
 export function problemBox(p: ApiProblem): SafeHtml {
-  const issues = p.issues.length ? html`<ul>${p.issues.map((i) => html`<li>${i.path ? html`<code>${i.path}</code>: ` : ''}${i.message}</li>`)}</ul>` : '';
-  return html`<div class="problem" role="alert"><p><strong>Not done:</strong> ${p.message} <span class="muted">(${p.code}${p.requestId ? `, request ${p.requestId}` : ''})</span></p>${issues}</div>`;
+  // Each field's problem in words ("billing address city: Fill this in."), as next to the field itself.
+  const issues = p.issues.length ? html`<ul>${p.issues.map((i) => html`<li>${i.path ? `${i.path.replace(/[._]/g, ' ')}: ` : ''}${plainMessage(i.message)}</li>`)}</ul>` : '';
+  const message = p.code === 'invalid_request' && p.issues.length ? 'Some fields need fixing: each says what is wrong next to it.' : p.message;
+  return html`<div class="problem" role="alert"><p><strong>Not done:</strong> ${message} <span class="muted">(${p.code}${p.requestId ? `, request ${p.requestId}` : ''})</span></p>${issues}</div>`;
 }
 
 /** The hidden fields every console form carries: the session's CSRF token and a fresh idempotency key. */
@@ -157,7 +165,7 @@ export function badge(status: string): SafeHtml {
 export const when = instant;
 
 /** A table with a caption, scrolling sideways on narrow screens. A cell is markup (SafeHtml) or text (escaped). */
-export function table(caption: string, head: readonly string[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {
+export function table(caption: string, head: readonly Html[], rows: readonly (readonly Html[])[], empty = 'Nothing yet.'): SafeHtml {
   if (rows.length === 0) return html`<p class="muted">${empty}</p>`;
   return html`<div class="scroll" tabindex="0" role="region" aria-label="${caption}"><table>
 <caption>${caption}</caption>
@@ -166,9 +174,12 @@ export function table(caption: string, head: readonly string[], rows: readonly (
 </table></div>`;
 }
 
-/** A labelled form field. */
-export function field(name: string, label: string, input: SafeHtml, hint?: string): SafeHtml {
-  return html`<div class="field"><label for="${name}">${label}</label>${input}${hint ? html`<small id="${name}-hint">${hint}</small>` : ''}</div>`;
+/**
+ * A labelled form field; `error`: what is wrong with what was typed, in words, shown between the label and the input
+ * (the console's script marks the input invalid and described by it).
+ */
+export function field(name: string, label: string, input: SafeHtml, hint?: string, error?: string): SafeHtml {
+  return html`<div class="field${error ? ' invalid' : ''}"><label for="${name}">${label}</label>${error ? html`<p class="field-error" id="${name}-error" data-for="${name}">${error}</p>` : ''}${input}${hint ? html`<small id="${name}-hint">${hint}</small>` : ''}</div>`;
 }
 
 /** `<select>` options with one selected. */

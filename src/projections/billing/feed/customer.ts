@@ -13,4 +13,7 @@ export const customerFeed: FeedMappers<CustomerEvent> = {
   }),
   CustomerUpdated: (d, e) => ({ type: 'customer.updated', subject: { type: 'customer', id: streamId(e) }, data: { changes: pick(d.changes, PUBLIC_FIELDS) } }),
   CustomerRemoved: (_d, e) => ({ type: 'customer.removed', subject: { type: 'customer', id: streamId(e) }, data: {} }),
+  // Not feed events of their own: the projection rewrites the customer's earlier feed events instead (feed/erasure.ts).
+  DataSubjectErased: () => null,
+  RetainedDataErased: () => null,
 };

@@ -65,6 +65,20 @@
     });
   }
 
+  // A refused field: its input is marked invalid and described by the words next to it; the first one takes the focus.
+  function fieldErrors() {
+    var first = null;
+    document.querySelectorAll('.field-error[data-for]').forEach(function (p) {
+      var input = document.getElementById(p.getAttribute('data-for'));
+      if (!input) return;
+      input.setAttribute('aria-invalid', 'true');
+      var by = input.getAttribute('aria-describedby');
+      input.setAttribute('aria-describedby', (by ? by + ' ' : '') + p.id);
+      if (!first) first = input;
+    });
+    if (first) first.focus();
+  }
+
   // Instants are written in UTC by the server; shown in the reader's own time zone, the UTC value stays on hover (title).
   function localTimes() {
     var fmt = new Intl.DateTimeFormat(undefined, { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
@@ -79,5 +93,6 @@
     drawCharts();
     lineEditors();
     printButtons();
+    fieldErrors();
   });
 })();

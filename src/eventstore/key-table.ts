@@ -1,0 +1,36 @@
+// The KeyStore on the read-model database (Postgres or PGlite): table data_subject_keys.
+import { randomBytes } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { KeyStore, SubjectKey } from './keys.ts';
+
+/** Keys in data_subject_keys; an erased subject keeps its row with a null key. */
+export class TableKeyStore implements KeyStore {
+  constructor(private readonly knex: Knex) {}
+
+  async find(subjects: readonly string[]): Promise<Map<string, SubjectKey>> {
+    const out = new Map<string, SubjectKey>();
+    for (let i = 0; i < subjects.length; i += 1000) {
+      const rows = (await this.knex('data_subject_keys').whereIn('subject', subjects.slice(i, i + 1000)).select('subject', 'key')) as { subject: string; key: Buffer | Uint8Array | null }[];
+      for (const r of rows) out.set(r.subject, r.key === null ? null : Buffer.from(r.key));
+    }
+    return out;
+  }
+
+  async ensure(subjects: readonly string[], now: Date): Promise<Map<string, SubjectKey>> {
+    const known = await this.find(subjects);
+    const missing = subjects.filter((s) => !known.has(s));
+    if (missing.length === 0) return known;
+    // First writer wins: a concurrent creator's key is kept and read back, so both encrypt with the same one.
+    await this.knex('data_subject_keys').insert([...new Set(missing)].map((subject) => ({ subject, key: randomBytes(32), created_at: now }))).onConflict('subject').ignore();
+    for (const [s, k] of await this.find(missing)) known.set(s, k);
+    return known;
+  }
+
+  async erase(subjects: readonly string[], now: Date): Promise<void> {
+    if (subjects.length === 0) return;
+    await this.knex('data_subject_keys')
+      .insert([...new Set(subjects)].map((subject) => ({ subject, key: null, created_at: now, erased_at: now })))
+      .onConflict('subject')
+      .merge({ key: null, erased_at: this.knex.raw('coalesce(data_subject_keys.erased_at, excluded.erased_at)') });
+  }
+}

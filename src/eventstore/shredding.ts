@@ -1,0 +1,195 @@
+// Crypto-shredding above the log port (issue 32): an EventStore decorator that encrypts the personal fields the event
+// schemas mark before any log adapter (Postgres or EventStoreDB) sees them, and decrypts them on every read; a subject
+// whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
+// unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
+import type { AppendOptions, AppendResult, EventData, EventMetadata, EventStore, LogPosition, RecordedEvent } from './port.ts';
+import type { KeyStore, SubjectKey } from './keys.ts';
+import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
+import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, type PersonalPath, subjectOf } from '../domain/personal.ts';
+
+/** The decorated store, plus the one way to erase subjects that also forgets their cached keys. */
+export interface ShreddingStore extends EventStore {
+  /** Deletes the subjects' keys (tombstones); from now on their values read as "[erased]". Idempotent. */
+  eraseSubjects(subjects: readonly string[], now: Date): Promise<void>;
+  /** The keys port (the export reads which subjects exist; the retention worker erases through eraseSubjects). */
+  readonly keys: KeyStore;
+}
+
+const CACHE_LIMIT = 50_000;
+const ERASURES = new Set<string>(ERASURE_EVENT_TYPES);
+
+/** A recorded event whose personal fields were decrypted; everything else is read from the stored event. */
+class OpenedEvent implements RecordedEvent {
+  readonly #inner: RecordedEvent;
+  readonly data: unknown;
+  constructor(inner: RecordedEvent, data: unknown) {
+    this.#inner = inner;
+    this.data = data;
+  }
+  get streamId(): string {
+    return this.#inner.streamId;
+  }
+  get revision(): bigint {
+    return this.#inner.revision;
+  }
+  get position(): LogPosition {
+    return this.#inner.position;
+  }
+  get id(): string {
+    return this.#inner.id;
+  }
+  get type(): string {
+    return this.#inner.type;
+  }
+  get metadata(): EventMetadata {
+    return this.#inner.metadata;
+  }
+  get createdAt(): Date {
+    return this.#inner.createdAt;
+  }
+  toJSON(): RecordedEvent {
+    const { streamId, revision, position, id, type, data, metadata, createdAt } = this;
+    return { streamId, revision, position, id, type, data, metadata, createdAt };
+  }
+}
+for (const name of ['streamId', 'revision', 'position', 'id', 'type', 'metadata', 'createdAt']) {
+  const accessor = Object.getOwnPropertyDescriptor(OpenedEvent.prototype, name);
+  if (accessor) Object.defineProperty(OpenedEvent.prototype, name, { ...accessor, enumerable: true });
+}
+
+function valueAt(data: unknown, path: readonly string[]): unknown {
+  let at = data;
+  for (const k of path) {
+    if (typeof at !== 'object' || at === null) return undefined;
+    at = (at as Record<string, unknown>)[k];
+  }
+  return at;
+}
+
+// A copy of `data` with the value at `path` replaced (only the objects on the path are copied).
+function withValue(data: unknown, path: readonly string[], value: unknown): unknown {
+  const [head, ...rest] = path;
+  if (head === undefined) return value;
+  if (typeof data !== 'object' || data === null) return data;
+  const obj = data as Record<string, unknown>;
+  return { ...obj, [head]: withValue(obj[head], rest, value) };
+}
+
+/** Wraps `store` so marked personal fields are sealed on append and opened on read. */
+export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date): ShreddingStore {
+  const cache = new Map<string, SubjectKey>();
+  const remember = (found: Map<string, SubjectKey>) => {
+    if (cache.size + found.size > CACHE_LIMIT) cache.clear();
+    for (const [s, k] of found) cache.set(s, k);
+  };
+
+  const forget = (e: RecordedEvent) => {
+    if (!ERASURES.has(e.type)) return;
+    const erased = (e.data as { erased?: unknown }).erased;
+    if (Array.isArray(erased)) for (const s of erased) if (typeof s === 'string') cache.set(s, null);
+  };
+
+  // The subjects of a batch's envelopes whose keys are not cached yet.
+  const envelopesOf = (e: RecordedEvent): { path: readonly string[]; env: Envelope }[] => {
+    const paths = fields.get(e.type);
+    if (!paths) return [];
+    const out: { path: readonly string[]; env: Envelope }[] = [];
+    for (const p of paths) {
+      const v = valueAt(e.data, p.path);
+      if (isEnvelope(v)) out.push({ path: p.path, env: v });
+    }
+    return out;
+  };
+
+  const openAll = async (events: RecordedEvent[]): Promise<RecordedEvent[]> => {
+    // An erasure in this very batch ends its keys before the batch's earlier events are opened.
+    events.forEach(forget);
+    const sealed = events.map(envelopesOf);
+    const unknown = new Set<string>();
+    for (const list of sealed) for (const { env } of list) if (!cache.has(envelopeSubject(env))) unknown.add(envelopeSubject(env));
+    if (unknown.size > 0) {
+      const found = await keys.find([...unknown]);
+      for (const s of unknown) if (!found.has(s)) found.set(s, null);
+      remember(found);
+    }
+    return events.map((e, i) => {
+      const list = sealed[i] ?? [];
+      if (list.length === 0) return e;
+      let data = e.data;
+      for (const { path, env } of list) {
+        const key = cache.get(envelopeSubject(env)) ?? null;
+        let text = ERASED;
+        if (key) {
+          try {
+            text = open(env, key);
+          } catch (err) {
+            throw new Error(`cannot decrypt ${path.join('.')} of event ${e.id} in ${e.streamId}: ${err instanceof Error ? err.message : String(err)}`);
+          }
+        }
+        data = withValue(data, path, text);
+      }
+      return new OpenedEvent(e, data);
+    });
+  };
+
+  async function* openEach(source: AsyncIterable<RecordedEvent>): AsyncIterable<RecordedEvent> {
+    for await (const e of source) {
+      const [opened] = await openAll([e]);
+      if (opened) yield opened;
+    }
+  }
+
+  const sealAll = async (stream: string, events: EventData[]): Promise<EventData[]> => {
+    const todo: { i: number; p: PersonalPath; subject: string; text: string }[] = [];
+    events.forEach((e, i) => {
+      const paths = fields.get(e.type);
+      if (!paths) return;
+      for (const p of paths) {
+        const v = valueAt(e.data, p.path);
+        if (typeof v === 'string') todo.push({ i, p, subject: subjectOf(p, e.data as Record<string, unknown>, stream), text: v });
+      }
+    });
+    if (todo.length === 0) return events;
+    const missing = [...new Set(todo.map((t) => t.subject))].filter((s) => !cache.has(s));
+    if (missing.length > 0) remember(await keys.ensure(missing, now()));
+    const out = [...events];
+    for (const t of todo) {
+      const e = out[t.i];
+      if (!e) continue;
+      const key = cache.get(t.subject) ?? null;
+      // An erased subject stays erased: a value written for it now is stored as the placeholder, never under a new key.
+      out[t.i] = { ...e, data: withValue(e.data, t.p.path, key ? seal(t.subject, key, t.text) : ERASED) };
+    }
+    return out;
+  };
+
+  return {
+    keys,
+    async eraseSubjects(subjects, at) {
+      await keys.erase(subjects, at);
+      for (const s of subjects) cache.set(s, null);
+    },
+    async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
+      return store.appendToStream(stream, await sealAll(stream, events), opts);
+    },
+    readStream: (stream, opts) => openEach(store.readStream(stream, opts)),
+    readAll: async (opts) => openAll(await store.readAll(opts)),
+    subscribeToAll(opts) {
+      const source = store.subscribeToAll(opts);
+      return (async function* () {
+        for await (const item of source) {
+          if ('kind' in item && item.kind === 'caughtUp') yield item;
+          else {
+            const [opened] = await openAll([item as RecordedEvent]);
+            if (opened) yield opened;
+          }
+        }
+      })();
+    },
+    headPosition: () => store.headPosition(),
+    lastCommittedPosition: () => store.lastCommittedPosition(),
+    changeToken: () => store.changeToken(),
+    waitForChange: (cursor, token, signal) => store.waitForChange(cursor, token, signal),
+    close: () => store.close(),
+  };
+}
