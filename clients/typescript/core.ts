@@ -954,6 +954,52 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/billing.customers.erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erases a customer's personal data (right to erasure): its keys are deleted, so the data reads "[erased]" in every event, read model and rebuild.
+         * @description Billing staff only, with a legal basis and a reason (both kept on the erasure event, shown in the history with who asked). Erases the email, the organization's note texts and attachment file names at once; the legal name, address and VAT number that tax law requires on issued invoices are kept until INVOICE_RETENTION_YEARS after the last issued invoice, then erased by a worker. Idempotent: a second request answers the first erasure. Extension operation (issue 32).
+         *
+         *     Access: billing staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["billing.customers.erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.customers.export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exports everything held about a billing customer as JSON: its record, notes, attachments and every event of their streams, decrypted (data portability).
+         * @description Owners and admins of the organization and billing staff. Erased values read "[erased]". Extension operation (issue 32).
+         *
+         *     Access: owners and admins of the organization, and billing staff.
+         */
+        post: operations["billing.customers.export"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/billing.customers.get": {
         parameters: {
             query?: never;
@@ -2274,6 +2320,28 @@ export interface paths {
          *     Send an `Idempotency-Key` header to make retries safe.
          */
         post: operations["billing.refunds-due.refund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/billing.search.list": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Finds customers (name or email), invoices (number), payments (reference) and organizations (name) from the start of what was typed, grouped by kind.
+         * @description Billing staff. Matching is case-insensitive and from the start of the text; a whole id finds what it names. Extension operation (the console's search box).
+         *
+         *     Access: billing staff.
+         */
+        post: operations["billing.search.list"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4216,6 +4284,90 @@ export interface components {
              */
             updated_at: string;
         };
+        /** @description Error body of billing.CustomerEraseError. */
+        "billing.CustomerEraseError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "customer_not_found" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.CustomerEraseError";
+        };
+        "billing.CustomerEraseRequest": {
+            /** @description Customer id. */
+            id: components["schemas"]["uuid.Uuid"];
+            legal_basis: components["schemas"]["billing.ErasureLegalBasis"];
+            /** @description Why (required): kept on the erasure event and shown in the history. */
+            reason: string;
+        };
+        "billing.CustomerExport": {
+            attachments: {
+                [key: string]: unknown;
+            }[];
+            customer: {
+                [key: string]: unknown;
+            };
+            events: {
+                data: unknown;
+                id: string;
+                /**
+                 * Format: date-time
+                 * @description RFC 3339 timestamp (UTC).
+                 */
+                recorded_at: string;
+                revision: string;
+                stream: string;
+                type: string;
+            }[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            exported_at: string;
+            notes: {
+                [key: string]: unknown;
+            }[];
+            subject: string;
+        };
+        /** @description Error body of billing.CustomerExportError. */
+        "billing.CustomerExportError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "customer_not_found" | "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.CustomerExportError";
+        };
+        "billing.CustomerExportRequest": {
+            /** @description Customer id. */
+            id: components["schemas"]["uuid.Uuid"];
+        };
         /** @description Error body of billing.CustomerGetError. */
         "billing.CustomerGetError": {
             /**
@@ -4308,10 +4460,17 @@ export interface components {
             items: components["schemas"]["billing.CustomerListItem"][];
             /** @description null on the last page. */
             pagination: components["schemas"]["ForwardPagination"] | null;
+            /** @description Extension: every item the filters match; present when `include_total_count` was true. */
+            total_count?: number;
         };
         "billing.CustomerListRequest": {
             /** @description The `pagination.cursor` of the previous page. */
             cursor?: string;
+            /**
+             * @description Extension: true adds `total_count`, every item the filters match (default false).
+             * @default false
+             */
+            include_total_count?: boolean;
             /**
              * @description Page size, 1-200 (default 50).
              * @default 50
@@ -4321,6 +4480,12 @@ export interface components {
             organization_id?: components["schemas"]["uuid.Uuid"];
             /** @description Case-insensitive text search in name and email. */
             query?: string;
+            /**
+             * @description Extension: the order, one of created_at, -created_at, name, -name (a leading - for descending; default created_at, oldest first), then id.
+             * @default created_at
+             * @enum {string}
+             */
+            sort?: "created_at" | "-created_at" | "name" | "-name";
             /**
              * @description Only customers in this status (default: all).
              * @enum {string}
@@ -4333,7 +4498,7 @@ export interface components {
              * @description Stable machine-readable reason.
              * @enum {string}
              */
-            code: "concurrency_conflict" | "customer_has_open_invoices" | "customer_not_found" | "customer_removed" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type";
+            code: "concurrency_conflict" | "customer_erased" | "customer_has_open_invoices" | "customer_not_found" | "customer_removed" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type";
             /** @description Field-level problems of a rejected request (code invalid_request). */
             issues?: {
                 message: string;
@@ -4426,7 +4591,7 @@ export interface components {
              * @description Stable machine-readable reason.
              * @enum {string}
              */
-            code: "concurrency_conflict" | "customer_not_found" | "customer_removed" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type";
+            code: "concurrency_conflict" | "customer_erased" | "customer_not_found" | "customer_removed" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type";
             /** @description Field-level problems of a rejected request (code invalid_request). */
             issues?: {
                 message: string;
@@ -4714,6 +4879,33 @@ export interface components {
              */
             type: "billing.EntitlementsUpsertError";
         };
+        "billing.Erasure": {
+            /** @description Data subjects whose keys were deleted: their values read "[erased]" everywhere. */
+            erased: string[];
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            erased_at: string;
+            legal_basis: string;
+            reason: string;
+            /** @description Who asked (also the event's actor). */
+            requested_by: {
+                id: string;
+                type: string;
+            };
+            /** @description Subjects kept for the invoice retention period (the legal name, address and VAT number on issued invoices). */
+            retained: string[];
+            /** @description When the retention period ends and the kept fields are erased too; null when nothing is kept. */
+            retained_until: string | null;
+            /** @description `customer:<id>` or `user:<id>`. */
+            subject: string;
+        };
+        /**
+         * @description Art. 17(1) ground: (a) no_longer_necessary, (b) consent_withdrawn, (c) objection, (d) unlawful_processing, (e) legal_obligation; or retention_rule.
+         * @enum {string}
+         */
+        "billing.ErasureLegalBasis": "no_longer_necessary" | "consent_withdrawn" | "objection" | "unlawful_processing" | "legal_obligation" | "retention_rule";
         "billing.EventDetailItem": {
             /** @description Public details of the change; fields depend on `type`. */
             data: {
@@ -5521,6 +5713,8 @@ export interface components {
             items: components["schemas"]["billing.InvoiceListItem"][];
             /** @description null on the last page. */
             pagination: components["schemas"]["ForwardPagination"] | null;
+            /** @description Extension: every item the filters match; present when `include_total_count` was true. */
+            total_count?: number;
         };
         "billing.InvoiceListRequest": {
             /** @description ISO 4217 currency code, e.g. GBP. */
@@ -5540,6 +5734,11 @@ export interface components {
              */
             due_date_to?: string;
             /**
+             * @description Extension: true adds `total_count`, every item the filters match (default false).
+             * @default false
+             */
+            include_total_count?: boolean;
+            /**
              * Format: date
              * @description Issued on or after.
              */
@@ -5558,6 +5757,12 @@ export interface components {
             organization_id?: components["schemas"]["uuid.Uuid"];
             /** @description true: open invoices whose due date is before today; false: all others. */
             overdue?: boolean;
+            /**
+             * @description Extension: the order, one of created_at, -created_at, total, -total, amount_remaining, -amount_remaining (a leading - for descending; default created_at, oldest first), then id.
+             * @default created_at
+             * @enum {string}
+             */
+            sort?: "created_at" | "-created_at" | "total" | "-total" | "amount_remaining" | "-amount_remaining";
             /**
              * @description draft -> open -> paid | void | uncollectible; uncollectible -> paid | void.
              * @enum {string}
@@ -6292,6 +6497,11 @@ export interface components {
             cursor?: string;
             /** @description Payments of this customer. */
             customer_id?: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description Extension: true adds `total_count`, every item the filters match (default false).
+             * @default false
+             */
+            include_total_count?: boolean;
             /** @description Payments of this invoice. */
             invoice_id?: components["schemas"]["uuid.Uuid"];
             /**
@@ -6299,6 +6509,12 @@ export interface components {
              * @default 50
              */
             limit?: number;
+            /**
+             * @description Extension: the order, one of created_at, -created_at (a leading - for descending; default created_at, oldest first), then id.
+             * @default created_at
+             * @enum {string}
+             */
+            sort?: "created_at" | "-created_at";
             /** @enum {string} */
             status?: "recorded" | "voided";
         };
@@ -6307,6 +6523,8 @@ export interface components {
             items: components["schemas"]["billing.Payment"][];
             /** @description null on the last page. */
             pagination: components["schemas"]["ForwardPagination"] | null;
+            /** @description Extension: every item the filters match; present when `include_total_count` was true. */
+            total_count?: number;
         };
         "billing.PaymentMethodItem": {
             bank_name: string | null;
@@ -7642,6 +7860,112 @@ export interface components {
             status: string;
             /** @description Orders the revision would leave unrateable (e.g. another currency): a later re-rating of this invoice would be refused. */
             unrateable_order_count: number;
+        };
+        "billing.SearchCustomer": {
+            currency: string;
+            email: string;
+            id: components["schemas"]["uuid.Uuid"];
+            name: string;
+            organization_id: components["schemas"]["uuid.Uuid"];
+            /**
+             * @description removed customers keep their history.
+             * @enum {string}
+             */
+            status: "active" | "removed";
+        };
+        "billing.SearchInvoice": {
+            /** @description Integer amount in minor units (pence, cents). */
+            amount_remaining: number;
+            currency: string;
+            customer: {
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            } | null;
+            id: components["schemas"]["uuid.Uuid"];
+            issue_date: string | null;
+            number: string | null;
+            /**
+             * @description draft -> open -> paid | void | uncollectible; uncollectible -> paid | void.
+             * @enum {string}
+             */
+            status: "draft" | "open" | "paid" | "void" | "uncollectible";
+            /** @description Integer amount in minor units (pence, cents). */
+            total: number;
+        };
+        /** @description Error body of billing.SearchListError. */
+        "billing.SearchListError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "database_unavailable" | "forbidden" | "internal_error" | "invalid_request" | "malformed_json" | "payload_too_large" | "read_model_failed" | "unauthenticated" | "unsupported_media_type";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "billing.SearchListError";
+        };
+        "billing.SearchListRequest": {
+            /** @description Only these groups (default: all). */
+            kinds?: ("customers" | "invoices" | "payments" | "organizations")[];
+            /**
+             * @description Most results of each group, 1-50 (default 10).
+             * @default 10
+             */
+            limit?: number;
+            /** @description What was typed: the start of a customer's name or email, of an invoice number or of a payment reference, or of an organization's name (case-insensitive); a whole id finds that customer, invoice, payment or organization. */
+            query: string;
+        };
+        /** @description What matched, grouped by kind (an empty array for a group not asked for or with no match). */
+        "billing.SearchListResponse": {
+            /** @description Customers, by name. */
+            customers: components["schemas"]["billing.SearchCustomer"][];
+            /** @description Invoices, by number. */
+            invoices: components["schemas"]["billing.SearchInvoice"][];
+            /** @description Organizations, by name. */
+            organizations: components["schemas"]["billing.SearchOrganization"][];
+            /** @description Payments, newest first. */
+            payments: components["schemas"]["billing.SearchPayment"][];
+        };
+        "billing.SearchOrganization": {
+            /**
+             * Format: date-time
+             * @description RFC 3339 timestamp (UTC).
+             */
+            created_at: string;
+            /** @description Its billing customer, if it has one. */
+            customer: {
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            } | null;
+            id: components["schemas"]["uuid.Uuid"];
+            kind: string;
+            name: string;
+        };
+        "billing.SearchPayment": {
+            /** @description Integer amount in minor units (pence, cents). */
+            amount: number;
+            currency: string;
+            customer: {
+                id: components["schemas"]["uuid.Uuid"];
+                name: string;
+            } | null;
+            id: components["schemas"]["uuid.Uuid"];
+            invoice_id: components["schemas"]["uuid.Uuid"];
+            invoice_number: string | null;
+            received_on: string;
+            reference: string;
+            /** @enum {string} */
+            status: "recorded" | "voided";
         };
         "billing.StatementLine": {
             /** @description Running balance after this line. */
@@ -15325,6 +15649,309 @@ export interface operations {
             };
         };
     };
+    "billing.customers.erase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                 *       "legal_basis": "no_longer_necessary",
+                 *       "reason": "Agreed with the customer by phone"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.CustomerEraseRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subject": "subject",
+                     *       "erased": [
+                     *         "erased"
+                     *       ],
+                     *       "retained": [
+                     *         "retained"
+                     *       ],
+                     *       "retained_until": null,
+                     *       "legal_basis": "legal basis",
+                     *       "reason": "Agreed with the customer by phone",
+                     *       "requested_by": {
+                     *         "type": "type",
+                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *       },
+                     *       "erased_at": "2026-01-15T09:30:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.Erasure"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description Not found. Codes: `customer_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+            /** @description Any other error (billing.CustomerEraseError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerEraseError"];
+                };
+            };
+        };
+    };
+    "billing.customers.export": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.CustomerExportRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subject": "subject",
+                     *       "exported_at": "2026-01-15T09:30:00.000Z",
+                     *       "customer": {},
+                     *       "notes": [
+                     *         {}
+                     *       ],
+                     *       "attachments": [
+                     *         {}
+                     *       ],
+                     *       "events": [
+                     *         {
+                     *           "stream": "stream",
+                     *           "revision": "revision",
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "type": "type",
+                     *           "data": "data",
+                     *           "recorded_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.CustomerExport"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description Not found. Codes: `customer_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+            /** @description Any other error (billing.CustomerExportError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.CustomerExportError"];
+                };
+            };
+        };
+    };
     "billing.customers.get": {
         parameters: {
             query?: never;
@@ -15837,7 +16464,7 @@ export interface operations {
                     "application/json": components["schemas"]["billing.CustomerRemoveError"];
                 };
             };
-            /** @description Conflicts with the current state; nothing was written. Codes: `customer_removed`, `customer_has_open_invoices`, `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            /** @description Conflicts with the current state; nothing was written. Codes: `customer_removed`, `customer_erased`, `customer_has_open_invoices`, `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -16154,7 +16781,7 @@ export interface operations {
                     "application/json": components["schemas"]["billing.CustomerUpdateError"];
                 };
             };
-            /** @description Conflicts with the current state; nothing was written. Codes: `customer_removed`, `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            /** @description Conflicts with the current state; nothing was written. Codes: `customer_removed`, `customer_erased`, `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -24273,6 +24900,158 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["billing.RefundDueRefundError"];
+                };
+            };
+        };
+    };
+    "billing.search.list": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "query": "acme"
+                 *     }
+                 */
+                "application/json": components["schemas"]["billing.SearchListRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "customers": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "name": "Acme Repairs Ltd",
+                     *           "email": "billing@acme-repairs.example",
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "currency": "GBP",
+                     *           "status": "active"
+                     *         }
+                     *       ],
+                     *       "invoices": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "number": "INV-2026-0042",
+                     *           "status": "draft",
+                     *           "customer": null,
+                     *           "currency": "GBP",
+                     *           "total": 12000,
+                     *           "amount_remaining": 12000,
+                     *           "issue_date": "issue date"
+                     *         }
+                     *       ],
+                     *       "payments": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "reference": "BACS 4411",
+                     *           "status": "recorded",
+                     *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "invoice_number": "INV-2026-0042",
+                     *           "customer": null,
+                     *           "amount": 12000,
+                     *           "currency": "GBP",
+                     *           "received_on": "received on"
+                     *         }
+                     *       ],
+                     *       "organizations": [
+                     *         {
+                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "name": "Acme Repairs Ltd",
+                     *           "kind": "kind",
+                     *           "customer": null,
+                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.SearchListResponse"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
+                };
+            };
+            /** @description Any other error (billing.SearchListError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["billing.SearchListError"];
                 };
             };
         };
