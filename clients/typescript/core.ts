@@ -15966,7 +15966,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerGetRequest"];
@@ -15982,7 +15982,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "name": "Acme Repairs Ltd",
                      *       "email": "billing@acme-repairs.example",
@@ -15996,11 +15996,11 @@ export interface operations {
                      *       },
                      *       "currency": "GBP",
                      *       "payment_terms_days": 30,
-                     *       "tax_id": "01932c1e-62c5-7557-8139-e2fb0e9c3195",
+                     *       "tax_id": "GB123456789",
                      *       "metadata": {},
                      *       "status": "active",
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       "created_at": "2026-01-05T10:00:00.000Z",
+                     *       "updated_at": "2026-01-05T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.CustomerDetailItem"];
@@ -16115,7 +16115,16 @@ export interface operations {
                  * @example {
                  *       "name": "Acme Repairs Ltd",
                  *       "email": "billing@acme-repairs.example",
-                 *       "currency": "GBP"
+                 *       "billing_address": {
+                 *         "line1": "1 High Street",
+                 *         "line2": "Unit 4",
+                 *         "city": "Leeds",
+                 *         "postal_code": "LS1 1AA",
+                 *         "region": "West Yorkshire",
+                 *         "country": "GB"
+                 *       },
+                 *       "currency": "GBP",
+                 *       "tax_id": "GB123456789"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerCreateRequest"];
@@ -16132,7 +16141,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "name": "Acme Repairs Ltd",
                      *       "email": "billing@acme-repairs.example",
@@ -16146,11 +16155,11 @@ export interface operations {
                      *       },
                      *       "currency": "GBP",
                      *       "payment_terms_days": 30,
-                     *       "tax_id": "01932c1e-62c5-7557-8139-e2fb0e9c3195",
+                     *       "tax_id": "GB123456789",
                      *       "metadata": {},
                      *       "status": "active",
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       "created_at": "2026-01-05T10:00:00.000Z",
+                     *       "updated_at": "2026-01-05T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.CustomerDetailItem"];
@@ -16274,8 +16283,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "status": "active",
-                 *       "query": "acme",
-                 *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
+                 *       "query": "acme"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerListRequest"];
@@ -16293,13 +16301,13 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "name": "Acme Repairs Ltd",
                      *           "email": "billing@acme-repairs.example",
                      *           "currency": "GBP",
                      *           "status": "active",
-                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *           "created_at": "2026-01-05T10:00:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": null
@@ -16405,7 +16413,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerRemoveRequest"];
@@ -16700,7 +16708,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                 *       "email": "accounts@acme-repairs.example"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerUpdateRequest"];
@@ -16717,10 +16726,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "name": "Acme Repairs Ltd",
-                     *       "email": "billing@acme-repairs.example",
+                     *       "email": "accounts@acme-repairs.example",
                      *       "billing_address": {
                      *         "line1": "1 High Street",
                      *         "line2": "Unit 4",
@@ -16731,11 +16740,11 @@ export interface operations {
                      *       },
                      *       "currency": "GBP",
                      *       "payment_terms_days": 30,
-                     *       "tax_id": "01932c1e-62c5-7557-8139-e2fb0e9c3195",
+                     *       "tax_id": "GB123456789",
                      *       "metadata": {},
                      *       "status": "active",
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       "created_at": "2026-01-05T10:00:00.000Z",
+                     *       "updated_at": "2026-01-20T14:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.CustomerDetailItem"];
@@ -19313,19 +19322,32 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "number": "INV-2026-0042",
+                     *       "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *       "number": null,
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "status": "draft",
                      *       "currency": "GBP",
                      *       "lines": [
                      *         {
-                     *           "kind": "manual",
-                     *           "description": "Monthly platform fee",
+                     *           "kind": "metered",
+                     *           "description": "Marketplace fees 2026-01: 40 platform-introduced order(s) at 2.50%",
                      *           "quantity": 1,
                      *           "unit_amount": 12000,
-                     *           "amount": 12000
+                     *           "amount": 12000,
+                     *           "metered": {
+                     *             "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
+                     *             "period": "2026-01",
+                     *             "classification": "platform_introduced",
+                     *             "rate_bps": 250,
+                     *             "minimum_fee": 50,
+                     *             "pricing_revision_id": "0193a0b4-7e21-7c3d-9f4e-5b6a7c8d9e0f",
+                     *             "baseline_revision_id": null,
+                     *             "order_count": 40,
+                     *             "order_amount": 480000,
+                     *             "exempt_amount": 0,
+                     *             "chargeable_amount": 480000
+                     *           }
                      *         }
                      *       ],
                      *       "subtotal": 12000,
@@ -19334,12 +19356,12 @@ export interface operations {
                      *       "amount_credited": 0,
                      *       "amount_credited_to_balance": 0,
                      *       "amount_remaining": 12000,
-                     *       "memo": "Thank you for your business.",
+                     *       "memo": null,
                      *       "metadata": {},
                      *       "issue_date": null,
                      *       "due_date": null,
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-02-01T06:00:00.000Z",
+                     *       "updated_at": "2026-02-01T06:00:00.000Z",
                      *       "finalized_at": null,
                      *       "paid_at": null,
                      *       "voided_at": null,
@@ -19464,7 +19486,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example 01930208-3f45-79e0-8a61-2425c0c1a17e */
+                /** @example 019315d2-5c20-7d9b-8d8a-33f698daf185 */
                 "application/json": components["schemas"]["uuid.Uuid"];
             };
         };
@@ -19478,11 +19500,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "number": "INV-2026-0042",
+                     *       "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *       "number": "INV-2026-000042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *       "status": "draft",
+                     *       "status": "open",
                      *       "currency": "GBP",
                      *       "lines": [
                      *         {
@@ -19501,11 +19523,11 @@ export interface operations {
                      *       "amount_remaining": 12000,
                      *       "memo": "Thank you for your business.",
                      *       "metadata": {},
-                     *       "issue_date": null,
-                     *       "due_date": null,
+                     *       "issue_date": "2026-01-15",
+                     *       "due_date": "2026-02-14",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z",
-                     *       "finalized_at": null,
+                     *       "updated_at": "2026-01-15T09:45:00.000Z",
+                     *       "finalized_at": "2026-01-15T09:45:00.000Z",
                      *       "paid_at": null,
                      *       "voided_at": null,
                      *       "marked_uncollectible_at": null
@@ -19645,8 +19667,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "number": "INV-2026-0042",
+                     *       "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *       "number": null,
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "status": "draft",
@@ -19799,14 +19821,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                 *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
-                 *       "status": "draft",
-                 *       "currency": "GBP",
-                 *       "issue_date_from": "2026-01-15",
-                 *       "issue_date_to": "2026-01-15",
-                 *       "due_date_from": "2026-01-15",
-                 *       "due_date_to": "2026-01-15",
-                 *       "overdue": false
+                 *       "status": "open",
+                 *       "issue_date_from": "2026-01-01",
+                 *       "issue_date_to": "2026-01-31"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.InvoiceListRequest"];
@@ -19824,16 +19841,16 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "number": "INV-2026-0042",
+                     *           "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "number": "INV-2026-000042",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *           "status": "draft",
+                     *           "status": "open",
                      *           "currency": "GBP",
                      *           "total": 12000,
                      *           "amount_remaining": 12000,
-                     *           "issue_date": null,
-                     *           "due_date": null,
+                     *           "issue_date": "2026-01-15",
+                     *           "due_date": "2026-02-14",
                      *           "created_at": "2026-01-15T09:30:00.000Z"
                      *         }
                      *       ],
@@ -20591,7 +20608,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                 *       "action": "finalize"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.InvoiceUpdateRequest"];
@@ -20608,11 +20626,11 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "number": "INV-2026-0042",
+                     *       "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *       "number": "INV-2026-000042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *       "status": "draft",
+                     *       "status": "open",
                      *       "currency": "GBP",
                      *       "lines": [
                      *         {
@@ -20631,11 +20649,11 @@ export interface operations {
                      *       "amount_remaining": 12000,
                      *       "memo": "Thank you for your business.",
                      *       "metadata": {},
-                     *       "issue_date": null,
-                     *       "due_date": null,
+                     *       "issue_date": "2026-01-15",
+                     *       "due_date": "2026-02-14",
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z",
-                     *       "finalized_at": null,
+                     *       "updated_at": "2026-01-15T09:45:00.000Z",
+                     *       "finalized_at": "2026-01-15T09:45:00.000Z",
                      *       "paid_at": null,
                      *       "voided_at": null,
                      *       "marked_uncollectible_at": null
@@ -22383,7 +22401,7 @@ export interface operations {
                  *       "currency": "GBP",
                  *       "method": "bank_transfer",
                  *       "reference": "BACS 4411",
-                 *       "received_on": "2026-01-15"
+                 *       "received_on": "2026-02-03"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.PaymentInsertRequest"];
@@ -22409,18 +22427,18 @@ export interface operations {
                      *         "currency": "GBP",
                      *         "method": "bank_transfer",
                      *         "reference": "BACS 4411",
-                     *         "received_on": "2026-01-15",
+                     *         "received_on": "2026-02-03",
                      *         "status": "recorded",
-                     *         "void_reason": "Issued in error",
-                     *         "created_at": "2026-01-15T09:30:00.000Z",
-                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         "void_reason": null,
+                     *         "created_at": "2026-02-03T11:00:00.000Z",
+                     *         "updated_at": "2026-02-03T11:00:00.000Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *         "number": "INV-2026-0042",
+                     *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *         "number": "INV-2026-000042",
                      *         "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *         "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *         "status": "draft",
+                     *         "status": "paid",
                      *         "currency": "GBP",
                      *         "lines": [
                      *           {
@@ -22433,18 +22451,18 @@ export interface operations {
                      *         ],
                      *         "subtotal": 12000,
                      *         "total": 12000,
-                     *         "amount_paid": 0,
+                     *         "amount_paid": 12000,
                      *         "amount_credited": 0,
                      *         "amount_credited_to_balance": 0,
-                     *         "amount_remaining": 12000,
+                     *         "amount_remaining": 0,
                      *         "memo": "Thank you for your business.",
                      *         "metadata": {},
-                     *         "issue_date": null,
-                     *         "due_date": null,
+                     *         "issue_date": "2026-01-15",
+                     *         "due_date": "2026-02-14",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
-                     *         "updated_at": "2026-01-15T09:30:00.000Z",
-                     *         "finalized_at": null,
-                     *         "paid_at": null,
+                     *         "updated_at": "2026-02-03T11:00:00.000Z",
+                     *         "finalized_at": "2026-01-15T09:45:00.000Z",
+                     *         "paid_at": "2026-02-03T11:00:00.000Z",
                      *         "voided_at": null,
                      *         "marked_uncollectible_at": null
                      *       }
@@ -22571,7 +22589,6 @@ export interface operations {
                 /**
                  * @example {
                  *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                 *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                  *       "status": "recorded"
                  *     }
                  */
@@ -22598,11 +22615,11 @@ export interface operations {
                      *           "currency": "GBP",
                      *           "method": "bank_transfer",
                      *           "reference": "BACS 4411",
-                     *           "received_on": "2026-01-15",
+                     *           "received_on": "2026-02-03",
                      *           "status": "recorded",
-                     *           "void_reason": "Issued in error",
-                     *           "created_at": "2026-01-15T09:30:00.000Z",
-                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *           "void_reason": null,
+                     *           "created_at": "2026-02-03T11:00:00.000Z",
+                     *           "updated_at": "2026-02-03T11:00:00.000Z"
                      *         }
                      *       ],
                      *       "pagination": null
@@ -22709,7 +22726,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                 *       "reason": "Agreed with the customer by phone"
+                 *       "reference": "BACS 4411-A",
+                 *       "reason": "Reference corrected from the bank statement"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.PaymentUpdateRequest"];
@@ -22734,19 +22752,19 @@ export interface operations {
                      *         "amount": 12000,
                      *         "currency": "GBP",
                      *         "method": "bank_transfer",
-                     *         "reference": "BACS 4411",
-                     *         "received_on": "2026-01-15",
+                     *         "reference": "BACS 4411-A",
+                     *         "received_on": "2026-02-03",
                      *         "status": "recorded",
-                     *         "void_reason": "Issued in error",
-                     *         "created_at": "2026-01-15T09:30:00.000Z",
-                     *         "updated_at": "2026-01-15T09:30:00.000Z"
+                     *         "void_reason": null,
+                     *         "created_at": "2026-02-03T11:00:00.000Z",
+                     *         "updated_at": "2026-02-04T08:15:00.000Z"
                      *       },
                      *       "invoice": {
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *         "number": "INV-2026-0042",
+                     *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *         "number": "INV-2026-000042",
                      *         "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *         "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *         "status": "draft",
+                     *         "status": "paid",
                      *         "currency": "GBP",
                      *         "lines": [
                      *           {
@@ -22759,18 +22777,18 @@ export interface operations {
                      *         ],
                      *         "subtotal": 12000,
                      *         "total": 12000,
-                     *         "amount_paid": 0,
+                     *         "amount_paid": 12000,
                      *         "amount_credited": 0,
                      *         "amount_credited_to_balance": 0,
-                     *         "amount_remaining": 12000,
+                     *         "amount_remaining": 0,
                      *         "memo": "Thank you for your business.",
                      *         "metadata": {},
-                     *         "issue_date": null,
-                     *         "due_date": null,
+                     *         "issue_date": "2026-01-15",
+                     *         "due_date": "2026-02-14",
                      *         "created_at": "2026-01-15T09:30:00.000Z",
-                     *         "updated_at": "2026-01-15T09:30:00.000Z",
-                     *         "finalized_at": null,
-                     *         "paid_at": null,
+                     *         "updated_at": "2026-02-03T11:00:00.000Z",
+                     *         "finalized_at": "2026-01-15T09:45:00.000Z",
+                     *         "paid_at": "2026-02-03T11:00:00.000Z",
                      *         "voided_at": null,
                      *         "marked_uncollectible_at": null
                      *       }

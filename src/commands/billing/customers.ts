@@ -13,6 +13,7 @@ import { customers } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { customersErase } from './customer-erasure.ts';
+import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
 
 /** A customer's id is derived from its organization: one customer per organization, enforced by the stream. */
 export function customerIdOf(organizationId: string): string {
@@ -22,21 +23,8 @@ export function customerIdOf(organizationId: string): string {
 export const customersInsert = operation({
   id: 'billing.customers.insert',
   examples: {
-    request: { name: 'Acme Repairs Ltd', email: 'billing@acme-repairs.example', currency: 'GBP' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      name: 'Acme Repairs Ltd',
-      email: 'billing@acme-repairs.example',
-      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
-      currency: 'GBP',
-      payment_terms_days: 30,
-      tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
-      metadata: {},
-      status: 'active',
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: { name: exampleCustomer.name, email: exampleCustomer.email, billing_address: exampleCustomer.billing_address, currency: 'GBP', tax_id: exampleCustomer.tax_id },
+    response: exampleCustomer,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -74,21 +62,8 @@ export const customersInsert = operation({
 export const customersUpdate = operation({
   id: 'billing.customers.update',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      name: 'Acme Repairs Ltd',
-      email: 'billing@acme-repairs.example',
-      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
-      currency: 'GBP',
-      payment_terms_days: 30,
-      tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
-      metadata: {},
-      status: 'active',
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: { id: exampleIds.customer, email: 'accounts@acme-repairs.example' },
+    response: { ...exampleCustomer, email: 'accounts@acme-repairs.example', updated_at: '2026-01-20T14:00:00.000Z' },
   },
   surface: 'core',
   tags: ['Billing'],
@@ -112,7 +87,7 @@ export const customersUpdate = operation({
 export const customersRemove = operation({
   id: 'billing.customers.remove',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    request: { id: exampleIds.customer },
     response: {},
   },
   surface: 'core',

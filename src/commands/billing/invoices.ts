@@ -12,6 +12,7 @@ import { canSeeOrganization, getCustomerDoc, visibleCustomer } from '../../queri
 import { recentInvoice, visibleInvoice } from '../../queries/billing/invoices.ts';
 import type { LoadedAggregate, Unstamped } from '../run.ts';
 import { invoices } from './handlers.ts';
+import { exampleDraftInvoice, exampleIds, exampleOpenInvoice } from '../../contract/examples/billing.ts';
 
 /** The edits and action of billing.invoices.update, as the decider takes them. */
 type InvoiceUpdate = Unstamped<Extract<InvoiceCommand, { type: 'UpdateInvoice' }>>['data'];
@@ -72,40 +73,8 @@ async function finalizeAction(ctx: RequestContext, id: string, state: InvoiceSta
 export const invoicesInsert = operation({
   id: 'billing.invoices.insert',
   examples: {
-    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', lines: [{ description: 'Monthly platform fee', unit_amount: 12000 }], memo: 'Thank you for your business.' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      status: 'draft',
-      currency: 'GBP',
-      lines: [
-        {
-          kind: 'manual',
-          description: 'Monthly platform fee',
-          quantity: 1,
-          unit_amount: 12000,
-          amount: 12000,
-        },
-      ],
-      subtotal: 12000,
-      total: 12000,
-      amount_paid: 0,
-      amount_credited: 0,
-      amount_credited_to_balance: 0,
-      amount_remaining: 12000,
-      memo: 'Thank you for your business.',
-      metadata: {},
-      issue_date: null,
-      due_date: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      finalized_at: null,
-      paid_at: null,
-      voided_at: null,
-      marked_uncollectible_at: null,
-    },
+    request: { customer_id: exampleIds.customer, lines: [{ description: 'Monthly platform fee', unit_amount: 12000 }], memo: 'Thank you for your business.' },
+    response: exampleDraftInvoice,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -138,40 +107,8 @@ export const invoicesInsert = operation({
 export const invoicesUpdate = operation({
   id: 'billing.invoices.update',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      status: 'draft',
-      currency: 'GBP',
-      lines: [
-        {
-          kind: 'manual',
-          description: 'Monthly platform fee',
-          quantity: 1,
-          unit_amount: 12000,
-          amount: 12000,
-        },
-      ],
-      subtotal: 12000,
-      total: 12000,
-      amount_paid: 0,
-      amount_credited: 0,
-      amount_credited_to_balance: 0,
-      amount_remaining: 12000,
-      memo: 'Thank you for your business.',
-      metadata: {},
-      issue_date: null,
-      due_date: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      finalized_at: null,
-      paid_at: null,
-      voided_at: null,
-      marked_uncollectible_at: null,
-    },
+    request: { id: exampleIds.invoice, action: 'finalize' },
+    response: exampleOpenInvoice,
   },
   surface: 'core',
   tags: ['Billing'],

@@ -24,6 +24,7 @@ import { billingUsageMonthsProjection } from '../../projections/billing/usage-mo
 import { subscriptionOrNotFound } from '../../queries/billing/subscriptions.ts';
 import { unrateableError, unrateableIssues, usageOfPeriod } from '../../queries/billing/usage.ts';
 import { invoices, usageMonths } from './handlers.ts';
+import { exampleDraftInvoice, exampleIds, exampleMeteredLine } from '../../contract/examples/billing.ts';
 
 /** `[start, end)` of a calendar month `YYYY-MM` (UTC), as ISO instants. */
 export function monthRange(period: string): { from: string; to: string } {
@@ -177,40 +178,8 @@ async function draftNext(ctx: GenerateContext, subscriptionId: string, period: s
 export const invoicesGenerate = operation({
   id: 'billing.invoices.generate',
   examples: {
-    request: { subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd', period: '2026-01' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      status: 'draft',
-      currency: 'GBP',
-      lines: [
-        {
-          kind: 'manual',
-          description: 'Monthly platform fee',
-          quantity: 1,
-          unit_amount: 12000,
-          amount: 12000,
-        },
-      ],
-      subtotal: 12000,
-      total: 12000,
-      amount_paid: 0,
-      amount_credited: 0,
-      amount_credited_to_balance: 0,
-      amount_remaining: 12000,
-      memo: 'Thank you for your business.',
-      metadata: {},
-      issue_date: null,
-      due_date: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      finalized_at: null,
-      paid_at: null,
-      voided_at: null,
-      marked_uncollectible_at: null,
-    },
+    request: { subscription_id: exampleIds.subscription, period: '2026-01' },
+    response: { ...exampleDraftInvoice, memo: null, created_at: '2026-02-01T06:00:00.000Z', updated_at: '2026-02-01T06:00:00.000Z', lines: [exampleMeteredLine] },
   },
   surface: 'core',
   tags: ['Billing'],

@@ -21,6 +21,7 @@ import { canSeeOrganization, isUuid, prefixPattern } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
+import { exampleIds, exampleInvoiceRow, exampleOpenInvoice } from '../../contract/examples/billing.ts';
 
 /** Loads an invoice document, or null. */
 export function getInvoiceDoc(db: Db, id: string): Promise<InvoiceDoc | null> {
@@ -55,40 +56,8 @@ export function recentInvoice(knex: Knex, id: string, position: LogPosition | nu
 export const invoicesGet = operation({
   id: 'billing.invoices.get',
   examples: {
-    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      status: 'draft',
-      currency: 'GBP',
-      lines: [
-        {
-          kind: 'manual',
-          description: 'Monthly platform fee',
-          quantity: 1,
-          unit_amount: 12000,
-          amount: 12000,
-        },
-      ],
-      subtotal: 12000,
-      total: 12000,
-      amount_paid: 0,
-      amount_credited: 0,
-      amount_credited_to_balance: 0,
-      amount_remaining: 12000,
-      memo: 'Thank you for your business.',
-      metadata: {},
-      issue_date: null,
-      due_date: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      finalized_at: null,
-      paid_at: null,
-      voided_at: null,
-      marked_uncollectible_at: null,
-    },
+    request: exampleIds.invoice,
+    response: exampleOpenInvoice,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -105,35 +74,8 @@ export const invoicesGet = operation({
 export const invoicesList = operation({
   id: 'billing.invoices.list',
   examples: {
-    request: {
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      status: 'draft',
-      currency: 'GBP',
-      issue_date_from: '2026-01-15',
-      issue_date_to: '2026-01-15',
-      due_date_from: '2026-01-15',
-      due_date_to: '2026-01-15',
-      overdue: false,
-    },
-    response: {
-      items: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          number: 'INV-2026-0042',
-          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-          status: 'draft',
-          currency: 'GBP',
-          total: 12000,
-          amount_remaining: 12000,
-          issue_date: null,
-          due_date: null,
-          created_at: '2026-01-15T09:30:00.000Z',
-        },
-      ],
-      pagination: null,
-    },
+    request: { customer_id: exampleIds.customer, status: 'open', issue_date_from: '2026-01-01', issue_date_to: '2026-01-31' },
+    response: { items: [exampleInvoiceRow(exampleOpenInvoice)], pagination: null },
   },
   surface: 'core',
   tags: ['Billing'],

@@ -12,6 +12,7 @@ import { documentById } from '../document.ts';
 import type { Db } from '../../db.ts';
 import { recentDocument } from '../../projections/documents/cache.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
+import { exampleIds, examplePayment } from '../../contract/examples/billing.ts';
 
 /** Loads a payment document, or null. */
 export function getPaymentDoc(db: Db, id: string): Promise<PaymentDoc | null> {
@@ -39,27 +40,8 @@ export function recentPayment(knex: Knex, id: string, position: LogPosition | nu
 export const paymentsList = operation({
   id: 'billing.payments.list',
   examples: {
-    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', status: 'recorded' },
-    response: {
-      items: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-          amount: 12000,
-          currency: 'GBP',
-          method: 'bank_transfer',
-          reference: 'BACS 4411',
-          received_on: '2026-01-15',
-          status: 'recorded',
-          void_reason: 'Issued in error',
-          created_at: '2026-01-15T09:30:00.000Z',
-          updated_at: '2026-01-15T09:30:00.000Z',
-        },
-      ],
-      pagination: null,
-    },
+    request: { invoice_id: exampleIds.invoice, status: 'recorded' },
+    response: { items: [examplePayment], pagination: null },
   },
   surface: 'core',
   tags: ['Billing'],

@@ -1,0 +1,134 @@
+// The billing examples shown in OpenAPI and /docs: one customer, its invoice through draft -> open -> paid, and the
+// payment that paid it. Operations reference these (spreading and overriding where a state differs) so the same
+// story is told everywhere, ids agree between requests and answers, and the types keep every example valid.
+import type { z } from 'zod';
+import type { CustomerDetailItem, CustomerListItem } from '../schemas/billing-customers.ts';
+import type { InvoiceDetail, InvoiceLine, InvoiceListItem, Payment } from '../schemas/billing-invoices.ts';
+
+/** The ids of the story. */
+export const exampleIds = {
+  organization: '0193472c-1f99-732d-8f1b-0abb219cd679',
+  customer: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+  invoice: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+  payment: '019387ea-5dfc-7b8e-884d-848979496e70',
+  subscription: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+} as const;
+
+export const exampleCustomer = {
+  id: exampleIds.customer,
+  organization_id: exampleIds.organization,
+  name: 'Acme Repairs Ltd',
+  email: 'billing@acme-repairs.example',
+  billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
+  currency: 'GBP',
+  payment_terms_days: 30,
+  tax_id: 'GB123456789',
+  metadata: {},
+  status: 'active',
+  created_at: '2026-01-05T10:00:00.000Z',
+  updated_at: '2026-01-05T10:00:00.000Z',
+} satisfies z.output<typeof CustomerDetailItem>;
+
+/** A customer as a list row. */
+export const exampleCustomerRow = {
+  id: exampleCustomer.id,
+  organization_id: exampleCustomer.organization_id,
+  name: exampleCustomer.name,
+  email: exampleCustomer.email,
+  currency: exampleCustomer.currency,
+  status: exampleCustomer.status,
+  created_at: exampleCustomer.created_at,
+} satisfies z.output<typeof CustomerListItem>;
+
+/** A draft: no number, no dates yet. */
+export const exampleDraftInvoice = {
+  id: exampleIds.invoice,
+  number: null,
+  organization_id: exampleIds.organization,
+  customer_id: exampleIds.customer,
+  status: 'draft',
+  currency: 'GBP',
+  lines: [{ kind: 'manual', description: 'Monthly platform fee', quantity: 1, unit_amount: 12000, amount: 12000 }],
+  subtotal: 12000,
+  total: 12000,
+  amount_paid: 0,
+  amount_credited: 0,
+  amount_credited_to_balance: 0,
+  amount_remaining: 12000,
+  memo: 'Thank you for your business.',
+  metadata: {},
+  issue_date: null,
+  due_date: null,
+  created_at: '2026-01-15T09:30:00.000Z',
+  updated_at: '2026-01-15T09:30:00.000Z',
+  finalized_at: null,
+  paid_at: null,
+  voided_at: null,
+  marked_uncollectible_at: null,
+} satisfies z.output<typeof InvoiceDetail>;
+
+/** The draft finalized: numbered, issued, due after the customer's 30 days. */
+export const exampleOpenInvoice = {
+  ...exampleDraftInvoice,
+  number: 'INV-2026-000042',
+  status: 'open',
+  issue_date: '2026-01-15',
+  due_date: '2026-02-14',
+  updated_at: '2026-01-15T09:45:00.000Z',
+  finalized_at: '2026-01-15T09:45:00.000Z',
+} satisfies z.output<typeof InvoiceDetail>;
+
+/** The open invoice paid in full by examplePayment. */
+export const examplePaidInvoice = {
+  ...exampleOpenInvoice,
+  status: 'paid',
+  amount_paid: 12000,
+  amount_remaining: 0,
+  updated_at: '2026-02-03T11:00:00.000Z',
+  paid_at: '2026-02-03T11:00:00.000Z',
+} satisfies z.output<typeof InvoiceDetail>;
+
+/** An invoice as a list row. */
+export function exampleInvoiceRow(invoice: z.output<typeof InvoiceDetail>): z.output<typeof InvoiceListItem> {
+  const { id, number, organization_id, customer_id, status, currency, total, amount_remaining, issue_date, due_date, created_at } = invoice;
+  return { id, number, organization_id, customer_id, status, currency, total, amount_remaining, issue_date, due_date, created_at };
+}
+
+/** The bank transfer that paid the open invoice. */
+export const examplePayment = {
+  id: exampleIds.payment,
+  invoice_id: exampleIds.invoice,
+  organization_id: exampleIds.organization,
+  customer_id: exampleIds.customer,
+  amount: 12000,
+  currency: 'GBP',
+  method: 'bank_transfer',
+  reference: 'BACS 4411',
+  received_on: '2026-02-03',
+  status: 'recorded',
+  void_reason: null,
+  created_at: '2026-02-03T11:00:00.000Z',
+  updated_at: '2026-02-03T11:00:00.000Z',
+} satisfies z.output<typeof Payment>;
+
+/** The line usage generates for a month: 40 orders of 120.00 at 2.50%. */
+export const exampleMeteredLine = {
+  kind: 'metered',
+  description: 'Marketplace fees 2026-01: 40 platform-introduced order(s) at 2.50%',
+  quantity: 1,
+  unit_amount: 12000,
+  amount: 12000,
+  metered: {
+    subscription_id: exampleIds.subscription,
+    period: '2026-01',
+    classification: 'platform_introduced',
+    rate_bps: 250,
+    minimum_fee: 50,
+    pricing_revision_id: '0193a0b4-7e21-7c3d-9f4e-5b6a7c8d9e0f',
+    baseline_revision_id: null,
+    order_count: 40,
+    order_amount: 480000,
+    exempt_amount: 0,
+    chargeable_amount: 480000,
+  },
+} satisfies z.output<typeof InvoiceLine>;
