@@ -11731,9 +11731,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                 *       "effective_from": "2026-01-15",
-                 *       "reason": "Agreed with the customer by phone",
-                 *       "monthly_exempt_amount": 12000,
+                 *       "effective_from": "2026-01-01",
+                 *       "reason": "Baseline agreed at onboarding",
+                 *       "monthly_exempt_amount": 120000,
                  *       "currency": "GBP"
                  *     }
                  */
@@ -11752,23 +11752,23 @@ export interface operations {
                      * @example {
                      *       "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
                      *       "currency": "GBP",
-                     *       "effective_from": "2026-01-15T09:30:00.000Z",
-                     *       "effective_to": "effective to",
+                     *       "effective_from": "2026-01-01T00:00:00.000Z",
+                     *       "effective_to": null,
                      *       "months": {
-                     *         "from": "2026-01-15T09:30:00.000Z",
-                     *         "to": "2026-01-15T09:30:00.000Z"
+                     *         "from": "2026-01",
+                     *         "to": "2026-01"
                      *       },
                      *       "items": [
                      *         {
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "number": "INV-2026-0042",
-                     *           "status": "status",
+                     *           "number": "INV-2026-000042",
+                     *           "status": "open",
                      *           "period": "2026-01",
                      *           "old_total": 12000,
-                     *           "new_total": 12000,
-                     *           "difference": 1,
-                     *           "changed_order_count": 1,
-                     *           "unrateable_order_count": 1
+                     *           "new_total": 9000,
+                     *           "difference": -3000,
+                     *           "changed_order_count": 40,
+                     *           "unrateable_order_count": 0
                      *         }
                      *       ],
                      *       "examined": 1,
@@ -12373,14 +12373,14 @@ export interface operations {
                 /**
                  * @example {
                  *       "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
-                 *       "effective_from": "2026-01-15",
-                 *       "reason": "Agreed with the customer by phone",
+                 *       "effective_from": "2026-01-01",
+                 *       "reason": "Contract renewed at 3% from January",
                  *       "currency": "GBP",
                  *       "rates_bps": {
-                 *         "platform_introduced": 1,
-                 *         "pre_existing": 1
+                 *         "platform_introduced": 300,
+                 *         "pre_existing": 150
                  *       },
-                 *       "minimum_fee": 1
+                 *       "minimum_fee": 50
                  *     }
                  */
                 "application/json": components["schemas"]["billing.PricingImpactRequest"];
@@ -12398,23 +12398,23 @@ export interface operations {
                      * @example {
                      *       "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
                      *       "currency": "GBP",
-                     *       "effective_from": "2026-01-15T09:30:00.000Z",
-                     *       "effective_to": "effective to",
+                     *       "effective_from": "2026-01-01T00:00:00.000Z",
+                     *       "effective_to": null,
                      *       "months": {
-                     *         "from": "2026-01-15T09:30:00.000Z",
-                     *         "to": "2026-01-15T09:30:00.000Z"
+                     *         "from": "2026-01",
+                     *         "to": "2026-01"
                      *       },
                      *       "items": [
                      *         {
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "number": "INV-2026-0042",
-                     *           "status": "status",
+                     *           "number": "INV-2026-000042",
+                     *           "status": "open",
                      *           "period": "2026-01",
                      *           "old_total": 12000,
-                     *           "new_total": 12000,
-                     *           "difference": 1,
-                     *           "changed_order_count": 1,
-                     *           "unrateable_order_count": 1
+                     *           "new_total": 14400,
+                     *           "difference": 2400,
+                     *           "changed_order_count": 40,
+                     *           "unrateable_order_count": 0
                      *         }
                      *       ],
                      *       "examined": 1,
@@ -13784,10 +13784,10 @@ export interface operations {
                 /**
                  * @example {
                  *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                 *       "amount": 12000,
+                 *       "amount": 3000,
                  *       "currency": "GBP",
-                 *       "reason": "duplicate",
-                 *       "description": "Monthly platform fee"
+                 *       "reason": "order_change",
+                 *       "description": "Two seats were removed on 10 January; the fee was for five."
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CreditNoteRequestCreateRequest"];
@@ -13804,24 +13804,24 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193b2c4-51d7-7e08-a9f3-6c2d8e4b7a15",
                      *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *       "invoice_number": "INV-2026-0042",
+                     *       "invoice_number": "INV-2026-000042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *       "amount": 12000,
+                     *       "amount": 3000,
                      *       "currency": "GBP",
-                     *       "reason": "duplicate",
-                     *       "description": "Monthly platform fee",
+                     *       "reason": "order_change",
+                     *       "description": "Two seats were removed on 10 January; the fee was for five.",
                      *       "status": "pending",
                      *       "requested_by": {
                      *         "type": "user",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "id": "0193472d-8a10-7b2c-9d3e-4f5a6b7c8d9e"
                      *       },
                      *       "applied_to_invoice": null,
                      *       "credited_to_balance": null,
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z",
+                     *       "created_at": "2026-01-20T10:00:00.000Z",
+                     *       "updated_at": "2026-01-20T10:00:00.000Z",
                      *       "approved_at": null,
                      *       "issued_at": null,
                      *       "rejected_at": null,
@@ -13949,10 +13949,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                 *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                 *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
-                 *       "status": "pending",
-                 *       "reason": "duplicate"
+                 *       "status": "pending"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CreditNoteRequestListRequest"];
@@ -13970,24 +13967,24 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193b2c4-51d7-7e08-a9f3-6c2d8e4b7a15",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "invoice_number": "INV-2026-0042",
+                     *           "invoice_number": "INV-2026-000042",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *           "amount": 12000,
+                     *           "amount": 3000,
                      *           "currency": "GBP",
-                     *           "reason": "duplicate",
-                     *           "description": "Monthly platform fee",
+                     *           "reason": "order_change",
+                     *           "description": "Two seats were removed on 10 January; the fee was for five.",
                      *           "status": "pending",
                      *           "requested_by": {
                      *             "type": "user",
-                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *             "id": "0193472d-8a10-7b2c-9d3e-4f5a6b7c8d9e"
                      *           },
                      *           "applied_to_invoice": null,
                      *           "credited_to_balance": null,
-                     *           "created_at": "2026-01-15T09:30:00.000Z",
-                     *           "updated_at": "2026-01-15T09:30:00.000Z",
+                     *           "created_at": "2026-01-20T10:00:00.000Z",
+                     *           "updated_at": "2026-01-20T10:00:00.000Z",
                      *           "approved_at": null,
                      *           "issued_at": null,
                      *           "rejected_at": null,
@@ -14097,7 +14094,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "0193b2c4-51d7-7e08-a9f3-6c2d8e4b7a15",
+                 *       "action": "approve",
+                 *       "comment": "Seat change confirmed in the order history"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CreditNoteRequestUpdateRequest"];
@@ -14114,25 +14113,25 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193b2c4-51d7-7e08-a9f3-6c2d8e4b7a15",
                      *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *       "invoice_number": "INV-2026-0042",
+                     *       "invoice_number": "INV-2026-000042",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                     *       "amount": 12000,
+                     *       "amount": 3000,
                      *       "currency": "GBP",
-                     *       "reason": "duplicate",
-                     *       "description": "Monthly platform fee",
-                     *       "status": "pending",
+                     *       "reason": "order_change",
+                     *       "description": "Two seats were removed on 10 January; the fee was for five.",
+                     *       "status": "approved",
                      *       "requested_by": {
                      *         "type": "user",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "id": "0193472d-8a10-7b2c-9d3e-4f5a6b7c8d9e"
                      *       },
                      *       "applied_to_invoice": null,
                      *       "credited_to_balance": null,
-                     *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z",
-                     *       "approved_at": null,
+                     *       "created_at": "2026-01-20T10:00:00.000Z",
+                     *       "updated_at": "2026-01-21T09:00:00.000Z",
+                     *       "approved_at": "2026-01-21T09:00:00.000Z",
                      *       "issued_at": null,
                      *       "rejected_at": null,
                      *       "cancelled_at": null
@@ -16550,8 +16549,8 @@ export interface operations {
                 /**
                  * @example {
                  *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                 *       "from": "2026-01-15",
-                 *       "to": "2026-01-15"
+                 *       "from": "2026-01-01",
+                 *       "to": "2026-02-28"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerStatementGetRequest"];
@@ -16569,32 +16568,43 @@ export interface operations {
                      * @example {
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "currency": "GBP",
-                     *       "from": "2026-01-15",
-                     *       "to": "2026-01-15",
-                     *       "opening_balance": 12000,
+                     *       "from": "2026-01-01",
+                     *       "to": "2026-02-28",
+                     *       "opening_balance": 0,
                      *       "lines": [
                      *         {
                      *           "date": "2026-01-15",
                      *           "kind": "invoice",
-                     *           "description": "Monthly platform fee",
+                     *           "description": "Invoice INV-2026-000042",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "invoice_number": "INV-2026-0042",
+                     *           "invoice_number": "INV-2026-000042",
                      *           "payment_id": null,
-                     *           "debit": 1,
-                     *           "credit": 1,
+                     *           "debit": 12000,
+                     *           "credit": 0,
                      *           "balance": 12000
+                     *         },
+                     *         {
+                     *           "date": "2026-02-03",
+                     *           "kind": "payment",
+                     *           "description": "Payment BACS 4411 (bank transfer) for INV-2026-000042",
+                     *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "invoice_number": "INV-2026-000042",
+                     *           "payment_id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "debit": 0,
+                     *           "credit": 12000,
+                     *           "balance": 0
                      *         }
                      *       ],
                      *       "total_debits": 12000,
                      *       "total_credits": 12000,
-                     *       "closing_balance": 12000,
-                     *       "unapplied_credit": 1,
+                     *       "closing_balance": 0,
+                     *       "unapplied_credit": 0,
                      *       "ageing": {
-                     *         "current": 1,
-                     *         "days_1_30": 30,
-                     *         "days_31_60": 30,
-                     *         "days_61_90": 30,
-                     *         "days_over_90": 30
+                     *         "current": 0,
+                     *         "days_1_30": 0,
+                     *         "days_31_60": 0,
+                     *         "days_61_90": 0,
+                     *         "days_over_90": 0
                      *       }
                      *     }
                      */
@@ -20107,15 +20117,15 @@ export interface operations {
                     /**
                      * @example {
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
-                     *       "customer_id": null,
-                     *       "as_of": "2026-01-15",
-                     *       "past_due": false,
+                     *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *       "as_of": "2026-02-20",
+                     *       "past_due": true,
                      *       "invoices": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "number": "INV-2026-0042",
-                     *           "due_date": "2026-01-15",
-                     *           "days_past_due": 12000,
+                     *           "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "number": "INV-2026-000042",
+                     *           "due_date": "2026-02-14",
+                     *           "days_past_due": 6,
                      *           "currency": "GBP",
                      *           "amount_remaining": 12000
                      *         }
@@ -20126,11 +20136,11 @@ export interface operations {
                      *           "currency": "GBP"
                      *         }
                      *       ],
-                     *       "grace_days": 30,
-                     *       "suspension_date": null,
+                     *       "grace_days": 14,
+                     *       "suspension_date": "2026-02-28",
                      *       "suspended": false,
                      *       "suspended_at": null,
-                     *       "payment_url": "payment url"
+                     *       "payment_url": "https://app.example.com/billing/pay/0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.InvoiceOverdueStatusResponse"];
@@ -20780,8 +20790,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
-                 *       "transport": "smtp",
-                 *       "status": "pending"
+                 *       "status": "delivered"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.MessageListRequest"];
@@ -20799,29 +20808,29 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193b0f1-2a3b-7c4d-8e5f-6a7b8c9d0e1f",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                      *           "kind": "invoice_finalized",
                      *           "subject": {
                      *             "type": "invoice",
-                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *             "id": "019315d2-5c20-7d9b-8d8a-33f698daf185"
                      *           },
-                     *           "occasion": "occasion",
-                     *           "to": "2026-01-15T09:30:00.000Z",
-                     *           "subject_line": "subject line",
-                     *           "payment_url": "payment url",
-                     *           "status": "pending",
+                     *           "occasion": "finalized",
+                     *           "to": "billing@acme-repairs.example",
+                     *           "subject_line": "Invoice INV-2026-000042 from Example Platform Ltd: £120.00 due 14 Feb 2026",
+                     *           "payment_url": "https://app.example.com/billing/pay/0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *           "status": "delivered",
                      *           "attempts": 1,
-                     *           "transport": null,
-                     *           "last_error": "last error",
-                     *           "response": "response",
+                     *           "transport": "smtp",
+                     *           "last_error": null,
+                     *           "response": "250 2.0.0 OK queued",
                      *           "next_attempt_at": null,
-                     *           "created_at": "2026-01-15T09:30:00.000Z",
-                     *           "delivered_at": null,
+                     *           "created_at": "2026-01-15T09:45:00.000Z",
+                     *           "delivered_at": "2026-01-15T09:45:05.000Z",
                      *           "failed_at": null,
-                     *           "updated_at": "2026-01-15T09:30:00.000Z"
+                     *           "updated_at": "2026-01-15T09:45:05.000Z"
                      *         }
                      *       ],
                      *       "pagination": null
@@ -24954,7 +24963,7 @@ export interface operations {
                      * @example {
                      *       "customers": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *           "name": "Acme Repairs Ltd",
                      *           "email": "billing@acme-repairs.example",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
@@ -24964,14 +24973,17 @@ export interface operations {
                      *       ],
                      *       "invoices": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "number": "INV-2026-0042",
-                     *           "status": "draft",
-                     *           "customer": null,
+                     *           "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "number": "INV-2026-000042",
+                     *           "status": "paid",
+                     *           "customer": {
+                     *             "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *             "name": "Acme Repairs Ltd"
+                     *           },
                      *           "currency": "GBP",
                      *           "total": 12000,
-                     *           "amount_remaining": 12000,
-                     *           "issue_date": "issue date"
+                     *           "amount_remaining": 0,
+                     *           "issue_date": "2026-01-15"
                      *         }
                      *       ],
                      *       "payments": [
@@ -24980,20 +24992,26 @@ export interface operations {
                      *           "reference": "BACS 4411",
                      *           "status": "recorded",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                     *           "invoice_number": "INV-2026-0042",
-                     *           "customer": null,
+                     *           "invoice_number": "INV-2026-000042",
+                     *           "customer": {
+                     *             "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *             "name": "Acme Repairs Ltd"
+                     *           },
                      *           "amount": 12000,
                      *           "currency": "GBP",
-                     *           "received_on": "received on"
+                     *           "received_on": "2026-02-03"
                      *         }
                      *       ],
                      *       "organizations": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "name": "Acme Repairs Ltd",
-                     *           "kind": "kind",
-                     *           "customer": null,
-                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *           "id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "name": "Acme Repairs",
+                     *           "kind": "repairer",
+                     *           "customer": {
+                     *             "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *             "name": "Acme Repairs Ltd"
+                     *           },
+                     *           "created_at": "2026-01-05T09:00:00.000Z"
                      *         }
                      *       ]
                      *     }

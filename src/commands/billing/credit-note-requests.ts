@@ -12,6 +12,7 @@ import { visibleCreditNoteRequest } from '../../queries/billing/credit-note-requ
 import type { InvoiceRef, InvoiceState } from '../../domain/billing/invoice-events.ts';
 import { creditNoteRequests, invoices } from './handlers.ts';
 import { readVisibleInvoice } from './invoices.ts';
+import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 /** The invoice as its stream says now: requests are decided on this, not on the read model. */
 async function invoiceFacts(ctx: RequestContext, invoiceId: string): Promise<InvoiceFacts> {
@@ -28,28 +29,8 @@ function factsOf(ref: InvoiceRef, s: InvoiceState): InvoiceFacts {
 export const creditNoteRequestsInsert = operation({
   id: 'billing.credit-note-requests.insert',
   examples: {
-    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', amount: 12000, currency: 'GBP', reason: 'duplicate', description: 'Monthly platform fee' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      invoice_number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      amount: 12000,
-      currency: 'GBP',
-      reason: 'duplicate',
-      description: 'Monthly platform fee',
-      status: 'pending',
-      requested_by: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      applied_to_invoice: null,
-      credited_to_balance: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      approved_at: null,
-      issued_at: null,
-      rejected_at: null,
-      cancelled_at: null,
-    },
+    request: { invoice_id: exampleIds.invoice, amount: 3000, currency: 'GBP', reason: 'order_change', description: exampleCreditNoteRequest.description },
+    response: exampleCreditNoteRequest,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -112,28 +93,8 @@ const DECISIONS: Record<'approve' | 'reject' | 'cancel', CreditNoteRequestAction
 export const creditNoteRequestsUpdate = operation({
   id: 'billing.credit-note-requests.update',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      invoice_number: 'INV-2026-0042',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      amount: 12000,
-      currency: 'GBP',
-      reason: 'duplicate',
-      description: 'Monthly platform fee',
-      status: 'pending',
-      requested_by: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      applied_to_invoice: null,
-      credited_to_balance: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      approved_at: null,
-      issued_at: null,
-      rejected_at: null,
-      cancelled_at: null,
-    },
+    request: { id: exampleCreditNoteRequest.id, action: 'approve', comment: 'Seat change confirmed in the order history' },
+    response: { ...exampleCreditNoteRequest, status: 'approved', updated_at: '2026-01-21T09:00:00.000Z', approved_at: '2026-01-21T09:00:00.000Z' },
   },
   surface: 'core',
   tags: ['Billing'],

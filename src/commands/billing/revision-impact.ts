@@ -24,6 +24,7 @@ import { monthRange } from './usage-invoices.ts';
 import { usageInvoiceId } from '../../domain/billing/usage-month.ts';
 import { getInvoiceDoc } from '../../queries/billing/invoices.ts';
 import { usageMonths } from '../../queries/billing/usage.ts';
+import { exampleIds, exampleRevisionImpact } from '../../contract/examples/billing.ts';
 
 type Impact = z.input<typeof RevisionImpact>;
 const IMPACT_ERRORS = ['subscription_not_found', 'subscription_canceled', 'currency_not_enabled', 'invalid_range', 'invalid_supersedes', 'revision_overlap', 'invalid_cursor', 'projection_lag'] as const;
@@ -102,36 +103,9 @@ const DESCRIPTION =
 export const pricingPreviewImpact = operation({
   id: 'billing.configuration.pricing.preview-impact', surface: 'core', tags: ['Billing'],
   examples: {
-    request: {
-      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
-      effective_from: '2026-01-15',
-      reason: 'Agreed with the customer by phone',
-      currency: 'GBP',
-      rates_bps: { platform_introduced: 1, pre_existing: 1 },
-      minimum_fee: 1,
-    },
-    response: {
-      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
-      currency: 'GBP',
-      effective_from: '2026-01-15T09:30:00.000Z',
-      effective_to: 'effective to',
-      months: { from: '2026-01-15T09:30:00.000Z', to: '2026-01-15T09:30:00.000Z' },
-      items: [
-        {
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          number: 'INV-2026-0042',
-          status: 'status',
-          period: '2026-01',
-          old_total: 12000,
-          new_total: 12000,
-          difference: 1,
-          changed_order_count: 1,
-          unrateable_order_count: 1,
-        },
-      ],
-      examined: 1,
-      pagination: null,
-    },
+    // 2.50% -> 3.00% on platform-introduced orders: the January invoice's 40 orders of 120.00 would bill 144.00.
+    request: { subscription_id: exampleIds.subscription, effective_from: '2026-01-01', reason: 'Contract renewed at 3% from January', currency: 'GBP', rates_bps: { platform_introduced: 300, pre_existing: 150 }, minimum_fee: 50 },
+    response: exampleRevisionImpact(14400),
   },
   summary: 'Shows which usage invoices a pricing revision would change, and by how much, before it is saved (extension); writes nothing.',
   description: DESCRIPTION,
@@ -151,35 +125,8 @@ export const pricingPreviewImpact = operation({
 export const baselinesPreviewImpact = operation({
   id: 'billing.configuration.baselines.preview-impact', surface: 'core', tags: ['Billing'],
   examples: {
-    request: {
-      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
-      effective_from: '2026-01-15',
-      reason: 'Agreed with the customer by phone',
-      monthly_exempt_amount: 12000,
-      currency: 'GBP',
-    },
-    response: {
-      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
-      currency: 'GBP',
-      effective_from: '2026-01-15T09:30:00.000Z',
-      effective_to: 'effective to',
-      months: { from: '2026-01-15T09:30:00.000Z', to: '2026-01-15T09:30:00.000Z' },
-      items: [
-        {
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          number: 'INV-2026-0042',
-          status: 'status',
-          period: '2026-01',
-          old_total: 12000,
-          new_total: 12000,
-          difference: 1,
-          changed_order_count: 1,
-          unrateable_order_count: 1,
-        },
-      ],
-      examined: 1,
-      pagination: null,
-    },
+    request: { subscription_id: exampleIds.subscription, effective_from: '2026-01-01', reason: 'Baseline agreed at onboarding', monthly_exempt_amount: 120000, currency: 'GBP' },
+    response: exampleRevisionImpact(9000),
   },
   summary: 'Shows which usage invoices a baseline revision would change, and by how much, before it is saved (extension); writes nothing.',
   description: DESCRIPTION,

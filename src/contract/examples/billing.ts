@@ -3,6 +3,8 @@
 // story is told everywhere, ids agree between requests and answers, and the types keep every example valid.
 import type { z } from 'zod';
 import type { CustomerDetailItem, CustomerListItem } from '../schemas/billing-customers.ts';
+import type { RevisionImpact } from '../schemas/billing-corrections.ts';
+import type { CreditNoteRequestDetail } from '../schemas/billing-credit-notes.ts';
 import type { InvoiceDetail, InvoiceLine, InvoiceListItem, Payment } from '../schemas/billing-invoices.ts';
 
 /** The ids of the story. */
@@ -13,6 +15,9 @@ export const exampleIds = {
   payment: '019387ea-5dfc-7b8e-884d-848979496e70',
   subscription: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
 } as const;
+
+/** Where the customer pays (paymentUrl of the service at app.example.com). */
+export const examplePaymentUrl = `https://app.example.com/billing/pay/${exampleIds.customer}`;
 
 export const exampleCustomer = {
   id: exampleIds.customer,
@@ -132,3 +137,43 @@ export const exampleMeteredLine = {
     chargeable_amount: 480000,
   },
 } satisfies z.output<typeof InvoiceLine>;
+
+/** A customer user's request to credit part of the open invoice, before staff decide on it. */
+export const exampleCreditNoteRequest = {
+  id: '0193b2c4-51d7-7e08-a9f3-6c2d8e4b7a15',
+  invoice_id: exampleIds.invoice,
+  invoice_number: exampleOpenInvoice.number,
+  organization_id: exampleIds.organization,
+  customer_id: exampleIds.customer,
+  amount: 3000,
+  currency: 'GBP',
+  reason: 'order_change',
+  description: 'Two seats were removed on 10 January; the fee was for five.',
+  status: 'pending',
+  requested_by: { type: 'user', id: '0193472d-8a10-7b2c-9d3e-4f5a6b7c8d9e' },
+  applied_to_invoice: null,
+  credited_to_balance: null,
+  created_at: '2026-01-20T10:00:00.000Z',
+  updated_at: '2026-01-20T10:00:00.000Z',
+  approved_at: null,
+  issued_at: null,
+  rejected_at: null,
+  cancelled_at: null,
+} satisfies z.output<typeof CreditNoteRequestDetail>;
+
+/** What a revision would change on the month's usage invoice (exampleMeteredLine's 40 orders). */
+export function exampleRevisionImpact(newTotal: number): z.output<typeof RevisionImpact> {
+  return {
+    subscription_id: exampleIds.subscription,
+    currency: 'GBP',
+    effective_from: '2026-01-01T00:00:00.000Z',
+    effective_to: null,
+    months: { from: '2026-01', to: '2026-01' },
+    items: [{
+      invoice_id: exampleIds.invoice, number: exampleOpenInvoice.number, status: 'open', period: '2026-01',
+      old_total: exampleMeteredLine.amount, new_total: newTotal, difference: newTotal - exampleMeteredLine.amount, changed_order_count: 40, unrateable_order_count: 0,
+    }],
+    examined: 1,
+    pagination: null,
+  };
+}

@@ -6,6 +6,7 @@ import { MessageListRequest, MessageListResponse } from '../../contract/schemas/
 import { billingErrors } from '../../domain/billing/errors.ts';
 import type { MessageDoc } from '../../projections/billing/messages.ts';
 import { documentPage } from '../pagination.ts';
+import { exampleCustomer, exampleIds, exampleOpenInvoice, examplePaymentUrl } from '../../contract/examples/billing.ts';
 
 /** Which of `ids` are messages already decided. */
 export async function existingMessages(knex: Knex, ids: string[]): Promise<Set<string>> {
@@ -34,30 +35,30 @@ export async function failedMessages(knex: Knex, cap: number): Promise<MessageDo
 export const messagesList = operation({
   id: 'billing.messages.list', surface: 'core', tags: ['Billing'], summary: 'Lists customer emails: what, to whom, when and how delivery went, oldest first.',
   examples: {
-    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', transport: 'smtp', status: 'pending' },
+    request: { customer_id: exampleIds.customer, status: 'delivered' },
     response: {
       items: [
         {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          id: '0193b0f1-2a3b-7c4d-8e5f-6a7b8c9d0e1f',
+          organization_id: exampleIds.organization,
+          customer_id: exampleIds.customer,
+          invoice_id: exampleIds.invoice,
           kind: 'invoice_finalized',
-          subject: { type: 'invoice', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-          occasion: 'occasion',
-          to: '2026-01-15T09:30:00.000Z',
-          subject_line: 'subject line',
-          payment_url: 'payment url',
-          status: 'pending',
+          subject: { type: 'invoice', id: exampleIds.invoice },
+          occasion: 'finalized',
+          to: exampleCustomer.email,
+          subject_line: `Invoice ${exampleOpenInvoice.number} from Example Platform Ltd: £120.00 due 14 Feb 2026`,
+          payment_url: examplePaymentUrl,
+          status: 'delivered',
           attempts: 1,
-          transport: null,
-          last_error: 'last error',
-          response: 'response',
+          transport: 'smtp',
+          last_error: null,
+          response: '250 2.0.0 OK queued',
           next_attempt_at: null,
-          created_at: '2026-01-15T09:30:00.000Z',
-          delivered_at: null,
+          created_at: '2026-01-15T09:45:00.000Z',
+          delivered_at: '2026-01-15T09:45:05.000Z',
           failed_at: null,
-          updated_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:45:05.000Z',
         },
       ],
       pagination: null,

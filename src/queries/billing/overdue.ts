@@ -12,6 +12,7 @@ import { customerOfOrganization } from './customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingAccessProjection } from '../../projections/billing/access.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { exampleIds, exampleOpenInvoice, examplePaymentUrl } from '../../contract/examples/billing.ts';
 
 /** Where an organization pays: a page of this service (the sandbox payment provider's hosted page). */
 export function paymentUrl(appUrl: string, customerId: string): string {
@@ -21,28 +22,20 @@ export function paymentUrl(appUrl: string, customerId: string): string {
 export const invoicesOverdueStatusGet = operation({
   id: 'billing.invoices.overdue-status.get',
   examples: {
-    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    // Six days after the open invoice fell due, eight days before access would be suspended.
+    request: { organization_id: exampleIds.organization },
     response: {
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: null,
-      as_of: '2026-01-15',
-      past_due: false,
-      invoices: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          number: 'INV-2026-0042',
-          due_date: '2026-01-15',
-          days_past_due: 12000,
-          currency: 'GBP',
-          amount_remaining: 12000,
-        },
-      ],
-      amount_past_due: [{ amount: 12000, currency: 'GBP' }],
-      grace_days: 30,
-      suspension_date: null,
+      organization_id: exampleIds.organization,
+      customer_id: exampleIds.customer,
+      as_of: '2026-02-20',
+      past_due: true,
+      invoices: [{ id: exampleIds.invoice, number: exampleOpenInvoice.number, due_date: exampleOpenInvoice.due_date, days_past_due: 6, currency: 'GBP', amount_remaining: exampleOpenInvoice.amount_remaining }],
+      amount_past_due: [{ amount: exampleOpenInvoice.amount_remaining, currency: 'GBP' }],
+      grace_days: 14,
+      suspension_date: '2026-02-28',
       suspended: false,
       suspended_at: null,
-      payment_url: 'payment url',
+      payment_url: examplePaymentUrl,
     },
   },
   surface: 'core',

@@ -7,48 +7,25 @@ import { customersByIds, customersOfOrganizations, searchCustomers } from './cus
 import { invoicesByIds, searchInvoices } from './invoices.ts';
 import { searchPayments } from './payments.ts';
 import { searchOrganizations } from '../identity/identity.ts';
+import { exampleCustomer, exampleIds, examplePaidInvoice, examplePayment } from '../../contract/examples/billing.ts';
+
+const customerRef = { id: exampleCustomer.id, name: exampleCustomer.name };
 
 export const searchList = operation({
   id: 'billing.search.list',
   examples: {
     request: { query: 'acme' },
     response: {
-      customers: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          name: 'Acme Repairs Ltd',
-          email: 'billing@acme-repairs.example',
-          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-          currency: 'GBP',
-          status: 'active',
-        },
-      ],
-      invoices: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          number: 'INV-2026-0042',
-          status: 'draft',
-          customer: null,
-          currency: 'GBP',
-          total: 12000,
-          amount_remaining: 12000,
-          issue_date: 'issue date',
-        },
-      ],
-      payments: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          reference: 'BACS 4411',
-          status: 'recorded',
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          invoice_number: 'INV-2026-0042',
-          customer: null,
-          amount: 12000,
-          currency: 'GBP',
-          received_on: 'received on',
-        },
-      ],
-      organizations: [{ id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', kind: 'kind', customer: null, created_at: '2026-01-15T09:30:00.000Z' }],
+      customers: [{ id: exampleCustomer.id, name: exampleCustomer.name, email: exampleCustomer.email, organization_id: exampleIds.organization, currency: 'GBP', status: 'active' }],
+      invoices: [{
+        id: exampleIds.invoice, number: examplePaidInvoice.number, status: examplePaidInvoice.status, customer: customerRef, currency: 'GBP',
+        total: examplePaidInvoice.total, amount_remaining: examplePaidInvoice.amount_remaining, issue_date: examplePaidInvoice.issue_date,
+      }],
+      payments: [{
+        id: examplePayment.id, reference: examplePayment.reference, status: examplePayment.status, invoice_id: exampleIds.invoice, invoice_number: examplePaidInvoice.number,
+        customer: customerRef, amount: examplePayment.amount, currency: 'GBP', received_on: examplePayment.received_on,
+      }],
+      organizations: [{ id: exampleIds.organization, name: 'Acme Repairs', kind: 'repairer', customer: customerRef, created_at: '2026-01-05T09:00:00.000Z' }],
     },
   },
   surface: 'core',

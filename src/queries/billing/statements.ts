@@ -11,6 +11,7 @@ import { CUSTOMER_DOC_SQL, canSeeOrganization } from './customers.ts';
 import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { exampleIds, examplePaidInvoice, examplePayment } from '../../contract/examples/billing.ts';
 
 /** Which ageing bucket `daysPastDue` falls in. */
 export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'days_31_60' | 'days_61_90' | 'days_over_90' {
@@ -90,31 +91,26 @@ export async function buildStatement(db: Db, customerId: string, currency: strin
 export const customersStatementGet = operation({
   id: 'billing.customers.statement.get',
   examples: {
-    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', from: '2026-01-15', to: '2026-01-15' },
+    // January and February: the invoice issued on 15 January, paid on 3 February.
+    request: { customer_id: exampleIds.customer, from: '2026-01-01', to: '2026-02-28' },
     response: {
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      customer_id: exampleIds.customer,
       currency: 'GBP',
-      from: '2026-01-15',
-      to: '2026-01-15',
-      opening_balance: 12000,
+      from: '2026-01-01',
+      to: '2026-02-28',
+      opening_balance: 0,
       lines: [
+        { date: '2026-01-15', kind: 'invoice', description: `Invoice ${examplePaidInvoice.number}`, invoice_id: exampleIds.invoice, invoice_number: examplePaidInvoice.number, payment_id: null, debit: 12000, credit: 0, balance: 12000 },
         {
-          date: '2026-01-15',
-          kind: 'invoice',
-          description: 'Monthly platform fee',
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          invoice_number: 'INV-2026-0042',
-          payment_id: null,
-          debit: 1,
-          credit: 1,
-          balance: 12000,
+          date: examplePayment.received_on, kind: 'payment', description: `Payment BACS 4411 (bank transfer) for ${examplePaidInvoice.number}`, invoice_id: exampleIds.invoice,
+          invoice_number: examplePaidInvoice.number, payment_id: examplePayment.id, debit: 0, credit: 12000, balance: 0,
         },
       ],
       total_debits: 12000,
       total_credits: 12000,
-      closing_balance: 12000,
-      unapplied_credit: 1,
-      ageing: { current: 1, days_1_30: 30, days_31_60: 30, days_61_90: 30, days_over_90: 30 },
+      closing_balance: 0,
+      unapplied_credit: 0,
+      ageing: { current: 0, days_1_30: 0, days_31_60: 0, days_61_90: 0, days_over_90: 0 },
     },
   },
   surface: 'core',
