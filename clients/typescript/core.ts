@@ -15672,9 +15672,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                 *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                  *       "legal_basis": "no_longer_necessary",
-                 *       "reason": "Agreed with the customer by phone"
+                 *       "reason": "The customer closed its account and asked for erasure"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerEraseRequest"];
@@ -15691,21 +15691,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subject": "subject",
+                     *       "subject": "customer:0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "erased": [
-                     *         "erased"
+                     *         "customer:0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *         "user:0193472d-8a10-7b2c-9d3e-4f5a6b7c8d9e",
+                     *         "analytics:0193472c-1f99-732d-8f1b-0abb219cd679"
                      *       ],
                      *       "retained": [
-                     *         "retained"
+                     *         "customer:0193a7a1-3f4c-7cb7-8452-4e44dfdad329:retained"
                      *       ],
-                     *       "retained_until": null,
-                     *       "legal_basis": "legal basis",
-                     *       "reason": "Agreed with the customer by phone",
+                     *       "retained_until": "2032-01-15",
+                     *       "legal_basis": "no_longer_necessary",
+                     *       "reason": "The customer closed its account and asked for erasure",
                      *       "requested_by": {
-                     *         "type": "type",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "type": "staff",
+                     *         "id": "0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b"
                      *       },
-                     *       "erased_at": "2026-01-15T09:30:00.000Z"
+                     *       "erased_at": "2026-03-02T10:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.Erasure"];
@@ -24502,9 +24504,9 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "charge_ref": "charge_ref",
-                 *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
-                 *       "reason": "Agreed with the customer by phone"
+                 *       "charge_ref": "ch_sandbox_7Hk2Lm",
+                 *       "invoice_id": "0193c4e4-6d1a-7b2f-9c3e-4a5b6c7d8e9f",
+                 *       "reason": "Customer asked to keep it against February"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.RefundDueApplyRequest"];
@@ -24521,19 +24523,33 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "charge_ref": "charge_ref",
-                     *       "provider": "provider",
-                     *       "customer": null,
-                     *       "organization_id": null,
-                     *       "invoice": null,
+                     *       "charge_ref": "ch_sandbox_7Hk2Lm",
+                     *       "provider": "sandbox",
+                     *       "customer": {
+                     *         "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *         "name": "Acme Repairs Ltd"
+                     *       },
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *       "invoice": {
+                     *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *         "number": "INV-2026-000042"
+                     *       },
                      *       "amount_charged": 12000,
-                     *       "amount_applied": 12000,
-                     *       "amount_due": 12000,
+                     *       "amount_applied": 0,
+                     *       "amount_due": 0,
                      *       "currency": "GBP",
                      *       "why": null,
-                     *       "since": null,
-                     *       "status": "due",
-                     *       "resolution": null
+                     *       "since": "2026-02-03T11:05:00.000Z",
+                     *       "status": "applied",
+                     *       "resolution": {
+                     *         "kind": "apply",
+                     *         "amount": 12000,
+                     *         "reason": "Customer asked to keep it against February",
+                     *         "at": "2026-02-04T10:00:00.000Z",
+                     *         "refund_ref": null,
+                     *         "invoice_id": "0193c4e4-6d1a-7b2f-9c3e-4a5b6c7d8e9f",
+                     *         "payment_id": "0193c4e5-1b2c-7d3e-8f40-5a6b7c8d9e0f"
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["billing.RefundDue"];
@@ -24674,17 +24690,26 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "charge_ref": "charge_ref",
-                     *           "provider": "provider",
-                     *           "customer": null,
-                     *           "organization_id": null,
-                     *           "invoice": null,
+                     *           "charge_ref": "ch_sandbox_7Hk2Lm",
+                     *           "provider": "sandbox",
+                     *           "customer": {
+                     *             "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *             "name": "Acme Repairs Ltd"
+                     *           },
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *           "invoice": {
+                     *             "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *             "number": "INV-2026-000042"
+                     *           },
                      *           "amount_charged": 12000,
-                     *           "amount_applied": 12000,
+                     *           "amount_applied": 0,
                      *           "amount_due": 12000,
                      *           "currency": "GBP",
-                     *           "why": null,
-                     *           "since": null,
+                     *           "why": {
+                     *             "code": "not_applied",
+                     *             "text": "The invoice was already paid when the charge arrived."
+                     *           },
+                     *           "since": "2026-02-03T11:05:00.000Z",
                      *           "status": "due",
                      *           "resolution": null
                      *         }
@@ -24792,8 +24817,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "charge_ref": "charge_ref",
-                 *       "reason": "Agreed with the customer by phone"
+                 *       "charge_ref": "ch_sandbox_7Hk2Lm",
+                 *       "reason": "Customer paid twice; card charge returned"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.RefundDueRefundRequest"];
@@ -24810,19 +24835,33 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "charge_ref": "charge_ref",
-                     *       "provider": "provider",
-                     *       "customer": null,
-                     *       "organization_id": null,
-                     *       "invoice": null,
+                     *       "charge_ref": "ch_sandbox_7Hk2Lm",
+                     *       "provider": "sandbox",
+                     *       "customer": {
+                     *         "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *         "name": "Acme Repairs Ltd"
+                     *       },
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *       "invoice": {
+                     *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *         "number": "INV-2026-000042"
+                     *       },
                      *       "amount_charged": 12000,
-                     *       "amount_applied": 12000,
-                     *       "amount_due": 12000,
+                     *       "amount_applied": 0,
+                     *       "amount_due": 0,
                      *       "currency": "GBP",
                      *       "why": null,
-                     *       "since": null,
-                     *       "status": "due",
-                     *       "resolution": null
+                     *       "since": "2026-02-03T11:05:00.000Z",
+                     *       "status": "refunded",
+                     *       "resolution": {
+                     *         "kind": "refund",
+                     *         "amount": 12000,
+                     *         "reason": "Customer paid twice; card charge returned",
+                     *         "at": "2026-02-04T10:00:00.000Z",
+                     *         "refund_ref": "re_sandbox_9Qp4Zx",
+                     *         "invoice_id": null,
+                     *         "payment_id": null
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["billing.RefundDue"];

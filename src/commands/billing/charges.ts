@@ -18,6 +18,7 @@ import { billingInvoicesProjection } from '../../projections/billing/invoices.ts
 import { billingPaymentsProjection } from '../../projections/billing/payments.ts';
 import { refundDueItem, visibleCharge } from '../../queries/billing/charges.ts';
 import { charges, invoices } from './handlers.ts';
+import { exampleRefundDue } from '../../contract/examples/billing.ts';
 
 /** What a resolution's money movement came to: done, or refused (the charge stays due). */
 type Performed = { ok: true } | { ok: false; error: DomainError };
@@ -107,21 +108,10 @@ async function resolve(ctx: RequestContext, chargeRef: string, kind: ResolutionK
 export const refundsDueRefund = operation({
   id: 'billing.refunds-due.refund',
   examples: {
-    request: { charge_ref: 'charge_ref', reason: 'Agreed with the customer by phone' },
+    request: { charge_ref: exampleRefundDue.charge_ref, reason: 'Customer paid twice; card charge returned' },
     response: {
-      charge_ref: 'charge_ref',
-      provider: 'provider',
-      customer: null,
-      organization_id: null,
-      invoice: null,
-      amount_charged: 12000,
-      amount_applied: 12000,
-      amount_due: 12000,
-      currency: 'GBP',
-      why: null,
-      since: null,
-      status: 'due',
-      resolution: null,
+      ...exampleRefundDue, amount_due: 0, why: null, status: 'refunded',
+      resolution: { kind: 'refund', amount: 12000, reason: 'Customer paid twice; card charge returned', at: '2026-02-04T10:00:00.000Z', refund_ref: 're_sandbox_9Qp4Zx', invoice_id: null, payment_id: null },
     },
   },
   surface: 'core',
@@ -140,25 +130,18 @@ export const refundsDueRefund = operation({
   handle: (ctx, req) => resolve(ctx, req.charge_ref, 'refund', req.reason, null),
 });
 
+/** The customer's February invoice, in the apply example. */
+const nextInvoiceId = '0193c4e4-6d1a-7b2f-9c3e-4a5b6c7d8e9f';
+
 /** billing.refunds-due.apply */
 export const refundsDueApply = operation({
   id: 'billing.refunds-due.apply',
   examples: {
-    request: { charge_ref: 'charge_ref', invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', reason: 'Agreed with the customer by phone' },
+    // Kept as a payment of the customer's next open invoice instead of refunded.
+    request: { charge_ref: exampleRefundDue.charge_ref, invoice_id: nextInvoiceId, reason: 'Customer asked to keep it against February' },
     response: {
-      charge_ref: 'charge_ref',
-      provider: 'provider',
-      customer: null,
-      organization_id: null,
-      invoice: null,
-      amount_charged: 12000,
-      amount_applied: 12000,
-      amount_due: 12000,
-      currency: 'GBP',
-      why: null,
-      since: null,
-      status: 'due',
-      resolution: null,
+      ...exampleRefundDue, amount_due: 0, why: null, status: 'applied',
+      resolution: { kind: 'apply', amount: 12000, reason: 'Customer asked to keep it against February', at: '2026-02-04T10:00:00.000Z', refund_ref: null, invoice_id: nextInvoiceId, payment_id: '0193c4e5-1b2c-7d3e-8f40-5a6b7c8d9e0f' },
     },
   },
   surface: 'core',

@@ -14,6 +14,7 @@ import { billingCustomersProjection } from '../../projections/billing/customers.
 import { billingNotesProjection } from '../../projections/billing/notes.ts';
 import { billingAttachmentsProjection } from '../../projections/billing/attachments.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 /** `YYYY-MM-DD` plus whole years (29 February lands on 28 February). */
 export function addYears(date: string, years: number): string {
@@ -68,16 +69,17 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
 export const customersErase = operation({
   id: 'billing.customers.erase',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70', legal_basis: 'no_longer_necessary', reason: 'Agreed with the customer by phone' },
+    // The invoice issued on 2026-01-15 keeps the legal name, address and VAT number until the retention period ends.
+    request: { id: exampleIds.customer, legal_basis: 'no_longer_necessary', reason: 'The customer closed its account and asked for erasure' },
     response: {
-      subject: 'subject',
-      erased: ['erased'],
-      retained: ['retained'],
-      retained_until: null,
-      legal_basis: 'legal basis',
-      reason: 'Agreed with the customer by phone',
-      requested_by: { type: 'type', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      erased_at: '2026-01-15T09:30:00.000Z',
+      subject: `customer:${exampleIds.customer}`,
+      erased: [`customer:${exampleIds.customer}`, `user:${exampleCreditNoteRequest.requested_by.id}`, `analytics:${exampleIds.organization}`],
+      retained: [`customer:${exampleIds.customer}:retained`],
+      retained_until: '2032-01-15',
+      legal_basis: 'no_longer_necessary',
+      reason: 'The customer closed its account and asked for erasure',
+      requested_by: { type: 'staff', id: '0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b' },
+      erased_at: '2026-03-02T10:00:00.000Z',
     },
   },
   surface: 'core',

@@ -3,6 +3,7 @@
 // story is told everywhere, ids agree between requests and answers, and the types keep every example valid.
 import type { z } from 'zod';
 import type { CustomerDetailItem, CustomerListItem } from '../schemas/billing-customers.ts';
+import type { RefundDue } from '../schemas/billing-charges.ts';
 import type { RevisionImpact } from '../schemas/billing-corrections.ts';
 import type { CreditNoteRequestDetail } from '../schemas/billing-credit-notes.ts';
 import type { InvoiceDetail, InvoiceLine, InvoiceListItem, Payment } from '../schemas/billing-invoices.ts';
@@ -177,3 +178,20 @@ export function exampleRevisionImpact(newTotal: number): z.output<typeof Revisio
     pagination: null,
   };
 }
+
+/** A card charge taken on the payment page after the bank transfer had already paid the invoice: all of it is due back. */
+export const exampleRefundDue = {
+  charge_ref: 'ch_sandbox_7Hk2Lm',
+  provider: 'sandbox',
+  customer: { id: exampleIds.customer, name: exampleCustomer.name },
+  organization_id: exampleIds.organization,
+  invoice: { id: exampleIds.invoice, number: exampleOpenInvoice.number },
+  amount_charged: 12000,
+  amount_applied: 0,
+  amount_due: 12000,
+  currency: 'GBP',
+  why: { code: 'not_applied', text: 'The invoice was already paid when the charge arrived.' },
+  since: '2026-02-03T11:05:00.000Z',
+  status: 'due',
+  resolution: null,
+} satisfies z.output<typeof RefundDue>;

@@ -9,6 +9,7 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { type ChargeDoc, chargeStatus } from '../../projections/billing/charges.ts';
 import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { getCustomerDoc } from './customers.ts';
+import { exampleIds, exampleRefundDue } from '../../contract/examples/billing.ts';
 
 /** Statuses the refunds-due list shows: money is due back (a resolution may be in flight). */
 const DUE = ['due', 'resolving'];
@@ -71,27 +72,8 @@ export async function visibleCharge(ctx: Pick<RequestContext, 'services'>, charg
 export const refundsDueList = operation({
   id: 'billing.refunds-due.list',
   examples: {
-    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329' },
-    response: {
-      items: [
-        {
-          charge_ref: 'charge_ref',
-          provider: 'provider',
-          customer: null,
-          organization_id: null,
-          invoice: null,
-          amount_charged: 12000,
-          amount_applied: 12000,
-          amount_due: 12000,
-          currency: 'GBP',
-          why: null,
-          since: null,
-          status: 'due',
-          resolution: null,
-        },
-      ],
-      pagination: null,
-    },
+    request: { customer_id: exampleIds.customer },
+    response: { items: [exampleRefundDue], pagination: null },
   },
   surface: 'core',
   tags: ['Billing'],
