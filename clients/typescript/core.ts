@@ -18873,54 +18873,54 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193d1a2-4b3c-7d5e-8f60-7a8b9c0d1e2f",
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                      *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *           "currency": "GBP",
                      *           "sequence": 1,
-                     *           "diff_hash": "diff hash",
-                     *           "reason": "Agreed with the customer by phone",
-                     *           "as_of": "2026-01-15T09:30:00.000Z",
-                     *           "difference": 1,
-                     *           "order_count": 1,
+                     *           "diff_hash": "df087996d45b03e7eb8c133c0298fd98d35113fca26aaba58612fef3cc212cad",
+                     *           "reason": "Pricing revised to 2% from January, as agreed",
+                     *           "as_of": "2026-02-10T12:00:00.000Z",
+                     *           "difference": -2400,
+                     *           "order_count": 40,
                      *           "credit_notes": [
                      *             {
                      *               "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                      *               "credit_note_request_id": "01938121-50f1-741f-8357-7b9a90440d9f",
-                     *               "amount": 12000
+                     *               "amount": 2400
                      *             }
                      *           ],
                      *           "correction_invoice_id": null,
                      *           "lines": [
                      *             {
-                     *               "line_index": 1,
-                     *               "source_line_index": 1,
-                     *               "description": "Monthly platform fee",
-                     *               "order_count": 1,
-                     *               "old_fees": 1,
-                     *               "new_fees": 1,
-                     *               "amount": 12000,
+                     *               "line_index": 0,
+                     *               "source_line_index": 0,
+                     *               "description": "Marketplace fees 2026-01: 40 platform-introduced order(s) at 2.00%",
+                     *               "order_count": 40,
+                     *               "old_fees": 12000,
+                     *               "new_fees": 9600,
+                     *               "amount": -2400,
                      *               "old": {
                      *                 "classification": "platform_introduced",
-                     *                 "rate_bps": 1,
-                     *                 "minimum_fee": 1,
-                     *                 "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
+                     *                 "rate_bps": 250,
+                     *                 "minimum_fee": 50,
+                     *                 "pricing_revision_id": "0193a0b4-7e21-7c3d-9f4e-5b6a7c8d9e0f",
                      *                 "baseline_revision_id": null
                      *               },
                      *               "new": {
                      *                 "classification": "platform_introduced",
-                     *                 "rate_bps": 1,
-                     *                 "minimum_fee": 1,
+                     *                 "rate_bps": 200,
+                     *                 "minimum_fee": 50,
                      *                 "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
                      *                 "baseline_revision_id": null
                      *               }
                      *             }
                      *           ],
-                     *           "recorded_at": "2026-01-15T09:30:00.000Z",
+                     *           "recorded_at": "2026-02-10T12:00:00.000Z",
                      *           "recorded_by": {
-                     *             "type": "type",
-                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *             "type": "staff",
+                     *             "id": "0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b"
                      *           }
                      *         }
                      *       ],
@@ -20247,7 +20247,7 @@ export interface operations {
                  * @example {
                  *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                  *       "diff_hash": "df087996d45b03e7eb8c133c0298fd98d35113fca26aaba58612fef3cc212cad",
-                 *       "reason": "Agreed with the customer by phone"
+                 *       "reason": "Pricing revised to 2% from January, as agreed"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.InvoiceRerateApplyRequest"];
@@ -20264,54 +20264,54 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193d1a2-4b3c-7d5e-8f60-7a8b9c0d1e2f",
                      *       "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "currency": "GBP",
                      *       "sequence": 1,
-                     *       "diff_hash": "diff hash",
-                     *       "reason": "Agreed with the customer by phone",
-                     *       "as_of": "2026-01-15T09:30:00.000Z",
-                     *       "difference": 1,
-                     *       "order_count": 1,
+                     *       "diff_hash": "df087996d45b03e7eb8c133c0298fd98d35113fca26aaba58612fef3cc212cad",
+                     *       "reason": "Pricing revised to 2% from January, as agreed",
+                     *       "as_of": "2026-02-10T12:00:00.000Z",
+                     *       "difference": -2400,
+                     *       "order_count": 40,
                      *       "credit_notes": [
                      *         {
                      *           "invoice_id": "019315d2-5c20-7d9b-8d8a-33f698daf185",
                      *           "credit_note_request_id": "01938121-50f1-741f-8357-7b9a90440d9f",
-                     *           "amount": 12000
+                     *           "amount": 2400
                      *         }
                      *       ],
                      *       "correction_invoice_id": null,
                      *       "lines": [
                      *         {
-                     *           "line_index": 1,
-                     *           "source_line_index": 1,
-                     *           "description": "Monthly platform fee",
-                     *           "order_count": 1,
-                     *           "old_fees": 1,
-                     *           "new_fees": 1,
-                     *           "amount": 12000,
+                     *           "line_index": 0,
+                     *           "source_line_index": 0,
+                     *           "description": "Marketplace fees 2026-01: 40 platform-introduced order(s) at 2.00%",
+                     *           "order_count": 40,
+                     *           "old_fees": 12000,
+                     *           "new_fees": 9600,
+                     *           "amount": -2400,
                      *           "old": {
                      *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
-                     *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
+                     *             "rate_bps": 250,
+                     *             "minimum_fee": 50,
+                     *             "pricing_revision_id": "0193a0b4-7e21-7c3d-9f4e-5b6a7c8d9e0f",
                      *             "baseline_revision_id": null
                      *           },
                      *           "new": {
                      *             "classification": "platform_introduced",
-                     *             "rate_bps": 1,
-                     *             "minimum_fee": 1,
+                     *             "rate_bps": 200,
+                     *             "minimum_fee": 50,
                      *             "pricing_revision_id": "0193faaa-2633-7562-8a93-a1eece8a0625",
                      *             "baseline_revision_id": null
                      *           }
                      *         }
                      *       ],
-                     *       "recorded_at": "2026-01-15T09:30:00.000Z",
+                     *       "recorded_at": "2026-02-10T12:00:00.000Z",
                      *       "recorded_by": {
-                     *         "type": "type",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "type": "staff",
+                     *         "id": "0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b"
                      *       }
                      *     }
                      */

@@ -24,6 +24,7 @@ import { type OrderChange, correctionBody, correctionDoc, correctionInvoiceIds, 
 import { visibleInvoice } from '../../queries/billing/invoices.ts';
 import { commandHandler } from '../run.ts';
 import { INVOICE_ATTEMPTS, creditNoteRequests, invoices } from './handlers.ts';
+import { exampleCorrection, exampleIds } from '../../contract/examples/billing.ts';
 
 /** `invoicecorrections-<invoice id>`: the re-rating corrections of one invoice, in order. */
 export const invoiceCorrections = commandHandler(invoiceCorrectionDecider, (invoiceId) => `invoicecorrections-${invoiceId}`, { maxAttempts: INVOICE_ATTEMPTS });
@@ -166,53 +167,8 @@ async function checkDraftable(ctx: RequestContext, invoice: InvoiceDoc, moneyLin
 export const invoicesRerateApply = operation({
   id: 'billing.invoices.rerate.apply',
   examples: {
-    request: {
-      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      diff_hash: 'df087996d45b03e7eb8c133c0298fd98d35113fca26aaba58612fef3cc212cad',
-      reason: 'Agreed with the customer by phone',
-    },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-      currency: 'GBP',
-      sequence: 1,
-      diff_hash: 'diff hash',
-      reason: 'Agreed with the customer by phone',
-      as_of: '2026-01-15T09:30:00.000Z',
-      difference: 1,
-      order_count: 1,
-      credit_notes: [{ invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', credit_note_request_id: '01938121-50f1-741f-8357-7b9a90440d9f', amount: 12000 }],
-      correction_invoice_id: null,
-      lines: [
-        {
-          line_index: 1,
-          source_line_index: 1,
-          description: 'Monthly platform fee',
-          order_count: 1,
-          old_fees: 1,
-          new_fees: 1,
-          amount: 12000,
-          old: {
-            classification: 'platform_introduced',
-            rate_bps: 1,
-            minimum_fee: 1,
-            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
-            baseline_revision_id: null,
-          },
-          new: {
-            classification: 'platform_introduced',
-            rate_bps: 1,
-            minimum_fee: 1,
-            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
-            baseline_revision_id: null,
-          },
-        },
-      ],
-      recorded_at: '2026-01-15T09:30:00.000Z',
-      recorded_by: { type: 'type', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    },
+    request: { invoice_id: exampleIds.invoice, diff_hash: exampleCorrection.diff_hash, reason: exampleCorrection.reason },
+    response: exampleCorrection,
   },
   surface: 'core',
   tags: ['Billing'],

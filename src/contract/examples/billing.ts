@@ -4,7 +4,7 @@
 import type { z } from 'zod';
 import type { CustomerDetailItem, CustomerListItem } from '../schemas/billing-customers.ts';
 import type { RefundDue } from '../schemas/billing-charges.ts';
-import type { RevisionImpact } from '../schemas/billing-corrections.ts';
+import type { InvoiceCorrection, RevisionImpact } from '../schemas/billing-corrections.ts';
 import type { CreditNoteRequestDetail } from '../schemas/billing-credit-notes.ts';
 import type { InvoiceDetail, InvoiceLine, InvoiceListItem, Payment } from '../schemas/billing-invoices.ts';
 
@@ -195,3 +195,33 @@ export const exampleRefundDue = {
   status: 'due',
   resolution: null,
 } satisfies z.output<typeof RefundDue>;
+
+/** The January usage invoice corrected after its pricing was revised down to 2.00%: the 24.00 overcharge is credited. */
+export const exampleCorrection = {
+  id: '0193d1a2-4b3c-7d5e-8f60-7a8b9c0d1e2f',
+  invoice_id: exampleIds.invoice,
+  organization_id: exampleIds.organization,
+  customer_id: exampleIds.customer,
+  currency: 'GBP',
+  sequence: 1,
+  diff_hash: 'df087996d45b03e7eb8c133c0298fd98d35113fca26aaba58612fef3cc212cad',
+  reason: 'Pricing revised to 2% from January, as agreed',
+  as_of: '2026-02-10T12:00:00.000Z',
+  difference: -2400,
+  order_count: 40,
+  credit_notes: [{ invoice_id: exampleIds.invoice, credit_note_request_id: '01938121-50f1-741f-8357-7b9a90440d9f', amount: 2400 }],
+  correction_invoice_id: null,
+  lines: [{
+    line_index: 0,
+    source_line_index: 0,
+    description: 'Marketplace fees 2026-01: 40 platform-introduced order(s) at 2.00%',
+    order_count: 40,
+    old_fees: 12000,
+    new_fees: 9600,
+    amount: -2400,
+    old: { classification: 'platform_introduced', rate_bps: 250, minimum_fee: 50, pricing_revision_id: exampleMeteredLine.metered.pricing_revision_id, baseline_revision_id: null },
+    new: { classification: 'platform_introduced', rate_bps: 200, minimum_fee: 50, pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625', baseline_revision_id: null },
+  }],
+  recorded_at: '2026-02-10T12:00:00.000Z',
+  recorded_by: { type: 'staff', id: '0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b' },
+} satisfies z.output<typeof InvoiceCorrection>;

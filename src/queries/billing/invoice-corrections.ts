@@ -25,6 +25,7 @@ import { invoiceOrderRows } from './invoice-orders.ts';
 import { visibleInvoice } from './invoices.ts';
 import { unrateableError, unrateableIssues, usageByOrderIds } from './usage.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor, keysetPage } from '../pagination.ts';
+import { exampleCorrection, exampleIds } from '../../contract/examples/billing.ts';
 
 /** The fields whose difference makes an order differ (what the preview lists as `changed`). */
 export const RATING_FIELDS = ['classification', 'relationship_id', 'rate_bps', 'exempt_amount', 'fee', 'pricing_revision_id', 'baseline_revision_id'] as const;
@@ -201,54 +202,8 @@ export async function correctionDoc(knex: Knex, correctionId: string): Promise<C
 export const invoicesCorrectionsList = operation({
   id: 'billing.invoices.corrections.list',
   examples: {
-    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185' },
-    response: {
-      items: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
-          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
-          currency: 'GBP',
-          sequence: 1,
-          diff_hash: 'diff hash',
-          reason: 'Agreed with the customer by phone',
-          as_of: '2026-01-15T09:30:00.000Z',
-          difference: 1,
-          order_count: 1,
-          credit_notes: [{ invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', credit_note_request_id: '01938121-50f1-741f-8357-7b9a90440d9f', amount: 12000 }],
-          correction_invoice_id: null,
-          lines: [
-            {
-              line_index: 1,
-              source_line_index: 1,
-              description: 'Monthly platform fee',
-              order_count: 1,
-              old_fees: 1,
-              new_fees: 1,
-              amount: 12000,
-              old: {
-                classification: 'platform_introduced',
-                rate_bps: 1,
-                minimum_fee: 1,
-                pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
-                baseline_revision_id: null,
-              },
-              new: {
-                classification: 'platform_introduced',
-                rate_bps: 1,
-                minimum_fee: 1,
-                pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
-                baseline_revision_id: null,
-              },
-            },
-          ],
-          recorded_at: '2026-01-15T09:30:00.000Z',
-          recorded_by: { type: 'type', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-        },
-      ],
-      pagination: null,
-    },
+    request: { invoice_id: exampleIds.invoice },
+    response: { items: [exampleCorrection], pagination: null },
   },
   surface: 'core',
   tags: ['Billing'],
