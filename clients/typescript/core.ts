@@ -22008,21 +22008,21 @@ export interface operations {
                      *       "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *           "id": "0193ff8b-2f34-7577-85f1-a08c2f0ce468",
                      *           "type": "card",
-                     *           "brand": "brand",
-                     *           "last4": "last4",
-                     *           "exp_month": null,
-                     *           "exp_year": null,
-                     *           "bank_name": "bank name",
-                     *           "mandate_reference": "mandate reference",
-                     *           "is_default": false,
-                     *           "created_at": "2026-01-15T09:30:00.000Z"
+                     *           "brand": "visa",
+                     *           "last4": "4242",
+                     *           "exp_month": 12,
+                     *           "exp_year": 2028,
+                     *           "bank_name": null,
+                     *           "mandate_reference": null,
+                     *           "is_default": true,
+                     *           "created_at": "2026-01-06T15:20:00.000Z"
                      *         }
                      *       ],
                      *       "mandate": null,
                      *       "collection": {
-                     *         "auto_collection": false,
+                     *         "auto_collection": true,
                      *         "default_payment_method_id": "0193ff8b-2f34-7577-85f1-a08c2f0ce468"
                      *       },
                      *       "resumable_setup": null
