@@ -69,7 +69,7 @@ export async function benchUsage(backend: BenchBackend, orders: number, pages: n
     if (rows.rows.length !== orders) throw new Error(`read ${rows.rows.length} usage rows, expected ${orders}`);
 
     const g0 = performance.now();
-    const invoice = await post('billing.invoices.generate', { subscription: subscriptionId, period: '2026-02' });
+    const invoice = await post('billing.invoices.generate', { subscription_id: subscriptionId, period: '2026-02' });
     const generateSeconds = (performance.now() - g0) / 1000;
     const lines = invoice.lines as { amount: number }[];
 

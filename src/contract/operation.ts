@@ -39,6 +39,17 @@ interface Base<Id extends string, Req extends ZodType | null, A extends Access, 
   write?: boolean;
   /** Request headers (lower case) the handler reads from `ctx.headers` (null when absent); documented as header parameters. */
   requestHeaders?: readonly string[];
+  /** Other named schemas the description or a field's description refers to (ingest.SellableItemRow): components of the document. */
+  mentions?: readonly ZodType[];
+}
+
+/**
+ * A request and a success body shown in OpenAPI and /docs (a stream's: one event's data). Every routed operation has
+ * them, and a test parses them with the operation's schemas, so they cannot drift from the declaration.
+ */
+export interface Examples<Req extends ZodType | null, Res> {
+  request: Req extends ZodType ? z.input<Req> : null;
+  response: Res;
 }
 
 /** The validated request body a handler receives. */
@@ -49,6 +60,7 @@ export interface JsonOperation<Id extends string = string, Req extends ZodType |
   extends Base<Id, Req, A, E> {
   kind: 'json';
   response: Res;
+  examples?: Examples<Req, z.input<Res>>;
   /** Extra response headers (e.g. Cache-Control: no-store). */
   headers?: Record<string, string>;
   /**
@@ -64,6 +76,9 @@ export interface StreamOperation<Id extends string = string, Req extends ZodType
   kind: 'stream';
   /** Schema of each event's data, for the documentation. */
   response: ZodType;
+  /** The SSE `event` names the stream sends, each with what it means (every one's `data` is `response`): a client's `addEventListener` needs them. */
+  events: Readonly<Record<string, string>>;
+  examples?: Examples<Req, unknown>;
   /** Validates and prepares before headers are sent (errors here are JSON); then yields events until the client leaves. */
   open(ctx: RequestContext<A, E>, req: Input<Req>, lastEventId: string | null): Promise<AsyncIterable<SseMessage>>;
 }

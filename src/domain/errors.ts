@@ -42,6 +42,8 @@ export type ErrorList<C extends string = string> = readonly C[] & {
   readonly [catalogued]: true;
   /** The error to throw for a declared `code`. */
   error(code: C, message: string, extra?: ErrorExtra): DomainError;
+  /** The HTTP status of every code of the list's catalogue (the shared ones included): what OpenAPI documents per status. */
+  readonly statuses: Readonly<Record<string, number>>;
 };
 
 /** One area's error codes and their HTTP statuses. */
@@ -62,7 +64,7 @@ export function errorCatalogue<const T extends Record<string, number>>(statuses:
     error: (code, message, extra) => new DomainError(code, message, table[code], extra),
     // The brand is a type-level mark only: a catalogue is the one place that makes a list.
     list: <const L extends Extract<keyof T, string>>(...codes: L[]) =>
-      Object.assign([...codes], { error: (code: L, message: string, extra?: ErrorExtra) => new DomainError(code, message, table[code], extra) }) as readonly L[] as ErrorList<L>,
+      Object.assign([...codes], { error: (code: L, message: string, extra?: ErrorExtra) => new DomainError(code, message, table[code], extra), statuses: table }) as readonly L[] as ErrorList<L>,
   };
 }
 

@@ -10,7 +10,7 @@ import type { Auth, Services } from '../context.ts';
 import type { Operation } from '../contract/operation.ts';
 import type { Registry } from '../contract/registry.ts';
 import { openApiDocument } from './openapi.ts';
-import { docsPage } from './docs.ts';
+import { mountDocs } from './docs.ts';
 import { errorViolation } from '../contract/check.ts';
 import { writeSse } from './sse.ts';
 import { foreground } from '../foreground.ts';
@@ -91,9 +91,7 @@ export function createHttpApp(
       res.status(405).set('Allow', 'POST').json({ type: op.error, code: 'method_not_allowed', message: 'Operations are called with POST.', request_id: requestId });
     });
   }
-  app.get('/docs', (_req, res) => {
-    res.type('html').send(docsPage(registry));
-  });
+  mountDocs(app, registry);
   opts.mount?.(app);
   app.use('/api', (req, res) => {
     res.status(404).json(unknownOperation(req.path.replace(/^\//, ''), res.locals.requestId as string));

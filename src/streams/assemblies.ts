@@ -49,12 +49,20 @@ const searchEventMessage = memoised((e) => searchMessage({ ...readEvent(assembly
 /** assemblies.v4.updates.stream */
 export const assembliesUpdatesStream = streamOperation({
   id: 'assemblies.v4.updates.stream',
+  examples: {
+    request: { vehicle: { chassis_number: 'WVWZZZ1JZXW000001' } },
+    response: { type: 'changed', vehicle_id: '0193187f-a17b-739d-867e-5604b3d1ec9d', status: null, at: '2026-01-15T09:30:00.000Z' },
+  },
   surface: 'core',
   tags: ['tier1'],
   summary: 'Stream for one vehicle: `changed` when its search has a new answer (tree ready, then enrichments ready; one at connect if already answered), `heartbeat` every 30 s.',
   description: 'Server-sent events; each `data` is JSON. On `changed`, search again at once (no need to wait for `retry_after`). Open streams are capped per token (STREAMS_PER_TOKEN, default 20) and per organization (STREAMS_PER_ORGANIZATION, default 100): past either, 429 rate_limited until one closes.',
   request: AssembliesUpdatesRequest,
   response: AssembliesUpdate,
+  events: {
+    changed: 'The search for the vehicle has a new answer (tree ready, then enrichments ready; one at connect if already answered): search again now.',
+    heartbeat: 'Every 30 seconds, so a client knows the connection is alive.',
+  },
   error: 'tier1.AssembliesSearchError',
   errors: assembliesErrors.list('invalid_request', 'projection_lag', 'rate_limited'),
   access: 'org_user',
@@ -91,6 +99,19 @@ const REPLAY_PAGE = 500;
 /** assemblies.subscribe.stream */
 export const assembliesSubscribeStream = streamOperation({
   id: 'assemblies.subscribe.stream',
+  examples: {
+    request: { resume_point: 'pg1:00000000000000004711:00000000000000000000' },
+    response: {
+      resume_point: 'pg1:00000000000000004711:00000000000000000000',
+      search_id: '01930bdd-0dc9-737f-871a-6050de7ae7fb',
+      vehicle_id: '0193187f-a17b-739d-867e-5604b3d1ec9d',
+      vehicle: { chassis_number: 'WVWZZZ1JZXW000001' },
+      hca_ids: null,
+      result_count: 1,
+      enriched: false,
+      completed_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['tier1'],
   summary: "One event each time an assembly search of the caller's organization completes; resumable from a log position.",
@@ -98,6 +119,8 @@ export const assembliesSubscribeStream = streamOperation({
     "Each event's SSE `id` is its log position. `resume_point` (or the `Last-Event-ID` header, which wins) replays the searches after that point, then continues live with no gap and no duplicate; without one the stream starts from now. History retained for replay: the newest ASSEMBLY_SUBSCRIBE_RETENTION searches of the organization (default 100,000); a point before them is 410 `resume_point_expired` (start again without one). A point that is not an id of this service is 400 `invalid_resume_point`. Open streams are capped per token (STREAMS_PER_TOKEN, default 20) and per organization (STREAMS_PER_ORGANIZATION, default 100): past either, 429 `rate_limited` until one closes.",
   request: AssembliesSubscribeRequest,
   response: AssemblySubscribeEvent,
+  events: { search_completed: "An assembly search of the caller's organization completed; the SSE `id` and `resume_point` are its log position." },
+  // The spec names this stream's error type tier1.AssembliesSearchError (shared with search and the updates stream): it stays.
   error: 'tier1.AssembliesSearchError',
   errors: assembliesErrors.list('invalid_request', 'invalid_resume_point', 'resume_point_expired', 'projection_lag', 'rate_limited'),
   access: 'org_user',

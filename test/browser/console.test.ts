@@ -269,7 +269,7 @@ for (const backend of backends()) {
       const b = await buyer(svc);
       const orders = [order('OCT-1', c.seller.orgId, b, 10000, '2026-10-05T10:00:00Z'), order('OCT-2', c.seller.orgId, b, 20000, '2026-10-12T10:00:00Z'), order('OCT-3', c.seller.orgId, b, 30000, '2026-10-20T10:00:00Z')];
       expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
-      const inv = (await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body;
+      const inv = (await svc.call(ops['billing.invoices.generate'], { subscription_id: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body;
       expect((await svc.call(ops['billing.invoices.update'], { id: inv.id, action: 'finalize' }, c.billingStaff)).status).to.equal(200);
       await pricing(svc, c, { effective_from: '2026-10-10', rates_bps: { platform_introduced: 600, pre_existing: 200 }, supersedes: [early.id], reason: 'Rate agreed late' });
       const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

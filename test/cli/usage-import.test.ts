@@ -104,7 +104,7 @@ for (const backend of backends()) {
       const row = (id: string, day: string) => `${id},${other.orgId},${buyer},1000,GBP,2026-02-${day}T10:00:00Z`;
       const header = 'order_id,seller,buyer,amount,currency,occurred_at';
       expect(await importUsage(ctx(), [header, row('T-1', '01')], { format: 'csv' })).to.deep.include({ recorded: 1, late: 0 });
-      expect((await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).status).to.equal(200);
+      expect((await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period: '2026-02' }, staff)).status).to.equal(200);
       expect(await importUsage(ctx(), [header, row('T-1', '01'), row('T-2', '02'), row('T-3', '03')], { format: 'csv' })).to.deep.include({ recorded: 2, already_recorded: 1, late: 2 });
     });
   });

@@ -134,7 +134,7 @@ for (const backend of backends()) {
           { order_id: 'too-early', seller: c.seller.orgId, buyer: ok, amount: 10_000, occurred_at: '2025-06-01T11:00:00Z' },
         ],
       }, c.billingStaff);
-      expect([preview.status, preview.body.code]).to.deep.equal([422, 'preview_unrateable']);
+      expect([preview.status, preview.body.code]).to.deep.equal([409, 'usage_unrateable']);
       const issues = preview.body.issues ?? [];
       expect(issues.map((i) => i.path)).to.deep.equal(['samples.1', 'samples.2']);
       expect(issues[0]?.message).to.match(/^claimed-1: claim_pending/);

@@ -174,15 +174,15 @@ for (const backend of backends()) {
       // The subscription was recorded in 2026-03 with a period from 2026-01: it starts in 2026-01.
       for (const period of ['2025-12', '1970-01', '1969-12', '1900-02']) {
         const before = await eventCount();
-        const res = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period }, staff);
+        const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period }, staff);
         expect([res.status, res.body.code], period).to.deep.equal([409, 'period_before_subscription']);
         expect(await eventCount()).to.equal(before);
       }
-      for (const period of ['0000-01', '1899-12', '10000-01']) refusedNaming(await svc.send('billing.invoices.generate', { subscription: seller.subscriptionId, period }, staff), 'period', period);
-      const first = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-01' }, staff);
+      for (const period of ['0000-01', '1899-12', '10000-01']) refusedNaming(await svc.send('billing.invoices.generate', { subscription_id: seller.subscriptionId, period }, staff), 'period', period);
+      const first = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-01' }, staff);
       expect([first.status, first.body.total]).to.deep.equal([200, 0]);
       expect((await svc.call(ops['billing.usage.insert'], { orders: [order('BACKFILL-1', seller.orgId, buyer, 10_000, '2025-11-20T10:00:00Z')] }, staff)).status).to.equal(200);
-      const backfilled = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2025-11' }, staff);
+      const backfilled = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2025-11' }, staff);
       expect([backfilled.status, backfilled.body.total], JSON.stringify(backfilled.body)).to.deep.equal([200, 250]);
     });
 

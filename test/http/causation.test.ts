@@ -50,7 +50,7 @@ for (const backend of backends()) {
       expect(internal.map((op) => op.id)).to.include.members(['billing.invoices.collect', 'billing.payment-notifications.apply', 'billing.payment-attempts.pay']);
       const core = (await (await fetch(`${svc.url}/api/v1/openapi.json`)).json()) as { paths: Record<string, unknown> };
       const integrations = (await (await fetch(`${svc.url}/api/2026-01/openapi.json`)).json()) as { paths: Record<string, unknown> };
-      const docs = await (await fetch(`${svc.url}/docs`)).text();
+      const docs = await (await fetch(`${svc.url}/docs/guide`)).text();
       const owner = await svc.signUp();
       for (const op of internal) {
         for (const prefix of ['/api/v1/', '/api/2026-01/']) {

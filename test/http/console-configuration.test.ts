@@ -102,7 +102,7 @@ for (const backend of backends()) {
         ...[21, 25, 30].map((d, k) => order(id(52 + k), owner.orgId, buyerId, 2000 + k * 501, `2026-10-${d}T10:00:00Z`)),
       ];
       expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
-      const gen = await svc.call(ops['billing.invoices.generate'], { subscription: s.subscriptionId, period: '2026-10' }, c.billingStaff);
+      const gen = await svc.call(ops['billing.invoices.generate'], { subscription_id: s.subscriptionId, period: '2026-10' }, c.billingStaff);
       expect(gen.status, JSON.stringify(gen.body)).to.equal(200);
       const inv = gen.body;
       expect(inv.lines.map((l) => l.metered?.order_count)).to.deep.equal([52, 3]);

@@ -26,7 +26,7 @@ for (const backend of backends()) {
       const b = await buyer(svc);
       const orders = [order('OCT-1', c.seller.orgId, b, 10000, '2026-10-05T10:00:00Z'), order('OCT-2', c.seller.orgId, b, 20000, '2026-10-12T10:00:00Z'), order('OCT-3', c.seller.orgId, b, 30000, '2026-10-20T10:00:00Z')];
       expect((await svc.call(ops['billing.usage.insert'], { orders }, c.billingStaff)).status).to.equal(200);
-      invoiceId = (await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body.id;
+      invoiceId = (await svc.call(ops['billing.invoices.generate'], { subscription_id: c.subscriptionId, period: '2026-10' }, c.billingStaff)).body.id;
       expect((await svc.call(ops['billing.invoices.update'], { id: invoiceId, action: 'finalize' }, c.billingStaff)).status).to.equal(200);
       const clerk = await svc.signUp({ kind: 'platform', role: 'member', staff: ['billing_staff'] });
       web = new WebClient(svc.url);

@@ -87,6 +87,10 @@ for (const backend of backends()) {
       if (!note) throw new Error('no note');
       const again = await staff.get(`/console/customers/${customerId}?done=note_added`);
       expect(again.html).to.contain('Note added.');
+      // The author by name, not by kind ("staff") or id.
+      const me = (await svc.call(ops['auth.sessions.get'], undefined, staffToken)).body.user;
+      const noteLine = /<li class="note">[\s\S]*?<p class="muted">([\s\S]*?)<\/p>/.exec(again.html)?.[1] ?? '';
+      expect(noteLine).to.contain(me.name).and.not.to.match(/^staff /);
       const edit = hiddenFields(again.html, `/console/notes/${note.id}`);
       // No reason: refused before anything is sent.
       const none = await staff.post(`/console/notes/${note.id}`, { ...edit, body: 'Called twice', reason: ' ' });

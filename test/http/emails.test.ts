@@ -49,6 +49,7 @@ for (const backend of backends()) {
     });
     beforeEach(() => {
       smtp.refuse = null;
+      smtp.delayMs = 0;
     });
 
     it('finalizing sends the customer one email with the invoice PDF and the payment link; a payment and a credit note send theirs', async () => {
@@ -150,6 +151,27 @@ for (const backend of backends()) {
         }
       } finally {
         await restarted.close();
+      }
+      await settle(svc);
+      expect(to(acme)).to.have.length(1);
+      expect((await customerMessages(acme)).map((m) => m.status)).to.deep.equal(['delivered']);
+    });
+
+    it('two workers (two processes) delivering the same message at once send it once', async () => {
+      const acme = await customer();
+      smtp.refuse = { code: 421, message: 'Service not available' };
+      await openInvoice(svc, staff, acme.customerId, [4_400]);
+      expect((await pass()).failed).to.have.length(1);
+      smtp.refuse = null;
+      // A slow relay: both passes find the message due and overlap while it is being sent.
+      smtp.delayMs = 500;
+      const other = await createApp(loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', ...env() }), { db: svc.db, clock, logger: pino({ level: 'silent' }) });
+      try {
+        clock.advance(60_000);
+        const [a, b] = await Promise.all([runMessagesPass(svc.app), runMessagesPass(other)]);
+        expect([...a.delivered, ...b.delivered]).to.have.length(1);
+      } finally {
+        await other.close();
       }
       await settle(svc);
       expect(to(acme)).to.have.length(1);

@@ -64,14 +64,14 @@ for (const backend of backends()) {
       expect(get.headers.get('allow')).to.equal('POST');
     });
 
-    it('sends X-Content-Type-Options: nosniff and a Content-Security-Policy on API answers (also errors) and /docs', async () => {
+    it('sends X-Content-Type-Options: nosniff and a Content-Security-Policy on API answers (also errors) and the /docs pages', async () => {
       const user = await svc.signUp();
       const answers = [
         await fetch(`${svc.url}/api/v1/auth.sessions.get`, { method: 'POST', headers: { authorization: `Bearer ${user.token}` } }),
         await fetch(`${svc.url}/api/v1/billing.customers.get`, { method: 'POST', headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' }, body: '{' }),
         await fetch(`${svc.url}/api/v1/no.such.operation`, { method: 'POST' }),
         await fetch(`${svc.url}/api/v1/openapi.json`),
-        await fetch(`${svc.url}/docs`),
+        await fetch(`${svc.url}/docs/guide`),
       ];
       for (const r of answers) {
         expect(r.headers.get('x-content-type-options'), r.url).to.equal('nosniff');
@@ -80,6 +80,10 @@ for (const backend of backends()) {
         expect(csp, r.url).to.contain("frame-ancestors 'none'");
         expect(csp, r.url).to.not.contain('script-src');
       }
+      // The reference runs scripts of this origin only (no inline code, no eval) and talks only to this origin.
+      const reference = (await fetch(`${svc.url}/docs`)).headers.get('content-security-policy') ?? '';
+      expect(reference).to.contain("default-src 'none'").and.contain("script-src 'self';").and.contain("connect-src 'self';").and.contain("frame-ancestors 'none'");
+      expect(reference).to.not.contain('unsafe-eval');
     });
 
     it('keeps password hashes out of the event log: the user stream says a password was set; sign-in still works', async () => {

@@ -106,7 +106,7 @@ for (const backend of backends()) {
         'billing.customers.statement.get': [{ customer_id: acme.customerId, from: '2026-01-01', to: '2026-03-31' }],
         'billing.subscriptions.update': [{ id: sub, current_period_end: '2027-02-01T00:00:00Z' }],
         'billing.entitlement-overrides.insert': [{ organization_id: acme.orgId, entitlement_key: 'fuzz.key', mode: 'grant', reason: 'fuzz' }],
-        'billing.invoices.generate': [{ subscription: sub, period: '2026-01' }],
+        'billing.invoices.generate': [{ subscription_id: sub, period: '2026-01' }],
         'billing.invoices.orders.list': [{ invoice_id: inv.id }],
         'billing.notes.list': [{ subject: { type: 'customer', id: acme.customerId } }],
         'billing.customers.attachments.list': [{ customer_id: acme.customerId }],

@@ -54,7 +54,7 @@ for (const backend of backends()) {
       }, staff);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       svc.clock.set('2026-03-02T09:00:00Z');
-      const gen = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+      const gen = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
       expect(gen.status, JSON.stringify(gen.body)).to.equal(200);
       invoiceId = gen.body.id;
       raise.subscription_id = seller.subscriptionId;
@@ -97,7 +97,7 @@ for (const backend of backends()) {
       const own = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 200, pre_existing: 100 } })).id;
       await svc.call(ops['billing.usage.insert'], { orders: [order('P-1', other.orgId, buyer, 10000, '2026-01-05T00:00:00Z'), order('P-2', other.orgId, buyer, 20000, '2026-02-05T00:00:00Z')] }, staff);
       const ids: string[] = [];
-      for (const period of ['2026-01', '2026-02']) ids.push((await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period }, staff)).body.id);
+      for (const period of ['2026-01', '2026-02']) ids.push((await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period }, staff)).body.id);
       const body = { subscription_id: other.subscriptionId, currency: 'GBP', effective_from: '2026-01-01', rates_bps: { platform_introduced: 300, pre_existing: 100 }, minimum_fee: 0, reason: 'What if', supersedes: [own], limit: 1 };
       const first = await svc.call(ops['billing.configuration.pricing.preview-impact'], body, staff);
       expect(first.status, JSON.stringify(first.body)).to.equal(200);
@@ -184,7 +184,7 @@ for (const backend of backends()) {
       const other = await sellerWithSubscription(svc, { platform });
       const ten = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } })).id;
       await svc.call(ops['billing.usage.insert'], { orders: [order('D-1', other.orgId, buyer, 10000, '2026-02-03T00:00:00Z'), order('D-2', other.orgId, buyer, 10000, '2026-02-04T00:00:00Z')] }, staff);
-      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period: '2026-02' }, staff)).body.id;
       expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(2000);
       expect((await svc.call(ops['billing.payments.insert'], paymentBody(id, 1900, { received_on: '2026-03-02' }), staff)).status).to.equal(200);
       const five = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-02-01', rates_bps: { platform_introduced: 500, pre_existing: 500 }, supersedes: [ten] })).id;
@@ -238,7 +238,7 @@ for (const backend of backends()) {
       expect((await svc.call(ops['billing.configuration.relationships.update'], { id: rel.id, action: 'accept_claim', reason: 'Contract checked' }, staff)).status).to.equal(200);
       await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } });
       await svc.call(ops['billing.usage.insert'], { orders: [order('B-1', other.orgId, known, 20000, '2026-02-03T00:00:00Z'), order('B-2', other.orgId, known, 20000, '2026-02-10T00:00:00Z')] }, staff);
-      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period: '2026-02' }, staff)).body.id;
       expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(4000);
       // 300.00 a month exempt: B-1 wholly (fee 0), B-2 on 100.00 of its 200.00 (fee 10.00).
       const body = { subscription_id: other.subscriptionId, currency: 'GBP', effective_from: '2026-02-01', monthly_exempt_amount: 30000, reason: 'Agreed volume' };
@@ -263,7 +263,7 @@ for (const backend of backends()) {
       const other = await sellerWithSubscription(svc, { platform });
       const ten = (await pricing(svc, staff, other.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 1000, pre_existing: 1000 } })).id;
       await svc.call(ops['billing.usage.insert'], { orders: [order('R-1', other.orgId, buyer, 10000, '2026-02-03T00:00:00Z'), order('R-2', other.orgId, buyer, 10000, '2026-02-04T00:00:00Z')] }, staff);
-      const id = (await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff)).body.id;
+      const id = (await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period: '2026-02' }, staff)).body.id;
       expect((await svc.call(ops['billing.invoices.update'], { id, action: 'finalize' }, staff)).body.total).to.equal(2000);
       expect((await svc.call(ops['billing.payments.insert'], paymentBody(id, 2000, { received_on: '2026-03-02' }), staff)).status).to.equal(200);
       // 10% -> 50%: +8,000 on a correction invoice.

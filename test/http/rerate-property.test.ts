@@ -41,7 +41,7 @@ for (const backend of backends()) {
         let timeline = [{ from: '2026-01-01', id: (await pricing(svc, staff, seller.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 250, pre_existing: 100 }, minimum_fee: 50 })).id }];
         const orders = Array.from({ length: rng.int(4, 12) }, (_, k) => order(`S${seed}-${k}`, seller.orgId, buyer, rng.int(100, 50_000), `2026-02-${String(rng.int(1, 28)).padStart(2, '0')}T${String(rng.int(0, 23)).padStart(2, '0')}:00:00Z`));
         expect((await svc.call(ops['billing.usage.insert'], { orders }, staff)).status).to.equal(200);
-        const invoiceId = (await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff)).body.id;
+        const invoiceId = (await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff)).body.id;
         const total = (await svc.call(ops['billing.invoices.update'], { id: invoiceId, action: 'finalize' }, staff)).body.total;
         const preview = async () => {
           const r = await svc.call(ops['billing.invoices.rerate.preview'], { invoice_id: invoiceId }, staff);

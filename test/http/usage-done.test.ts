@@ -58,7 +58,7 @@ for (const backend of backends()) {
       expect(imported).to.deep.include({ rows: 93, recorded: 93, failed: 0 });
 
       // Generate and reconcile: every line equals the sum of its orders' fees, and the orders are the month's.
-      const inv = ok(await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-01' }, staff), 'generate').body;
+      const inv = ok(await svc.call(ops['billing.invoices.generate'], { subscription_id: c.subscriptionId, period: '2026-01' }, staff), 'generate').body;
       const orders = await allOrders(svc, staff, inv.id, 40);
       expect(orders).to.have.length(93);
       expect(inv.lines.reduce((s, l) => s + l.amount, 0)).to.equal(inv.total);

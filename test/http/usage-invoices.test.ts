@@ -41,13 +41,13 @@ for (const backend of backends()) {
     after(async () => svc?.close());
 
     it('refuses a month that has not ended', async () => {
-      const res = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
       expect([res.status, res.body.code]).to.deep.equal([409, 'period_not_ended']);
     });
 
     it('generates a draft whose metered line keeps the pricing revision and sums its orders\' fees; generating again changes nothing', async () => {
       svc.clock.set('2026-03-01T00:10:00Z');
-      const res = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       invoiceId = res.body.id;
       expect(res.body).to.include({ status: 'draft', customer_id: seller.customerId, currency: 'GBP', total: 600 });
@@ -58,7 +58,7 @@ for (const backend of backends()) {
         pricing_revision_id: pricingId, baseline_revision_id: null, order_count: 4, order_amount: 23000,
       });
       const before = await eventCount();
-      const again = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+      const again = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
       expect(again.body).to.deep.equal(res.body);
       expect(await eventCount()).to.equal(before);
     });
@@ -105,12 +105,12 @@ for (const backend of backends()) {
       const other = await sellerWithSubscription(svc, { platform });
       await svc.call(ops['billing.usage.insert'], { orders: [order('U-1', other.orgId, buyer, 1000, '2026-02-03T00:00:00Z'), order('U-2', other.orgId, buyer, 1000, '2026-02-04T00:00:00Z')] }, staff);
       const before = await eventCount();
-      const res = await svc.call(ops['billing.invoices.generate'], { subscription: other.subscriptionId, period: '2026-02' }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: other.subscriptionId, period: '2026-02' }, staff);
       expect([res.status, res.body.code]).to.deep.equal([409, 'usage_unrateable']);
       expect(res.body.issues?.map((i) => i.path)).to.deep.equal(['orders.U-1', 'orders.U-2']);
       expect(res.body.issues?.[0]?.message).to.match(/^no_pricing: /);
       expect(await eventCount()).to.equal(before);
-      const unknown = await svc.call(ops['billing.invoices.generate'], { subscription: buyer, period: '2026-02' }, staff);
+      const unknown = await svc.call(ops['billing.invoices.generate'], { subscription_id: buyer, period: '2026-02' }, staff);
       expect([unknown.status, unknown.body.code]).to.deep.equal([404, 'subscription_not_found']);
     });
 
@@ -118,7 +118,7 @@ for (const backend of backends()) {
       const racer = await sellerWithSubscription(svc, { platform });
       await pricing(svc, staff, racer.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 100, pre_existing: 100 } });
       expect((await svc.call(ops['billing.usage.insert'], { orders: [order('RACE-1', racer.orgId, buyer, 5000, '2026-02-05T00:00:00Z')] }, staff)).status).to.equal(200);
-      const [a, b] = await Promise.all([0, 1].map(() => svc.call(ops['billing.invoices.generate'], { subscription: racer.subscriptionId, period: '2026-02' }, staff)));
+      const [a, b] = await Promise.all([0, 1].map(() => svc.call(ops['billing.invoices.generate'], { subscription_id: racer.subscriptionId, period: '2026-02' }, staff)));
       expect([a?.status, b?.status]).to.deep.equal([200, 200]);
       expect(b?.body).to.deep.equal(a?.body);
       const types = await svc.app.knex('es_events').where({ stream_id: `invoice-${a?.body.id}` }).orderBy('revision').pluck('type');
@@ -129,7 +129,7 @@ for (const backend of backends()) {
       const euro = await sellerWithSubscription(svc, { platform });
       await pricing(svc, staff, euro.subscriptionId, { effective_from: '2026-01-01', rates_bps: { platform_introduced: 250, pre_existing: 100 } });
       await svc.call(ops['billing.usage.insert'], { orders: [order('E-1', euro.orgId, buyer, 1000, '2026-02-03T00:00:00Z'), order('E-2', euro.orgId, buyer, 1000, '2026-02-04T00:00:00Z', 'EUR')] }, staff);
-      const res = await svc.call(ops['billing.invoices.generate'], { subscription: euro.subscriptionId, period: '2026-02' }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: euro.subscriptionId, period: '2026-02' }, staff);
       expect([res.status, res.body.code]).to.deep.equal([409, 'usage_unrateable']);
       expect(res.body.issues?.map((i) => [i.path, i.message.split(':')[0]])).to.deep.equal([['orders.E-2', 'currency_mismatch']]);
     });

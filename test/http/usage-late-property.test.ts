@@ -176,7 +176,7 @@ for (const backend of backends()) {
                 return;
               }
               case 'generate': {
-                const res = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02', hold_unrateable: s.hold }, staff);
+                const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02', hold_unrateable: s.hold }, staff);
                 if (fresh().length && !s.hold) {
                   expect([res.status, res.body.code]).to.deep.equal([409, 'usage_unrateable']);
                   expect(res.body.issues?.map((i) => i.path).sort()).to.deep.equal(fresh().map((o) => `orders.${[...model.entries()].find(([, m]) => m === o)?.[0]}`).sort());
@@ -219,9 +219,9 @@ for (const backend of backends()) {
             o.currency = 'GBP';
             o.revision++;
           }
-          const last = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+          const last = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
           expect(last.status, JSON.stringify(last.body)).to.equal(200);
-          const again = await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period: '2026-02' }, staff);
+          const again = await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period: '2026-02' }, staff);
           expect(again.body).to.deep.equal(last.body);
           for (const o of model.values()) if (!o.voided) o.invoiced = true;
           // The month re-rated once more: every document bills its orders as rated now.

@@ -30,7 +30,7 @@ for (const backend of backends()) {
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       return res.body;
     };
-    const generate = async (subscription: string, extra: { hold_unrateable?: boolean } = {}) => svc.call(ops['billing.invoices.generate'], { subscription, period: '2026-02', ...extra }, staff);
+    const generate = async (subscription: string, extra: { hold_unrateable?: boolean } = {}) => svc.call(ops['billing.invoices.generate'], { subscription_id: subscription, period: '2026-02', ...extra }, staff);
     const pass = async (): Promise<Pass> => {
       await settle(svc);
       return (await svc.app.workers.runOnce())['usage-invoices'] as Pass;
@@ -310,11 +310,11 @@ for (const backend of backends()) {
 
         ok(await svc.call(ops['billing.usage.insert'], { orders: [order('BASE-1', c.seller.orgId, pre, 8000, '2026-02-02T00:00:00Z')] }, c.billingStaff), 'insert');
         clock.set('2026-03-01T01:00:00Z');
-        const inv = ok(await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-02' }, c.billingStaff), 'generate').body;
+        const inv = ok(await svc.call(ops['billing.invoices.generate'], { subscription_id: c.subscriptionId, period: '2026-02' }, c.billingStaff), 'generate').body;
         expect(inv.total).to.equal(0); // 8,000 of the 10,000 baseline: exempt
         // A late order that occurred before it: rated after the billed one, so 2,000 is left of the baseline, not 10,000.
         ok(await svc.call(ops['billing.usage.insert'], { orders: [order('BASE-0', c.seller.orgId, pre, 5000, '2026-02-01T00:00:00Z')] }, c.billingStaff), 'late insert');
-        const supplement = ok(await svc.call(ops['billing.invoices.generate'], { subscription: c.subscriptionId, period: '2026-02' }, c.billingStaff), 'supplement').body;
+        const supplement = ok(await svc.call(ops['billing.invoices.generate'], { subscription_id: c.subscriptionId, period: '2026-02' }, c.billingStaff), 'supplement').body;
         expect(supplement.id).to.not.equal(inv.id);
         regularId = inv.id;
         supplementId = supplement.id;

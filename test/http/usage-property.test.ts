@@ -61,7 +61,7 @@ for (const backend of backends()) {
     }
 
     async function generate(subscription: string) {
-      const res = await svc.call(ops['billing.invoices.generate'], { subscription, period: '2026-02' }, staff);
+      const res = await svc.call(ops['billing.invoices.generate'], { subscription_id: subscription, period: '2026-02' }, staff);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       return res.body;
     }

@@ -38,8 +38,9 @@ describe('integrations API documentation', () => {
     expect(doc.servers[0]!.url).to.match(/\/api\/2026-01$/);
   });
 
-  it('lists both documents and the integrations operations on /docs', async () => {
-    const html = await (await fetch(`${svc.url}/docs`)).text();
+  it('lists both documents and the integrations operations on /docs/guide, which /docs links to', async () => {
+    expect(await (await fetch(`${svc.url}/docs`)).text()).to.contain('href="/docs/guide"');
+    const html = await (await fetch(`${svc.url}/docs/guide`)).text();
     expect(html).to.contain('href="/api/v1/openapi.json"').and.to.contain('href="/api/2026-01/openapi.json"');
     expect(html).to.contain('POST /api/2026-01/integrations.insert').and.to.contain('Svc-Integration-ID').and.to.contain('/auth/integration/authorize');
   });

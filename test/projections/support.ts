@@ -302,11 +302,11 @@ async function writeUsage(svc: TestService): Promise<void> {
   // An order in another currency is held (billing_usage_months), then replaced; a late order and a voided one: a supplementary invoice.
   ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-4', seller.orgId, buyer.orgId, 700, at(4), 'EUR')] }, staff.token), 'usage.insert EUR');
   const period = month.toISOString().slice(0, 7);
-  const invoice = ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate').body;
+  const invoice = ok(await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period, hold_unrateable: true }, staff.token), 'invoices.generate').body;
   ok(await svc.call(ops['billing.usage.replace'], { order_id: 'S-4', reason: 'Sent in EUR', amount: { amount: 700, currency: 'GBP' } }, staff.token), 'usage.replace');
   ok(await svc.call(ops['billing.usage.insert'], { orders: [order('S-5', seller.orgId, buyer.orgId, 900, at(5)), order('S-6', seller.orgId, buyer.orgId, 100, at(6))] }, staff.token), 'usage.insert late');
   ok(await svc.call(ops['billing.usage.void'], { order_id: 'S-6', reason: 'Test order' }, staff.token), 'usage.void');
-  ok(await svc.call(ops['billing.invoices.generate'], { subscription: seller.subscriptionId, period }, staff.token), 'invoices.generate supplementary');
+  ok(await svc.call(ops['billing.invoices.generate'], { subscription_id: seller.subscriptionId, period }, staff.token), 'invoices.generate supplementary');
   // A back-dated rate, corrected on the month's regular invoice (billing_invoice_corrections and its orders).
   ok(await svc.call(ops['billing.invoices.update'], { id: invoice.id, action: 'finalize' }, staff.token), 'invoices.update finalize');
   ok(await svc.call(ops['billing.configuration.pricing.insert'], {

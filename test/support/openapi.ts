@@ -12,17 +12,26 @@ export interface OpenApiSchema {
 
 /** A request or response body: its schema by media type. */
 interface OpenApiContent {
-  content: Record<string, { schema: OpenApiSchema }>;
+  content: Record<string, { schema: OpenApiSchema; example?: unknown }>;
+}
+
+/** An answer: its body, headers, and (streams) the SSE event names it sends. */
+interface OpenApiResponse extends OpenApiContent {
+  description: string;
+  headers?: Record<string, { $ref?: string }>;
+  'x-sse-events'?: Record<string, { description: string }>;
 }
 
 /** One operation (every path has only `post`). */
 export interface OpenApiOperation {
   operationId: string;
   summary: string;
+  description: string;
   tags: string[];
+  parameters?: { $ref?: string; name?: string }[];
   security?: unknown;
   requestBody?: OpenApiContent;
-  responses: Record<string, OpenApiContent>;
+  responses: Record<string, OpenApiResponse>;
 }
 
 /** A served OpenAPI 3.1 document. */
@@ -32,7 +41,7 @@ export interface OpenApiDoc {
   servers: { url: string }[];
   tags: { name: string; description?: string }[];
   paths: Record<string, { post: OpenApiOperation }>;
-  components: { schemas: Record<string, OpenApiSchema> };
+  components: { schemas: Record<string, OpenApiSchema>; parameters?: Record<string, { name: string; in: string }> };
 }
 
 /** Fetches and reads the document at `url`. */

@@ -9,12 +9,14 @@ export interface TestSmtp {
   received: ParsedMail[];
   /** While set, every recipient is refused with this reply (a bounce: 550, or a temporary 451). */
   refuse: { code: number; message: string } | null;
+  /** While above 0, each message is taken this many ms after it arrived (a slow relay: senders overlap). */
+  delayMs: number;
   close(): Promise<void>;
 }
 
 /** Starts an SMTP server on an ephemeral loopback port (no TLS, no auth: a local relay as a developer would run one). */
 export async function startSmtp(): Promise<TestSmtp> {
-  const box: TestSmtp = { url: '', received: [], refuse: null, close: async () => undefined };
+  const box: TestSmtp = { url: '', received: [], refuse: null, delayMs: 0, close: async () => undefined };
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS', 'AUTH'],
@@ -27,7 +29,7 @@ export async function startSmtp(): Promise<TestSmtp> {
     onData(stream, _session, callback) {
       simpleParser(stream).then((mail) => {
         box.received.push(mail);
-        callback();
+        setTimeout(() => callback(), box.delayMs);
       }, callback);
     },
   });

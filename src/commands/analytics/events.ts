@@ -7,6 +7,18 @@ import { recorderFor } from './recorder.ts';
 /** analytics.events.insert. */
 export const analyticsEventsInsert = operation({
   id: 'analytics.events.insert',
+  examples: {
+    request: { name: 'page_view' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      name: 'Acme Repairs Ltd',
+      properties: {},
+      occurred_at: '2026-01-15T09:30:00.000Z',
+      received_at: '2026-01-15T09:30:00.000Z',
+      origin: 'https://app.acme-repairs.example',
+      referer: 'https://app.acme-repairs.example/search',
+    },
+  },
   surface: 'core',
   tags: ['analytics'],
   summary: 'Logs one analytics event.',

@@ -37,6 +37,10 @@ export function filterTree(doc: LookupDoc, hcaIds: string[] | undefined): { node
 /** assemblies.v4.search */
 export const assembliesSearch = operation({
   id: 'assemblies.v4.search',
+  examples: {
+    request: { vehicle: { chassis_number: 'WVWZZZ1JZXW000001' } },
+    response: { in_progress: true, retry_after: 1 },
+  },
   surface: 'core',
   tags: ['tier1'],
   summary: 'Looks up assemblies of a vehicle by HCA identifiers; answers in_progress with retry_after while the lookup runs.',

@@ -106,6 +106,24 @@ async function resolve(ctx: RequestContext, chargeRef: string, kind: ResolutionK
 /** billing.refunds-due.refund */
 export const refundsDueRefund = operation({
   id: 'billing.refunds-due.refund',
+  examples: {
+    request: { charge_ref: 'charge_ref', reason: 'Agreed with the customer by phone' },
+    response: {
+      charge_ref: 'charge_ref',
+      provider: 'provider',
+      customer: null,
+      organization_id: null,
+      invoice: null,
+      amount_charged: 12000,
+      amount_applied: 12000,
+      amount_due: 12000,
+      currency: 'GBP',
+      why: null,
+      since: null,
+      status: 'due',
+      resolution: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Refunds what is due back on a charge through the payment provider, with a reason; the charge leaves the refunds-due list.',
@@ -125,6 +143,24 @@ export const refundsDueRefund = operation({
 /** billing.refunds-due.apply */
 export const refundsDueApply = operation({
   id: 'billing.refunds-due.apply',
+  examples: {
+    request: { charge_ref: 'charge_ref', invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', reason: 'Agreed with the customer by phone' },
+    response: {
+      charge_ref: 'charge_ref',
+      provider: 'provider',
+      customer: null,
+      organization_id: null,
+      invoice: null,
+      amount_charged: 12000,
+      amount_applied: 12000,
+      amount_due: 12000,
+      currency: 'GBP',
+      why: null,
+      since: null,
+      status: 'due',
+      resolution: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Applies what is due back on a charge to another open invoice of the same customer (a payment on it, method `other`, reference = the charge), with a reason.',

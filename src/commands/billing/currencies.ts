@@ -9,6 +9,10 @@ import { isoMinorUnits } from '../../iso4217.ts';
 
 export const currenciesUpdate = operation({
   id: 'billing.currencies.update',
+  examples: {
+    request: { code: 'GBP', enabled_for_billing: false },
+    response: { code: 'GBP', name: 'Acme Repairs Ltd', minor_units: 1, enabled_for_billing: false, recorded_minor_units: null },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Enables or disables a currency for billing (extension). Setting the current value again records nothing; a currency whose amounts were recorded with another exponent than ISO 4217 gives it now cannot be enabled (409 currency_exponent_changed).',

@@ -67,6 +67,19 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
 
 export const customersErase = operation({
   id: 'billing.customers.erase',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70', legal_basis: 'no_longer_necessary', reason: 'Agreed with the customer by phone' },
+    response: {
+      subject: 'subject',
+      erased: ['erased'],
+      retained: ['retained'],
+      retained_until: null,
+      legal_basis: 'legal basis',
+      reason: 'Agreed with the customer by phone',
+      requested_by: { type: 'type', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      erased_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Erases a customer\'s personal data (right to erasure): its keys are deleted, so the data reads "[erased]" in every event, read model and rebuild.',

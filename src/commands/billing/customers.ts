@@ -21,6 +21,23 @@ export function customerIdOf(organizationId: string): string {
 
 export const customersInsert = operation({
   id: 'billing.customers.insert',
+  examples: {
+    request: { name: 'Acme Repairs Ltd', email: 'billing@acme-repairs.example', currency: 'GBP' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      name: 'Acme Repairs Ltd',
+      email: 'billing@acme-repairs.example',
+      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
+      currency: 'GBP',
+      payment_terms_days: 30,
+      tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
+      metadata: {},
+      status: 'active',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Creates the billing customer of an organization.',
@@ -56,6 +73,23 @@ export const customersInsert = operation({
 
 export const customersUpdate = operation({
   id: 'billing.customers.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      name: 'Acme Repairs Ltd',
+      email: 'billing@acme-repairs.example',
+      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
+      currency: 'GBP',
+      payment_terms_days: 30,
+      tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
+      metadata: {},
+      status: 'active',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Changes a billing customer\'s details; omitted fields stay as they are.',
@@ -77,6 +111,10 @@ export const customersUpdate = operation({
 
 export const customersRemove = operation({
   id: 'billing.customers.remove',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Removes a billing customer; refused while it has open invoices. Its history is kept.',

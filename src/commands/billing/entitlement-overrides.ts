@@ -10,6 +10,24 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const entitlementOverridesInsert = operation({
   id: 'billing.entitlement-overrides.insert',
+  examples: {
+    request: {
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      entitlement_key: 'entitlement_key',
+      mode: 'grant',
+      reason: 'Agreed with the customer by phone',
+    },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      entitlement_key: 'entitlement key',
+      mode: 'grant',
+      expires_at: null,
+      reason: 'Agreed with the customer by phone',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Upserts a manual override for an organization. Platform staff only.',
@@ -40,6 +58,10 @@ export const entitlementOverridesInsert = operation({
 
 export const entitlementOverridesRemove = operation({
   id: 'billing.entitlement-overrides.remove',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679', entitlement_key: 'entitlement_key' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Removes an organization's override of an entitlement. Platform staff only.",

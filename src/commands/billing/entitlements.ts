@@ -10,6 +10,16 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const entitlementsInsert = operation({
   id: 'billing.entitlements.insert',
+  examples: {
+    request: { key: 'invoice_branding', name: 'Acme Repairs Ltd' },
+    response: {
+      key: 'invoice_branding',
+      name: 'Acme Repairs Ltd',
+      description: 'Monthly platform fee',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Defines an entitlement or changes its name and description (upsert by key). Platform staff only.',
@@ -30,6 +40,10 @@ export const entitlementsInsert = operation({
 
 export const productEntitlementsInsert = operation({
   id: 'billing.products.entitlements.insert',
+  examples: {
+    request: { product_id: '0193bebc-9158-7480-8949-565b4dc7a82d', entitlement_key: 'entitlement_key' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Relates a product to an entitlement: its subscribers get it. Relating it again is a no-op.',
@@ -53,6 +67,10 @@ export const productEntitlementsInsert = operation({
 
 export const productEntitlementsRemove = operation({
   id: 'billing.products.entitlements.remove',
+  examples: {
+    request: { product_id: '0193bebc-9158-7480-8949-565b4dc7a82d', entitlement_key: 'entitlement_key' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Stops a product granting an entitlement.',

@@ -8,6 +8,10 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const exchangeRatesInsert = operation({
   id: 'billing.currency-exchange-rates.insert',
+  examples: {
+    request: { base: 'GBP', target: 'GBP', rate: '1.25', as_of: '2026-01-15T09:30:00.000Z', source: 'console' },
+    response: { base: 'base', target: 'target', rate: 'rate', as_of: '2026-01-15T09:30:00.000Z', source: 'console' },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Records the rate of a currency pair at `as_of` (extension). Platform staff only.',

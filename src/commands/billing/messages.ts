@@ -52,36 +52,68 @@ export const messagesDeliver = operation({
   request: MessageDeliverRequest, response: MessageDeliverResult, error: 'billing.MessageDeliverError',
   errors: billingErrors.list(), access: 'system', write: true,
   async handle(ctx, req) {
-    const { services, now } = ctx;
-    // The stream, not the read model: a delivery recorded a moment ago (another pass, before a restart) is never sent again.
-    const loaded = await messages.read(ctx, req.message_id, { fresh: true });
-    const state = loaded.state;
-    if (!state.facts || !deliveryDue(state, now)) return { outcome: 'not_due' as const };
-    const m = state.facts;
-    const attempt = state.attempts + 1;
-    let outcome: { status: 'delivered'; transport: 'smtp' | 'outbox'; response: string } | { status: 'failed'; error: string };
-    try {
-      const [{ doc, amount }, invoice, customer] = await Promise.all([attachment(ctx, m), getInvoiceDoc(services.db, m.invoice_id), getCustomerDoc(services.db, m.customer_id)]);
-      if (!invoice) throw new Error(`invoice ${m.invoice_id} is not in the read model`);
-      const text = emailBody({ kind: m.kind, customer: customer?.name ?? 'customer', seller: services.config.seller.name, invoice, payment_url: m.payment_url, attachment: doc.filename, amount });
-      const sent = await services.mailer.send({
-        messageId: m.message_id, from: services.config.email.from, to: m.to, subject: m.subject_line, text,
-        attachments: [{ filename: doc.filename, content: doc.bytes, contentType: 'application/pdf' }],
-      });
-      outcome = { status: 'delivered', transport: services.mailer.transport, response: sent.response };
-    } catch (err) {
-      outcome = { status: 'failed', error: err instanceof Error ? err.message.slice(0, 1000) : String(err) };
-    }
-    const res = await messages.run(ctx, req.message_id, { type: 'RecordDelivery', data: { attempt, outcome } }, { orgId: m.organization_id, loaded, reason: 'customer email delivery' });
-    const recorded = res.events[0];
-    if (!recorded) return { outcome: 'not_due' as const };
-    const result: 'delivered' | 'outbox' | 'failed' | 'gave_up' = recorded.type === 'MessageDelivered' ? (outcome.status === 'delivered' && outcome.transport === 'outbox' ? 'outbox' : 'delivered')
-      : recorded.type === 'MessageDeliveryFailed' && recorded.data.next_attempt_at === null ? 'gave_up' : 'failed';
-    services.metrics.deliveries.inc({ channel: 'email', result });
-    if (result === 'failed' || result === 'gave_up') services.logger.warn({ message_id: m.message_id, attempt, error: outcome.status === 'failed' ? outcome.error : undefined }, 'customer email not delivered');
-    return { outcome: result === 'outbox' ? ('delivered' as const) : result };
+    // One sender per message at a time, across processes: the check below and the send happen under the claim.
+    return (await underClaim(ctx, req.message_id, () => deliver(ctx, req.message_id))) ?? { outcome: 'not_due' as const };
   },
 });
+
+// Sends a decided message if its delivery is due, and records the outcome.
+async function deliver(ctx: RequestContext, messageId: string): Promise<{ outcome: 'not_due' | 'delivered' | 'failed' | 'gave_up' }> {
+  const { services, now } = ctx;
+  // The stream, not the read model: a delivery recorded a moment ago (another pass, before a restart) is never sent again.
+  const loaded = await messages.read(ctx, messageId, { fresh: true });
+  const state = loaded.state;
+  if (!state.facts || !deliveryDue(state, now)) return { outcome: 'not_due' as const };
+  const m = state.facts;
+  const attempt = state.attempts + 1;
+  let outcome: { status: 'delivered'; transport: 'smtp' | 'outbox'; response: string } | { status: 'failed'; error: string };
+  try {
+    const [{ doc, amount }, invoice, customer] = await Promise.all([attachment(ctx, m), getInvoiceDoc(services.db, m.invoice_id), getCustomerDoc(services.db, m.customer_id)]);
+    if (!invoice) throw new Error(`invoice ${m.invoice_id} is not in the read model`);
+    const text = emailBody({ kind: m.kind, customer: customer?.name ?? 'customer', seller: services.config.seller.name, invoice, payment_url: m.payment_url, attachment: doc.filename, amount });
+    const sent = await services.mailer.send({
+      messageId: m.message_id, from: services.config.email.from, to: m.to, subject: m.subject_line, text,
+      attachments: [{ filename: doc.filename, content: doc.bytes, contentType: 'application/pdf' }],
+    });
+    outcome = { status: 'delivered', transport: services.mailer.transport, response: sent.response };
+  } catch (err) {
+    outcome = { status: 'failed', error: err instanceof Error ? err.message.slice(0, 1000) : String(err) };
+  }
+  const res = await messages.run(ctx, messageId, { type: 'RecordDelivery', data: { attempt, outcome } }, { orgId: m.organization_id, loaded, reason: 'customer email delivery' });
+  const recorded = res.events[0];
+  if (!recorded) return { outcome: 'not_due' as const };
+  const result: 'delivered' | 'outbox' | 'failed' | 'gave_up' = recorded.type === 'MessageDelivered' ? (outcome.status === 'delivered' && outcome.transport === 'outbox' ? 'outbox' : 'delivered')
+    : recorded.type === 'MessageDeliveryFailed' && recorded.data.next_attempt_at === null ? 'gave_up' : 'failed';
+  services.metrics.deliveries.inc({ channel: 'email', result });
+  if (result === 'failed' || result === 'gave_up') services.logger.warn({ message_id: m.message_id, attempt, error: outcome.status === 'failed' ? outcome.error : undefined }, 'customer email not delivered');
+  return { outcome: result === 'outbox' ? ('delivered' as const) : result };
+}
+
+const claimed = new WeakMap<object, Set<string>>();
+
+/**
+ * Runs `fn` holding the message's claim, or answers undefined when another sender holds it. On PostgreSQL the claim is an
+ * advisory lock of a transaction (other processes see it; a crash releases it); the embedded database has one process, so
+ * a claim in this process's memory is the whole truth there (and its one connection cannot be held while `fn` appends).
+ */
+async function underClaim<T>(ctx: RequestContext, messageId: string, fn: () => Promise<T>): Promise<T | undefined> {
+  const { db, knex } = ctx.services;
+  if (db.kind === 'postgres') {
+    return knex.transaction(async (trx) => {
+      const got = (await trx.raw('select pg_try_advisory_xact_lock(hashtextextended(?, 28)) as ok', [`message:${messageId}`])) as { rows: { ok: boolean }[] };
+      return got.rows[0]?.ok ? fn() : undefined;
+    });
+  }
+  let held = claimed.get(knex);
+  if (!held) claimed.set(knex, (held = new Set()));
+  if (held.has(messageId)) return undefined;
+  held.add(messageId);
+  try {
+    return await fn();
+  } finally {
+    held.delete(messageId);
+  }
+}
 
 /** Billing's internal operations of customer emails. */
 export const billingMessageCommands = [messagesDecide, messagesDeliver];

@@ -11,6 +11,24 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const notesInsert = operation({
   id: 'billing.notes.insert',
+  examples: {
+    request: { subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' }, body: 'Called about the March invoice.' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      body: 'Called about the March invoice.',
+      author: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+      history: [
+        {
+          body: 'Called about the March invoice.',
+          replaced_at: '2026-01-15T09:30:00.000Z',
+          editor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Adds an internal note to a customer or an invoice.',
@@ -32,6 +50,24 @@ export const notesInsert = operation({
 
 export const notesUpdate = operation({
   id: 'billing.notes.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70', body: 'Called about the March invoice.' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      body: 'Called about the March invoice.',
+      author: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+      history: [
+        {
+          body: 'Called about the March invoice.',
+          replaced_at: '2026-01-15T09:30:00.000Z',
+          editor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Edits the body of a note; the earlier body is kept in its history.',
@@ -52,6 +88,10 @@ export const notesUpdate = operation({
 
 export const notesRemove = operation({
   id: 'billing.notes.remove',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Removes a note from view; the log keeps it for the audit trail.',

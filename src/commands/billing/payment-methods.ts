@@ -22,6 +22,20 @@ export async function applyProviderSetup(ctx: CommandContext, setup: ProviderSet
 /** billing.payment-method-setups.insert */
 export const paymentMethodSetupsInsert = operation({
   id: 'billing.payment-method-setups.insert',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', return_url: 'https://files.example.com/return_url' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      type: 'card',
+      status: 'requires_action',
+      next_action: null,
+      payment_method_id: '01937744-c2b2-7d93-8c9c-f42f2b9bc3a2',
+      failure: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Starts an asynchronous reusable payment-method setup.',
@@ -51,6 +65,20 @@ export const paymentMethodSetupsInsert = operation({
 /** billing.payment-method-setups.get (resumes) */
 export const paymentMethodSetupsGet = operation({
   id: 'billing.payment-method-setups.get',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      type: 'card',
+      status: 'requires_action',
+      next_action: null,
+      payment_method_id: '01937744-c2b2-7d93-8c9c-f42f2b9bc3a2',
+      failure: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Resumes a setup and returns a provider-neutral next action.',
@@ -76,6 +104,10 @@ export const paymentMethodSetupsGet = operation({
 /** billing.payment-methods.remove */
 export const paymentMethodsRemove = operation({
   id: 'billing.payment-methods.remove',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Removes a reusable method and turns off automatic collection.',

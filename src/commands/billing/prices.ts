@@ -16,6 +16,23 @@ const DRAFT_LINES_NAMING_A_PRICE = 0;
 
 export const pricesInsert = operation({
   id: 'billing.prices.insert',
+  examples: {
+    request: { product_id: '0193bebc-9158-7480-8949-565b4dc7a82d', currency: 'GBP', unit_amount: 12000, type: 'one_time' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      product_id: '0193bebc-9158-7480-8949-565b4dc7a82d',
+      currency: 'GBP',
+      unit_amount: 12000,
+      type: 'one_time',
+      recurring: null,
+      active: false,
+      nickname: 'Visa ending 4242',
+      lookup_key: 'platform_monthly',
+      created_at: '2026-01-15T09:30:00.000Z',
+      metadata: {},
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'New price for an existing product.',
@@ -46,6 +63,23 @@ export const pricesInsert = operation({
 
 export const pricesUpdate = operation({
   id: 'billing.prices.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      product_id: '0193bebc-9158-7480-8949-565b4dc7a82d',
+      currency: 'GBP',
+      unit_amount: 12000,
+      type: 'one_time',
+      recurring: null,
+      active: false,
+      nickname: 'Visa ending 4242',
+      lookup_key: 'platform_monthly',
+      created_at: '2026-01-15T09:30:00.000Z',
+      metadata: {},
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Changes whether a price is active, its nickname, lookup key or metadata; the amount, currency and type never change.',
@@ -66,6 +100,10 @@ export const pricesUpdate = operation({
 
 export const pricesRemove = operation({
   id: 'billing.prices.remove',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Archives a price (it stays readable, inactive); refused while a draft invoice line uses it. Archiving twice is a no-op.',

@@ -8,6 +8,19 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const productsInsert = operation({
   id: 'billing.products.insert',
+  examples: {
+    request: { name: 'Acme Repairs Ltd' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      name: 'Acme Repairs Ltd',
+      description: 'Monthly platform fee',
+      active: false,
+      metadata: {},
+      entitlements: ['entitlement'],
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Adds a product to the catalogue (extension: prices need products).',
@@ -28,6 +41,19 @@ export const productsInsert = operation({
 
 export const productsUpdate = operation({
   id: 'billing.products.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      name: 'Acme Repairs Ltd',
+      description: 'Monthly platform fee',
+      active: false,
+      metadata: {},
+      entitlements: ['entitlement'],
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Changes a product; `active: false` archives it (its prices stay, it takes no new ones). Omitted fields stay as they are.',

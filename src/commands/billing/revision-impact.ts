@@ -101,6 +101,38 @@ const DESCRIPTION =
 /** billing.configuration.pricing.preview-impact */
 export const pricingPreviewImpact = operation({
   id: 'billing.configuration.pricing.preview-impact', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      effective_from: '2026-01-15',
+      reason: 'Agreed with the customer by phone',
+      currency: 'GBP',
+      rates_bps: { platform_introduced: 1, pre_existing: 1 },
+      minimum_fee: 1,
+    },
+    response: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      currency: 'GBP',
+      effective_from: '2026-01-15T09:30:00.000Z',
+      effective_to: 'effective to',
+      months: { from: '2026-01-15T09:30:00.000Z', to: '2026-01-15T09:30:00.000Z' },
+      items: [
+        {
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          number: 'INV-2026-0042',
+          status: 'status',
+          period: '2026-01',
+          old_total: 12000,
+          new_total: 12000,
+          difference: 1,
+          changed_order_count: 1,
+          unrateable_order_count: 1,
+        },
+      ],
+      examined: 1,
+      pagination: null,
+    },
+  },
   summary: 'Shows which usage invoices a pricing revision would change, and by how much, before it is saved (extension); writes nothing.',
   description: DESCRIPTION,
   request: PricingImpactRequest, response: RevisionImpact, error: 'billing.PricingImpactError',
@@ -118,6 +150,37 @@ export const pricingPreviewImpact = operation({
 /** billing.configuration.baselines.preview-impact */
 export const baselinesPreviewImpact = operation({
   id: 'billing.configuration.baselines.preview-impact', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      effective_from: '2026-01-15',
+      reason: 'Agreed with the customer by phone',
+      monthly_exempt_amount: 12000,
+      currency: 'GBP',
+    },
+    response: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      currency: 'GBP',
+      effective_from: '2026-01-15T09:30:00.000Z',
+      effective_to: 'effective to',
+      months: { from: '2026-01-15T09:30:00.000Z', to: '2026-01-15T09:30:00.000Z' },
+      items: [
+        {
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          number: 'INV-2026-0042',
+          status: 'status',
+          period: '2026-01',
+          old_total: 12000,
+          new_total: 12000,
+          difference: 1,
+          changed_order_count: 1,
+          unrateable_order_count: 1,
+        },
+      ],
+      examined: 1,
+      pagination: null,
+    },
+  },
   summary: 'Shows which usage invoices a baseline revision would change, and by how much, before it is saved (extension); writes nothing.',
   description: DESCRIPTION,
   request: BaselineImpactRequest, response: RevisionImpact, error: 'billing.BaselineImpactError',

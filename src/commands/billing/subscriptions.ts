@@ -24,6 +24,24 @@ const iso = (t: string) => new Date(t).toISOString();
 
 export const subscriptionsInsert = operation({
   id: 'billing.subscriptions.insert',
+  examples: {
+    request: {
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      items: [{ price_id: '0193d163-e55e-7cce-8908-b2e0f27cea4b', quantity: 1 }],
+      current_period_start: '2026-01-15T09:30:00.000Z',
+      current_period_end: '2026-01-15T09:30:00.000Z',
+    },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      items: [{ price_id: '0193d163-e55e-7cce-8908-b2e0f27cea4b', quantity: 1 }],
+      status: 'active',
+      current_period_start: '2026-01-15T09:30:00.000Z',
+      current_period_end: '2026-01-15T09:30:00.000Z',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Subscribes an organization to active prices (extension). Platform staff only.',
@@ -52,6 +70,19 @@ export const subscriptionsInsert = operation({
 
 export const subscriptionsUpdate = operation({
   id: 'billing.subscriptions.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      items: [{ price_id: '0193d163-e55e-7cce-8908-b2e0f27cea4b', quantity: 1 }],
+      status: 'active',
+      current_period_start: '2026-01-15T09:30:00.000Z',
+      current_period_end: '2026-01-15T09:30:00.000Z',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Changes items, period or status of a subscription (extension); canceled is final. Platform staff only.',

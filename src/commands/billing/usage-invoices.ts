@@ -176,6 +176,42 @@ async function draftNext(ctx: GenerateContext, subscriptionId: string, period: s
 /** billing.invoices.generate */
 export const invoicesGenerate = operation({
   id: 'billing.invoices.generate',
+  examples: {
+    request: { subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd', period: '2026-01' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      number: 'INV-2026-0042',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      status: 'draft',
+      currency: 'GBP',
+      lines: [
+        {
+          kind: 'manual',
+          description: 'Monthly platform fee',
+          quantity: 1,
+          unit_amount: 12000,
+          amount: 12000,
+        },
+      ],
+      subtotal: 12000,
+      total: 12000,
+      amount_paid: 0,
+      amount_credited: 0,
+      amount_credited_to_balance: 0,
+      amount_remaining: 12000,
+      memo: 'Thank you for your business.',
+      metadata: {},
+      issue_date: null,
+      due_date: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+      finalized_at: null,
+      paid_at: null,
+      voided_at: null,
+      marked_uncollectible_at: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Generates the draft invoice of a subscription's usage for one calendar month, or its next supplementary invoice (extension). Billing staff only.",
@@ -194,7 +230,7 @@ export const invoicesGenerate = operation({
   write: true,
   readModels: [billingInvoicesProjection, billingInvoiceOrdersProjection, billingUsageMonthsProjection],
   async handle(ctx, req) {
-    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription, req.period, { holdUnrateable: req.hold_unrateable ?? false });
+    const { invoiceId } = await generateUsageInvoice(ctx, req.subscription_id, req.period, { holdUnrateable: req.hold_unrateable ?? false });
     await ctx.readYourWrites();
     return visibleInvoice(ctx, invoiceId);
   },

@@ -165,6 +165,35 @@ function conflictText(stored: UsageOrder, given: UsageOrder): string {
 /** billing.usage.insert */
 export const usageInsert = operation({
   id: 'billing.usage.insert',
+  examples: {
+    request: {
+      orders: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+          buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+          amount: { amount: 12000, currency: 'GBP' },
+          occurred_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+    },
+    response: {
+      recorded: 1,
+      already_recorded: 1,
+      late: 1,
+      items: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+          status: 'recorded',
+          month: '2026-01',
+          late: false,
+          billing_state: 'unbilled',
+          invoice_id: null,
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Records marketplace orders as usage facts (extension); idempotent on order_id. Billing staff only.',
@@ -202,6 +231,24 @@ async function invoiceOf(ctx: { services: Parameters<typeof caughtUp>[0] & { kne
 /** billing.usage.void */
 export const usageVoid = operation({
   id: 'billing.usage.void',
+  examples: {
+    request: { order_id: '01931031-171c-7313-8102-495201e3e20f', reason: 'Agreed with the customer by phone' },
+    response: {
+      order_id: '01931031-171c-7313-8102-495201e3e20f',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+      buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+      amount: { amount: 12000, currency: 'GBP' },
+      occurred_at: '2026-01-15T09:30:00.000Z',
+      month: '2026-01',
+      recorded_at: '2026-01-15T09:30:00.000Z',
+      revision: 1,
+      billing_state: 'unbilled',
+      invoice_id: null,
+      held_reasons: 'held reasons',
+      correction: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Voids a usage fact with a reason (extension): it is not rated or billed; its facts stay in history. Billing staff only.',
@@ -229,6 +276,24 @@ export const usageVoid = operation({
 /** billing.usage.replace */
 export const usageReplace = operation({
   id: 'billing.usage.replace',
+  examples: {
+    request: { order_id: '01931031-171c-7313-8102-495201e3e20f', reason: 'Agreed with the customer by phone', amount: { amount: 9000, currency: 'GBP' } },
+    response: {
+      order_id: '01931031-171c-7313-8102-495201e3e20f',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+      buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+      amount: { amount: 12000, currency: 'GBP' },
+      occurred_at: '2026-01-15T09:30:00.000Z',
+      month: '2026-01',
+      recorded_at: '2026-01-15T09:30:00.000Z',
+      revision: 1,
+      billing_state: 'unbilled',
+      invoice_id: null,
+      held_reasons: 'held reasons',
+      correction: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Replaces a usage fact with corrected facts and a reason (extension): the replacement is rated in its place; the original stays in history. Billing staff only.',

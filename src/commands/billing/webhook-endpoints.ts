@@ -41,6 +41,23 @@ const allowHttp = (ctx: RequestContext) => ctx.services.config.webhooks.allowHtt
 
 export const webhookEndpointsInsert = operation({
   id: 'billing.webhook-endpoints.insert',
+  examples: {
+    request: { url: 'https://hooks.acme-repairs.example/billing', event_types: ['invoice.finalized', 'invoice.paid'] },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: null,
+      url: 'https://hooks.acme-repairs.example/billing',
+      event_types: ['invoice.finalized', 'invoice.paid'],
+      description: 'ERP sync',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret_rotated_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Registers a webhook endpoint; the answer shows its signing secret, this once.',
@@ -69,6 +86,22 @@ export const webhookEndpointsInsert = operation({
 
 export const webhookEndpointsUpdate = operation({
   id: 'billing.webhook-endpoints.update',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: null,
+      url: 'https://hooks.acme-repairs.example/billing',
+      event_types: ['invoice.finalized', 'invoice.paid'],
+      description: 'ERP sync',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret_rotated_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Changes an endpoint's URL, event types or description (what is not given stays).",
@@ -89,6 +122,22 @@ export const webhookEndpointsUpdate = operation({
 
 export const webhookEndpointsDisable = operation({
   id: 'billing.webhook-endpoints.disable',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: null,
+      url: 'https://hooks.acme-repairs.example/billing',
+      event_types: ['invoice.finalized', 'invoice.paid'],
+      description: 'ERP sync',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret_rotated_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Pauses deliveries to an endpoint; events keep queueing for it.',
@@ -108,6 +157,22 @@ export const webhookEndpointsDisable = operation({
 
 export const webhookEndpointsEnable = operation({
   id: 'billing.webhook-endpoints.enable',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: null,
+      url: 'https://hooks.acme-repairs.example/billing',
+      event_types: ['invoice.finalized', 'invoice.paid'],
+      description: 'ERP sync',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret_rotated_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Resumes deliveries to a disabled endpoint, oldest undelivered event first (also after the service disabled it for failing).',
@@ -127,6 +192,10 @@ export const webhookEndpointsEnable = operation({
 
 export const webhookEndpointsRemove = operation({
   id: 'billing.webhook-endpoints.remove',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {},
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Removes an endpoint: nothing more is delivered to it.',
@@ -147,6 +216,14 @@ export const webhookEndpointsRemove = operation({
 
 export const webhookEndpointsRotateSecret = operation({
   id: 'billing.webhook-endpoints.rotate-secret',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+      previous_secret_expires_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Gives an endpoint a new signing secret, shown this once; the old one still signs for 24 hours.',
@@ -189,6 +266,10 @@ export const webhookEndpointsDisableFailing = operation({
 
 export const webhookDeliveriesRedeliver = operation({
   id: 'billing.webhook-deliveries.redeliver',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Sends one earlier delivery again (same `webhook-id` and body), after what the endpoint has pending.',

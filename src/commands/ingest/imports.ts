@@ -3,6 +3,7 @@ import { operation } from '../../contract/operation.ts';
 import type { RequestContext } from '../../context.ts';
 import { AsyncImportDetail, AsyncImportsCommitRequest, AsyncImportsPrepareRequest, AsyncImportsPrepareResponse, IMPORT_UPLOAD_URL_SECONDS } from '../../contract/schemas/ingest.ts';
 import { ingestErrors } from '../../domain/ingest/errors.ts';
+import { SellableItemRowSchema } from '../../domain/ingest/sellable-item.ts';
 import { ingestImportsProjection } from '../../projections/ingest/imports.ts';
 import { importDetail, supplierOrganization, visibleImport } from '../../queries/ingest/imports.ts';
 import { countUploadUrls } from '../../limits/upload-url-limit.ts';
@@ -44,10 +45,22 @@ async function commit(ctx: RequestContext, req: { id: string }) {
 
 const prepareDef = {
   id: 'async-imports.prepare' as const,
+  examples: {
+    request: { kind: 'sellable_items' as const, format: 'csv' as const, size: 20480 },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      upload_url: 'https://files.example.com/upload_url',
+      upload_method: 'PUT' as const,
+      upload_headers: {},
+      expires_at: '2026-01-15T09:30:00.000Z',
+      expires_in_seconds: 1,
+    },
+  },
   tags: ['Ingest'],
   summary: 'Prepares a job that ingests sellable items asynchronously.',
   description: `Returns an import id and a URL to PUT the file to (CSV or NDJSON, of exactly \`size\` bytes). Each upload URL takes one upload, and counts towards RATE_LIMIT_UPLOAD_URLS_PER_MINUTE of the organization (429 rate_limited). Then call async-imports.commit (the service also notices a landed upload by itself within a worker pass), and follow progress with async-imports.get. Rows are checked one by one: a bad row is reported with its line and never stops the good ones. Items are kept by SKU: importing the same row again changes nothing. ${WHO}`,
   request: AsyncImportsPrepareRequest,
+  mentions: [SellableItemRowSchema],
   response: AsyncImportsPrepareResponse,
   error: 'ingest.AsyncImportsPrepareError',
   errors: ingestErrors.list('forbidden', 'rate_limited'),
@@ -58,6 +71,24 @@ const prepareDef = {
 
 const commitDef = {
   id: 'async-imports.commit' as const,
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      kind: 'sellable_items' as const,
+      format: 'csv' as const,
+      status: 'awaiting_upload' as const,
+      size: 20480,
+      counts: { total: 12000, ok: 1, failed: 1 },
+      errors: { items: [{ line: 1, field: 'field', message: 'Done.' }], pagination: null },
+      errors_truncated: false,
+      failure: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      expires_at: '2026-01-15T09:30:00.000Z',
+      committed_at: null,
+      completed_at: null,
+    },
+  },
   tags: ['Ingest'],
   summary: 'Commits the uploaded file of an import; processing starts.',
   description: `Extension. The upload must be complete (409 import_not_uploaded) and of the declared size (400 import_size_mismatch; the upload URL takes one upload, so prepare again). The committed bytes are frozen: an upload landing later changes nothing. Committing twice is a no-op. ${WHO}`,

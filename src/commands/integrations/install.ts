@@ -27,6 +27,10 @@ async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<
 /** integrations.insert: code exchange (public, no-store). */
 export const integrationsInsert = operation({
   id: 'integrations.insert',
+  examples: {
+    request: { access_code: 'ac_7Yp2Kq', client_id: 'acme-dms', client_secret: 'cs_live_5b1e' },
+    response: { api_key: 'svc_key_8Hq2mZp4Rt', integration_id: '0193f348-d469-7945-89dc-4c7049a178ae' },
+  },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Completes an installation: exchanges the access code from the redirect for an API key.',
@@ -74,6 +78,10 @@ export const integrationsInsert = operation({
 /** integrations.remove: uninstall the calling integration. */
 export const integrationsRemove = operation({
   id: 'integrations.remove',
+  examples: {
+    request: null,
+    response: {},
+  },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Uninstalls the calling integration: its API key stops working at once.',

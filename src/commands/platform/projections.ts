@@ -41,6 +41,10 @@ const known = (ctx: RequestContext) => ctx.services.runner.names();
 /** platform.projections.retry */
 export const projectionsRetry = operation({
   id: 'platform.projections.retry',
+  examples: {
+    request: { name: 'Acme Repairs Ltd' },
+    response: { name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Applies again the event a failed read model stopped at (after its code or data was fixed).',
@@ -61,6 +65,10 @@ export const projectionsRetry = operation({
 /** platform.projections.skip */
 export const projectionsSkip = operation({
   id: 'platform.projections.skip',
+  examples: {
+    request: { name: 'Acme Repairs Ltd', event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141', reason: 'Agreed with the customer by phone' },
+    response: { name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Leaves the event a failed read model stopped at out of it, with a reason, and lets it go on.',

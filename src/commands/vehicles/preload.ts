@@ -15,6 +15,10 @@ export const VEHICLE_DATA_PRELOAD = 'vehicle_data_preload';
 /** vehicles.preload: record identifiers for the assembly lookups. */
 export const vehiclesPreload = operation({
   id: 'vehicles.preload',
+  examples: {
+    request: { identifiers: [{ chassis_number: 'WVWZZZ1JZXW000001' }] },
+    response: {},
+  },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Queues vehicle identifiers so their assembly data is ready when it is asked for.',

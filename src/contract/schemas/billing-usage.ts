@@ -68,7 +68,7 @@ export const UsageInsertResponse = z
 /** billing.invoices.generate request. */
 export const InvoiceGenerateRequest = z
   .strictObject({
-    subscription: Uuid.describe('The subscription whose usage is invoiced.'),
+    subscription_id: Uuid.describe('The subscription whose usage is invoiced (named as every other operation names it).'),
     period: RequestMonth.describe('The calendar month (UTC) whose orders are invoiced; it must have ended.'),
     hold_unrateable: z.boolean().optional().describe('Staff decision: invoice the month without the orders that cannot be rated, holding them (listed by `billing.usage.list` with `billing_state: held` and their reasons) until they are fixed. Default false: any unrateable order refuses the invoice.'),
   })

@@ -37,7 +37,7 @@ export const SellableItemRowSchema = z.strictObject({
   stock_quantity: z.int('must be a whole number').min(0).max(1_000_000_000).describe('Units in stock now.'),
   hca_ids: z.array(code('an HCA id')).max(MAX_ITEM_REFERENCES).default([]).describe('HCA ids (assemblies or parts) the item fits.'),
   part_numbers: z.array(code('a part number')).max(MAX_ITEM_REFERENCES).default([]).describe('Manufacturer part numbers the item matches.'),
-});
+}).describe('One sellable item: one NDJSON line of an import, or one CSV record mapped onto it.').meta({ id: 'ingest.SellableItemRow' });
 
 /** A checked sellable item. */
 export type SellableItem = z.output<typeof SellableItemRowSchema>;

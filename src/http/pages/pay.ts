@@ -10,7 +10,7 @@ import { type Services, ProjectionLagError, ReadModelFailedError } from '../../c
 import type { Caller } from '../../contract/caller.ts';
 import { ops } from '../../areas/operations.ts';
 import { DomainError } from '../../domain/errors.ts';
-import { displayMinorUnits } from '../../iso4217.ts';
+import { formatMoney } from '../../documents/money.ts';
 import { newId } from '../../ids.ts';
 import { html, join } from './html.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
@@ -25,13 +25,6 @@ type Attempt = z.output<(typeof ops)['billing.payment-attempts.get']['response']
 /** The path of a customer's payment page. */
 export function payPath(customerId: string): string {
   return `/billing/pay/${customerId}`;
-}
-
-/** An amount in minor units as people read it (`£12.34`, `IQD 12.345`), with ISO 4217's digits (never the runtime's CLDR ones). */
-export function formatMoney(amount: number, currency: string): string {
-  const digits = displayMinorUnits(currency);
-  if (digits === null) return `${amount} ${currency} (minor units)`;
-  return new Intl.NumberFormat('en-GB', { style: 'currency', currency, minimumFractionDigits: digits, maximumFractionDigits: digits }).format(amount / 10 ** digits);
 }
 
 function methodLabel(m: Method): string {

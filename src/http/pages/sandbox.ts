@@ -4,7 +4,7 @@ import express from 'express';
 import type { Services } from '../../context.ts';
 import { type SandboxProvider, TEST_CARDS } from '../../payments/sandbox.ts';
 import { html } from './html.ts';
-import { formatMoney } from './pay.ts';
+import { formatMoney } from '../../documents/money.ts';
 import { sendErrorPage, sendPage } from './layout.ts';
 
 const REF = /^seti_sbx_[0-9a-f]{32}$/;

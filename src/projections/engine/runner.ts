@@ -90,7 +90,7 @@ export class ProjectionRunner implements ReadModelProgress {
     this.failures = new Failures(this.engine, (p) => this.catchUps.goSolo(p, { reload: true, delayMs: 0 }));
     this.catchUps = new CatchUp(this.engine, this.failures, () => this.tail.poke());
     this.tail = new Tail(this.engine, (p, events) => this.failures.relevant(p, events), (p, start) => this.catchUps.goSolo(p, start));
-    this.blueGreen = new BlueGreen(this.engine, (p, events) => this.failures.relevant(p, events), (p) => this.hold([p]), opts.oneConnection ?? false);
+    this.blueGreen = new BlueGreen(this.engine, (p, events) => this.failures.relevant(p, events), (p) => this.hold([p]), opts.oneConnection ?? oneConnectionPool(knex));
   }
 
   /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
@@ -220,4 +220,9 @@ export class ProjectionRunner implements ReadModelProgress {
   async lagEvents(cap: number): Promise<Map<string, number>> {
     return eventsBehind(this.store, new Map((await this.statuses()).map((s) => [s.name, s.position])), cap);
   }
+}
+
+// Unless told, a pool of one connection (embedded PGlite) is found from the pool itself: a build must not hold the only connection while it reads the log.
+function oneConnectionPool(knex: Knex): boolean {
+  return (knex.client as { pool?: { max?: number } }).pool?.max === 1;
 }

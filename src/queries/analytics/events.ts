@@ -16,6 +16,23 @@ const WHO = 'Any signed-in user of an organization; the answer covers that organ
 /** analytics.events.list: the organization's events by occurred_at (oldest first). */
 export const analyticsEventsList = operation({
   id: 'analytics.events.list',
+  examples: {
+    request: { name: 'page_view' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          name: 'Acme Repairs Ltd',
+          properties: {},
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          received_at: '2026-01-15T09:30:00.000Z',
+          origin: 'https://app.acme-repairs.example',
+          referer: 'https://app.acme-repairs.example/search',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['analytics'],
   summary: "The organization's analytics events, oldest first.",
@@ -37,6 +54,10 @@ export const analyticsEventsList = operation({
 /** analytics.counts.list: events per UTC day and name in a period. */
 export const analyticsCountsList = operation({
   id: 'analytics.counts.list',
+  examples: {
+    request: { from: '2026-01-15', to: '2026-01-15' },
+    response: { items: [{ day: '2026-01-15', name: 'Acme Repairs Ltd', count: 1 }], pagination: null },
+  },
   surface: 'core',
   tags: ['analytics'],
   summary: 'Analytics events counted per name and UTC day.',

@@ -71,6 +71,22 @@ export async function searchTerms(knex: Knex, version: string, query: string, li
 /** assemblies.experimental.search */
 export const experimentalSearch = operation({
   id: 'assemblies.experimental.search',
+  examples: {
+    request: { query: 'acme' },
+    response: {
+      items: [
+        {
+          hca_id: '01934296-8ce2-7607-8788-808e486e8403',
+          name: 'Acme Repairs Ltd',
+          level: 'system',
+          path: ['path'],
+          score: 1,
+          match: { field: 'name', term: 'term', method: 'exact', similarity: 1 },
+        },
+      ],
+      taxonomy_version: 'taxonomy version',
+    },
+  },
   surface: 'core',
   tags: ['tier1'],
   summary: 'Experimental search: free text over HCA names and synonyms, ranked, typo-tolerant, each match explained.',

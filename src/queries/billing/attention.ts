@@ -312,6 +312,27 @@ const Cursor = cursorShape(cursorParts.instant, cursorParts.attentionKey);
 /** billing.attention.list */
 export const attentionList = operation({
   id: 'billing.attention.list',
+  examples: {
+    request: { kind: 'refund_due' },
+    response: {
+      items: [
+        {
+          kind: 'refund_due',
+          key: 'invoice_branding',
+          summary: 'summary',
+          cause: 'cause',
+          resolve: 'resolve',
+          href: 'href',
+          customer: null,
+          invoice_id: null,
+          amount: null,
+          since: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+      counts: { total: 12000, by_kind: [{ kind: 'refund_due', count: 1 }] },
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'What needs a person: refunds due, unrecorded provider charges, failed automatic collections, usage months that cannot be invoiced, held usage, invoices whose usage was corrected after invoicing, stalled read models and unreadable streams, oldest first, each with its cause and where it is resolved.',

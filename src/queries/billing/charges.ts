@@ -70,6 +70,29 @@ export async function visibleCharge(ctx: Pick<RequestContext, 'services'>, charg
 /** billing.refunds-due.list */
 export const refundsDueList = operation({
   id: 'billing.refunds-due.list',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329' },
+    response: {
+      items: [
+        {
+          charge_ref: 'charge_ref',
+          provider: 'provider',
+          customer: null,
+          organization_id: null,
+          invoice: null,
+          amount_charged: 12000,
+          amount_applied: 12000,
+          amount_due: 12000,
+          currency: 'GBP',
+          why: null,
+          since: null,
+          status: 'due',
+          resolution: null,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists provider charges taken but not (fully) applied: what is due back to each customer, why and since when, oldest first.',

@@ -30,6 +30,41 @@ export async function visibleCreditNoteRequest(ctx: RequestContext, id: string):
 /** billing.credit-note-requests.list */
 export const creditNoteRequestsList = operation({
   id: 'billing.credit-note-requests.list',
+  examples: {
+    request: {
+      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      status: 'pending',
+      reason: 'duplicate',
+    },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          invoice_number: 'INV-2026-0042',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+          amount: 12000,
+          currency: 'GBP',
+          reason: 'duplicate',
+          description: 'Monthly platform fee',
+          status: 'pending',
+          requested_by: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          applied_to_invoice: null,
+          credited_to_balance: null,
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+          approved_at: null,
+          issued_at: null,
+          rejected_at: null,
+          cancelled_at: null,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists credit note requests visible to the caller, oldest first, with filters and keyset pagination.',

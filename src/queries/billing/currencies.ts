@@ -34,6 +34,10 @@ export async function currencyItem(knex: Knex, code: string): Promise<z.output<t
 
 export const currenciesList = operation({
   id: 'billing.currencies.list',
+  examples: {
+    request: { enabled_for_billing: false },
+    response: [{ code: 'GBP', name: 'Acme Repairs Ltd', minor_units: 1, enabled_for_billing: false, recorded_minor_units: null }],
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists every current ISO 4217 currency with its ISO minor units and whether it is enabled for billing.',

@@ -43,6 +43,23 @@ export function canSeeOrganization(ctx: RequestContext, organizationId: string):
 
 export const customersGet = operation({
   id: 'billing.customers.get',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      name: 'Acme Repairs Ltd',
+      email: 'billing@acme-repairs.example',
+      billing_address: { line1: '1 High Street', line2: 'Unit 4', city: 'Leeds', postal_code: 'LS1 1AA', region: 'West Yorkshire', country: 'GB' },
+      currency: 'GBP',
+      payment_terms_days: 30,
+      tax_id: '01932c1e-62c5-7557-8139-e2fb0e9c3195',
+      metadata: {},
+      status: 'active',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one billing customer.',
@@ -56,6 +73,23 @@ export const customersGet = operation({
 
 export const customersList = operation({
   id: 'billing.customers.list',
+  examples: {
+    request: { status: 'active', query: 'acme', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          name: 'Acme Repairs Ltd',
+          email: 'billing@acme-repairs.example',
+          currency: 'GBP',
+          status: 'active',
+          created_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists billing customers visible to the caller, oldest first, with filters and keyset pagination.',

@@ -48,6 +48,24 @@ export async function entitledTo(knex: Knex, organizationId: string, key: string
 
 export const effectiveEntitlementsGet = operation({
   id: 'billing.entitlements.effective.get',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: {
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      suspended: false,
+      as_of: '2026-01-15T09:30:00.000Z',
+      entitlements: [
+        {
+          key: 'invoice_branding',
+          name: 'Acme Repairs Ltd',
+          enabled: false,
+          reason: 'suspended',
+          products: ['019338a0-0715-7abe-87cc-01a5b6e9cc41'],
+          override: null,
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "An organization's effective entitlements, each with why it is on or off (extension).",

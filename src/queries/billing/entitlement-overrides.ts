@@ -20,6 +20,21 @@ export async function overrideOrNotFound(knex: Knex, id: string): Promise<Overri
 
 export const entitlementOverridesList = operation({
   id: 'billing.entitlement-overrides.list',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: [
+      {
+        id: '019387ea-5dfc-7b8e-884d-848979496e70',
+        organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+        entitlement_key: 'entitlement key',
+        mode: 'grant',
+        expires_at: null,
+        reason: 'Agreed with the customer by phone',
+        created_at: '2026-01-15T09:30:00.000Z',
+        updated_at: '2026-01-15T09:30:00.000Z',
+      },
+    ],
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Lists an organization's entitlement overrides (expired ones too), by entitlement key. Platform staff only.",

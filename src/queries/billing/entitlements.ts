@@ -20,6 +20,18 @@ export async function entitlementOrNotFound(knex: Knex, key: string): Promise<En
 
 export const entitlementsList = operation({
   id: 'billing.entitlements.list',
+  examples: {
+    request: null,
+    response: [
+      {
+        key: 'invoice_branding',
+        name: 'Acme Repairs Ltd',
+        description: 'Monthly platform fee',
+        created_at: '2026-01-15T09:30:00.000Z',
+        updated_at: '2026-01-15T09:30:00.000Z',
+      },
+    ],
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists every entitlement, by key. Platform staff only.',

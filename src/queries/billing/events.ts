@@ -12,6 +12,16 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 
 export const eventsGet = operation({
   id: 'billing.events.get',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      type: 'type',
+      occurred_at: '2026-01-15T09:30:00.000Z',
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      data: {},
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one billing event.',
@@ -31,6 +41,28 @@ export const eventsGet = operation({
 
 export const eventsList = operation({
   id: 'billing.events.list',
+  examples: {
+    request: {
+      types: ['invoice.finalized'],
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      subject_type: 'customer',
+      occurred_from: '2026-01-15T09:30:00.000Z',
+      occurred_before: '2026-01-15T09:30:00.000Z',
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+    },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          type: 'type',
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          data: {},
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the billing events the caller may see, oldest first (log order), with filters and keyset pagination.',
@@ -59,6 +91,24 @@ const ACTOR_TYPES: readonly string[] = ['user', 'staff', 'integration', 'system'
 
 export const activityList = operation({
   id: 'billing.activity.list',
+  examples: {
+    request: { subject_type: 'customer', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          type: 'customer.updated',
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          subject: { type: 'customer', id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329' },
+          data: {},
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Dana Staff', email: 'dana@billing.example' },
+          reason: 'Agreed with the customer by phone',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'What changed across every organization, newest first: each billing feed event with who made it (and their name) and why (extension).',

@@ -27,6 +27,10 @@ export async function rateAt(knex: Knex, base: string, target: string, asOf: str
 
 export const exchangeRatesList = operation({
   id: 'billing.currency-exchange-rates.list',
+  examples: {
+    request: { target: 'GBP' },
+    response: [{ base: 'base', target: 'target', rate: 'rate', as_of: '2026-01-15T09:30:00.000Z', source: 'console' }],
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Latest rates for a target currency. Platform staff only.',

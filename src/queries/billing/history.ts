@@ -79,6 +79,33 @@ const KINDS: Record<SubjectType, SubjectKind> = {
 /** billing.history.get */
 export const historyGet = operation({
   id: 'billing.history.get',
+  examples: {
+    request: { subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' } },
+    response: {
+      items: [
+        {
+          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
+          type: 'type',
+          revision: 1,
+          recorded_at: '2026-01-15T09:30:00.000Z',
+          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', email: 'billing@acme-repairs.example' },
+          reason: 'Agreed with the customer by phone',
+          request_id: '0193167d-3247-71e6-867f-189aed52e182',
+          data: {},
+          changes: [{ path: 'path', before: 'before', after: 'after' }],
+          unreadable: 'unreadable',
+          skipped_by: [{ projection: 'projection', reason: 'Agreed with the customer by phone', actor: 'dana@billing.example', skipped_at: '2026-01-15T09:30:00.000Z' }],
+        },
+      ],
+      pagination: null,
+      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      stream: 'stream',
+      as_of: null,
+      exists: false,
+      state: null,
+      event_count: 1,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'The audit timeline of a customer, invoice, payment, credit note request, note, attachment, configuration relationship or revision, and its state as of any instant, replayed from the event log.',

@@ -200,6 +200,56 @@ export async function correctionDoc(knex: Knex, correctionId: string): Promise<C
 /** billing.invoices.corrections.list */
 export const invoicesCorrectionsList = operation({
   id: 'billing.invoices.corrections.list',
+  examples: {
+    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+          currency: 'GBP',
+          sequence: 1,
+          diff_hash: 'diff hash',
+          reason: 'Agreed with the customer by phone',
+          as_of: '2026-01-15T09:30:00.000Z',
+          difference: 1,
+          order_count: 1,
+          credit_notes: [{ invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', credit_note_request_id: '01938121-50f1-741f-8357-7b9a90440d9f', amount: 12000 }],
+          correction_invoice_id: null,
+          lines: [
+            {
+              line_index: 1,
+              source_line_index: 1,
+              description: 'Monthly platform fee',
+              order_count: 1,
+              old_fees: 1,
+              new_fees: 1,
+              amount: 12000,
+              old: {
+                classification: 'platform_introduced',
+                rate_bps: 1,
+                minimum_fee: 1,
+                pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+                baseline_revision_id: null,
+              },
+              new: {
+                classification: 'platform_introduced',
+                rate_bps: 1,
+                minimum_fee: 1,
+                pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+                baseline_revision_id: null,
+              },
+            },
+          ],
+          recorded_at: '2026-01-15T09:30:00.000Z',
+          recorded_by: { type: 'type', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the re-rating corrections of a usage invoice, oldest first, with their lines and the credit note or invoice of each (extension). Billing staff only.',
@@ -219,6 +269,40 @@ export const invoicesCorrectionsList = operation({
 /** billing.invoices.corrections.orders.list */
 export const invoicesCorrectionsOrdersList = operation({
   id: 'billing.invoices.corrections.orders.list',
+  examples: {
+    request: { correction_id: '019387d7-8e85-7994-8bac-898b898ad9a3' },
+    response: {
+      items: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          line_index: 1,
+          source_line_index: 1,
+          old: {
+            classification: 'platform_introduced',
+            rate_bps: 1,
+            minimum_fee: 1,
+            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+            baseline_revision_id: null,
+            relationship_id: null,
+            exempt_amount: 12000,
+            fee: 1,
+          },
+          new: {
+            classification: 'platform_introduced',
+            rate_bps: 1,
+            minimum_fee: 1,
+            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+            baseline_revision_id: null,
+            relationship_id: null,
+            exempt_amount: 12000,
+            fee: 1,
+          },
+          difference: 1,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the orders behind a correction\'s lines, each with how it was billed before and how the correction bills it (extension). Billing staff only.',

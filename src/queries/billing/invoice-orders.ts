@@ -67,6 +67,30 @@ export async function orderDetails(knex: Knex, lines: InvoiceLine[], currency: s
 /** billing.invoices.orders.list */
 export const invoicesOrdersList = operation({
   id: 'billing.invoices.orders.list',
+  examples: {
+    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185' },
+    response: {
+      items: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          line_index: 1,
+          seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+          buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+          amount: { amount: 12000, currency: 'GBP' },
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          classification: 'platform_introduced',
+          relationship_id: null,
+          rate_bps: 1,
+          exempt_amount: 12000,
+          chargeable_amount: 12000,
+          fee: { amount: 12000, currency: 'GBP' },
+          pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+          baseline_revision_id: null,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Lists the orders behind an invoice's metered lines, with how each was rated; per line, the fees sum to the line's amount.",

@@ -33,6 +33,36 @@ export async function failedMessages(knex: Knex, cap: number): Promise<MessageDo
 /** billing.messages.list */
 export const messagesList = operation({
   id: 'billing.messages.list', surface: 'core', tags: ['Billing'], summary: 'Lists customer emails: what, to whom, when and how delivery went, oldest first.',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', transport: 'smtp', status: 'pending' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          kind: 'invoice_finalized',
+          subject: { type: 'invoice', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          occasion: 'occasion',
+          to: '2026-01-15T09:30:00.000Z',
+          subject_line: 'subject line',
+          payment_url: 'payment url',
+          status: 'pending',
+          attempts: 1,
+          transport: null,
+          last_error: 'last error',
+          response: 'response',
+          next_attempt_at: null,
+          created_at: '2026-01-15T09:30:00.000Z',
+          delivered_at: null,
+          failed_at: null,
+          updated_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   description: 'Every email the service decided to send a customer (invoice finalized, payment received, credit note issued, payment reminders), with its delivery result. Without SMTP_URL the messages are kept in the outbox (transport `outbox`).',
   request: MessageListRequest, response: MessageListResponse, error: 'billing.MessageListError',
   errors: billingErrors.list('invalid_cursor'), access: 'billing_staff',

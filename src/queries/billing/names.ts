@@ -13,6 +13,16 @@ const uniq = (ids: string[] | undefined) => [...new Set(ids ?? [])];
 
 export const namesList = operation({
   id: 'billing.names.list',
+  examples: {
+    request: { customers: ['0193a7a1-3f4c-7cb7-8452-4e44dfdad329'], users: ['019312de-a96f-7c20-8935-66ab75692c99'] },
+    response: {
+      customers: [{ id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', name: 'Acme Repairs Ltd', email: 'billing@acme-repairs.example', status: 'active', suspended: false, organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679', organization_name: 'Acme Repairs' }],
+      organizations: [],
+      users: [{ id: '019312de-a96f-7c20-8935-66ab75692c99', name: 'Dana Staff', email: 'dana@billing.example' }],
+      subscriptions: [],
+      products: [],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'The names behind ids: customers (with their organization and suspension), organizations, users, subscriptions and products (extension).',

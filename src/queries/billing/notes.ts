@@ -45,6 +45,29 @@ export async function organizationNotes(knex: Knex, organizationId: string): Pro
 
 export const notesList = operation({
   id: 'billing.notes.list',
+  examples: {
+    request: { subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' } },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          body: 'Called about the March invoice.',
+          author: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+          history: [
+            {
+              body: 'Called about the March invoice.',
+              replaced_at: '2026-01-15T09:30:00.000Z',
+              editor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+            },
+          ],
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the internal notes on a customer or an invoice, oldest first.',

@@ -20,6 +20,31 @@ export function paymentUrl(appUrl: string, customerId: string): string {
 
 export const invoicesOverdueStatusGet = operation({
   id: 'billing.invoices.overdue-status.get',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: {
+      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+      customer_id: null,
+      as_of: '2026-01-15',
+      past_due: false,
+      invoices: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          number: 'INV-2026-0042',
+          due_date: '2026-01-15',
+          days_past_due: 12000,
+          currency: 'GBP',
+          amount_remaining: 12000,
+        },
+      ],
+      amount_past_due: [{ amount: 12000, currency: 'GBP' }],
+      grace_days: 30,
+      suspension_date: null,
+      suspended: false,
+      suspended_at: null,
+      payment_url: 'payment url',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "For the caller's organization: past-due invoices, the amount past due, when access is suspended for non-payment, and a payment link.",

@@ -35,6 +35,29 @@ export async function getProfileDoc(knex: Knex, customerId: string): Promise<Pro
 /** billing.payment-methods.list */
 export const paymentMethodsList = operation({
   id: 'billing.payment-methods.list',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329' },
+    response: {
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          type: 'card',
+          brand: 'brand',
+          last4: 'last4',
+          exp_month: null,
+          exp_year: null,
+          bank_name: 'bank name',
+          mandate_reference: 'mandate reference',
+          is_default: false,
+          created_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      mandate: null,
+      collection: { auto_collection: false, default_payment_method_id: '0193ff8b-2f34-7577-85f1-a08c2f0ce468' },
+      resumable_setup: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Active methods, mandate, collection profile and any resumable setup of a customer.',

@@ -38,6 +38,29 @@ export function recentPayment(knex: Knex, id: string, position: LogPosition | nu
 /** billing.payments.list */
 export const paymentsList = operation({
   id: 'billing.payments.list',
+  examples: {
+    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185', customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', status: 'recorded' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+          amount: 12000,
+          currency: 'GBP',
+          method: 'bank_transfer',
+          reference: 'BACS 4411',
+          received_on: '2026-01-15',
+          status: 'recorded',
+          void_reason: 'Issued in error',
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the payments of a customer or an invoice (or every visible payment), oldest first, with keyset pagination.',

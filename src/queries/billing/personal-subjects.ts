@@ -23,6 +23,26 @@ export async function retentionEnded(knex: Knex, today: string, limit = 500): Pr
 /** billing.customers.export: everything held about a customer, as JSON (data portability, UK GDPR / GDPR Art. 15 and 20). */
 export const customersExport = operation({
   id: 'billing.customers.export',
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      subject: 'subject',
+      exported_at: '2026-01-15T09:30:00.000Z',
+      customer: {},
+      notes: [{}],
+      attachments: [{}],
+      events: [
+        {
+          stream: 'stream',
+          revision: 'revision',
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          type: 'type',
+          data: 'data',
+          recorded_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Exports everything held about a billing customer as JSON: its record, notes, attachments and every event of their streams, decrypted (data portability).',

@@ -23,6 +23,23 @@ export async function pricesByIds(knex: Knex, ids: string[]): Promise<Map<string
 
 export const pricesGet = operation({
   id: 'billing.prices.get',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      product_id: '0193bebc-9158-7480-8949-565b4dc7a82d',
+      currency: 'GBP',
+      unit_amount: 12000,
+      type: 'one_time',
+      recurring: null,
+      active: false,
+      nickname: 'Visa ending 4242',
+      lookup_key: 'platform_monthly',
+      created_at: '2026-01-15T09:30:00.000Z',
+      metadata: {},
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one price.',
@@ -36,6 +53,26 @@ export const pricesGet = operation({
 
 export const pricesList = operation({
   id: 'billing.prices.list',
+  examples: {
+    request: { product: '019338a0-0715-7abe-87cc-01a5b6e9cc41', currency: 'GBP', active: false, type: 'one_time', lookup_key: 'platform_monthly' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          product_id: '0193bebc-9158-7480-8949-565b4dc7a82d',
+          currency: 'GBP',
+          unit_amount: 12000,
+          type: 'one_time',
+          recurring: null,
+          active: false,
+          nickname: 'Visa ending 4242',
+          lookup_key: 'platform_monthly',
+          created_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists prices, oldest first, by product, currency, active, type or lookup key, with keyset pagination.',

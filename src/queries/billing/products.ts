@@ -29,6 +29,19 @@ export async function productsByIds(knex: Knex, ids: string[]): Promise<Map<stri
 
 export const productsGet = operation({
   id: 'billing.products.get',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      name: 'Acme Repairs Ltd',
+      description: 'Monthly platform fee',
+      active: false,
+      metadata: {},
+      entitlements: ['entitlement'],
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one product of the catalogue.',
@@ -42,6 +55,24 @@ export const productsGet = operation({
 
 export const productsList = operation({
   id: 'billing.products.list',
+  examples: {
+    request: { active: false },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          name: 'Acme Repairs Ltd',
+          description: 'Monthly platform fee',
+          active: false,
+          metadata: {},
+          entitlements: ['entitlement'],
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the products of the catalogue, oldest first, with keyset pagination.',

@@ -10,6 +10,47 @@ import { searchOrganizations } from '../identity/identity.ts';
 
 export const searchList = operation({
   id: 'billing.search.list',
+  examples: {
+    request: { query: 'acme' },
+    response: {
+      customers: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          name: 'Acme Repairs Ltd',
+          email: 'billing@acme-repairs.example',
+          organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+          currency: 'GBP',
+          status: 'active',
+        },
+      ],
+      invoices: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          number: 'INV-2026-0042',
+          status: 'draft',
+          customer: null,
+          currency: 'GBP',
+          total: 12000,
+          amount_remaining: 12000,
+          issue_date: 'issue date',
+        },
+      ],
+      payments: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          reference: 'BACS 4411',
+          status: 'recorded',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          invoice_number: 'INV-2026-0042',
+          customer: null,
+          amount: 12000,
+          currency: 'GBP',
+          received_on: 'received on',
+        },
+      ],
+      organizations: [{ id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', kind: 'kind', customer: null, created_at: '2026-01-15T09:30:00.000Z' }],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Finds customers (name or email), invoices (number), payments (reference) and organizations (name) from the start of what was typed, grouped by kind.',

@@ -89,6 +89,34 @@ export async function buildStatement(db: Db, customerId: string, currency: strin
 
 export const customersStatementGet = operation({
   id: 'billing.customers.statement.get',
+  examples: {
+    request: { customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329', from: '2026-01-15', to: '2026-01-15' },
+    response: {
+      customer_id: '0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+      currency: 'GBP',
+      from: '2026-01-15',
+      to: '2026-01-15',
+      opening_balance: 12000,
+      lines: [
+        {
+          date: '2026-01-15',
+          kind: 'invoice',
+          description: 'Monthly platform fee',
+          invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+          invoice_number: 'INV-2026-0042',
+          payment_id: null,
+          debit: 1,
+          credit: 1,
+          balance: 12000,
+        },
+      ],
+      total_debits: 12000,
+      total_credits: 12000,
+      closing_balance: 12000,
+      unapplied_credit: 1,
+      ageing: { current: 1, days_1_30: 30, days_31_60: 30, days_61_90: 30, days_over_90: 30 },
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "A customer's statement for a period: opening balance, dated lines with running balance, closing balance, unapplied credit and ageing.",

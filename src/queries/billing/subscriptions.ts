@@ -35,6 +35,21 @@ export async function activeSubscriptionsOf(knex: Knex, organizationId: string):
 
 export const subscriptionsList = operation({
   id: 'billing.subscriptions.list',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: [
+      {
+        id: '019387ea-5dfc-7b8e-884d-848979496e70',
+        organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
+        items: [{ price_id: '0193d163-e55e-7cce-8908-b2e0f27cea4b', quantity: 1 }],
+        status: 'active',
+        current_period_start: '2026-01-15T09:30:00.000Z',
+        current_period_end: '2026-01-15T09:30:00.000Z',
+        created_at: '2026-01-15T09:30:00.000Z',
+        updated_at: '2026-01-15T09:30:00.000Z',
+      },
+    ],
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists subscriptions, oldest first (extension): an organization its own, staff any.',

@@ -65,6 +65,34 @@ export async function orderDetail(knex: Knex, orderId: string): Promise<z.input<
 /** billing.usage.list */
 export const usageList = operation({
   id: 'billing.usage.list',
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      period: '2026-01',
+      order_id: '01931031-171c-7313-8102-495201e3e20f',
+      billing_state: 'held',
+    },
+    response: {
+      items: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+          seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+          buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+          amount: { amount: 12000, currency: 'GBP' },
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          month: '2026-01',
+          recorded_at: '2026-01-15T09:30:00.000Z',
+          revision: 1,
+          billing_state: 'unbilled',
+          invoice_id: null,
+          held_reasons: 'held reasons',
+          correction: null,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists recorded orders with where each stands in billing: unbilled, invoiced (with the invoice), voided or held (with why) (extension). Billing staff only.',

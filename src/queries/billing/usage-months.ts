@@ -53,6 +53,24 @@ export async function refusedMonthCount(knex: Knex): Promise<number> {
 /** billing.usage.refusals.list */
 export const usageRefusalsList = operation({
   id: 'billing.usage.refusals.list',
+  examples: {
+    request: { subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd' },
+    response: {
+      items: [
+        {
+          subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+          period: '2026-01',
+          code: 'GBP',
+          message: 'Done.',
+          issues: [{ path: 'path', message: 'Done.' }],
+          since: 'since',
+          refused_at: '2026-01-15T09:30:00.000Z',
+          held_order_count: 1,
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Lists the subscription months the usage invoice worker could not invoice, and why (extension). Billing staff only.',

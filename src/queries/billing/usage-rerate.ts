@@ -23,6 +23,48 @@ function rating(r: OrderRatingDoc): Rating {
 /** billing.invoices.rerate.preview */
 export const invoicesReratePreview = operation({
   id: 'billing.invoices.rerate.preview',
+  examples: {
+    request: { invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185' },
+    response: {
+      invoice_id: '019315d2-5c20-7d9b-8d8a-33f698daf185',
+      as_of: '2026-01-15T09:30:00.000Z',
+      currency: 'GBP',
+      old_total: 12000,
+      new_total: 12000,
+      difference: 1,
+      lines: [{ line_index: 1, description: 'Monthly platform fee', old_amount: 12000, new_amount: 12000, difference: 1 }],
+      changed_order_count: 1,
+      orders: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          line_index: 1,
+          old: {
+            classification: 'platform_introduced',
+            relationship_id: null,
+            rate_bps: 1,
+            exempt_amount: 12000,
+            fee: 1,
+            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+            baseline_revision_id: null,
+          },
+          new: {
+            classification: 'platform_introduced',
+            relationship_id: null,
+            rate_bps: 1,
+            exempt_amount: 12000,
+            fee: 1,
+            pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+            baseline_revision_id: null,
+          },
+          changed: ['changed'],
+          difference: 1,
+        },
+      ],
+      orders_truncated: false,
+      diff_hash: 'diff hash',
+      corrections_applied: 1,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Rates a usage invoice's orders again under the configuration as known now and shows what would change (extension); writes nothing. Billing staff only.",

@@ -29,6 +29,26 @@ export async function deliveryOf(knex: Knex, id: string): Promise<Pick<DeliveryR
 
 export const webhookDeliveriesList = operation({
   id: 'billing.webhook-deliveries.list',
+  examples: {
+    request: { endpoint_id: '01937785-c5c2-7f24-86ab-3abb7a2e89f6' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          endpoint_id: '01937785-c5c2-7f24-86ab-3abb7a2e89f6',
+          webhook_id: '0193e676-5510-72d0-88db-49632b59020a',
+          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
+          event_type: 'invoice.paid',
+          redelivery: false,
+          status: 'pending',
+          attempts: [{ attempted_at: '2026-01-15T09:30:00.000Z', status_code: 503, latency_ms: 120, response_excerpt: 'Service Unavailable', ok: false }],
+          next_attempt_at: null,
+          created_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Lists an endpoint's deliveries, oldest first, each with its attempts (status, latency, the answer's first characters).",

@@ -31,6 +31,22 @@ export async function failingWebhookEndpoints(knex: Knex, limit: number): Promis
 
 export const webhookEndpointsGet = operation({
   id: 'billing.webhook-endpoints.get',
+  examples: {
+    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      organization_id: null,
+      url: 'https://hooks.acme-repairs.example/billing',
+      event_types: ['invoice.finalized', 'invoice.paid'],
+      description: 'ERP sync',
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      secret_rotated_at: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one webhook endpoint (never its secret).',
@@ -45,6 +61,27 @@ export const webhookEndpointsGet = operation({
 
 export const webhookEndpointsList = operation({
   id: 'billing.webhook-endpoints.list',
+  examples: {
+    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          organization_id: null,
+          url: 'https://hooks.acme-repairs.example/billing',
+          event_types: ['invoice.finalized', 'invoice.paid'],
+          description: 'ERP sync',
+          status: 'enabled',
+          disabled_reason: null,
+          disabled_at: null,
+          secret_rotated_at: null,
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: "Lists webhook endpoints, oldest first: the organization's own, or (billing staff) every organization's and the staff endpoints.",

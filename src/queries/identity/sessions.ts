@@ -6,6 +6,16 @@ import { identityErrors } from '../../domain/identity/errors.ts';
 
 export const sessionsGet = operation({
   id: 'auth.sessions.get',
+  examples: {
+    request: null,
+    response: {
+      user: { id: '019387ea-5dfc-7b8e-884d-848979496e70', email: 'billing@acme-repairs.example', name: 'Acme Repairs Ltd' },
+      organization: { id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', kind: 'repairer' },
+      membership_role: null,
+      roles: ['billing_staff'],
+      expires_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'core',
   tags: ['Authentication'],
   summary: 'Describes the caller: user, organization, roles and session expiry.',

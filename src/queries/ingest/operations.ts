@@ -13,6 +13,24 @@ const WHO = 'Supplier organizations only (core API); integrations with the `supp
 
 const getDef = {
   id: 'async-imports.get' as const,
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      kind: 'sellable_items' as const,
+      format: 'csv' as const,
+      status: 'awaiting_upload' as const,
+      size: 20480,
+      counts: { total: 12000, ok: 1, failed: 1 },
+      errors: { items: [{ line: 1, field: 'field', message: 'Done.' }], pagination: null },
+      errors_truncated: false,
+      failure: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+      expires_at: '2026-01-15T09:30:00.000Z',
+      committed_at: null,
+      completed_at: null,
+    },
+  },
   tags: ['Ingest'],
   summary: 'Status, counts and row errors of an import.',
   description: `Extension. Counts grow while the import is processed; \`limit\` and \`cursor\` page the row errors (by line). ${WHO}`,
@@ -30,6 +48,26 @@ const getDef = {
 
 const listDef = {
   id: 'sellable-items.list' as const,
+  examples: {
+    request: { sku: 'BRK-PAD-001' },
+    response: {
+      items: [
+        {
+          sku: 'BRK-PAD-001',
+          title: 'Front brake pads',
+          description: 'Monthly platform fee',
+          price: { amount: 12000, currency: 'GBP' },
+          stock_quantity: 1,
+          hca_ids: ['01934296-8ce2-7607-8788-808e486e8403'],
+          part_numbers: ['part number'],
+          import_id: '01934ed7-33f5-7cc7-8cec-27187bd90eba',
+          created_at: '2026-01-15T09:30:00.000Z',
+          updated_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   tags: ['Ingest'],
   summary: "The caller's sellable items, by SKU.",
   description: `Extension. The read model imports build: one item per SKU, the last imported version. ${WHO}`,

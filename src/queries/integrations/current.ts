@@ -8,6 +8,16 @@ import { integrationsErrors } from '../../domain/integrations/errors.ts';
 /** integrations.get: which organization the key belongs to. */
 export const integrationsGet = operation({
   id: 'integrations.get',
+  examples: {
+    request: null,
+    response: {
+      integration_id: '0193f348-d469-7945-89dc-4c7049a178ae',
+      client_id: '019396da-4938-7769-803a-6515a8785c7f',
+      organization: { id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd' },
+      scopes: ['repairer'],
+      installed_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Describes the calling integration: its organization, scopes and installation time.',

@@ -8,6 +8,10 @@ import { jobsErrors } from '../../domain/jobs/errors.ts';
 /** sites.list: every site of the organization the key belongs to. */
 export const sitesList = operation({
   id: 'sites.list',
+  examples: {
+    request: null,
+    response: { items: [{ id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd' }] },
+  },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Lists the repairer sites of your organization (the values `jobs.insert` accepts as `repairer_site_id`).',

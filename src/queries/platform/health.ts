@@ -9,6 +9,36 @@ import { listUnreadableStreams } from '../../unreadable-streams.ts';
 /** platform.health.get */
 export const healthGet = operation({
   id: 'platform.health.get',
+  examples: {
+    request: null,
+    response: {
+      status: 'ok',
+      projections: [{ name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null }],
+      skips: [
+        {
+          projection: 'projection',
+          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
+          stream_id: '01930dc9-d7e0-7ff2-83c0-8a096f835f2d',
+          position: 'position',
+          type: 'type',
+          reason: 'Agreed with the customer by phone',
+          actor: 'dana@billing.example',
+          skipped_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      unreadable_streams: [
+        {
+          stream_id: '01930dc9-d7e0-7ff2-83c0-8a096f835f2d',
+          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
+          revision: 1,
+          type: 'type',
+          error: 'error',
+          first_seen_at: '2026-01-15T09:30:00.000Z',
+          last_seen_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+    },
+  },
   surface: 'core',
   tags: ['Billing'],
   summary: 'The state, lag and failure of every read model, the events skipped by operators, and the streams that cannot be read.',

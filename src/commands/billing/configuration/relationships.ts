@@ -21,6 +21,32 @@ export async function writableSubscription(ctx: RequestContext, id: string): Pro
 
 export const relationshipsInsert = operation({
   id: 'billing.configuration.relationships.insert', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+      buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+    },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+      buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+      classification: null,
+      claim_status: 'none',
+      claims: [
+        {
+          status: 'claimed',
+          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          reason: 'Agreed with the customer by phone',
+          recorded_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      evidence_count: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   summary: 'Registers a canonical seller/buyer relationship; idempotent.',
   description: 'Registers (subscription, seller, buyer): the seller is the subscription\'s organization, the buyer another existing organization. Registering the same pair again returns the same relationship and records nothing. New relationships are platform_introduced. Billing staff only.',
   request: RelationshipInsertRequest, response: RelationshipDetail, error: 'billing.RelationshipInsertError',
@@ -45,6 +71,28 @@ const ACTIONS: Record<'claim_pre_existing' | 'accept_claim' | 'reject_claim', (r
 
 export const relationshipsUpdate = operation({
   id: 'billing.configuration.relationships.update', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70', action: 'claim_pre_existing', reason: 'Agreed with the customer by phone' },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+      buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+      classification: null,
+      claim_status: 'none',
+      claims: [
+        {
+          status: 'claimed',
+          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          reason: 'Agreed with the customer by phone',
+          recorded_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      evidence_count: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  },
   summary: 'Records a seller\'s pre_existing claim or the staff decision on it (extension).',
   description: 'claim_pre_existing (when unclaimed or after a rejection; repeating a pending claim records nothing), accept_claim (needs committed evidence: 409 evidence_required) or reject_claim (both need a pending claim: 409 invalid_claim_transition). Each is an event with actor and reason. Billing staff only.',
   request: RelationshipUpdateRequest, response: RelationshipDetail, error: 'billing.RelationshipUpdateError',

@@ -41,6 +41,28 @@ async function written(ctx: RequestContext, id: string): Promise<RevisionDoc> {
 
 export const baselinesInsert = operation({
   id: 'billing.configuration.baselines.insert', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      effective_from: '2026-01-15',
+      reason: 'Agreed with the customer by phone',
+      monthly_exempt_amount: 12000,
+      currency: 'GBP',
+    },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      sequence: 1,
+      effective_from: '2026-01-15T09:30:00.000Z',
+      effective_to: null,
+      actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      reason: 'Agreed with the customer by phone',
+      recorded_at: '2026-01-15T09:30:00.000Z',
+      supersedes: [{ revision_id: '0193f476-7cdf-7c0e-8804-1514e5a94be8', effective_from: '2026-01-15T09:30:00.000Z', effective_to: null }],
+      monthly_exempt_amount: 12000,
+      currency: 'GBP',
+    },
+  },
   summary: 'Appends or supersedes an effective-dated baseline revision; writes an audit record.',
   description: `The seller's pre-existing monthly volume exempt from fees. ${SUPERSEDE}`,
   request: BaselineWriteRequest, response: BaselineDetail, error: 'billing.BaselineWriteError',
@@ -58,6 +80,30 @@ export const baselinesInsert = operation({
 
 export const pricingInsert = operation({
   id: 'billing.configuration.pricing.insert', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      effective_from: '2026-01-15',
+      reason: 'Agreed with the customer by phone',
+      currency: 'GBP',
+      rates_bps: { platform_introduced: 1, pre_existing: 1 },
+      minimum_fee: 1,
+    },
+    response: {
+      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      sequence: 1,
+      effective_from: '2026-01-15T09:30:00.000Z',
+      effective_to: null,
+      actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+      reason: 'Agreed with the customer by phone',
+      recorded_at: '2026-01-15T09:30:00.000Z',
+      supersedes: [{ revision_id: '0193f476-7cdf-7c0e-8804-1514e5a94be8', effective_from: '2026-01-15T09:30:00.000Z', effective_to: null }],
+      currency: 'GBP',
+      rates_bps: { platform_introduced: 1, pre_existing: 1 },
+      minimum_fee: 1,
+    },
+  },
   summary: 'Appends or supersedes an effective-dated pricing policy; writes an audit record.',
   description: `Fee rates in basis points (0-10,000) per classification, minimum fee per charged order and currency. ${SUPERSEDE}`,
   request: PricingWriteRequest, response: PricingRevisionDetail, error: 'billing.PricingWriteError',

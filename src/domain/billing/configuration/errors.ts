@@ -23,5 +23,6 @@ export const configurationErrors = errorCatalogue({
   attachment_exists: 409,
   attachment_expired: 409,
   attachment_not_uploaded: 409,
-  preview_unrateable: 422,
+  // The same condition as generate's and re-rate's: 422 stays reserved for a reused idempotency key.
+  usage_unrateable: 409,
 });

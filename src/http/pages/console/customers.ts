@@ -165,7 +165,7 @@ ${table('Latest payments', ['Received', 'Amount', 'Method', 'Reference', 'Status
 <section aria-labelledby="credits"><h2 id="credits">Credit note requests</h2>
 ${table('Latest credit note requests', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], credits.ok ? creditRows(credits.body.items) : [], 'No credit note requests.')}</section>
 ${messagesSection(messages)}
-${notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
+${await notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'customer', id }) : [], 'No attachments.')}</section>
 <section aria-labelledby="methods"><h2 id="methods">Payment methods</h2>

@@ -86,7 +86,7 @@ ${pays.filter((x) => x.status === 'recorded').map((x) => paymentForms(p, i, x, o
 ${table('Credit note requests of this invoice', ['Invoice', 'Amount', 'Reason', 'Status', 'Requested'], creditRows(creds), 'No credit note requests.')}
 ${creds.map((c) => creditForms(p, i, c, out.refusal))}
 ${i.status !== 'draft' && i.status !== 'void' ? creditForm(p, i, out.refusal) : ''}</section>
-${notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
+${await notesSection(p, { type: 'invoice', id }, notes.ok ? notes.body.items : [])}
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'invoice', id }) : [], 'No attachments.')}</section>
 ${payable ? statusForms(p, i, out.refusal) : ''}`,

@@ -5,7 +5,7 @@ import type { CreditNoteRequestDetail } from '../../../contract/schemas/billing-
 import type { Note } from '../../../contract/schemas/billing-customers.ts';
 import type { Attachment } from '../../../contract/schemas/billing-attachments.ts';
 import { badge, formGuard, money, qs, when } from './layout.ts';
-import { day } from './format.ts';
+import { NameBook, day } from './format.ts';
 import { type Html, type SafeHtml, html } from '../html.ts';
 import type { ConsolePage } from './route.ts';
 import { creditNotePdfPath, receiptPdfPath } from './documents.ts';
@@ -44,10 +44,11 @@ export function creditRows(items: z.output<typeof CreditNoteRequestDetail>[]): H
 
 export type Subject = { type: 'customer' | 'invoice'; id: string };
 
-/** The notes of a customer or invoice: each with an edit form (which asks why), and a form to add one. */
-export function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[]): SafeHtml {
+/** The notes of a customer or invoice, each by its author's name: each with an edit form (which asks why), and a form to add one. */
+export async function notesSection(p: ConsolePage, subject: Subject, notes: z.output<typeof Note>[]): Promise<SafeHtml> {
+  const names = await NameBook.load(p.api, { users: notes.map((n) => n.author.id) });
   const list = notes.map((n) => html`<li class="note"><p class="note-body">${n.body}</p>
-<p class="muted">${n.author.type} · ${when(n.created_at)}${n.history.length ? ` · edited ${n.history.length} time${n.history.length > 1 ? 's' : ''}` : ''} · <a href="/console/history${qs({ type: 'note', id: n.id })}">History</a></p>
+<p class="muted">${names.actor(n.author)} · ${when(n.created_at)}${n.history.length ? ` · edited ${n.history.length} time${n.history.length > 1 ? 's' : ''}` : ''} · <a href="/console/history${qs({ type: 'note', id: n.id })}">History</a></p>
 <details><summary>Edit note</summary>
 <form method="post" action="/console/notes/${n.id}">${formGuard(p.session)}
 <input type="hidden" name="subject_type" value="${subject.type}"><input type="hidden" name="subject_id" value="${subject.id}">

@@ -86,7 +86,7 @@ ${table('Orders of the month', ['Order', 'Placed', 'Amount', 'Billing', 'Invoice
 async function generate(p: ConsolePage): Promise<void> {
   const { sub, period } = monthOf(p);
   if (!sub || !period) return usagePage(p, { status: 400, problem: formProblem('Name the subscription and the month.') });
-  const r = await p.api.call(ops['billing.invoices.generate'], { subscription: sub, period, ...(p.form.hold_unrateable === 'true' ? { hold_unrateable: true } : {}) });
+  const r = await p.api.call(ops['billing.invoices.generate'], { subscription_id: sub, period, ...(p.form.hold_unrateable === 'true' ? { hold_unrateable: true } : {}) });
   if (!r.ok) return usagePage(p, { status: r.problem.status, problem: r.problem });
   p.res.redirect(303, `/console/invoices/${r.body.id}`);
 }

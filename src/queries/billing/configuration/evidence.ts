@@ -9,6 +9,23 @@ import { relationshipOrNotFound } from './details.ts';
 
 export const relationshipEvidenceList = operation({
   id: 'billing.configuration.relationship-evidence.list', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: { relationship_id: '019367eb-56a3-716d-83d9-01a8ae446a6c' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          filename: 'SIGNED_TERMS_2026.PDF',
+          content_type: 'application/pdf',
+          size: 20480,
+          is_internal: false,
+          uploaded_by: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          created_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+      pagination: null,
+    },
+  },
   summary: 'Lists evidence of one relationship. Staff only.',
   description: 'Committed evidence, oldest first, paginated (limit 1-200, default 50; cursor). Billing staff only.',
   request: RelationshipEvidenceListRequest, response: RelationshipEvidenceListResponse, error: 'billing.RelationshipEvidenceListError',
@@ -21,6 +38,10 @@ export const relationshipEvidenceList = operation({
 
 export const relationshipEvidenceGet = operation({
   id: 'billing.configuration.relationship-evidence.get', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: { relationship_id: '019367eb-56a3-716d-83d9-01a8ae446a6c', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    response: { url: 'https://files.example.com/url', expires_at: '2026-01-15T09:30:00.000Z', expires_in_seconds: 1 },
+  },
   summary: 'Returns a short-lived private download URL. Staff only.',
   description: `A private download URL valid for ${DOWNLOAD_URL_SECONDS} seconds; the file is served as an attachment under its original name. Billing staff only.`,
   request: RelationshipEvidenceUrlRequest, response: AttachmentUrlResponse, error: 'billing.RelationshipEvidenceUrlError',

@@ -28,6 +28,26 @@ function entryBody(doc: HistoryDoc) {
 
 export const configurationHistoryGet = operation({
   id: 'billing.configuration.history.get', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: { subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd' },
+    response: {
+      items: [
+        {
+          id: '019387ea-5dfc-7b8e-884d-848979496e70',
+          kind: 'baseline',
+          recorded_at: '2026-01-15T09:30:00.000Z',
+          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+          reason: 'Agreed with the customer by phone',
+          baseline: null,
+          pricing: null,
+          relationship_id: null,
+          claim_status: null,
+          supersedes: [{ revision_id: '0193f476-7cdf-7c0e-8804-1514e5a94be8', effective_from: '2026-01-15T09:30:00.000Z', effective_to: null }],
+        },
+      ],
+      pagination: null,
+    },
+  },
   summary: 'Bounded revision history.',
   description: 'Baseline and pricing revisions and relationship claims and decisions of a subscription, newest first, each with who, when, why and what it superseded; limit 1-100 (default 50), cursor for the next page; as_of answers with what was recorded by then. Billing staff only.',
   request: ConfigurationHistoryRequest, response: ConfigurationHistoryResponse, error: 'billing.ConfigurationHistoryError',

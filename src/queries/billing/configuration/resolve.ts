@@ -24,6 +24,22 @@ export function asOfOf(now: Date, asOf: string | undefined): string {
 
 export const configurationResolveGet = operation({
   id: 'billing.configuration.resolve.get', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      event: { seller: '01932e74-64a5-79ba-8192-f1251866fea0', buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab', occurred_at: '2026-01-15T09:30:00.000Z' },
+    },
+    response: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      event: { seller: '01932e74-64a5-79ba-8192-f1251866fea0', buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab', occurred_at: '2026-01-15T09:30:00.000Z' },
+      as_of: '2026-01-15T09:30:00.000Z',
+      classification: null,
+      unclassifiable_reason: null,
+      relationship: null,
+      baseline: null,
+      pricing: null,
+    },
+  },
   summary: 'Resolves stored classification, baseline and pricing for an event and period.',
   description: 'For one event (seller, buyer, occurred_at): the relationship and its classification, and the baseline and pricing revisions in force at occurred_at (effective time), as known at as_of (recorded time, default now). No relationship registered: platform_introduced. Billing staff only.',
   request: ConfigurationResolveRequest, response: ConfigurationResolveResponse, error: 'billing.ConfigurationResolveError',
@@ -62,10 +78,47 @@ export const configurationResolveGet = operation({
 
 export const configurationPreviewGet = operation({
   id: 'billing.configuration.preview.get', surface: 'core', tags: ['Billing'],
+  examples: {
+    request: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      samples: [
+        {
+          seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+          buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+          amount: 12000,
+          occurred_at: '2026-01-15T09:30:00.000Z',
+        },
+      ],
+    },
+    response: {
+      subscription_id: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+      as_of: '2026-01-15T09:30:00.000Z',
+      items: [
+        {
+          order_id: '01931031-171c-7313-8102-495201e3e20f',
+          seller: '01932e74-64a5-79ba-8192-f1251866fea0',
+          buyer: '01939b16-5e49-7a3c-8629-a2dce8f7d7ab',
+          amount: 12000,
+          occurred_at: '2026-01-15T09:30:00.000Z',
+          classification: 'platform_introduced',
+          relationship_id: null,
+          currency: 'GBP',
+          rate_bps: 1,
+          exempt_amount: 12000,
+          chargeable_amount: 12000,
+          minimum_fee: 1,
+          fee: 1,
+          baseline_revision_id: null,
+          pricing_revision_id: '0193faaa-2633-7562-8a93-a1eece8a0625',
+        },
+      ],
+      totals: [{ currency: 'GBP', amount: 12000, fee: 1 }],
+    },
+  },
   summary: 'Rates hypothetical samples against stored configuration; writes nothing; fails closed when evidence is missing.',
-  description: 'Rates the samples together exactly as invoicing rates the same orders (as known at as_of, default now). Fails closed: if any sample cannot be classified (a pre_existing claim without committed evidence or without a decision) or has no pricing in force, the answer is 422 preview_unrateable whose issues name each such sample (samples.<index>) and why; no rating is given. Billing staff only.',
+  description: 'Rates the samples together exactly as invoicing rates the same orders (as known at as_of, default now). Fails closed: if any sample cannot be classified (a pre_existing claim without committed evidence or without a decision) or has no pricing in force, the answer is 409 usage_unrateable (as generate and re-rate answer for the same thing) whose issues name each such sample (samples.<index>) and why; no rating is given. Billing staff only.',
   request: ConfigurationPreviewRequest, response: ConfigurationPreviewResponse, error: 'billing.ConfigurationPreviewError',
-  errors: configurationErrors.list('subscription_not_found', 'invalid_as_of', 'preview_unrateable'), access: 'billing_staff',
+  errors: configurationErrors.list('subscription_not_found', 'invalid_as_of', 'usage_unrateable'), access: 'billing_staff',
   async handle(ctx, req) {
     const asOf = asOfOf(ctx.now, req.as_of);
     const orders = req.samples.map((s, i) => ({ order_id: s.order_id ?? `sample-${i}`, seller: s.seller, buyer: s.buyer, amount: s.amount, occurred_at: new Date(s.occurred_at).toISOString() }));
@@ -80,7 +133,7 @@ export const configurationPreviewGet = operation({
     const snapshot = await loadConfigurationSnapshot(ctx, req.subscription_id, { pairs });
     const ratings = rateOrders(snapshot, orders, asOf);
     const issues = ratings.flatMap((r, i) => (r.status === 'unrateable' ? r.reasons.map((why) => ({ path: `samples.${i}`, message: `${r.order_id}: ${why.code}: ${why.message}` })) : []));
-    if (issues.length > 0) throw ctx.errors.error('preview_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
+    if (issues.length > 0) throw ctx.errors.error('usage_unrateable', `${new Set(issues.map((i) => i.path)).size} sample(s) cannot be rated; nothing is rated.`, { issues });
     const items = ratings.filter((r): r is RatedOrder => r.status === 'rated').map(({ status: _status, ...rest }) => rest);
     const totals = new Map<string, { currency: string; amount: number; fee: number }>();
     for (const it of items) {
