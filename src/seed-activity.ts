@@ -1,6 +1,8 @@
 // The demo's billing activity (issue 30): what the console's usage, invoice, overdue, credit and customer pages show on
 // the first start. Every write is an operation invoked as staff would make it in the console.
+import type { z } from 'zod';
 import type { App } from './app.ts';
+import type { Invocable, Invoked } from './contract/caller.ts';
 import type { Auth, SystemAuth } from './context.ts';
 import { invokeRegistered } from './pipeline/invoke.ts';
 import { ops } from './areas/operations.ts';
@@ -22,6 +24,11 @@ export interface ActivityBase {
   identityUpToDate: () => Promise<void>;
 }
 
+/** invoke with the request typed by the operation's schema, so a renamed field fails the type-check, not the first start. */
+function call<Op extends Invocable & { request: z.ZodType }>(app: Pick<App, 'invoke'>, op: Op, input: z.input<Op['request']>, by: By): Promise<Invoked<z.output<Op['response']>>> {
+  return app.invoke(op, input, by);
+}
+
 const DAY_MS = 86_400_000;
 /** The overdue invoice was issued this many days ago, on 14-day terms: a week past due, a week before suspension (14 days' grace). */
 const OVERDUE_ISSUED_DAYS_AGO = 21;
@@ -38,20 +45,20 @@ export async function seedBillingActivity(app: App, base: ActivityBase): Promise
   const lastMonth = month(-1);
   const period = lastMonth.toISOString().slice(0, 7);
 
-  const supplier = (await app.invoke(ops['identity.organizations.insert'], { name: 'Northern Parts Supply', kind: 'supplier' }, as())).body;
+  const supplier = (await call(app, ops['identity.organizations.insert'], { name: 'Northern Parts Supply', kind: 'supplier' }, as())).body;
   await base.identityUpToDate();
-  const customer = (await app.invoke(ops['billing.customers.provision'], {
+  const customer = (await call(app, ops['billing.customers.provision'], {
     organization_id: supplier.id, name: 'Northern Parts Supply Ltd', email: 'ledger@northern-parts.example', currency: 'GBP', payment_terms_days: 14,
     billing_address: { line1: '8 Canal Wharf', city: 'Manchester', postal_code: 'M1 2AB', country: 'GB' },
   }, as(supplier.id))).body;
 
   // The marketplace plan, from the start of last month, and the fee its orders are rated at (billing configuration).
-  const product = (await app.invoke(ops['billing.products.insert'], { name: 'Marketplace Seller', description: 'Selling parts to repairers; fees on orders' }, platform)).body;
-  const price = (await app.invoke(ops['billing.prices.insert'], { product_id: product.id, currency: 'GBP', unit_amount: 2900, type: 'recurring', recurring: { interval: 'month' }, nickname: 'Marketplace Seller monthly' }, platform)).body;
-  const subscription = (await app.invoke(ops['billing.subscriptions.insert'], {
+  const product = (await call(app, ops['billing.products.insert'], { name: 'Marketplace Seller', description: 'Selling parts to repairers; fees on orders' }, platform)).body;
+  const price = (await call(app, ops['billing.prices.insert'], { product_id: product.id, currency: 'GBP', unit_amount: 2900, type: 'recurring', recurring: { interval: 'month' }, nickname: 'Marketplace Seller monthly' }, platform)).body;
+  const subscription = (await call(app, ops['billing.subscriptions.insert'], {
     organization_id: supplier.id, items: [{ price_id: price.id, quantity: 1 }], current_period_start: lastMonth.toISOString(), current_period_end: month(1).toISOString(),
   }, platform)).body;
-  await app.invoke(ops['billing.configuration.pricing.insert'], {
+  await call(app, ops['billing.configuration.pricing.insert'], {
     subscription_id: subscription.id, currency: 'GBP', effective_from: lastMonth.toISOString().slice(0, 10), rates_bps: { platform_introduced: 250, pre_existing: 100 }, minimum_fee: 50, reason: 'Launch rate card',
   }, billing);
 
@@ -60,8 +67,8 @@ export async function seedBillingActivity(app: App, base: ActivityBase): Promise
     order_id: `DEMO-${period}-${i + 1}`, seller: supplier.id, buyer: base.acmeId, amount: { amount, currency: 'GBP' },
     occurred_at: new Date(lastMonth.getTime() + (day - 1) * DAY_MS + 10 * 3_600_000).toISOString(),
   }));
-  await app.invoke(ops['billing.usage.insert'], { orders }, billing);
-  await app.invoke(ops['billing.invoices.generate'], { subscription: subscription.id, period }, billing);
+  await call(app, ops['billing.usage.insert'], { orders }, billing);
+  await call(app, ops['billing.invoices.generate'], { subscription_id: subscription.id, period }, billing);
 
   // An overdue invoice needs an issue date in the past, which finalize takes from the clock: these two calls go through
   // the same pipeline on a clock set back three weeks (the events are recorded at that time too).
@@ -70,14 +77,14 @@ export async function seedBillingActivity(app: App, base: ActivityBase): Promise
     customer_id: customer.id, lines: [{ description: 'Marketplace onboarding and catalogue import', unit_amount: 12000 }], memo: 'Thank you for joining the marketplace.',
   }, billing)).body;
   const overdue = (await invokeRegistered(back, app.registry, ops['billing.invoices.update'], { id: draft.id, action: 'finalize' }, billing)).body;
-  await app.invoke(ops['billing.credit-note-requests.insert'], {
+  await call(app, ops['billing.credit-note-requests.insert'], {
     invoice_id: overdue.id, amount: 2000, currency: 'GBP', reason: 'product_unsatisfactory', description: 'The catalogue import missed two brands; the supplier asks for part of the onboarding fee back.',
   }, billing);
 
   // A note and a signed agreement on Acme's customer: the attachment goes through its signed upload like any client's.
   const subject = { type: 'customer' as const, id: base.acmeCustomerId };
-  await app.invoke(ops['billing.notes.insert'], { subject, body: 'Signed service agreement received (attached). Invoices go to accounts@acme-repairs.example.' }, billing);
-  const prepared = (await app.invoke(ops['billing.customers.attachments.prepare'], {
+  await call(app, ops['billing.notes.insert'], { subject, body: 'Signed service agreement received (attached). Invoices go to accounts@acme-repairs.example.' }, billing);
+  const prepared = (await call(app, ops['billing.customers.attachments.prepare'], {
     customer_id: base.acmeCustomerId, files: [{ filename: 'Service agreement.txt', content_type: 'text/plain', size: AGREEMENT.length }],
   }, billing)).body;
   const [file] = prepared.items;
@@ -88,5 +95,5 @@ export async function seedBillingActivity(app: App, base: ActivityBase): Promise
     app.logger.warn({ upload_url: file.upload_url, answer: put }, 'demo seed: the attachment upload failed; the demo has no attachment (the pending one expires)');
     return;
   }
-  await app.invoke(ops['billing.customers.attachments.insert'], { customer_id: base.acmeCustomerId, attachments: [{ id: file.id, is_internal: false }] }, billing);
+  await call(app, ops['billing.customers.attachments.insert'], { customer_id: base.acmeCustomerId, attachments: [{ id: file.id, is_internal: false }] }, billing);
 }
