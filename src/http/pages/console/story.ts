@@ -38,6 +38,10 @@ export const HISTORY_SENTENCES: Record<string, Sentence> = {
   CustomerCreated: (x) => `Customer ${str(x.data.name)} created (billing email ${str(x.data.email)}, ${str(x.data.currency)})`,
   CustomerUpdated: (x) => `Customer details changed: ${listed(x.data.changes) || 'nothing'}`,
   CustomerRemoved: () => 'Customer removed',
+  // Crypto-shredding (issue 32): personal details erased for good; what tax law keeps, until its date.
+  DataSubjectErased: (x) =>
+    `Personal data erased (legal basis: ${words(x.data.legal_basis)}; reason: ${str(x.data.reason)})${str(x.data.retained_until) ? `; invoice particulars kept until ${str(x.data.retained_until)}` : ''}`,
+  RetainedDataErased: () => 'Invoice particulars kept for tax law erased at the end of their retention period',
   InvoiceDrafted: (x) => `Draft invoice created with ${count(x.data.lines, 'line')}, total ${amount(x, 'total')}`,
   InvoiceLinesReplaced: (x) => `Draft lines replaced: ${count(x.data.lines, 'line')}, total now ${amount(x, 'total')}`,
   InvoiceDetailsUpdated: (x) => `Invoice ${[x.data.memo !== undefined ? 'memo' : '', x.data.metadata !== undefined ? 'metadata' : ''].filter(Boolean).join(' and ') || 'details'} changed`,
