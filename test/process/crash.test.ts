@@ -94,13 +94,14 @@ describe('crashes', function () {
         const rnd = random(8);
         const started = Date.now();
         let kills = 0;
-        const env = childEnv({ DATABASE_URL: url, LOG_LEVEL: 'error' });
+        // info: the start-up line ("core-server (project) started") says when the projector runs.
+        const env = childEnv({ DATABASE_URL: url, LOG_LEVEL: 'info' });
         while (kills < 50 || (kills < 80 && Date.now() - started < 60_000)) {
           if (Date.now() - started > 420_000) break;
           const proc = spawnCli(['project'], env);
           // Every other kill lands during start-up; the rest while projecting (after it says it runs), so a loaded
           // machine whose start-up outlasts any fixed delay still kills running projectors.
-          const running = kills % 2 === 0 ? sleep(150 + rnd() * 2_500) : proc.waitFor(/\(project\) running/).then(() => sleep(rnd() * 1_500), () => undefined);
+          const running = kills % 2 === 0 ? sleep(150 + rnd() * 2_500) : proc.waitFor(/\(project\) started/).then(() => sleep(rnd() * 1_500), () => undefined);
           await Promise.race([running, proc.exited]);
           proc.child.kill('SIGKILL');
           const exit = await proc.exited;
