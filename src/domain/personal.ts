@@ -1,5 +1,6 @@
 // Personal data in events (issue 32): fields marked in the event schemas are encrypted with their data subject's key
 // before they reach the log and read back as "[erased]" once that key is deleted (crypto-shredding). See docs/decisions.md.
+import { EventDate, EventInstant } from './event-fields.ts';
 import { z } from 'zod';
 
 /** What every read of an erased personal value yields (the field keeps its type: a string). */
@@ -75,15 +76,15 @@ export const DataSubjectErasedSchema = z.object({
   erased: z.array(z.string()),
   /** Subjects kept for the legal retention period, and when it ends (`YYYY-MM-DD`), or null when nothing is kept. */
   retained: z.array(z.string()),
-  retained_until: z.string().nullable(),
+  retained_until: EventDate.nullable(),
   legal_basis: z.string(),
   reason: z.string(),
   requested_by: z.object({ type: z.string(), id: z.string() }),
-  erased_at: z.string(),
+  erased_at: EventInstant,
 });
 
 /** Data of the event that records the end of retention: the kept subjects' keys were deleted too. */
-export const RetainedDataErasedSchema = z.object({ erased: z.array(z.string()), erased_at: z.string() });
+export const RetainedDataErasedSchema = z.object({ erased: z.array(z.string()), erased_at: EventInstant });
 
 /** The event types that end subjects' keys (a reader drops the keys it cached when it sees one). */
 export const ERASURE_EVENT_TYPES = ['DataSubjectErased', 'RetainedDataErased'] as const;

@@ -27,6 +27,7 @@ import { revisionCodec } from '../../src/domain/billing/configuration/revisions.
 import { attachmentCodec } from '../../src/domain/billing/attachment.ts';
 import { collectionCodec } from '../../src/domain/billing/collection.ts';
 import { messageCodec } from '../../src/domain/billing/message.ts';
+import { webhookEndpointCodec } from '../../src/domain/billing/webhook-endpoint.ts';
 import { customerCodec } from '../../src/domain/billing/customer.ts';
 import { accessCodec } from '../../src/domain/billing/access.ts';
 import { invoiceCodec } from '../../src/domain/billing/invoice-events.ts';
@@ -146,6 +147,7 @@ export const AGGREGATES: Aggregate[] = [
   { name: 'billing/attachment.ts#attachmentCodec', codec: attachmentCodec, streams: uuidStreams('attachment') },
   { name: 'billing/collection.ts#collectionCodec', codec: collectionCodec, streams: uuidStreams('collection') },
   { name: 'billing/message.ts#messageCodec', codec: messageCodec, streams: uuidStreams('message') },
+  { name: 'billing/webhook-endpoint.ts#webhookEndpointCodec', codec: webhookEndpointCodec, streams: uuidStreams('webhookendpoint') },
   { name: 'billing/customer.ts#customerCodec', codec: customerCodec, streams: uuidStreams('customer') },
   { name: 'billing/access.ts#accessCodec', codec: accessCodec, streams: uuidStreams('access') },
   { name: 'billing/invoice-events.ts#invoiceCodec', codec: invoiceCodec, streams: uuidStreams('invoice') },
