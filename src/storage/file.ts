@@ -6,8 +6,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Clock } from '../clock.ts';
-import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, TooLargeError, assertKey } from './port.ts';
-import { UrlSigner } from './signer.ts';
+import { type ObjectHead, type ObjectStore, type PresignedDownload, type PresignedUpload, TooLargeError, assertKey, attachmentDisposition, isValidKey } from './port.ts';
+import { type Grant, UrlSigner } from './signer.ts';
 
 /** Where the file store's signed URLs are served: `<base>/objects/<key>?token=…`. */
 const OBJECT_ROUTE = '/objects';
@@ -60,6 +60,27 @@ export class FileObjectStore implements ObjectStore {
       await fs.rm(tmp, { force: true });
       throw err;
     }
+  }
+
+  /** The grant of a signed URL's token for `method` on `key`, or null (a malformed key, a bad or expired token). */
+  grant(token: string, method: Grant['m'], key: string): Grant | null {
+    return isValidKey(key) ? this.signer.verify(token, method, key) : null;
+  }
+
+  /** An upload through a signed URL: stored, or refused for being over `maxBytes` (nothing kept). */
+  async upload(key: string, body: Readable, maxBytes: number): Promise<'stored' | 'too_large'> {
+    try {
+      await this.write(key, body, maxBytes);
+      return 'stored';
+    } catch (err) {
+      if (err instanceof TooLargeError) return 'too_large';
+      throw err;
+    }
+  }
+
+  /** The Content-Disposition of a download named `filename`. */
+  disposition(filename: string): string {
+    return attachmentDisposition(filename);
   }
 
   async head(key: string) {
