@@ -26519,7 +26519,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookRedeliverRequest"];
@@ -26669,7 +26669,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookEndpointRef"];
@@ -26686,20 +26686,20 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "organization_id": null,
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "url": "https://hooks.acme-repairs.example/billing",
                      *       "event_types": [
                      *         "invoice.finalized",
                      *         "invoice.paid"
                      *       ],
                      *       "description": "ERP sync",
-                     *       "status": "enabled",
-                     *       "disabled_reason": null,
-                     *       "disabled_at": null,
+                     *       "status": "disabled",
+                     *       "disabled_reason": "manual",
+                     *       "disabled_at": "2026-01-20T09:00:00.000Z",
                      *       "secret_rotated_at": null,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "updated_at": "2026-01-15T09:30:00.000Z"
+                     *       "updated_at": "2026-01-20T09:00:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["billing.WebhookEndpoint"];
@@ -26832,7 +26832,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookEndpointRef"];
@@ -26849,8 +26849,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "organization_id": null,
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "url": "https://hooks.acme-repairs.example/billing",
                      *       "event_types": [
                      *         "invoice.finalized",
@@ -26983,7 +26983,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example 01930208-3f45-79e0-8a61-2425c0c1a17e */
+                /** @example 01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18 */
                 "application/json": components["schemas"]["uuid.Uuid"];
             };
         };
@@ -26997,8 +26997,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "organization_id": null,
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "url": "https://hooks.acme-repairs.example/billing",
                      *       "event_types": [
                      *         "invoice.finalized",
@@ -27144,8 +27144,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "organization_id": null,
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "url": "https://hooks.acme-repairs.example/billing",
                      *       "event_types": [
                      *         "invoice.finalized",
@@ -27299,8 +27299,8 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "organization_id": null,
+                     *           "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *           "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *           "url": "https://hooks.acme-repairs.example/billing",
                      *           "event_types": [
                      *             "invoice.finalized",
@@ -27418,7 +27418,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookEndpointRef"];
@@ -27564,7 +27564,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookEndpointRef"];
@@ -27581,7 +27581,7 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
                      *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
                      *       "previous_secret_expires_at": "2026-01-15T09:30:00.000Z"
                      *     }
@@ -27716,7 +27716,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.WebhookEndpointUpdateRequest"];
@@ -27733,8 +27733,8 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "organization_id": null,
+                     *       "id": "01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18",
+                     *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *       "url": "https://hooks.acme-repairs.example/billing",
                      *       "event_types": [
                      *         "invoice.finalized",

@@ -16,6 +16,7 @@ import { deliveryOf } from '../../queries/billing/webhook-deliveries.ts';
 import { billingWebhookEndpointsProjection } from '../../projections/billing/webhook-endpoints.ts';
 import { billingWebhookOutboxProjection } from '../../projections/billing/webhook-outbox.ts';
 import { webhookEndpoints } from './handlers.ts';
+import { exampleIds, exampleWebhookEndpoint } from '../../contract/examples/billing.ts';
 
 /** Whose events a new endpoint receives: staff choose (none: every organization's), others get their own organization. */
 async function ownerOf(ctx: RequestContext, asked: string | undefined): Promise<string | null> {
@@ -43,20 +44,7 @@ export const webhookEndpointsInsert = operation({
   id: 'billing.webhook-endpoints.insert',
   examples: {
     request: { url: 'https://hooks.acme-repairs.example/billing', event_types: ['invoice.finalized', 'invoice.paid'] },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: null,
-      url: 'https://hooks.acme-repairs.example/billing',
-      event_types: ['invoice.finalized', 'invoice.paid'],
-      description: 'ERP sync',
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      secret_rotated_at: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-    },
+    response: { ...exampleWebhookEndpoint, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
   },
   surface: 'core',
   tags: ['Billing'],
@@ -87,20 +75,8 @@ export const webhookEndpointsInsert = operation({
 export const webhookEndpointsUpdate = operation({
   id: 'billing.webhook-endpoints.update',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: null,
-      url: 'https://hooks.acme-repairs.example/billing',
-      event_types: ['invoice.finalized', 'invoice.paid'],
-      description: 'ERP sync',
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      secret_rotated_at: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: { id: exampleIds.webhookEndpoint },
+    response: exampleWebhookEndpoint,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -123,20 +99,8 @@ export const webhookEndpointsUpdate = operation({
 export const webhookEndpointsDisable = operation({
   id: 'billing.webhook-endpoints.disable',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: null,
-      url: 'https://hooks.acme-repairs.example/billing',
-      event_types: ['invoice.finalized', 'invoice.paid'],
-      description: 'ERP sync',
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      secret_rotated_at: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: { id: exampleIds.webhookEndpoint },
+    response: { ...exampleWebhookEndpoint, status: 'disabled', disabled_reason: 'manual', disabled_at: '2026-01-20T09:00:00.000Z', updated_at: '2026-01-20T09:00:00.000Z' },
   },
   surface: 'core',
   tags: ['Billing'],
@@ -158,20 +122,8 @@ export const webhookEndpointsDisable = operation({
 export const webhookEndpointsEnable = operation({
   id: 'billing.webhook-endpoints.enable',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: null,
-      url: 'https://hooks.acme-repairs.example/billing',
-      event_types: ['invoice.finalized', 'invoice.paid'],
-      description: 'ERP sync',
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      secret_rotated_at: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: { id: exampleIds.webhookEndpoint },
+    response: exampleWebhookEndpoint,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -193,7 +145,7 @@ export const webhookEndpointsEnable = operation({
 export const webhookEndpointsRemove = operation({
   id: 'billing.webhook-endpoints.remove',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    request: { id: exampleIds.webhookEndpoint },
     response: {},
   },
   surface: 'core',
@@ -217,9 +169,9 @@ export const webhookEndpointsRemove = operation({
 export const webhookEndpointsRotateSecret = operation({
   id: 'billing.webhook-endpoints.rotate-secret',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    request: { id: exampleIds.webhookEndpoint },
     response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
+      id: exampleIds.webhookEndpoint,
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       previous_secret_expires_at: '2026-01-15T09:30:00.000Z',
     },
@@ -267,7 +219,7 @@ export const webhookEndpointsDisableFailing = operation({
 export const webhookDeliveriesRedeliver = operation({
   id: 'billing.webhook-deliveries.redeliver',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    request: { id: exampleIds.webhookEndpoint },
     response: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
   },
   surface: 'core',

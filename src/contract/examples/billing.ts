@@ -6,6 +6,7 @@ import type { CustomerDetailItem, CustomerListItem } from '../schemas/billing-cu
 import type { RefundDue } from '../schemas/billing-charges.ts';
 import type { InvoiceCorrection, RevisionImpact } from '../schemas/billing-corrections.ts';
 import type { CreditNoteRequestDetail } from '../schemas/billing-credit-notes.ts';
+import type { WebhookEndpoint } from '../schemas/billing-webhooks.ts';
 import type { InvoiceDetail, InvoiceLine, InvoiceListItem, Payment } from '../schemas/billing-invoices.ts';
 
 /** The ids of the story. */
@@ -15,6 +16,7 @@ export const exampleIds = {
   invoice: '019315d2-5c20-7d9b-8d8a-33f698daf185',
   payment: '019387ea-5dfc-7b8e-884d-848979496e70',
   subscription: '01938c3e-00eb-7021-83ca-a1174cd5d9dd',
+  webhookEndpoint: '01938f51-7a2e-7c41-9b0d-5e7f2a6c3d18',
 } as const;
 
 /** Where the customer pays (paymentUrl of the service at app.example.com). */
@@ -225,3 +227,18 @@ export const exampleCorrection = {
   recorded_at: '2026-02-10T12:00:00.000Z',
   recorded_by: { type: 'staff', id: '0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b' },
 } satisfies z.output<typeof InvoiceCorrection>;
+
+/** The organization's webhook endpoint (its secret is never shown again after insert and rotate-secret). */
+export const exampleWebhookEndpoint = {
+  id: exampleIds.webhookEndpoint,
+  organization_id: exampleIds.organization,
+  url: 'https://hooks.acme-repairs.example/billing',
+  event_types: ['invoice.finalized', 'invoice.paid'],
+  description: 'ERP sync',
+  status: 'enabled',
+  disabled_reason: null,
+  disabled_at: null,
+  secret_rotated_at: null,
+  created_at: '2026-01-15T09:30:00.000Z',
+  updated_at: '2026-01-15T09:30:00.000Z',
+} satisfies z.output<typeof WebhookEndpoint>;

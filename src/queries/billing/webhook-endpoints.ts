@@ -8,6 +8,7 @@ import type { WebhookEndpointDoc } from '../../projections/billing/webhook-endpo
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { cursorParts, cursorShape, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
+import { exampleIds, exampleWebhookEndpoint } from '../../contract/examples/billing.ts';
 
 /** One endpoint's document, or null. */
 export async function webhookEndpointDoc(knex: Knex, id: string): Promise<WebhookEndpointDoc | null> {
@@ -32,20 +33,8 @@ export async function failingWebhookEndpoints(knex: Knex, limit: number): Promis
 export const webhookEndpointsGet = operation({
   id: 'billing.webhook-endpoints.get',
   examples: {
-    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      organization_id: null,
-      url: 'https://hooks.acme-repairs.example/billing',
-      event_types: ['invoice.finalized', 'invoice.paid'],
-      description: 'ERP sync',
-      status: 'enabled',
-      disabled_reason: null,
-      disabled_at: null,
-      secret_rotated_at: null,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    request: exampleIds.webhookEndpoint,
+    response: exampleWebhookEndpoint,
   },
   surface: 'core',
   tags: ['Billing'],
@@ -62,22 +51,10 @@ export const webhookEndpointsGet = operation({
 export const webhookEndpointsList = operation({
   id: 'billing.webhook-endpoints.list',
   examples: {
-    request: { organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    request: { organization_id: exampleIds.organization },
     response: {
       items: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          organization_id: null,
-          url: 'https://hooks.acme-repairs.example/billing',
-          event_types: ['invoice.finalized', 'invoice.paid'],
-          description: 'ERP sync',
-          status: 'enabled',
-          disabled_reason: null,
-          disabled_at: null,
-          secret_rotated_at: null,
-          created_at: '2026-01-15T09:30:00.000Z',
-          updated_at: '2026-01-15T09:30:00.000Z',
-        },
+        exampleWebhookEndpoint,
       ],
       pagination: null,
     },
