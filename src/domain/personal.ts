@@ -87,4 +87,4 @@ export const DataSubjectErasedSchema = z.object({
 export const RetainedDataErasedSchema = z.object({ erased: z.array(z.string()), erased_at: EventInstant });
 
 /** The event types that end subjects' keys (a reader drops the keys it cached when it sees one). */
-export const ERASURE_EVENT_TYPES = ['DataSubjectErased', 'RetainedDataErased'] as const;
+export const ERASURE_EVENT_TYPES = ['DataSubjectErased', 'NoteErased', 'AttachmentNameErased', 'RetainedDataErased'] as const;

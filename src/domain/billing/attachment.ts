@@ -31,7 +31,7 @@ export const attachmentEvents = eventSchemas({
   AttachmentExpired: z.object({ expired_at: z.string() }),
   AttachmentPurged: z.object({ purged_at: z.string(), retention_days: z.number() }),
   /** The attachment's file name was erased with the customer it belongs to (issue 32). */
-  DataSubjectErased: DataSubjectErasedSchema,
+  AttachmentNameErased: DataSubjectErasedSchema,
 });
 
 /** An attachment event (derived from `attachmentEvents`). */
@@ -88,7 +88,7 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
         return { ...state, status: 'expired' };
       case 'AttachmentPurged':
         return { ...state, status: 'purged' };
-      case 'DataSubjectErased':
+      case 'AttachmentNameErased':
         return { ...state, erased: true };
       default:
         return assertNever(event);
@@ -125,7 +125,7 @@ export const attachmentDecider: Decider<AttachmentCommand, AttachmentEvent, Atta
       case 'EraseAttachmentName': {
         if (state.status === 'none' || state.erased) return [];
         const { now, ...erasure } = command.data;
-        return [{ type: 'DataSubjectErased', data: { ...erasure, erased_at: now } }];
+        return [{ type: 'AttachmentNameErased', data: { ...erasure, erased_at: now } }];
       }
       default:
         return assertNever(command);

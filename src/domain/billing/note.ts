@@ -17,9 +17,9 @@ export type NoteSubject = z.infer<typeof NoteSubjectSchema>;
 export const noteEvents = eventSchemas({
   NoteAdded: z.object({ note_id: z.string(), subject: NoteSubjectSchema, organization_id: EventId, body: text(), created_at: EventInstant }),
   NoteEdited: z.object({ body: text(), previous_body: text(), edited_at: z.string() }),
-  NoteRemoved: z.object({ removed_at: z.string() }),
+  NoteRemoved: z.object({ removed_at: EventInstant }),
   /** The note's text was erased with the customer it is on (issue 32). */
-  DataSubjectErased: DataSubjectErasedSchema,
+  NoteErased: DataSubjectErasedSchema,
 });
 
 /** A note event (derived from `noteEvents`). */
@@ -54,7 +54,7 @@ export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
         return { ...state, body: event.data.body };
       case 'NoteRemoved':
         return { ...state, status: 'removed' };
-      case 'DataSubjectErased':
+      case 'NoteErased':
         return { ...state, erased: true };
       default:
         return assertNever(event);
@@ -77,7 +77,7 @@ export const noteDecider: Decider<NoteCommand, NoteEvent, NoteState> = {
       case 'EraseNote': {
         if (state.status === 'none' || state.erased) return [];
         const { now, ...erasure } = command.data;
-        return [{ type: 'DataSubjectErased', data: { ...erasure, erased_at: now } }];
+        return [{ type: 'NoteErased', data: { ...erasure, erased_at: now } }];
       }
       default:
         return assertNever(command);

@@ -3,7 +3,7 @@
 import crypto from 'node:crypto';
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
-import { EventId } from '../event-fields.ts';
+import { EventId, EventInstant } from '../event-fields.ts';
 import { nameId } from '../../ids.ts';
 import { billingErrors } from './errors.ts';
 
@@ -64,15 +64,15 @@ export const webhookEndpointEvents = eventSchemas({
     description: z.string(),
     /** The signing secret: kept in the log because signing needs the key itself (HMAC), never shown by a read. */
     secret: z.string(),
-    registered_at: z.string(),
+    registered_at: EventInstant,
   }),
-  WebhookEndpointUpdated: z.object({ url: z.string().optional(), event_types: Types.optional(), description: z.string().optional(), updated_at: z.string() }),
-  WebhookEndpointDisabled: z.object({ reason: z.enum(['manual', 'failing']), detail: z.string(), disabled_at: z.string() }),
-  WebhookEndpointEnabled: z.object({ enabled_at: z.string() }),
-  WebhookEndpointSecretRotated: z.object({ secret: z.string(), previous_valid_until: z.string(), rotated_at: z.string() }),
-  WebhookEndpointRemoved: z.object({ removed_at: z.string() }),
+  WebhookEndpointUpdated: z.object({ url: z.string().optional(), event_types: Types.optional(), description: z.string().optional(), updated_at: EventInstant }),
+  WebhookEndpointDisabled: z.object({ reason: z.enum(['manual', 'failing']), detail: z.string(), disabled_at: EventInstant }),
+  WebhookEndpointEnabled: z.object({ enabled_at: EventInstant }),
+  WebhookEndpointSecretRotated: z.object({ secret: z.string(), previous_valid_until: EventInstant, rotated_at: EventInstant }),
+  WebhookEndpointRemoved: z.object({ removed_at: EventInstant }),
   /** Send one earlier delivery again (same webhook-id and body), after what is queued. */
-  WebhookRedeliveryRequested: z.object({ redelivery_id: EventId, delivery_id: EventId, event_id: EventId, requested_at: z.string() }),
+  WebhookRedeliveryRequested: z.object({ redelivery_id: EventId, delivery_id: EventId, event_id: EventId, requested_at: EventInstant }),
 });
 
 /** A webhook endpoint event (derived from `webhookEndpointEvents`). */

@@ -68,7 +68,7 @@ export const billingAttachmentsProjection = documentProjection({
         AttachmentExpired: () => null,
         AttachmentPurged: () => null,
         // The live row loses the file name at once (a rebuild reads it as "[erased]" from the log).
-        DataSubjectErased: (doc) => doc && { ...doc, filename: ERASED },
+        AttachmentNameErased: (doc) => doc && { ...doc, filename: ERASED },
       },
     }),
   ],

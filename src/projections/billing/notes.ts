@@ -39,7 +39,7 @@ export const billingNotesProjection = documentProjection({
         NoteEdited: (doc, d, e) => doc && { ...doc, body: d.body, updated_at: d.edited_at, history: [...doc.history, { body: d.previous_body, replaced_at: d.edited_at, editor: e.metadata.actor }] },
         NoteRemoved: () => null,
         // The live row loses the text and its earlier versions at once (a rebuild reads them as "[erased]" from the log).
-        DataSubjectErased: (doc) => doc && { ...doc, body: ERASED, history: doc.history.map((h) => ({ ...h, body: ERASED })) },
+        NoteErased: (doc) => doc && { ...doc, body: ERASED, history: doc.history.map((h) => ({ ...h, body: ERASED })) },
       },
     }),
   ],

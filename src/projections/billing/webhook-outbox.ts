@@ -78,10 +78,10 @@ async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
     },
     async save() {
       for (const [id, f] of learned) {
-        await trx('billing_webhook_feed_facts')
-          .insert({ id, currency: f.currency ?? null, finalized: f.finalized ?? false })
-          .onConflict('id')
-          .merge({ ...(f.currency ? { currency: f.currency } : {}), ...(f.finalized ? { finalized: true } : {}) });
+        const changed = { ...(f.currency !== undefined ? { currency: f.currency } : {}), ...(f.finalized ? { finalized: true } : {}) };
+        const insert = trx('billing_webhook_feed_facts').insert({ id, currency: f.currency ?? null, finalized: f.finalized ?? false }).onConflict('id');
+        // An empty merge is no statement at all (knex refuses it): nothing learned to change means keep the row.
+        await (Object.keys(changed).length ? insert.merge(changed) : insert.ignore());
       }
     },
   };
