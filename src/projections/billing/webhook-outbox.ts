@@ -5,7 +5,7 @@
 // for. What was delivered is the worker's business (webhook_delivery_cursors): a rebuild here re-sends nothing.
 import type { Knex } from 'knex';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import type { Projection, StagedWrites } from '../projection.ts';
+import type { Projection } from '../projection.ts';
 import { readRecorded, streamCategory, streamKey } from '../recorded.ts';
 import { FEED_TYPES, type BillingEventDoc, toFeedEvent } from './events.ts';
 import type { FeedKnowledge } from './feed/types.ts';
@@ -56,7 +56,7 @@ interface Target {
 }
 
 /** What the feed's mappers need to know of earlier events (currencies, finalized invoices), kept here so the outbox depends on no other read model. */
-async function feedFacts(trx: Knex, events: RecordedEvent[]) {
+async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
   const ids = [...new Set(events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated').map(streamKey))];
   const rows = ids.length ? ((await trx('billing_webhook_feed_facts').whereIn('id', ids).select('id as subject_id', 'currency', 'finalized')) as { subject_id: string; currency: string | null; finalized: boolean }[]) : [];
   const currencies = new Map(rows.flatMap((r) => (r.currency ? [[r.subject_id, r.currency] as const] : [])));
@@ -75,10 +75,6 @@ async function feedFacts(trx: Knex, events: RecordedEvent[]) {
         finalized.add(d.subject.id);
         learned.set(d.subject.id, { ...learned.get(d.subject.id), finalized: true });
       }
-    },
-    /** What was learned, as rows (the staged commit's upsert: a currency or a finalization learned is kept, nothing else changes). */
-    rows() {
-      return [...learned].map(([id, f]) => ({ id, currency: f.currency ?? null, finalized: f.finalized ?? false }));
     },
     async save() {
       for (const [id, f] of learned) {
@@ -168,119 +164,4 @@ export const billingWebhookOutboxProjection: Projection = {
     await facts.save();
     for (let i = 0; i < messages.length; i += 2000) await trx('billing_webhook_messages').insert(messages.slice(i, i + 2000)).onConflict('id').ignore();
   },
-  // Live: read before the commit, folded in memory, written in the runner's one statement (an invoice's feed facts made
-  // the tail commit a transaction of eight round trips per batch).
-  stage: stageOutbox,
 };
-
-/** A row of billing_webhook_targets as stored. */
-interface TargetRow {
-  id: string;
-  organization_id: string | null;
-  url: string;
-  event_types: string[];
-  enabled: boolean;
-  enabled_at: string | Date;
-  from_position: string;
-  secrets: SigningSecret[];
-}
-
-/** The endpoints' rows as `apply` leaves them, folded in memory: touched ids (null: deleted) and the redeliveries. */
-class Endpoints {
-  readonly touched = new Set<string>();
-  readonly removed = new Set<string>();
-  redeliveries: { id: string; endpoint_id: string; delivery_id: string; event_id: string; position: string }[] = [];
-  constructor(readonly rows: Map<string, TargetRow | null>) {}
-
-  apply(e: RecordedEvent): void {
-    const read = readRecorded(webhookEndpointCodec, e) as WebhookEndpointEvent;
-    const id = streamKey(e);
-    const row = this.rows.get(id) ?? null;
-    const put = (r: TargetRow | null) => {
-      this.rows.set(id, r);
-      this.touched.add(id);
-      this.current = null;
-    };
-    switch (read.type) {
-      case 'WebhookEndpointRegistered': {
-        const d = read.data;
-        if (!row) put({ id, organization_id: d.organization_id, url: d.url, event_types: d.event_types, enabled: true, enabled_at: d.registered_at, from_position: e.position, secrets: [{ secret: d.secret, until: null }] });
-        return;
-      }
-      case 'WebhookEndpointUpdated':
-        if (row && (read.data.url !== undefined || read.data.event_types)) put({ ...row, ...(read.data.url !== undefined ? { url: read.data.url } : {}), ...(read.data.event_types ? { event_types: read.data.event_types } : {}) });
-        return;
-      case 'WebhookEndpointDisabled':
-        if (row) put({ ...row, enabled: false });
-        return;
-      case 'WebhookEndpointEnabled':
-        if (row) put({ ...row, enabled: true, enabled_at: read.data.enabled_at });
-        return;
-      case 'WebhookEndpointSecretRotated': {
-        if (!row) return;
-        const at = Date.parse(read.data.rotated_at);
-        const kept = row.secrets.filter((s) => s.until === null || Date.parse(s.until) > at).map((s) => (s.until === null ? { ...s, until: read.data.previous_valid_until } : s));
-        put({ ...row, secrets: [{ secret: read.data.secret, until: null }, ...kept] });
-        return;
-      }
-      case 'WebhookEndpointRemoved':
-        put(null);
-        this.removed.add(id);
-        this.redeliveries = this.redeliveries.filter((r) => r.endpoint_id !== id);
-        return;
-      case 'WebhookRedeliveryRequested':
-        this.redeliveries.push({ id: read.data.redelivery_id, endpoint_id: id, delivery_id: read.data.delivery_id, event_id: read.data.event_id, position: e.position });
-        return;
-    }
-  }
-
-  private current: Target[] | null = null;
-
-  /** The endpoints as they stand at this point of the batch. */
-  targets(): Target[] {
-    return (this.current ??= [...this.rows.values()].flatMap((r) => (r ? [{ endpoint_id: r.id, organization_id: r.organization_id, event_types: r.event_types }] : [])));
-  }
-}
-
-/** The outbox's batch as one-statement writes (see Projection.stage): the same rows `apply` writes. */
-async function stageOutbox(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites> {
-  const facts = await feedFacts(knex, events);
-  let endpoints: Endpoints | null = null;
-  const load = async () => (endpoints ??= new Endpoints(new Map(((await knex('billing_webhook_targets').select('*')) as TargetRow[]).map((r) => [r.id, r]))));
-  const messages: Record<string, unknown>[] = [];
-  for (const e of events) {
-    if (streamCategory(e.streamId) === 'webhookendpoint') {
-      (await load()).apply(e);
-      continue;
-    }
-    const feed = toFeedEvent(e, facts.known);
-    if (feed) facts.learn(feed.doc);
-    const payload: WebhookPayloadDoc | null = feed ? feed.doc : completion(e);
-    if (!payload) continue;
-    const message = { organization_id: e.metadata.org_id, staff_only: feed?.staffOnly ?? false, type: payload.type };
-    if (!wanted((await load()).targets(), message)) continue;
-    messages.push({ id: e.id, position: e.position, ...message, payload });
-  }
-  const ep = endpoints as Endpoints | null;
-  const factRows = facts.rows();
-  return {
-    write(add) {
-      const rows = (table: string, columns: string[], list: readonly object[], conflict: string) => {
-        if (list.length === 0) return;
-        const names = columns.map((c) => `"${c}"`).join(', ');
-        add((guard) => `insert into "${table}" (${names}) select ${names} from jsonb_populate_recordset(null::"${table}", ?::jsonb) where ${guard} on conflict (id) ${conflict}`, [JSON.stringify(list)]);
-      };
-      if (ep) {
-        const deleted = [...ep.touched].filter((id) => ep.rows.get(id) === null);
-        if (deleted.length) add((guard) => `delete from billing_webhook_targets where id = any(?::uuid[]) and ${guard}`, [deleted]);
-        if (ep.removed.size) add((guard) => `delete from billing_webhook_redeliveries where endpoint_id = any(?::uuid[]) and ${guard}`, [[...ep.removed]]);
-        const cols = ['id', 'organization_id', 'url', 'event_types', 'enabled', 'enabled_at', 'from_position', 'secrets'];
-        const kept = [...ep.touched].flatMap((id) => ep.rows.get(id) ?? []);
-        rows('billing_webhook_targets', cols, kept, `do update set ${cols.filter((c) => c !== 'id').map((c) => `"${c}" = excluded."${c}"`).join(', ')}`);
-        rows('billing_webhook_redeliveries', ['id', 'endpoint_id', 'delivery_id', 'event_id', 'position'], ep.redeliveries, 'do nothing');
-      }
-      rows('billing_webhook_feed_facts', ['id', 'currency', 'finalized'], factRows, 'do update set currency = coalesce(excluded.currency, billing_webhook_feed_facts.currency), finalized = billing_webhook_feed_facts.finalized or excluded.finalized');
-      rows('billing_webhook_messages', ['id', 'position', 'organization_id', 'staff_only', 'type', 'payload'], messages, 'do nothing');
-    },
-  };
-}
