@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { CustomerCreateRequest } from '../src/contract/schemas/billing-customers.ts';
 import { InvoiceCreateRequest, InvoiceListRequest, InvoiceUpdateRequest, PaymentInsertRequest } from '../src/contract/schemas/billing-invoices.ts';
 import { CustomerStatementGetRequest } from '../src/contract/schemas/billing-statements.ts';
-import { POOL_SIZE } from './support.ts';
+import { benchPoolMax } from './support.ts';
 import { serveReference } from './child.ts';
 
 type Row = Record<string, unknown>;
@@ -35,7 +35,7 @@ interface Store {
 
 async function open(): Promise<Store> {
   if (process.env.BENCH_BACKEND === 'postgres') {
-    const pool = new pg.Pool({ connectionString: process.env.BENCH_SERVER_DB, max: POOL_SIZE });
+    const pool = new pg.Pool({ connectionString: process.env.BENCH_SERVER_DB, max: benchPoolMax() });
     return {
       query: async (sql, params) => (await pool.query(sql, params)).rows,
       async tx(fn) {

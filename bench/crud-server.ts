@@ -5,7 +5,7 @@ import express from 'express';
 import pg from 'pg';
 import { PGlite } from '@electric-sql/pglite';
 import { CustomerCreateRequest } from '../src/contract/schemas/billing-customers.ts';
-import { POOL_SIZE } from './support.ts';
+import { benchPoolMax } from './support.ts';
 import { serveReference } from './child.ts';
 
 type Query = (sql: string, params: unknown[]) => Promise<{ rows: Record<string, unknown>[] }>;
@@ -18,7 +18,7 @@ const TABLE = `
 
 async function open(): Promise<{ query: Query; close: () => Promise<void> }> {
   if (process.env.BENCH_BACKEND === 'postgres') {
-    const pool = new pg.Pool({ connectionString: process.env.BENCH_SERVER_DB, max: POOL_SIZE });
+    const pool = new pg.Pool({ connectionString: process.env.BENCH_SERVER_DB, max: benchPoolMax() });
     return { query: (sql, params) => pool.query(sql, params), close: () => pool.end() };
   }
   const db = new PGlite('memory://');

@@ -76,13 +76,13 @@ export interface InsertLoad extends SlicedLoad {
 
 /**
  * Customers inserted by billing staff, one per pre-created organization; each answer waited for its read
- * model. With `crud`, the same requests against the plain CRUD baseline (bench/crud-server.ts) instead.
+ * model. With `crud`, the same requests against the plain CRUD baseline (bench/crud-server.ts) instead; `env` goes to the server.
  * Starts the server, warms it up and takes the unloaded latency (200 serial requests); `slice` adds load.
  */
-export async function startInsertLoad(backend: BenchBackend, maxOps: number, crud = false): Promise<InsertLoad> {
+export async function startInsertLoad(backend: BenchBackend, maxOps: number, crud = false, env: Record<string, string> = {}): Promise<InsertLoad> {
   const warmup = 300;
   const serial = 200;
-  const server = await startBenchServer(backend, maxOps + warmup + serial, {}, crud ? 'crud-server.ts' : 'server.ts');
+  const server = await startBenchServer(backend, maxOps + warmup + serial, env, crud ? 'crud-server.ts' : 'server.ts');
   try {
     let o = 0;
     const insert = async () => {

@@ -12,6 +12,11 @@ export type BenchBackend = 'pglite' | 'postgres';
 /** Pool size used for every Postgres measurement (appends, raw inserts and the server alike). */
 export const POOL_SIZE = 20;
 
+/** The Postgres connections of a reference server (no listener): its whole budget BENCH_POOL_MAX when set, else POOL_SIZE. */
+export function benchPoolMax(): number {
+  return Number(process.env.BENCH_POOL_MAX ?? String(POOL_SIZE));
+}
+
 /** A fresh, migrated database; on Postgres a new database on the BENCH_DATABASE_URL server, dropped on close. */
 export async function openBenchDb(backend: BenchBackend): Promise<Db> {
   if (backend === 'pglite') {

@@ -95,9 +95,17 @@ export interface App extends Omit<Services, 'runner'> {
 /** What a process is, as its database connections name it (pg_stat_activity's application_name: `core-server project`). */
 export type ProcessKind = 'start' | 'serve' | 'project' | 'work' | 'cli';
 
-/** Opens the configured database: Postgres when DATABASE_URL is set (at most DATABASE_POOL_MAX connections), else embedded PGlite in DATA_DIR. */
+/**
+ * Opens the configured database: Postgres when DATABASE_URL is set, else embedded PGlite in DATA_DIR. DATABASE_POOL_MAX
+ * is the process's whole budget on Postgres: the pool gets all of it but the one listener connection (src/db-listener.ts).
+ */
 export async function openDatabase(config: Config, kind: ProcessKind = 'cli'): Promise<Db> {
-  return config.databaseUrl ? connectPostgres(config.databaseUrl, config.databasePoolMax, `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'));
+  return config.databaseUrl ? connectPostgres(config.databaseUrl, poolSizeOf(config.databasePoolMax), `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'));
+}
+
+/** The pool size of a process whose budget is `budget` connections: one of them is the listener connection. */
+export function poolSizeOf(budget: number): number {
+  return Math.max(1, budget - 1);
 }
 
 /** Builds the service. */

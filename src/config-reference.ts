@@ -8,7 +8,7 @@ export type EnvGroup = 'database' | 'http' | 'ops' | 'service' | 'objects';
 /** Every variable the service reads: the type makes a new variable without a line here fail to compile. */
 export const ENV_VARIABLES: Record<EnvName, { group: EnvGroup; text: string }> = {
   DATABASE_URL: { group: 'database', text: 'PostgreSQL connection string (postgres://user:password@host:5432/db). Unset: embedded PGlite in DATA_DIR (for `start` only).' },
-  DATABASE_POOL_MAX: { group: 'database', text: 'Most PostgreSQL connections one process opens (plus one or two listeners). Size it: processes x this <= max_connections - reserve (see Sizing the PostgreSQL pool).' },
+  DATABASE_POOL_MAX: { group: 'database', text: 'Most PostgreSQL connections one process opens, all of them: its pool and its one listener connection. Size it per process kind: the sum over processes <= max_connections - reserve (see Sizing the PostgreSQL pool).' },
   EVENT_STORE: { group: 'database', text: '`postgres` (the log in the database, default) or an esdb:// / kurrentdb:// connection string (docs/eventstoredb.md).' },
   DATA_DIR: { group: 'database', text: 'Where the embedded database and the default object directory live.' },
   LOG_LEVEL: { group: 'database', text: 'fatal, error, warn, info, debug, trace or silent. Logs are JSON lines on stdout.' },

@@ -1,17 +1,17 @@
-// A NOTIFY channel between the service's processes on one PostgreSQL database: one LISTEN connection per
-// channel and process, and NOTIFYs coalesced and sent only while another process listens. PGlite lives in
-// one process: there the channels on one database are told directly. Polling stays the guarantee; a
-// notification only shortens a wait.
+// A NOTIFY channel between the service's processes on one PostgreSQL database: every channel of a process
+// listens on the process's one listener connection (src/db-listener.ts), and NOTIFYs are coalesced and sent only
+// while another process listens. Channels of one database in one process (PGlite, or two apps on one pool in a
+// test) are told directly. Polling stays the guarantee; a notification only shortens a wait.
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
 import type { Db } from './db.ts';
+import { type ListenerTag, type SharedListener, holdsTag, sharedListener } from './db-listener.ts';
 
 /** How long a finding that no other process listens is trusted (a new listener polls meanwhile). */
 const LISTENERS_CHECK_MS = 1000;
 /** NOTIFYs of one burst (appends, projection commits) go out as one. */
 const COALESCE_MS = 5;
 
-/** PGlite's listening channels, by database and channel name. */
+/** This process's listening channels, by database and channel name. */
 const local = new WeakMap<Db, Map<string, Set<DbChannel>>>();
 
 function localPeers(db: Db, channel: string): Set<DbChannel> {
@@ -24,8 +24,9 @@ function localPeers(db: Db, channel: string): Set<DbChannel> {
 
 export class DbChannel {
   private readonly emitter = new EventEmitter();
-  private client?: pg.Client;
-  private ready = false;
+  private readonly listener?: SharedListener;
+  private joined = false;
+  private readonly forward = (payload: string) => this.emitter.emit('message', payload);
   private sending = false;
   private sendAgain = false;
   private timer?: NodeJS.Timeout;
@@ -33,23 +34,24 @@ export class DbChannel {
   private checkedAt = 0;
   private closed = false;
 
-  /** `listenerName` is the application_name of the LISTEN connections: how a process sees whether another listens. */
+  /** `tag` names the channel in the listener connection's application_name: how a process sees whether another listens. */
   constructor(
     private readonly db: Db,
     private readonly channel: string,
-    private readonly listenerName: string,
+    private readonly tag: ListenerTag,
   ) {
     this.emitter.setMaxListeners(0);
+    if (db.kind === 'postgres') this.listener = sharedListener(db);
   }
 
   /** Whether this process has started (or tried to start) listening. */
   get started(): boolean {
-    return this.client !== undefined || this.ready;
+    return this.joined && (this.listener?.started ?? true);
   }
 
   /** Whether the LISTEN connection is up: other processes' notifications reach this one. */
   get listening(): boolean {
-    return this.ready;
+    return this.joined && (this.listener?.listening ?? true);
   }
 
   /** Calls `fn` with the payload of every notification another process sends. */
@@ -57,34 +59,19 @@ export class DbChannel {
     this.emitter.on('message', fn);
   }
 
-  /** Starts the LISTEN connection once; on failure, a later call tries again. */
+  /** Starts listening (on the process's listener connection) once; on failure, a later call tries again. */
   async listen(): Promise<void> {
-    if (this.client || this.closed) return;
-    if (this.db.kind === 'pglite') {
+    if (this.closed) return;
+    if (!this.joined) {
+      this.joined = true;
       localPeers(this.db, this.channel).add(this);
-      this.ready = true;
-      return;
+      if (this.listener) {
+        this.listener.use();
+        this.listener.subscribe(this.channel, this.tag, this.forward);
+        await this.listener.hold(this.tag);
+      }
     }
-    const client = new pg.Client({ connectionString: this.db.url, application_name: this.listenerName });
-    this.client = client;
-    let ownPid: number | null = null;
-    client.on('notification', (msg) => {
-      if (msg.processId === ownPid) return; // our own NOTIFY: already announced locally
-      this.emitter.emit('message', msg.payload ?? '');
-    });
-    client.on('error', () => {
-      this.client = undefined; // polling carries on; the next listen() reconnects
-      this.ready = false;
-    });
-    try {
-      await client.connect();
-      await client.query(`listen ${this.channel}`);
-      await client.query('set synchronous_commit = off');
-      ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? null;
-      this.ready = this.client === client;
-    } catch {
-      this.client = undefined;
-    }
+    await this.listener?.listen();
   }
 
   /**
@@ -101,7 +88,7 @@ export class DbChannel {
       // Called on every append: count the listeners other than this one without copying the set.
       const peers = localPeers(this.db, this.channel);
       if (peers.size - (peers.has(this) ? 1 : 0) === 0) return;
-    } else if (!this.client) void this.listen();
+    } else if (!this.started) void this.listen();
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.send(payload);
@@ -111,10 +98,10 @@ export class DbChannel {
   private send(payload: () => string | null): void {
     const text = payload();
     if (this.closed || text === null) return;
-    if (this.db.kind === 'pglite') {
-      for (const c of localPeers(this.db, this.channel)) if (c !== this) c.emitter.emit('message', text);
-      return;
-    }
+    // Peers in this process (another app on the same pool) are told directly: a NOTIFY from this process's own
+    // connection is not delivered back to it.
+    for (const c of localPeers(this.db, this.channel)) if (c !== this) c.emitter.emit('message', text);
+    if (this.db.kind === 'pglite') return;
     if (this.sending) {
       this.sendAgain = true;
       return;
@@ -122,10 +109,9 @@ export class DbChannel {
     if (!this.othersListen && Date.now() - this.checkedAt < LISTENERS_CHECK_MS) return;
     this.sending = true;
     const sql = `select count(pg_notify($1, $2))::int as sent from pg_stat_activity
-                 where datname = current_database() and application_name = $3 and pid <> pg_backend_pid()`;
-    const args = [this.channel, text, this.listenerName];
-    const via = this.ready ? this.client : undefined;
-    (via ? via.query<{ sent: number }>(sql, args).then((r) => r.rows) : this.db.knex.raw<{ rows: { sent: number }[] }>(sql.replace(/\$\d/g, '?'), args).then((r) => r.rows))
+                 where datname = current_database() and ${holdsTag('$3')} and pid <> pg_backend_pid()`;
+    const args = [this.channel, text, this.tag];
+    (this.listener?.query<{ sent: number }>(sql, args) ?? this.db.knex.raw<{ rows: { sent: number }[] }>(sql.replace(/\$\d/g, '?'), args).then((r) => r.rows))
       .then((rows) => {
         this.othersListen = (rows[0]?.sent ?? 0) > 0;
         this.checkedAt = Date.now();
@@ -141,10 +127,14 @@ export class DbChannel {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
-    this.ready = false;
-    if (this.db.kind === 'pglite') localPeers(this.db, this.channel).delete(this);
+    localPeers(this.db, this.channel).delete(this);
     clearTimeout(this.timer);
-    if (this.client) await this.client.end().catch(() => {});
+    if (this.joined && this.listener) {
+      this.listener.unsubscribe(this.channel, this.forward);
+      await this.listener.releaseTag(this.tag);
+      await this.listener.leave();
+    }
   }
 }

@@ -16,8 +16,6 @@ export { formatPosition };
 
 const CHANNEL = 'es_appended';
 const POLL_MS = 1000;
-/** application_name of every LISTEN connection of the log: how a process sees whether any other process listens. */
-const LISTENER_NAME = 'core-server log listener';
 
 interface Row {
   global_position: string | number;
@@ -114,7 +112,7 @@ export class PostgresEventStore implements EventStore {
     this.knex = db.knex;
     this.emitter.setMaxListeners(0);
     this.group = new AppendGroup(db);
-    this.channel = new DbChannel(db, CHANNEL, LISTENER_NAME);
+    this.channel = new DbChannel(db, CHANNEL, 'log');
     this.channel.onMessage((payload) => {
       if (/^pg1:/.test(payload)) this.announce(payload, true);
     });

@@ -22,7 +22,7 @@ const NOTIFIED_POLL_MS = 100;
 
 /** The channel on which runners say that stored checkpoints moved (one per process). */
 export function progressChannel(db: Db): DbChannel {
-  return new DbChannel(db, 'projection_checkpoints', 'core-server checkpoint listener');
+  return new DbChannel(db, 'projection_checkpoints', 'checkpoints');
 }
 
 export class RemoteProgress {
