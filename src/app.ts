@@ -8,6 +8,7 @@ import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { type Db, connectPostgres, openPglite } from './db.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
@@ -97,7 +98,7 @@ export type ProcessKind = 'start' | 'serve' | 'project' | 'work' | 'cli';
 
 /** Opens the configured database: Postgres when DATABASE_URL is set (at most DATABASE_POOL_MAX connections), else embedded PGlite in DATA_DIR. */
 export async function openDatabase(config: Config, kind: ProcessKind = 'cli'): Promise<Db> {
-  return config.databaseUrl ? connectPostgres(config.databaseUrl, config.databasePoolMax, `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'));
+  return config.databaseUrl ? connectPostgres(config.databaseUrl, config.databasePoolMax, `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'), { template: () => pgliteTemplate(config.eventLog.kind) });
 }
 
 /** Builds the service. */
