@@ -14,6 +14,7 @@ import { benchResolve } from './configuration.ts';
 import { benchUsage } from './usage.ts';
 import { benchScale } from './scale.ts';
 import { startWebhookInsertLoad } from './webhooks.ts';
+import { benchFirstStart } from './first-start.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -27,7 +28,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage,webhooks').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage,webhooks,start').split(',');
 const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
 const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
 const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
@@ -272,6 +273,16 @@ async function main(): Promise<void> {
       for (const [name, f] of [['none', none], ['endpoints', many]] as const) if (f.c32.errors) lines.push({ phase: '(l) webhooks', backend, metric: `errors (${name})`, value: `${f.c32.errors}: ${f.c32.firstError}` });
       report(lines, backend, '(l)');
     }
+    // Issue 31: the first `npm start` on an empty data directory (the embedded database: PGlite only), next to a restart.
+    if (only.includes('start') && backend === 'pglite') {
+      const s = await benchFirstStart();
+      out.first_start = s;
+      lines.push(
+        { phase: '(m) first start', backend, metric: 'restart on the directory it left, to the banner (reference)', value: `${fmt(s.restart_seconds, 1)} s` },
+        { phase: '(m) first start', backend, metric: '`core-server start` on an empty data directory, to the banner', value: `${fmt(s.first_seconds, 1)} s (${fmt(s.first_seconds / s.restart_seconds, 2)}x restart)`, target: '< 5 s', met: s.first_seconds < 5 },
+      );
+      report(lines, backend, '(m)');
+    }
   }
   console.log('');
   printTable(lines);
@@ -286,6 +297,7 @@ async function main(): Promise<void> {
   console.log('    of the same usage rows (reference), then pages billing.invoices.orders.list one request at a time.');
   console.log('(l) runs the customers.insert load of (c) on two servers with their workers, one with 100 webhook endpoints (every organization\'s');
   console.log('    customer.created, delivered to a receiver in the bench process) and one with none, in the same seconds (ABBA slices).');
+  console.log('(m) builds dist/ if stale (as npm start does), then times `core-server start` on an empty data directory and a restart, to the banner.');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

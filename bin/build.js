@@ -7,6 +7,7 @@
 import process from 'node:process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { BUILD_OPTIONS, DIST, ROOT, STAMP, compiledIsFresh } from './compiled.js';
 
@@ -27,5 +28,9 @@ try {
   process.exit(1);
 }
 for (const [from, to] of BESIDE) fs.cpSync(path.join(ROOT, from), path.join(DIST, to), { recursive: true });
+// The migrated PGlite directory a first start copies (src/pglite-template.ts), made from the same sources. Without it a
+// first start still works, only slower (initdb and every migration), so a failure is said and the build goes on.
+const template = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/make-pglite-template.ts'), DIST], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+if (template.status !== 0) process.stderr.write('core-server: making the PGlite template failed; a first start on an empty data directory runs initdb and every migration (slower)\n');
 fs.writeFileSync(STAMP, `${new Date().toISOString()}\n`);
 process.stderr.write(`core-server: built dist/ in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);

@@ -8,6 +8,7 @@ import type express from 'express';
 import { type Clock, systemClock } from './clock.ts';
 import type { Config } from './config.ts';
 import { type Db, connectPostgres, openPglite } from './db.ts';
+import { pgliteTemplate } from './pglite-template.ts';
 import { openEventStore } from './eventstore/index.ts';
 import type { EventStore } from './eventstore/port.ts';
 import { measuredStore } from './eventstore/measured.ts';
@@ -100,7 +101,7 @@ export type ProcessKind = 'start' | 'serve' | 'project' | 'work' | 'cli';
  * is the process's whole budget on Postgres: the pool gets all of it but the one listener connection (src/db-listener.ts).
  */
 export async function openDatabase(config: Config, kind: ProcessKind = 'cli'): Promise<Db> {
-  return config.databaseUrl ? connectPostgres(config.databaseUrl, poolSizeOf(config.databasePoolMax), `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'));
+  return config.databaseUrl ? connectPostgres(config.databaseUrl, poolSizeOf(config.databasePoolMax), `core-server ${kind}`) : openPglite(path.join(config.dataDir, 'pglite'), { template: () => pgliteTemplate(config.eventLog.kind) });
 }
 
 /** The pool size of a process whose budget is `budget` connections: one of them is the listener connection. */

@@ -1,5 +1,6 @@
 // Database connection: embedded PGlite (one process) or PostgreSQL (pooled), both through knex.
 import fs from 'node:fs';
+import path from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import ClientPgLite from 'knex-pglite';
 import { PGlite } from '@electric-sql/pglite';
@@ -109,13 +110,16 @@ function discardWhenEnded(connection: PooledClient, done: (err: Error | null, co
 }
 
 /** Opens embedded PGlite: in memory when `dir` is undefined, else on disk under `dir` (locked to this process). */
-export async function openPglite(dir?: string): Promise<Db> {
+export async function openPglite(dir?: string, opts: { template?: () => Promise<string | undefined> } = {}): Promise<Db> {
   let release: Release = async () => {};
   if (dir) {
     fs.mkdirSync(dir, { recursive: true });
     release = await lockDirectory(dir);
   }
   try {
+    // A directory without a database yet starts as a copy of the template, when there is one (src/pglite-template.ts).
+    const template = dir && opts.template && !fs.existsSync(path.join(dir, 'PG_VERSION')) ? await opts.template() : undefined;
+    if (dir && template) copyDatabase(template, dir);
     // pg_trgm: trigram similarity for assemblies.experimental.search, as on PostgreSQL (contrib there).
     const pglite = new PGlite(dir ?? 'memory://', { extensions: { pg_trgm } });
     await pglite.waitReady;
@@ -138,6 +142,16 @@ export async function openPglite(dir?: string): Promise<Db> {
     await release();
     throw err;
   }
+}
+
+/**
+ * Copies a closed PGlite data directory into `to`, PG_VERSION last: PGlite takes a directory with PG_VERSION for a
+ * database, so one copied only in part (a crash meanwhile) is copied again on the next start rather than opened.
+ */
+function copyDatabase(from: string, to: string): void {
+  const version = path.join(from, 'PG_VERSION');
+  fs.cpSync(from, to, { recursive: true, filter: (src) => src !== version });
+  fs.copyFileSync(version, path.join(to, 'PG_VERSION'));
 }
 
 /**

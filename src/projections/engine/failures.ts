@@ -38,8 +38,9 @@ export class Failures {
   ) {}
 
   /** Reads the events skipped for `p` (at start, on a rebuild, and when its failure was cleared). */
-  async loadSkips(p: Projection): Promise<void> {
-    this.skips.set(p.name, await skippedIds(this.e.knex, p.name));
+  async loadSkips(projections: readonly Projection[]): Promise<void> {
+    const skipped = await skippedIds(this.e.knex, projections.map((p) => p.name));
+    for (const p of projections) this.skips.set(p.name, skipped.get(p.name) ?? new Set());
   }
 
   /** The events of a batch that `p` handles (all of them when it does not say), less those an operator skipped for it. */
@@ -130,7 +131,7 @@ export class Failures {
     const resumed: string[] = [];
     for (const p of failed) {
       if (stored.has(p.name) || this.e.modes.get(p.name) !== 'failed') continue;
-      await this.loadSkips(p);
+      await this.loadSkips([p]);
       resumed.push(p.name);
       this.resume(p);
     }

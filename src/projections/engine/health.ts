@@ -125,10 +125,16 @@ export async function recordSkip(knex: Knex, skip: ProjectionSkip): Promise<void
   });
 }
 
-/** The ids of the events skipped for `projection`. */
-export async function skippedIds(knex: Knex, projection: string): Promise<Set<string>> {
-  const rows = (await knex('projection_skips').where({ projection }).select('event_id')) as { event_id: string }[];
-  return new Set(rows.map((r) => r.event_id));
+/** The event ids an operator skipped, by projection, for these projections (one query for all). */
+export async function skippedIds(knex: Knex, projections: readonly string[]): Promise<Map<string, Set<string>>> {
+  const rows = (await knex('projection_skips').whereIn('projection', projections).select('projection', 'event_id')) as { projection: string; event_id: string }[];
+  const out = new Map<string, Set<string>>();
+  for (const r of rows) {
+    const set = out.get(r.projection) ?? new Set<string>();
+    set.add(r.event_id);
+    out.set(r.projection, set);
+  }
+  return out;
 }
 
 /** Every recorded skip (of one stream when given), oldest first. */

@@ -95,11 +95,9 @@ export class ProjectionRunner implements ReadModelProgress {
 
   /** Makes sure every projection has a checkpoint row; a changed version empties its tables for a replay. */
   async prepare(): Promise<void> {
-    for (const p of this.projections) {
-      forgetDocuments(this.knex, p.tables);
-      await this.checkpoints.prepare(p, this.opts.logger);
-      await this.failures.loadSkips(p);
-    }
+    for (const p of this.projections) forgetDocuments(this.knex, p.tables);
+    await this.checkpoints.prepare(this.projections, this.opts.logger);
+    await this.failures.loadSkips(this.projections);
     this.building = await this.blueGreen.pending(this.projections);
     // A failure stays until an operator retries, skips or rebuilds: a restart does not hide it.
     const failures = await storedFailures(this.knex);
@@ -159,7 +157,7 @@ export class ProjectionRunner implements ReadModelProgress {
         await underWay;
         continue;
       }
-      await this.failures.loadSkips(p);
+      await this.failures.loadSkips([p]);
       await this.blueGreen.begin(p);
       await this.blueGreen.build(p, { onProgress });
     }

@@ -14,6 +14,8 @@ export const SESSION_CACHE_MS = 1000;
 const MAX_ENTRIES = 10_000;
 
 const caches = new WeakMap<Knex, Map<string, { auth: SessionAuth; until: number; generation: number }>>();
+/** Lookups under way, by generation and token (per database, as the cache). */
+const lookups = new WeakMap<Knex, Map<string, Promise<Auth | null>>>();
 /** Bumped by every sign-out and identity change: entries of an older generation are not used. */
 let generation = 0;
 
@@ -33,7 +35,21 @@ export async function cachedSessionAuth(knex: Knex, token: string, now: Date): P
   cache.delete(token);
   if (!looksValid(token, 'svc_sess_')) return null;
   const seen = generation;
-  const auth = await sessionAuth(knex, token, now);
+  // Requests that miss together share one lookup (32 clients with one token all missed when its entry expired), unless
+  // a sign-out or identity change came since it began.
+  const key = `${seen}:${token}`;
+  let pending = lookups.get(knex);
+  if (!pending) {
+    pending = new Map();
+    lookups.set(knex, pending);
+  }
+  let lookup = pending.get(key);
+  if (!lookup) {
+    const own = pending;
+    lookup = sessionAuth(knex, token, now).finally(() => own.delete(key));
+    own.set(key, lookup);
+  }
+  const auth = await lookup;
   // A sign-out or identity change during the lookup: do not keep what may predate it.
   if (auth?.kind === 'session' && seen === generation) {
     if (cache.size >= MAX_ENTRIES) cache.clear();
