@@ -1,9 +1,14 @@
-// Phase (a): event appends per second at concurrency 1 and 16, next to raw single-row INSERT commits.
+// Phase (a): event appends per second at concurrency 1 and 16, side by side with raw single-row INSERT commits, and
+// the same appends through the crypto-shredding decorator (issue 32) next to the plain store.
 import crypto from 'node:crypto';
 import type { Db } from '../src/db.ts';
+import type { EventData, EventStore } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
+import { shreddingStore } from '../src/eventstore/shredding.ts';
+import { TableKeyStore } from '../src/eventstore/key-table.ts';
+import { PERSONAL_FIELDS } from '../src/domain/personal-events.ts';
 import { pooledQuery } from '../src/pooled-query.ts';
-import { closedLoop, type LoadResult } from './support.ts';
+import { type LoadResult, SliceTotals, closedLoop } from './support.ts';
 
 /** Figures of phase (a). */
 export interface AppendFigures {
@@ -11,12 +16,16 @@ export interface AppendFigures {
   append_c16: LoadResult;
   raw_insert_c1: LoadResult;
   raw_insert_c16: LoadResult;
-  /** The same INSERT sent the way the append is (prepared, straight to a pool connection), at 16. */
+  /** The reference (issue 31): the same row, a prepared INSERT straight on a pool connection, into a table with a primary key only. */
+  raw_prepared_c1: LoadResult;
   raw_prepared_c16: LoadResult;
-  /** appends at 16 / raw inserts at 16. */
+  /** appends at 16 / raw inserts (knex) at 16. */
   ratio_c16: number;
-  /** appends at 16 / prepared raw inserts at 16 (the stricter reference). */
+  /** appends / prepared raw inserts into the primary-key-only table, at 1 and at 16. */
+  ratio_prepared_c1: number;
   ratio_prepared_c16: number;
+  /** The same personal event (a customer's name and email changed) appended through the crypto-shredding decorator and through the plain store. */
+  personal: { plain_c1: LoadResult; sealed_c1: LoadResult; plain_c16: LoadResult; sealed_c16: LoadResult; ratio_c1: number; ratio_c16: number };
   /** Acknowledged appends not stored exactly once, plus revisions missing from a bench stream (0: none lost, none doubled, no gap). */
   unaccounted: number;
 }
@@ -24,51 +33,92 @@ export interface AppendFigures {
 const metadata = { org_id: null, actor: { type: 'system' as const, id: 'bench' }, request_id: null, correlation_id: null, causation_id: null };
 const data = { name: 'Bench Ltd', email: 'bench@example.com', currency: 'GBP', payment_terms_days: 30 };
 
-/** `concurrency` workers, each appending one event at a time to its own new stream with the exact expected revision (what a command does). */
-export function appendLoad(store: PostgresEventStore, concurrency: number, durationMs: number, latencies?: number[]): Promise<LoadResult> {
+/** One event per call (a fresh id each time). */
+type MakeEvent = () => EventData;
+const benchEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'BenchAppended', data, metadata });
+/** A CustomerUpdated whose name and email are personal (sealed with the customer's two keys by the decorator). */
+const personalEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'CustomerUpdated', data: { changes: { name: 'Bench Ltd', email: 'bench@example.com' }, updated_at: '2026-01-02T00:00:00.000Z' }, metadata });
+
+/** Workers appending one event at a time, each to its own stream with the exact expected revision (what a command does); streams live across slices. */
+function appender(store: EventStore, concurrency: number, make: MakeEvent = benchEvent) {
   const streams = Array.from({ length: concurrency }, () => ({ id: `benchappend-${crypto.randomUUID()}`, revision: -1n }));
-  return closedLoop({ concurrency, durationMs, ...(latencies ? { latencies } : {}) }, async (_i, w) => {
+  return async (_i: number, w: number) => {
     const s = streams[w]!;
-    const res = await store.appendToStream(s.id, [{ id: crypto.randomUUID(), type: 'BenchAppended', data, metadata }], { expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
+    const res = await store.appendToStream(s.id, [make()], { expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
     s.revision = res.nextExpectedRevision;
-  });
+  };
+}
+
+/** `concurrency` workers, each appending one event at a time to its own new stream with the exact expected revision (what a command does). */
+export function appendLoad(store: EventStore, concurrency: number, durationMs: number, latencies?: number[]): Promise<LoadResult> {
+  return closedLoop({ concurrency, durationMs, ...(latencies ? { latencies } : {}) }, appender(store, concurrency));
 }
 
 /**
- * Each append writes one event to its worker's own stream with the exact expected revision (what a
- * command does). The raw reference inserts the same row shape into a copy of es_events, autocommit,
- * through the same pool.
+ * Runs the loads side by side: `durationMs` each in all, in 4 slices taken in turn in ABBA order, so a machine that
+ * speeds up or slows down weighs on every load alike (see support.ts `interleave`).
+ */
+async function sideBySide<K extends string>(concurrency: number, durationMs: number, loads: Record<K, (i: number, w: number) => Promise<void>>): Promise<Record<K, LoadResult>> {
+  const names = Object.keys(loads) as K[];
+  const totals = new Map(names.map((n) => [n, new SliceTotals()]));
+  const rounds = 4;
+  for (let r = 0; r < rounds; r++) {
+    for (const n of r % 2 === 0 ? names : [...names].reverse()) {
+      const t = totals.get(n)!;
+      t.add(await closedLoop({ concurrency, durationMs: durationMs / rounds, latencies: t.latencies }, loads[n]));
+    }
+  }
+  return Object.fromEntries(names.map((n) => [n, totals.get(n)!.result()])) as Record<K, LoadResult>;
+}
+
+/**
+ * Each append writes one event to its worker's own stream with the exact expected revision (what a command does).
+ * The references insert the same row shape, autocommit, through the same pool: into a copy of es_events through
+ * `knex.raw` (issue 9's reference), and into a table with only a primary key as a prepared statement straight on
+ * a pool connection (issue 31's, the stricter). Each concurrency's loads run side by side in the same seconds.
  */
 export async function benchAppends(db: Db, durationMs: number): Promise<AppendFigures> {
-  const store = new PostgresEventStore(db);
+  const plain = new PostgresEventStore(db);
+  const sealing = shreddingStore(plain, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
   await db.knex.raw('create table bench_raw_events (like es_events including defaults including indexes)');
-  const append = (concurrency: number) => appendLoad(store, concurrency, durationMs);
-  const raw = (concurrency: number) =>
-    closedLoop({ concurrency, durationMs }, async (i) => {
-      await db.knex.raw(
-        'insert into bench_raw_events (stream_id, revision, event_id, type, data, metadata, created_at) values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)',
-        [`benchraw-${concurrency}-${i}`, 0, crypto.randomUUID(), 'BenchAppended', JSON.stringify(data), JSON.stringify(metadata), new Date()],
-      );
-    });
-  const insert = { name: 'bench_raw_insert', text: 'insert into bench_raw_events (stream_id, revision, event_id, type, data, metadata, created_at) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)' };
-  const rawPrepared = (concurrency: number) =>
-    closedLoop({ concurrency, durationMs }, async (i) => {
-      await pooledQuery(db, insert, [`benchprep-${concurrency}-${i}`, 0, crypto.randomUUID(), 'BenchAppended', JSON.stringify(data), JSON.stringify(metadata), new Date()]);
-    });
-  // Alternate so that neither side benefits from a warmer cache.
-  const raw_insert_c1 = await raw(1);
-  const append_c1 = await append(1);
-  const raw_insert_c16 = await raw(16);
-  const append_c16 = await append(16);
-  const raw_prepared_c16 = await rawPrepared(16);
-  await store.close();
+  await db.knex.raw(`create table bench_raw_pk (stream_id text not null, revision bigint not null, event_id uuid not null, type text not null,
+    data jsonb not null, metadata jsonb not null, created_at timestamptz not null, primary key (stream_id, revision))`);
+  const row = (stream: string, revision: number) => [stream, revision, crypto.randomUUID(), 'BenchAppended', JSON.stringify(data), JSON.stringify(metadata), new Date()];
+  const raw = () => {
+    const prefix = `benchraw-${crypto.randomUUID()}`;
+    return async (i: number) => {
+      await db.knex.raw('insert into bench_raw_events (stream_id, revision, event_id, type, data, metadata, created_at) values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)', row(`${prefix}-${i}`, 0));
+    };
+  };
+  const insert = { name: 'bench_raw_insert', text: 'insert into bench_raw_pk (stream_id, revision, event_id, type, data, metadata, created_at) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)' };
+  // Each worker its own stream, revisions 0, 1, 2...: the same primary-key pattern as the appends.
+  const rawPrepared = (concurrency: number) => {
+    const streams = Array.from({ length: concurrency }, () => ({ id: `benchprep-${crypto.randomUUID()}`, revision: 0 }));
+    return async (_i: number, w: number) => {
+      const s = streams[w]!;
+      await pooledQuery(db, insert, row(s.id, s.revision++));
+    };
+  };
+  const c1 = await sideBySide(1, durationMs, { raw_prepared: rawPrepared(1), append: appender(plain, 1), raw_insert: raw() });
+  const c16 = await sideBySide(16, durationMs, { raw_prepared: rawPrepared(16), append: appender(plain, 16), raw_insert: raw() });
+  const p1 = await sideBySide(1, durationMs, { plain: appender(plain, 1, personalEvent), sealed: appender(sealing, 1, personalEvent) });
+  const p16 = await sideBySide(16, durationMs, { plain: appender(plain, 16, personalEvent), sealed: appender(sealing, 16, personalEvent) });
+  await plain.close();
   // Every acknowledged append stored once, each stream's revisions without a gap.
   const stored = await db.knex.raw(`select coalesce(sum(n), 0)::int as n, coalesce(sum(last + 1), 0)::int as span
     from (select count(*) as n, max(revision) as last from es_events where stream_id like 'benchappend-%' group by stream_id) s`);
   const { n, span } = stored.rows[0] as { n: number; span: number };
-  const unaccounted = Math.abs(append_c1.ops + append_c16.ops - n) + Math.abs(span - n);
+  const acknowledged = c1.append.ops + c16.append.ops + p1.plain.ops + p1.sealed.ops + p16.plain.ops + p16.sealed.ops;
+  const unaccounted = Math.abs(acknowledged - n) + Math.abs(span - n);
   return {
-    append_c1, append_c16, raw_insert_c1, raw_insert_c16, raw_prepared_c16, unaccounted,
-    ratio_c16: append_c16.opsPerSec / raw_insert_c16.opsPerSec, ratio_prepared_c16: append_c16.opsPerSec / raw_prepared_c16.opsPerSec,
+    append_c1: c1.append, append_c16: c16.append, raw_insert_c1: c1.raw_insert, raw_insert_c16: c16.raw_insert,
+    raw_prepared_c1: c1.raw_prepared, raw_prepared_c16: c16.raw_prepared, unaccounted,
+    ratio_c16: c16.append.opsPerSec / c16.raw_insert.opsPerSec,
+    ratio_prepared_c1: c1.append.opsPerSec / c1.raw_prepared.opsPerSec,
+    ratio_prepared_c16: c16.append.opsPerSec / c16.raw_prepared.opsPerSec,
+    personal: {
+      plain_c1: p1.plain, sealed_c1: p1.sealed, plain_c16: p16.plain, sealed_c16: p16.sealed,
+      ratio_c1: p1.sealed.opsPerSec / p1.plain.opsPerSec, ratio_c16: p16.sealed.opsPerSec / p16.plain.opsPerSec,
+    },
   };
 }

@@ -89,14 +89,15 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     if (Array.isArray(erased)) for (const s of erased) if (typeof s === 'string') cache.set(s, null);
   };
 
-  // The subjects of a batch's envelopes whose keys are not cached yet.
-  const envelopesOf = (e: RecordedEvent): { path: readonly string[]; env: Envelope }[] => {
+  // An event's envelopes, each with its subject (parsed once: a replay opens hundreds of thousands).
+  const NONE: { path: readonly string[]; env: Envelope; subject: string }[] = [];
+  const envelopesOf = (e: RecordedEvent): { path: readonly string[]; env: Envelope; subject: string }[] => {
     const paths = fields.get(e.type);
-    if (!paths) return [];
-    const out: { path: readonly string[]; env: Envelope }[] = [];
+    if (!paths) return NONE;
+    let out = NONE;
     for (const p of paths) {
       const v = valueAt(e.data, p.path);
-      if (isEnvelope(v)) out.push({ path: p.path, env: v });
+      if (isEnvelope(v)) (out === NONE ? (out = []) : out).push({ path: p.path, env: v, subject: envelopeSubject(v) });
     }
     return out;
   };
@@ -106,7 +107,7 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
     const unknown = new Set<string>();
-    for (const list of sealed) for (const { env } of list) if (!cache.has(envelopeSubject(env))) unknown.add(envelopeSubject(env));
+    for (const list of sealed) for (const { subject } of list) if (!cache.has(subject)) unknown.add(subject);
     if (unknown.size > 0) {
       const found = await keys.find([...unknown]);
       for (const s of unknown) if (!found.has(s)) found.set(s, null);
@@ -116,8 +117,8 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       const list = sealed[i] ?? [];
       if (list.length === 0) return e;
       let data = e.data;
-      for (const { path, env } of list) {
-        const key = cache.get(envelopeSubject(env)) ?? null;
+      for (const { path, env, subject } of list) {
+        const key = cache.get(subject) ?? null;
         let text = ERASED;
         if (key) {
           try {

@@ -15,9 +15,11 @@ export interface Projection {
   handles?(type: string): boolean;
   /**
    * Optional bulk replay: folds many batches in memory and writes the result at once (catch-up and
-   * rebuild). `fresh` says the tables are empty (the checkpoint is at the start of the log).
+   * rebuild). `fresh` says the tables are empty (the checkpoint is at the start of the log). `schema`: the
+   * stored rows are read from the tables of this schema (a blue/green build's, engine/shadow.ts) instead of
+   * those the search path finds; the write runs where the runner's transaction's search path points.
    */
-  bulk?(knex: Knex, fresh: boolean): BulkApplier;
+  bulk?(knex: Knex, fresh: boolean, schema?: string): BulkApplier;
   /**
    * Optional live commit in one statement: reads what the batch needs (outside any transaction: the
    * checkpoint's compare-and-set in the commit statement guards them), folds the events, and returns

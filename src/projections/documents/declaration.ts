@@ -45,7 +45,7 @@ export interface TableWriter {
   /** Whether the table has a handler for this event type. */
   handles(type: string): boolean;
   /** Bulk replay of this table (see Projection.bulk). */
-  bulk?(knex: Knex, fresh: boolean, alone?: boolean): BulkApplier;
+  bulk?(knex: Knex, fresh: boolean, alone?: boolean, schema?: string): BulkApplier;
   /** One-statement live commit of this table (see Projection.stage). */
   stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
 }

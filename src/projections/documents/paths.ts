@@ -41,9 +41,10 @@ const MAX_CACHED_DOCS = 250_000;
 /**
  * Bulk replay of a document table: every touched document is loaded once, folded, and written once per
  * write. `alone`: the only table of its projection, so no other table reads the events a replay reads
- * for it.
+ * for it. `schema`: where stored rows are read (a blue/green build's tables), else the search path's table.
  */
-export function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: Knex, fresh: boolean, alone: boolean): BulkApplier {
+export function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>, knex: Knex, fresh: boolean, alone: boolean, schema?: string): BulkApplier {
+  const stored = schema ? `"${schema.replace(/"/g, '""')}"."${def.table}"` : `"${def.table}"`;
   const docs = new Map<string, D | null>();
   const dirty = new Set<string>();
   // An empty table at the start: a document not in memory does not exist, no need to ask.
@@ -62,7 +63,7 @@ export function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>,
         const missing = [...new Set(events.map((e) => keyOf(e, read(e))).filter((k): k is string => k !== null && !docs.has(k)))];
         for (const k of missing) docs.set(k, null);
         for (let i = 0; i < missing.length; i += 10_000) {
-          const found = await knex.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [missing.slice(i, i + 10_000)]);
+          const found = await knex.raw(`select id::text as id, doc from ${stored} where id = any(?)`, [missing.slice(i, i + 10_000)]);
           for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
         }
       }

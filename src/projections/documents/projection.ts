@@ -22,7 +22,7 @@ export function documentProjection(def: { name: string; version: number; tables:
     },
     handles: (type) => def.tables.some((t) => t.handles(type)),
     // Bulk replay only when every table can (a table that reads another in the same batch cannot).
-    ...(bulkTables.length === def.tables.length ? { bulk: (knex: Knex, fresh: boolean) => combineBulk(bulkTables.map((t) => t.bulk(knex, fresh, def.tables.length === 1))) } : {}),
+    ...(bulkTables.length === def.tables.length ? { bulk: (knex: Knex, fresh: boolean, schema?: string) => combineBulk(bulkTables.map((t) => t.bulk(knex, fresh, def.tables.length === 1, schema))) } : {}),
     // One-statement commits likewise.
     ...(stagedTables.length === def.tables.length ? { stage: (knex: Knex, events: RecordedEvent[]) => combineStaged(stagedTables.map((t) => t.stage), knex, events) } : {}),
   };
@@ -34,7 +34,7 @@ export function documentTable<D, E extends DomainEvent>(def: DocumentTable<D, E>
     table: def.table,
     apply: (trx, events) => applyDocuments(trx, def, events),
     handles: (type) => Object.hasOwn(def.handlers, currentType(def.events, type)),
-    bulk: (knex, fresh, alone) => documentBulk(def, knex, fresh, alone ?? false),
+    bulk: (knex, fresh, alone, schema) => documentBulk(def, knex, fresh, alone ?? false, schema),
     stage: (knex, events) => stageDocuments(knex, def, events),
   };
 }

@@ -16,9 +16,14 @@ export async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transac
     });
   }
   const { upserts, deletes } = documentRows(def, docs, touched);
-  // Into an empty table (the first write of a replay from the start): plain inserts, nothing to delete,
-  // and the indexes built once afterwards.
-  if (empty) return loadWithoutIndexes(trx, def.table, () => writeChunks(trx, def.table, upserts, true));
+  // Into an empty table (the first write of a replay from the start): plain inserts, nothing to delete, and for a
+  // large load the indexes built once afterwards. A small one keeps its indexes: dropping and rebuilding them is a
+  // few DDL statements per table, which cost more than they save below a few thousand rows (a blue/green rebuild
+  // of every projection over a short log makes one such load per table).
+  if (empty) {
+    const load = () => writeChunks(trx, def.table, upserts, true);
+    return upserts.length >= LOAD_WITHOUT_INDEXES_ROWS ? loadWithoutIndexes(trx, def.table, load) : load();
+  }
   for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
   await writeChunks(trx, def.table, upserts, false);
 }
@@ -35,6 +40,9 @@ export function stagedDocumentWrites<D, E extends DomainEvent>(def: DocumentTabl
     }
   };
 }
+
+/** From this many rows on, a load into an empty table drops its indexes and builds them after (fresh-table.ts). */
+const LOAD_WITHOUT_INDEXES_ROWS = 5_000;
 
 /** Rows per upsert statement. */
 const WRITE_CHUNK = 5_000;

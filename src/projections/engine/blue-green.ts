@@ -8,7 +8,8 @@ import type { Knex } from 'knex';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
 import { forgetDocuments, tablesReplaced } from '../documents/cache.ts';
-import { CheckpointMoved, commitParts } from './commit.ts';
+import { CheckpointMoved, type CommitPart, commitParts } from './commit.ts';
+import { BULK_COMMIT_MS, MAX_PENDING_ROWS } from './catch-up.ts';
 import type { Engine } from './engine.ts';
 import { createShadow, liveSchema, nextName, shadowProjection, swapShadow, writeShadow } from './shadow.ts';
 
@@ -148,17 +149,46 @@ export class BlueGreen {
     return row ? row.position : undefined;
   }
 
-  /** Applies the log after `from` to the shadow tables, batch by batch, until a read comes back empty. */
+  /**
+   * Applies the log after `from` to the shadow tables until a read comes back short (then empty). With bulk replay
+   * (the projection offers it) batches are folded in memory and written, with the build's checkpoint, every
+   * MAX_PENDING_ROWS changed rows, every BULK_COMMIT_MS and at the end, as a solo catch-up does (catch-up.ts); the
+   * first write into the tables the build began empty is a plain load. The next batch is read while one is applied.
+   */
   private async drain(p: Projection, shadow: Projection, from: LogPosition | null, step: (at: LogPosition | null, n: number) => void, signal?: AbortSignal): Promise<LogPosition | null> {
-    let position = from;
-    while (!signal?.aborted) {
-      const events = await this.e.store.readAll({ from: position === null ? 'start' : { after: position }, maxCount: this.e.bulkBatchSize });
+    const read = (after: LogPosition | null) => this.e.store.readAll({ from: after === null ? 'start' : { after }, maxCount: this.e.bulkBatchSize });
+    const bulk = shadow.bulk?.(this.root, from === null);
+    let position = from; // where the build's stored checkpoint is
+    let folded: LogPosition | null = null; // end of what the bulk applier holds unwritten
+    let writtenAt = Date.now();
+    const write = async (to: LogPosition, part: Pick<CommitPart, 'events' | 'write'>) => {
+      await commitParts(this.root, [{ projection: shadow, from: position, to, ...part }], this.e.clock.now());
+      position = to;
+      folded = null;
+      writtenAt = Date.now();
+    };
+    let next: Promise<RecordedEvent[]> | null = read(position);
+    while (next) {
+      const events: RecordedEvent[] = await next;
+      next = null;
       const last = events.at(-1);
       if (!last) break;
-      await commitParts(this.root, [{ projection: shadow, events: this.relevant(p, events), from: position, to: last.position }], this.e.clock.now());
-      position = last.position;
-      step(position, events.length);
+      const more = events.length >= this.e.bulkBatchSize && !signal?.aborted;
+      if (more) {
+        next = read(last.position);
+        next.catch(() => {}); // awaited on the next turn unless this batch fails
+      }
+      const relevant = this.relevant(p, events);
+      if (bulk) {
+        await bulk.fold(relevant);
+        folded = last.position;
+        if (bulk.pending() >= MAX_PENDING_ROWS || !more || Date.now() - writtenAt >= BULK_COMMIT_MS) await write(last.position, { events: [], write: (trx) => bulk.write(trx) });
+      } else {
+        await write(last.position, { events: relevant });
+      }
+      step(last.position, events.length);
     }
+    if (bulk && folded !== null) await write(folded, { events: [], write: (trx) => bulk.write(trx) });
     return position;
   }
 

@@ -13,9 +13,9 @@ import type { Engine } from './engine.ts';
 import { type Failures, ProjectionStopped } from './failures.ts';
 
 /** Bulk replay writes once this many rows changed in memory... */
-const MAX_PENDING_ROWS = 200_000;
+export const MAX_PENDING_ROWS = 200_000;
 /** ...or once its last write is this old, so a long replay still shows progress and restarts near where it stopped. */
-const BULK_COMMIT_MS = 30_000;
+export const BULK_COMMIT_MS = 30_000;
 /** How long catchUp waits for committed events hidden behind an open older transaction. */
 const CATCH_UP_WAIT_MS = 30_000;
 

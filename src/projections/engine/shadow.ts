@@ -3,7 +3,7 @@
 // columns, checks, keys and indexes (so the swap leaves the catalog as it was), and the swap itself.
 import type { Knex } from 'knex';
 import type { LogPosition, RecordedEvent } from '../../eventstore/port.ts';
-import type { Projection } from '../projection.ts';
+import type { BulkApplier, Projection } from '../projection.ts';
 
 /** The checkpoint row of the version being built beside projection `name`. */
 export function nextName(name: string): string {
@@ -61,11 +61,15 @@ export async function writeShadow(trx: Knex.Transaction, name: string, live: str
 }
 
 /**
- * `p` writing its shadow tables: the same code and tables, its own checkpoint row. Only `apply` (in the runner's
- * transaction, where the search path is set): the bulk and staged paths read outside any transaction.
+ * `p` writing its shadow tables: the same code and tables, its own checkpoint row. `apply`, and bulk replay when `p`
+ * offers it (a build is a replay from the start of the log: without it, each batch of a 200k-event build loaded,
+ * folded and upserted its documents in a transaction of its own, a quarter of the bulk speed). Both write in the
+ * runner's transaction with the search path set; the bulk fold reads stored rows from the shadow schema by name.
+ * Not `stage`: it reads outside any transaction, through the search path.
  */
 export function shadowProjection(p: Projection, live: string): Projection {
   const handles = p.handles?.bind(p);
+  const bulk = p.bulk?.bind(p);
   return {
     name: nextName(p.name),
     version: p.version,
@@ -75,6 +79,21 @@ export function shadowProjection(p: Projection, live: string): Projection {
       await writeShadow(trx, p.name, live);
       await p.apply(trx, events);
     },
+    ...(bulk
+      ? {
+          bulk(knex: Knex, fresh: boolean): BulkApplier {
+            const inner = bulk(knex, fresh, shadowSchema(p.name));
+            return {
+              fold: (events) => inner.fold(events),
+              pending: () => inner.pending(),
+              async write(trx) {
+                await writeShadow(trx, p.name, live);
+                await inner.write(trx);
+              },
+            };
+          },
+        }
+      : {}),
   };
 }
 
