@@ -1,4 +1,4 @@
-// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, admin.
+// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, log, admin.
 import { Command, Option } from 'commander';
 import type { Logger } from 'pino';
 import { type Config, ConfigError, loadConfig } from './config.ts';
@@ -24,6 +24,7 @@ import { envHelp, variablesOf } from './config-reference.ts';
 import { PASSWORD_VARIABLE, readPassword } from './cli/password.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { addEraseCommands } from './cli/erase.ts';
+import { addLogCommands } from './cli/log.ts';
 
 /** A mistake in how the CLI was called: printed as one line, without a stack trace. */
 class CliError extends Error {}
@@ -324,6 +325,20 @@ addRatesCommands(program, (fn) => withApp({}, fn));
 addProjectionCommands(program, (fn) => withApp({}, fn));
 addEraseCommands(program, (fn) => withApp({}, fn));
 addUsageCommands(program, (fn) => withApp({}, fn), (message) => new CliError(message));
+addLogCommands(program, {
+  config: () => loadConfig(),
+  async open(config) {
+    const db = await openDatabase(config);
+    try {
+      await migrateLatest(db.knex, config.eventLog.kind);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    return db;
+  },
+  fail: (message) => new CliError(message),
+});
 
 // Every other command reads the database and object settings (each opens the service without HTTP): its help says so.
 const LONG_RUNNING = ['start', 'serve', 'project', 'work'];
