@@ -2,7 +2,9 @@
 // that still carry password hashes) is encrypted in place by `log encrypt-personal-data`'s core. Dry run first, then a
 // run killed after two batches and resumed; afterwards no plaintext or hash is left in es_events, the events still read
 // through their codecs, every read model rebuilds equal to the one before, and a second run changes nothing.
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -107,6 +109,7 @@ for (const backend of backends()) {
     let heldElsewhere: string[];
     let erasedCustomerValues: string[];
     let dry: RewriteReport;
+    let legacyLog: string[];
     const backupFile = () => path.join(dir, 'log.jsonl');
 
     before(async () => {
@@ -160,6 +163,7 @@ for (const backend of backends()) {
 
     it('a dry run reports per event type and field what would change, and writes nothing', async () => {
       const log = await logText(db.knex);
+      legacyLog = log;
       const keys = await db.knex('data_subject_keys').count<{ count: string }[]>('* as count');
       dry = await encryptPersonalData(db.knex, { fields: PERSONAL_FIELDS, now: () => clock.now(), dryRun: true, batchSize: BATCH });
       expect(await logText(db.knex)).to.deep.equal(log);
@@ -301,5 +305,18 @@ for (const backend of backends()) {
       expect(await logText(db.knex)).to.deep.equal(log);
       expect(await db.knex('data_subject_keys').orderBy('subject').select('subject', 'key')).to.deep.equal(keys);
     });
+
+    if (backend === 'postgres') {
+      it("docs/operations.md's psql recipe puts the backed-up event data back", async () => {
+        const doc = fs.readFileSync(path.join(import.meta.dirname, '../../docs/operations.md'), 'utf8');
+        const recipe = /```sql\n(create temp table es_backup[\s\S]*?)```/.exec(doc)?.[1];
+        if (!recipe) throw new Error('no restore recipe in docs/operations.md');
+        const script = path.join(dir, 'restore.sql');
+        fs.writeFileSync(script, recipe.replace('/backup/es_events-2026-11-26.jsonl', backupFile()));
+        await promisify(execFile)('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', script, db.url ?? '']);
+        expect(await logText(db.knex)).to.deep.equal(legacyLog);
+        expect(await db.knex('es_log_rewrites').select('name')).to.deep.equal([]);
+      });
+    }
   });
 }
