@@ -58,7 +58,7 @@ export async function backupLog(knex: Knex, file: string, now: Date): Promise<Lo
         const res = await trx.raw(
           `select transaction_id::text as xid, global_position::text, stream_id, revision::text, event_id::text, type, data::text as data, metadata::text as metadata,
              to_char(created_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') as created_at
-           from es_events ${where} order by transaction_id, global_position limit ${PAGE}`,
+           from es_events ${where} order by es_events.transaction_id, es_events.global_position limit ${PAGE}`,
           last ? [last.xid, last.position] : [],
         );
         const rows = res.rows as Row[];

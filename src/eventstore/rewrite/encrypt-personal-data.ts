@@ -79,7 +79,7 @@ async function readBatch(knex: Knex, after: Cursor | null, types: string[], size
   const where = after ? 'where (transaction_id, global_position) > (?::xid8, ?::bigint)' : '';
   const res = await knex.raw(
     `select transaction_id::text as xid, global_position::text, stream_id, revision::text, type, case when type = any(?) then data end as data
-     from es_events ${where} order by transaction_id, global_position limit ${size}`,
+     from es_events ${where} order by es_events.transaction_id, es_events.global_position limit ${size}`,
     after ? [types, after.xid, after.position] : [types],
   );
   return res.rows as LogRow[];
