@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // Bundles the CLI into dist/ with esbuild (run by `npm ci` through `prepare`, and before `npm start`): a command
 // then starts without compiling TypeScript at run time (about a third of the CPU of `tsx src/main.ts`).
-// Packages stay in node_modules; lazily imported modules (S3, EventStoreDB) become chunks loaded only when used.
+// Packages stay in node_modules; lazily imported modules (what a command does, S3, EventStoreDB) become chunks
+// loaded only when used: `--version` and `--help` load the command descriptions and little else.
 // Does nothing when dist/ is as new as the sources. `npm test` still tests src/ through tsx.
 import process from 'node:process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { build } from 'esbuild';
-import { DIST, ROOT, STAMP, compiledIsFresh } from './compiled.js';
+import { BUILD_OPTIONS, DIST, ROOT, STAMP, compiledIsFresh } from './compiled.js';
 
 /** Files the code reads beside itself (`import.meta.dirname`): in the bundle that directory is dist/. */
 const BESIDE = [
@@ -19,17 +20,7 @@ if (compiledIsFresh() && !process.argv.includes('--force')) process.exit(0);
 const started = Date.now();
 fs.rmSync(DIST, { recursive: true, force: true });
 try {
-  await build({
-    entryPoints: [path.join(ROOT, 'src/main.ts')],
-    outdir: DIST,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node20',
-    packages: 'external',
-    logLevel: 'warning',
-  });
+  await build({ ...BUILD_OPTIONS, outdir: DIST });
 } catch {
   fs.rmSync(DIST, { recursive: true, force: true });
   process.stderr.write('core-server: building dist/ failed; the CLI runs the TypeScript directly (slower start)\n');

@@ -7,6 +7,20 @@ export const DIST = path.join(ROOT, 'dist');
 export const STAMP = path.join(DIST, '.built');
 /** The directories bundled into dist/. */
 export const SOURCES = ['src', 'migrations'];
+/**
+ * How esbuild bundles the CLI: packages stay in node_modules; every dynamic import (what a command does,
+ * src/cli/service.ts; S3; EventStoreDB) becomes a chunk loaded only when used, so `--version` loads little.
+ */
+export const BUILD_OPTIONS = {
+  entryPoints: [path.join(ROOT, 'src/main.ts')],
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  logLevel: 'warning',
+};
 
 /** The newest modification time (ms) of any file under the sources, and the files themselves. */
 export function sourceFiles() {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { App } from '../app.ts';
 import { systemAuth } from '../context.ts';
 import type { Caller } from '../contract/caller.ts';
-import { ops } from '../areas/operations.ts';
+import { operationOf } from './lazy.ts';
 import { integrationsErrors } from '../domain/integrations/errors.ts';
 import { type Scope, SCOPES, isScope } from '../domain/integrations/scopes.ts';
 import { isUuid, listClients } from '../queries/integrations/integrations.ts';
@@ -42,7 +42,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .action(async (o: { name: string; redirectUrl: string[]; scopes: string }) => {
       const scopes = parseScopeList(o.scopes);
       await withApp(async (app) => {
-        const { body: res } = await app.invoke(ops['integrations.clients.insert'], { name: o.name, redirect_urls: o.redirectUrl, scopes }, operator('admin client create'));
+        const { body: res } = await app.invoke(operationOf(app, 'integrations.clients.insert'), { name: o.name, redirect_urls: o.redirectUrl, scopes }, operator('admin client create'));
         await settle(app);
         console.log(`client_id: ${res.client_id}`);
         console.log(`client_secret: ${res.client_secret}`);
@@ -56,7 +56,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .requiredOption('--client-id <id>', 'the client')
     .action(async (o: { clientId: string }) => {
       await withApp(async (app) => {
-        const { body: res } = await app.invoke(ops['integrations.clients.rotate-secret'], { client_id: clientId(o.clientId) }, operator('admin client rotate-secret'));
+        const { body: res } = await app.invoke(operationOf(app, 'integrations.clients.rotate-secret'), { client_id: clientId(o.clientId) }, operator('admin client rotate-secret'));
         await settle(app);
         console.log(`client_secret: ${res.client_secret}`);
         console.log(`secret_id: ${res.secret_id}`);
@@ -71,7 +71,7 @@ export function addClientCommands(admin: Command, withApp: WithApp): void {
     .action(async (o: { clientId: string; secretId: string }) => {
       await withApp(async (app) => {
         if (!isUuid(o.secretId)) throw integrationsErrors.error('secret_not_found', `Not a secret id: ${o.secretId}`);
-        await app.invoke(ops['integrations.clients.revoke-secret'], { client_id: clientId(o.clientId), secret_id: o.secretId.toLowerCase() }, operator('admin client revoke-secret'));
+        await app.invoke(operationOf(app, 'integrations.clients.revoke-secret'), { client_id: clientId(o.clientId), secret_id: o.secretId.toLowerCase() }, operator('admin client revoke-secret'));
         await settle(app);
         console.log(`revoked secret ${o.secretId}`);
       });

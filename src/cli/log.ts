@@ -5,9 +5,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import type { Knex } from 'knex';
 import type { Config } from '../config.ts';
-import { PERSONAL_FIELDS } from '../domain/personal-events.ts';
-import { backupLog } from '../eventstore/rewrite/backup.ts';
-import { type RewriteReport, encryptPersonalData } from '../eventstore/rewrite/encrypt-personal-data.ts';
+import type { RewriteReport } from '../eventstore/rewrite/encrypt-personal-data.ts';
 import { LogRewriteError } from '../eventstore/rewrite/errors.ts';
 
 /** What the commands need: the configuration, and the migrated database to run on (closed by `close`). */
@@ -58,6 +56,7 @@ export function addLogCommands(program: Command, deps: LogCommandsDeps): void {
     .requiredOption('--to <file>', 'the backup file to create (never overwritten)')
     .action(async (o: { to: string }) => {
       await onSqlLog('log backup', async (knex) => {
+        const { backupLog } = await import('../eventstore/rewrite/backup.ts');
         const b = await backupLog(knex, path.resolve(o.to), new Date());
         console.log(`backup of ${b.events} events written to ${b.file}`);
         console.log(`sha256 ${b.sha256}`);
@@ -78,6 +77,8 @@ export function addLogCommands(program: Command, deps: LogCommandsDeps): void {
       if (o.backup && o.backupTo) throw deps.fail('give --backup <file> or --backup-to <file>, not both');
       if (!o.dryRun && !o.backup && !o.backupTo) throw deps.fail('refusing to rewrite the log without a backup: pass --backup-to <file> (or --backup <file> made by `core-server log backup --to <file>`); --dry-run needs none');
       await onSqlLog('log encrypt-personal-data', async (knex) => {
+        // Loaded when the command runs: `--help` and `--version` load no service code (issue 30).
+        const [{ backupLog }, { encryptPersonalData }, { PERSONAL_FIELDS }] = await Promise.all([import('../eventstore/rewrite/backup.ts'), import('../eventstore/rewrite/encrypt-personal-data.ts'), import('../domain/personal-events.ts')]);
         let backupFile = o.backup ? path.resolve(o.backup) : undefined;
         if (o.backupTo && !o.dryRun) {
           const b = await backupLog(knex, path.resolve(o.backupTo), new Date());

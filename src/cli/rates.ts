@@ -3,9 +3,9 @@ import { settle } from './settle.ts';
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { z } from 'zod';
-import type { Services } from '../context.ts';
+import type { App } from '../app.ts';
 import { CurrencyExchangeRateInsertRequest } from '../contract/schemas/billing-catalogue.ts';
-import { ops } from '../areas/operations.ts';
+import { operationOf } from './lazy.ts';
 import { billingErrors } from '../domain/billing/errors.ts';
 import { type WithApp, operator } from './clients.ts';
 
@@ -32,8 +32,8 @@ export function parseRatesCsv(text: string): RateRow[] {
 }
 
 /** Records every row through billing.exchange-rates.import, as the CLI (each is first decided without appending, so a refused row writes nothing); returns how many changed something. */
-export async function importRates(services: Pick<Services, 'invoke'>, rows: RateRow[], reason = 'rates import'): Promise<{ recorded: number; unchanged: number }> {
-  return (await services.invoke(ops['billing.exchange-rates.import'], { rows }, operator(reason))).body;
+export async function importRates(services: Pick<App, 'invoke' | 'registry'>, rows: RateRow[], reason = 'rates import'): Promise<{ recorded: number; unchanged: number }> {
+  return (await services.invoke(operationOf(services, 'billing.exchange-rates.import'), { rows }, operator(reason))).body;
 }
 
 /** Adds `rates import FILE` to the program. */

@@ -4,7 +4,6 @@
 // four with a duplicate key). Alone (embedded database, or no projector running), it catches up itself.
 import type { App } from '../app.ts';
 import type { LogPosition } from '../eventstore/port.ts';
-import { projectorRunning } from '../projections/engine/presence.ts';
 
 const opened = new WeakMap<App, LogPosition | null>();
 /** How long the CLI waits for a running projector before saying the read models are behind. */
@@ -17,6 +16,7 @@ export async function commandStarted(app: App): Promise<void> {
 
 /** Makes the read models show everything written so far: waits for the running projector, or catches up here. */
 export async function settle(app: App): Promise<void> {
+  const { projectorRunning } = await import('../projections/engine/presence.ts'); // pg: loaded by a command that ran
   if (!(await projectorRunning(app.knex, app.db.kind))) return app.runner.catchUp();
   const head = await app.store.headPosition();
   const since = opened.get(app) ?? null;

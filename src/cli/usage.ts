@@ -6,8 +6,8 @@ import readline from 'node:readline';
 import type { Command } from 'commander';
 import { Option } from 'commander';
 import { MAX_USAGE_BATCH, UsageOrderInput } from '../contract/schemas/billing-usage.ts';
-import type { Services } from '../context.ts';
-import { ops } from '../areas/operations.ts';
+import type { App } from '../app.ts';
+import { operationOf } from './lazy.ts';
 import { DomainError } from '../domain/errors.ts';
 import { type WithApp, operator } from './clients.ts';
 
@@ -98,7 +98,7 @@ interface Pending {
  * subscription), those rows fail with the reason and the rest of the batch is recorded.
  */
 export async function importUsage(
-  services: Pick<Services, 'invoke'>,
+  services: Pick<App, 'invoke' | 'registry'>,
   lines: AsyncIterable<string> | Iterable<string>,
   opts: { format: UsageFormat; subscriptionId?: string; batchSize?: number; onProgress?: (r: UsageImportResult) => void; reason?: string },
 ): Promise<UsageImportResult> {
@@ -115,7 +115,7 @@ export async function importUsage(
     pending = [];
     while (batch.length) {
       try {
-        const { body: res } = await services.invoke(ops['billing.usage.import-batch'], { ...(opts.subscriptionId === undefined ? {} : { subscription_id: opts.subscriptionId }), orders: batch.map((p) => p.order) }, caller);
+        const { body: res } = await services.invoke(operationOf(services, 'billing.usage.import-batch'), { ...(opts.subscriptionId === undefined ? {} : { subscription_id: opts.subscriptionId }), orders: batch.map((p) => p.order) }, caller);
         result.recorded += res.recorded;
         result.late += res.items.filter((i) => i.late && i.status === 'recorded').length;
         // A file that names an order twice with the same facts counts the second one as already recorded.

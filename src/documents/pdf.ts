@@ -1,12 +1,13 @@
 // The one place pdfkit is used: a page of a billing document drawn with the standard fonts pdfkit ships (nothing embedded or
 // downloaded), and the bytes collected. Deterministic: the creation date is the document's own, so one input gives one output.
-import PDFDocument from 'pdfkit';
 
 /** A PDF being drawn (pdfkit's document). */
 export type Pdf = PDFKit.PDFDocument;
 
 /** Draws a document with `draw` and answers its bytes; `created` is the date the metadata carries (the document's own date, never now). */
 export async function renderPdf(meta: { title: string; created: Date }, draw: (pdf: Pdf) => void): Promise<Buffer> {
+  // Loaded with the first document: a CLI command or a process that renders none does not load pdfkit (and its fonts).
+  const { default: PDFDocument } = await import('pdfkit');
   const pdf = new PDFDocument({
     size: 'A4',
     margin: 50,

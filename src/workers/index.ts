@@ -1,6 +1,6 @@
 // Background processors: run on an interval by `work` and `start`, or one pass at a time by tests (runOnce).
 // Every pass is measured (/metrics), its last outcome kept (/readyz) and one line logged with what it did.
-import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../pause.ts';
 import type { Services } from '../context.ts';
 import type { Worker } from './worker.ts';
 
@@ -70,7 +70,7 @@ export class Workers {
       }
       const busy = failed.length > 0 || Object.values(did).some((n) => n > 0);
       if (always || busy) this.services.logger.info({ items: did, failed, ms: Date.now() - started }, 'worker pass');
-      await delay(intervalMs, undefined, { signal }).catch(() => {}); // aborted: stopping
+      await pause(intervalMs, signal); // aborted: stopping
     }
   }
 

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { type BuildOptions, build } from 'esbuild';
 import { ROOT, childEnv, freePort, runCli } from '../support/process.ts';
 import type { ReplyOf, RequestOf } from '../support/app.ts';
 import { type JsonOp, ops } from '../support/ops.ts';
@@ -248,6 +249,47 @@ describe('core-server CLI', function () {
       expect(r.stderr).to.contain(`cannot use the event log EVENT_STORE=${url.replace('s3cret', '***')}`);
       expect(r.stderr).to.not.contain('s3cret');
       noStackTrace(r.stderr);
+    });
+  });
+
+  describe('start time: --version and --help load the command descriptions only', () => {
+    it('the bundle (bin/build.js) loads commander and zod for them; the service is a chunk a command loads when it runs', async () => {
+      const { BUILD_OPTIONS } = (await import(path.join(ROOT, 'bin/compiled.js'))) as { BUILD_OPTIONS: BuildOptions };
+      const { metafile } = await build({ ...BUILD_OPTIONS, outdir: path.join(ROOT, 'dist-check'), write: false, metafile: true, logLevel: 'silent' });
+      // What loading dist/main.js evaluates: the entry and the chunks it imports statically, their sources and packages.
+      const outputs = metafile.outputs;
+      const entry = Object.keys(outputs).find((k) => outputs[k]?.entryPoint?.endsWith('src/main.ts'));
+      const sources = new Set<string>();
+      const packages = new Set<string>();
+      const stack = entry ? [entry] : [];
+      const visited = new Set<string>();
+      while (stack.length) {
+        const out = outputs[stack.pop()!]!;
+        for (const input of Object.keys(out.inputs)) sources.add(input);
+        for (const i of out.imports) {
+          if (i.kind !== 'import-statement') continue;
+          if (i.external) packages.add(i.path);
+          else if (!visited.has(i.path)) {
+            visited.add(i.path);
+            stack.push(i.path);
+          }
+        }
+      }
+      expect(entry, 'the entry chunk').to.be.a('string');
+      expect([...packages].filter((p) => !p.startsWith('node:')).sort()).to.deep.equal(['commander', 'zod']);
+      for (const heavy of ['src/app.ts', 'src/areas/operations.ts', 'src/db.ts', 'src/seed.ts', 'src/cli/service.ts']) expect([...sources], heavy).to.not.include(heavy);
+      expect(Object.values(outputs).some((o) => Object.keys(o.inputs).includes('src/cli/service.ts')), 'the service chunk').to.equal(true);
+    });
+
+    it('--version prints the version; each command\'s help lists the environment variables it reads', async () => {
+      const e = env(tempDir());
+      const [version, serve, list] = await Promise.all([run(['--version'], e), run(['serve', '--help'], e), run(['admin', 'org', 'list', '--help'], e)]);
+      expect(version.stdout.trim()).to.equal(JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+      expect(serve.code).to.equal(0);
+      for (const name of ['DATABASE_URL', 'DATABASE_POOL_MAX', 'PORT', 'OPS_PORT', 'METRICS_TOKEN']) expect(serve.stdout, name).to.match(new RegExp(`^ {2}${name} `, 'm'));
+      expect(list.code).to.equal(0);
+      expect(list.stdout).to.match(/^ {2}DATABASE_URL /m);
+      expect(list.stdout).to.not.match(/^ {2}PORT /m);
     });
   });
 

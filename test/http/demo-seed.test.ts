@@ -13,8 +13,17 @@ for (const backend of backends()) {
   describe(`demo seed (${backend})`, function () {
     let svc: TestService;
     let seed: DemoSeed;
+    let stoppedAt = '';
     before(async () => {
       svc = await startService(backend);
+      // The first start is killed right after the overdue invoice was finalized, before the seed recorded that step
+      // (the worst moment: a number was allocated); the next start completes the seed.
+      const killed = await seedDemo(svc.app, {
+        afterWrite: (step) => {
+          if (step === 'onboarding invoice finalized') throw new Error((stoppedAt = `killed after ${step}`));
+        },
+      }).then(() => 'finished', (err: unknown) => String(err));
+      expect(killed).to.equal('Error: killed after onboarding invoice finalized');
       const seeded = await seedDemo(svc.app);
       expect(seeded).to.not.equal(null);
       seed = seeded!;
@@ -73,6 +82,26 @@ for (const backend of backends()) {
       expect(files.body.items.map((f) => [f.filename, f.content_type])).to.deep.equal([['Service agreement.txt', 'text/plain']]);
       const url = await svc.call(ops['billing.customers.attachments.get'], { customer_id: seed.customerId, id: files.body.items[0]!.id }, seed.orgToken);
       expect(await (await fetch(url.body.url)).text()).to.match(/^Service agreement between core-server and Acme Repairs Ltd\./);
+    });
+
+    it('a seed killed mid-way and completed by the next start made everything once', async () => {
+      expect(stoppedAt).to.equal('killed after onboarding invoice finalized');
+      const orgs = await svc.app.knex('identity_organizations').select('name');
+      expect(orgs.map((o) => o.name as string).sort()).to.deep.equal(['Acme Repairs', 'Northern Parts Supply', 'core-server platform']);
+      const finalized = await svc.app.knex('es_events').where({ type: 'InvoiceFinalized' }).select('data');
+      expect(finalized.map((e) => (e.data as { number: string }).number)).to.have.length(1);
+      expect(await svc.app.knex('es_events').where({ type: 'InvoiceNumberAllocated' }).count({ n: '*' }).first().then((r) => Number(r?.n))).to.equal(1);
+    });
+
+    it('tells its story in order: set up three weeks ago, the invoice issued then on 14-day terms, today\'s activity now', async () => {
+      const today = isoDate(svc.clock.now());
+      const overdue = await svc.call(ops['billing.invoices.list'], { overdue: true }, seed.staffToken);
+      const invoice = await svc.call(ops['billing.invoices.get'], overdue.body.items[0]!.id, seed.staffToken);
+      expect(invoice.body).to.include({ issue_date: addDays(today, -21), due_date: addDays(today, -7), status: 'open' });
+      // The log's times never go backwards (no write recorded in the past after a later one).
+      const times = (await svc.app.knex('es_events').orderBy([{ column: 'transaction_id' }, { column: 'global_position' }]).select('created_at')).map((r) => new Date(r.created_at as string).getTime());
+      expect(times.filter((t, i) => i > 0 && t < times[i - 1]!)).to.deep.equal([]);
+      expect(times[0]).to.be.at.most(svc.clock.now().getTime() - 21 * 86_400_000);
     });
 
     it('a second start finds data and seeds nothing more', async () => {

@@ -99,6 +99,23 @@ if (process.env.TEST_DATABASE_URL) {
       expect(logged).to.include({ actor: `user:${user.stdout.trim()}`, organization: org, status: 200 });
     });
 
+    it('a wrong database name or role is one line naming DATABASE_URL and what the server said', async () => {
+      const wrong = (change: (u: URL) => void) => {
+        const u = new URL(url.toString());
+        change(u);
+        return u.toString();
+      };
+      const [database, role] = await Promise.all([
+        cli(['migrate'], '', { DATABASE_URL: wrong((u) => (u.pathname = '/core_no_such_database')) }),
+        cli(['admin', 'org', 'list'], '', { DATABASE_URL: wrong((u) => (u.username = 'core_no_such_role')) }),
+      ]);
+      expect(database.code).to.equal(1);
+      expect(database.stderr.trim().split('\n')).to.deep.equal([`core-server: cannot use the database DATABASE_URL=${wrong((u) => (u.pathname = '/core_no_such_database'))}: database "core_no_such_database" does not exist (3D000)`]);
+      expect(role.code).to.equal(1);
+      expect(role.stderr.trim().split('\n')).to.have.length(1);
+      expect(role.stderr).to.match(/^core-server: cannot use the database DATABASE_URL=\S+: role "core_no_such_role" does not exist \(28000\)/);
+    });
+
     it('stops on SIGTERM with exit 0 and no stack trace or listener warning', async () => {
       // A request in flight while stopping: closing the pool must not print `Acquire connection error` with a stack.
       void fetch(`http://127.0.0.1:${ports.serve}/readyz`).catch(() => {});

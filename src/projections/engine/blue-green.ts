@@ -3,6 +3,7 @@
 // caught up, one transaction swaps it in and drops the old tables. Queries keep their table names and never see a
 // half-built table; read-your-writes keeps waiting on the live version, the one reads see.
 import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../../pause.ts';
 import type { Knex } from 'knex';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
@@ -79,7 +80,7 @@ export class BlueGreen {
           if (signal.aborted) return;
           this.e.health.buildFailed(p.name);
           this.e.logger.error({ err, projection: p.name }, `building ${p.name} version ${p.version} beside the live one failed (the live one keeps serving); retrying in ${backoff / 1000} s`);
-          await delay(backoff, undefined, { signal }).catch(() => {});
+          await pause(backoff, signal);
           backoff = Math.min(60_000, backoff * 2);
         }
       }

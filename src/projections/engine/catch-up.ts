@@ -2,6 +2,7 @@
 // behind or left the tail): the daemon's solo runs, and the drains of catchUp and rebuild. A projection that can
 // replay in bulk folds many batches in memory between writes.
 import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../../pause.ts';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
 import { isDatabaseUnavailable } from '../../db-errors.ts';
 import type { BulkApplier, Projection } from '../projection.ts';
@@ -47,10 +48,14 @@ export class CatchUp {
       let reload = start.reload;
       let unavailable = false;
       while (!signal.aborted && e.modes.get(p.name) === 'solo') {
-        if (backoff) await delay(backoff, undefined, { signal }).catch(() => {});
+        if (backoff) await pause(backoff, signal);
         if (signal.aborted || e.modes.get(p.name) !== 'solo') return;
         try {
-          if (reload) await e.checkpoints.reload(p);
+          if (reload) {
+            await e.checkpoints.reload(p);
+            // Another runner moved it, maybe past a position someone waits for: nothing may be left to apply here.
+            e.waits.notify();
+          }
           reload = false;
           try {
             await this.drain(p, { eager: false, stop: () => signal.aborted || e.modes.get(p.name) !== 'solo' });
@@ -138,6 +143,7 @@ export class CatchUp {
         // Another runner (a `project` process, say) moved the checkpoint: follow it.
         if (!(err instanceof CheckpointMoved)) throw err;
         await this.e.checkpoints.reload(p);
+        this.e.waits.notify();
         await delay(10);
       }
     }

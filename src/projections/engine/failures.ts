@@ -1,7 +1,7 @@
 // A projection that cannot apply an event stops there and says so; the others go on. Finds the event (everything
 // before it applied), records the failure for every process, leaves out the events an operator skipped, and resumes
 // the projection once an operator retried or skipped (here or in another process).
-import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../../pause.ts';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
 import { isDatabaseUnavailable } from '../../db-errors.ts';
 import type { Projection } from '../projection.ts';
@@ -111,7 +111,7 @@ export class Failures {
   /** While a projection is failed, looks every FAILURE_POLL_MS whether its stored failure was cleared (retry, skip) and resumes it. */
   async watch(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await delay(FAILURE_POLL_MS, undefined, { signal }).catch(() => {});
+      await pause(FAILURE_POLL_MS, signal);
       if (signal.aborted) return;
       const failed = this.failed();
       if (failed.length === 0) continue;

@@ -1,7 +1,7 @@
 // The shared tail: one reader of the log per process whose batches feed every caught-up (joined) projection, and
 // their commit together. A projection that cannot keep up with it (its checkpoint moved, its apply failed) leaves
 // it to catch up alone; the others go on.
-import { setTimeout as delay } from 'node:timers/promises';
+import { pause } from '../../pause.ts';
 import { type LogPosition, type RecordedEvent, comparePositions } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
 import { forgetDocuments } from '../documents/cache.ts';
@@ -69,7 +69,7 @@ export class Tail {
         // One line when a streak of failures starts (the database went away, say), one when it ends.
         if (!backoff) this.e.logger.error({ err }, 'projection tail batch failed; retrying with backoff');
         backoff = Math.min(5000, backoff ? backoff * 2 : 100);
-        await delay(backoff, undefined, { signal }).catch(() => {}); // aborted: stop() is under way
+        await pause(backoff, signal); // aborted: stop() is under way
         continue;
       }
       // After an empty read, read again only when something was appended since `token`, a known
