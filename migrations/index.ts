@@ -39,6 +39,7 @@ import * as m0123 from './0123_billing_search.ts';
 import * as m0130 from './0130_billing_webhooks.ts';
 import * as m0145 from './0145_data_subject_keys.ts';
 import * as m0146 from './0146_billing_personal_subjects.ts';
+import * as m0155 from './0155_log_rewrites.ts';
 import * as m0160 from './0160_demo_seed_steps.ts';
 
 interface Migration {
@@ -86,6 +87,7 @@ const migrations: Record<string, Migration> = {
   '0130_billing_webhooks': m0130,
   '0145_data_subject_keys': m0145,
   '0146_billing_personal_subjects': m0146,
+  '0155_log_rewrites': m0155,
   '0160_demo_seed_steps': m0160,
 };
 
@@ -93,7 +95,7 @@ const migrations: Record<string, Migration> = {
 export type EventLogKind = 'postgres' | 'esdb';
 
 /** Migrations only the Postgres event log needs (its tables and append function). */
-export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim', '0095_es_append_events'];
+export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim', '0095_es_append_events', '0155_log_rewrites'];
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
 export function migrationSourceFor(eventLog: EventLogKind): Knex.MigrationSource<string> {

@@ -1,8 +1,8 @@
-// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, admin.
+// The core-server CLI: start, serve, project, migrate, rebuild, projections, history, erase, log, admin.
 // This module only describes the commands: what a command does is loaded when it runs (./cli/service.ts, a dynamic
 // import), so `--version` and `--help` answer without loading the service (issue 30: a CLI that answers in a second).
 import { Command, Option } from 'commander';
-import { ConfigError } from './config.ts';
+import { ConfigError, loadConfig } from './config.ts';
 import { DomainError } from './domain/errors.ts';
 import { addClientCommands } from './cli/clients.ts';
 import { addRatesCommands } from './cli/rates.ts';
@@ -12,6 +12,7 @@ import { envHelp, variablesOf } from './config-reference.ts';
 import { PASSWORD_VARIABLE, readPassword } from './cli/password.ts';
 import pkg from '../package.json' with { type: 'json' };
 import { addEraseCommands } from './cli/erase.ts';
+import { addLogCommands } from './cli/log.ts';
 import type { WithApp } from './cli/clients.ts';
 import { CliError } from './cli/cli-error.ts';
 
@@ -126,6 +127,21 @@ addRatesCommands(program, withApp);
 addProjectionCommands(program, withApp);
 addEraseCommands(program, withApp);
 addUsageCommands(program, withApp, (message) => new CliError(message));
+addLogCommands(program, {
+  config: () => loadConfig(),
+  async open(config) {
+    const [{ openDatabase }, { migrateLatest }] = await Promise.all([import('./app.ts'), import('../migrations/index.ts')]);
+    const db = await openDatabase(config);
+    try {
+      await migrateLatest(db.knex, config.eventLog.kind);
+    } catch (err) {
+      await db.close();
+      throw err;
+    }
+    return db;
+  },
+  fail: (message) => new CliError(message),
+});
 
 // Every other command reads the database and object settings (each opens the service without HTTP): its help says so.
 const LONG_RUNNING = ['start', 'serve', 'project', 'work'];

@@ -5,7 +5,7 @@
 import type { AppendOptions, AppendResult, EventData, EventMetadata, EventStore, LogPosition, RecordedEvent } from './port.ts';
 import type { KeyStore, SubjectKey } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
-import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, type PersonalPath, subjectOf } from '../domain/personal.ts';
+import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
 
 /** The decorated store, plus the one way to erase subjects that also forgets their cached keys. */
 export interface ShreddingStore extends EventStore {
@@ -75,6 +75,38 @@ function withValue(data: unknown, path: readonly string[], value: unknown): unkn
   return { ...obj, [head]: withValue(obj[head], rest, value) };
 }
 
+/** A marked field of an event that holds plaintext: where it is, whose it is, the text. */
+export interface PlainValue {
+  path: readonly string[];
+  subject: string;
+  text: string;
+}
+
+/** The marked fields of an event of `type` in `stream` that hold plaintext (a string), with their subjects. */
+export function plaintextValues(fields: PersonalFields, type: string, data: unknown, stream: string): PlainValue[] {
+  const paths = fields.get(type);
+  if (!paths) return [];
+  const out: PlainValue[] = [];
+  for (const p of paths) {
+    const v = valueAt(data, p.path);
+    if (typeof v === 'string') out.push({ path: p.path, subject: subjectOf(p, data as Record<string, unknown>, stream), text: v });
+  }
+  return out;
+}
+
+/**
+ * `data` with each value sealed under its subject's key. An erased subject (null key) stays erased: its value is
+ * stored as the placeholder, never under a new key. Used on append and by the log rewrite (`log encrypt-personal-data`).
+ */
+export function sealValues(data: unknown, values: readonly PlainValue[], keyOf: (subject: string) => SubjectKey): unknown {
+  let out = data;
+  for (const v of values) {
+    const key = keyOf(v.subject);
+    out = withValue(out, v.path, key ? seal(v.subject, key, v.text) : ERASED);
+  }
+  return out;
+}
+
 /** Wraps `store` so marked personal fields are sealed on append and opened on read. */
 export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date): ShreddingStore {
   const cache = new Map<string, SubjectKey>();
@@ -141,27 +173,15 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
   }
 
   const sealAll = async (stream: string, events: EventData[]): Promise<EventData[]> => {
-    const todo: { i: number; p: PersonalPath; subject: string; text: string }[] = [];
-    events.forEach((e, i) => {
-      const paths = fields.get(e.type);
-      if (!paths) return;
-      for (const p of paths) {
-        const v = valueAt(e.data, p.path);
-        if (typeof v === 'string') todo.push({ i, p, subject: subjectOf(p, e.data as Record<string, unknown>, stream), text: v });
-      }
-    });
-    if (todo.length === 0) return events;
-    const missing = [...new Set(todo.map((t) => t.subject))].filter((s) => !cache.has(s));
+    const todo = events.map((e) => plaintextValues(fields, e.type, e.data, stream));
+    const subjects = new Set(todo.flatMap((list) => list.map((t) => t.subject)));
+    if (subjects.size === 0) return events;
+    const missing = [...subjects].filter((s) => !cache.has(s));
     if (missing.length > 0) remember(await keys.ensure(missing, now()));
-    const out = [...events];
-    for (const t of todo) {
-      const e = out[t.i];
-      if (!e) continue;
-      const key = cache.get(t.subject) ?? null;
-      // An erased subject stays erased: a value written for it now is stored as the placeholder, never under a new key.
-      out[t.i] = { ...e, data: withValue(e.data, t.p.path, key ? seal(t.subject, key, t.text) : ERASED) };
-    }
-    return out;
+    return events.map((e, i) => {
+      const list = todo[i] ?? [];
+      return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => cache.get(s) ?? null) };
+    });
   };
 
   return {

@@ -18,6 +18,12 @@ export const UserEvents = eventSchemas({
   PasswordChanged: z.object({}),
 });
 
+/**
+ * Where events written before password hashes left the log carried one: `password_hash` in the data of these types.
+ * The codecs ignore it (unknown keys are dropped); `core-server log encrypt-personal-data` removes it from the log.
+ */
+export const LEGACY_PASSWORD_HASH = { field: 'password_hash', types: ['UserRegistered', 'PasswordChanged'] } as const;
+
 /** A user event (derived from `UserEvents`). */
 export type UserEvent = EventOf<typeof UserEvents>;
 
