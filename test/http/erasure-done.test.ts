@@ -79,6 +79,11 @@ for (const backend of backends()) {
     let from: string;
 
     const objectDir = () => svc.app.config.objectStore.replace(/^file:/, '');
+    /** The invoice's PDFs kept in the object store (PDF text is compressed: a byte search would not see the values in them). */
+    const storedDocuments = () => {
+      const dir = path.join(objectDir(), 'documents', 'invoice', invoice.id);
+      return fs.existsSync(dir) ? fs.readdirSync(dir) : [];
+    };
     const statement = async () => {
       const s = await svc.call(ops['billing.customers.statement.get'], { customer_id: customerId, from, to: svc.clock.now().toISOString().slice(0, 10) }, staff);
       expect(s.status, JSON.stringify(s.body)).to.equal(200);
@@ -136,6 +141,9 @@ for (const backend of backends()) {
       expect(receiver.got.join('\n')).to.include(erased.email);
       await settle(svc);
       statementBefore = await statement();
+      // The invoice's PDF, as rendered then (with the email), is stored in the object store.
+      expect((await svc.call(ops['billing.invoices.document.get'], { invoice_id: invoice.id }, staff)).status).to.equal(200);
+      expect(storedDocuments()).to.have.length(1);
 
       const email = await whereIs(erased.email);
       expect(email.tables).to.include.members(['billing_customers', 'billing_events', 'billing_messages', 'billing_webhook_messages', 'idempotency_keys', 'webhook_delivery_attempts']);
@@ -151,6 +159,7 @@ for (const backend of backends()) {
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body.retained).to.deep.equal([`customer:${customerId}:retained`]);
       await settle(svc);
+      expect(storedDocuments(), 'the PDF rendered with the email').to.deep.equal([]);
       for (const v of Object.values(erased)) expect(await whereIs(v), v).to.deep.equal({ tables: [], files: [], logs: 0 });
       // Kept: the customer record and its feed documents (customer.created, sent or still to send).
       for (const v of Object.values(kept)) expect((await whereIs(v)).tables, v).to.deep.equal(['billing_customers', 'billing_events', 'billing_webhook_messages']);
@@ -168,6 +177,7 @@ for (const backend of backends()) {
       await retentionWorker.runOnce(svc.app);
       await settle(svc);
       for (const v of [...Object.values(erased), ...Object.values(kept)]) expect(await whereIs(v), v).to.deep.equal({ tables: [], files: [], logs: 0 });
+      expect(storedDocuments(), 'the PDF rendered with the kept particulars').to.deep.equal([]);
       expect((await svc.call(ops['billing.invoices.get'], invoice.id, staff)).body).to.include({ number: invoice.number, total: 12_000, amount_remaining: 10_000 });
       const after = await statement();
       expect({ ...after, lines: after.lines.length }).to.deep.equal({ ...(statementBefore as typeof after), lines: (statementBefore as typeof after).lines.length });

@@ -19,6 +19,7 @@ import { billingEventsProjection } from '../../projections/billing/events.ts';
 import { billingWebhookOutboxProjection } from '../../projections/billing/webhook-outbox.ts';
 import { analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { analyticsReferers, compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
+import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
 
 // Every read model that rewrites rows on an erasure: the erasure answers once they did (and only then compacts).
 const ERASING_MODELS = [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection, billingMessagesProjection, billingEventsProjection, billingWebhookOutboxProjection, analyticsEventsProjection];
@@ -78,7 +79,9 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
   // 3. The customer last (a no-op when already recorded).
   await customers.run(ctx, id, { type: 'EraseCustomer', data: erasure }, { orgId });
   await ctx.readYourWrites();
-  // 4. The embedded database's files lose the rows' old versions (after the projections above rewrote them).
+  // 4. The PDFs rendered with the old details go (a download renders them again from what is kept), and the embedded
+  // database's files lose the rows' old versions (after the projections above rewrote them).
+  await forgetCustomerDocuments(ctx.services.knex, ctx.services.objects, id);
   await compactFreedSpace(ctx.services.db);
   const after = await customers.load(ctx, id);
   if (!after.erasure) throw billingErrors.error('customer_not_found', 'No such customer.');

@@ -9,6 +9,7 @@ import { billingCustomersProjection } from '../../projections/billing/customers.
 import { billingEventsProjection } from '../../projections/billing/events.ts';
 import { billingWebhookOutboxProjection } from '../../projections/billing/webhook-outbox.ts';
 import { compactFreedSpace } from '../platform/erasure-traces.ts';
+import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
 
 /** billing.customers.end-retention */
 export const customersEndRetention = operation({
@@ -33,8 +34,11 @@ export const customersEndRetention = operation({
     await ctx.services.personalData.eraseSubjects(kept, ctx.now);
     const res = await customers.run(ctx, req.customer_id, { type: 'EndRetention', data: {} }, { orgId, reason: 'invoice retention period over' });
     await ctx.readYourWrites();
-    // The embedded database's files lose the rows' old versions too (issue 32).
-    if (res.events.length > 0) await compactFreedSpace(ctx.services.db);
+    // The PDFs rendered with the kept particulars go, and the embedded database's files lose the rows' old versions (issue 32).
+    if (res.events.length > 0) {
+      await forgetCustomerDocuments(ctx.services.knex, ctx.services.objects, req.customer_id);
+      await compactFreedSpace(ctx.services.db);
+    }
     return { changed: res.events.length > 0 };
   },
 });

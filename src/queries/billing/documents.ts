@@ -116,3 +116,14 @@ export async function receiptDocumentUrl(ctx: RequestContext, id: string) {
   const payment = await visiblePayment(ctx, id);
   return downloadUrl(services.objects, 'receipt', payment.id, await receiptDocument(services.db, services.config, payment));
 }
+
+/**
+ * Deletes the stored PDFs of a customer's invoices, credit notes and receipts (issue 32): they were rendered with the
+ * personal details of their day, and an erasure must not leave those in the object store. A later download renders the
+ * document again from what the records hold now ("[erased]", or the particulars tax law keeps until retention ends).
+ */
+export async function forgetCustomerDocuments(knex: Knex, objects: ObjectStore, customerId: string): Promise<void> {
+  const ids = async (table: string) => ((await knex(table).where({ customer_id: customerId }).select('id')) as { id: string }[]).map((r) => r.id);
+  const kinds: [string, string[]][] = [['invoice', await ids('billing_invoices')], ['credit-note', await ids('billing_credit_note_requests')], ['receipt', await ids('billing_payments')]];
+  for (const [kind, list] of kinds) for (const id of list) await objects.deleteUnder(`documents/${kind}/${id}`);
+}
