@@ -9624,8 +9624,13 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "day": "2026-01-15",
-                     *           "name": "Acme Repairs Ltd",
-                     *           "count": 1
+                     *           "name": "page_view",
+                     *           "count": 184
+                     *         },
+                     *         {
+                     *           "day": "2026-01-15",
+                     *           "name": "search_performed",
+                     *           "count": 37
                      *         }
                      *       ],
                      *       "pagination": null
@@ -9735,7 +9740,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "page_view"
+                 *       "name": "search_performed",
+                 *       "properties": {
+                 *         "query": "front brake pads",
+                 *         "results": 12
+                 *       },
+                 *       "occurred_at": "2026-01-15T09:29:58.000Z"
                  *     }
                  */
                 "application/json": components["schemas"]["analytics.AnalyticsEventsInsertRequest"];
@@ -9753,9 +9763,12 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "name": "Acme Repairs Ltd",
-                     *       "properties": {},
-                     *       "occurred_at": "2026-01-15T09:30:00.000Z",
+                     *       "name": "search_performed",
+                     *       "properties": {
+                     *         "query": "front brake pads",
+                     *         "results": 12
+                     *       },
+                     *       "occurred_at": "2026-01-15T09:29:58.000Z",
                      *       "received_at": "2026-01-15T09:30:00.000Z",
                      *       "origin": "https://app.acme-repairs.example",
                      *       "referer": "https://app.acme-repairs.example/search"
@@ -9871,7 +9884,8 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "page_view"
+                 *       "name": "search_performed",
+                 *       "limit": 50
                  *     }
                  */
                 "application/json": components["schemas"]["analytics.AnalyticsEventsListRequest"];
@@ -9890,9 +9904,12 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "name": "Acme Repairs Ltd",
-                     *           "properties": {},
-                     *           "occurred_at": "2026-01-15T09:30:00.000Z",
+                     *           "name": "search_performed",
+                     *           "properties": {
+                     *             "query": "front brake pads",
+                     *             "results": 12
+                     *           },
+                     *           "occurred_at": "2026-01-15T09:29:58.000Z",
                      *           "received_at": "2026-01-15T09:30:00.000Z",
                      *           "origin": "https://app.acme-repairs.example",
                      *           "referer": "https://app.acme-repairs.example/search"
@@ -9991,7 +10008,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "query": "acme"
+                 *       "query": "brake pad"
                  *     }
                  */
                 "application/json": components["schemas"]["tier1.ExperimentalSearchRequest"];
@@ -10010,21 +10027,23 @@ export interface operations {
                      *       "items": [
                      *         {
                      *           "hca_id": "01934296-8ce2-7607-8788-808e486e8403",
-                     *           "name": "Acme Repairs Ltd",
-                     *           "level": "system",
+                     *           "name": "Front brake pads",
+                     *           "level": "part",
                      *           "path": [
-                     *             "path"
+                     *             "Braking",
+                     *             "Front brakes",
+                     *             "Front brake pads"
                      *           ],
-                     *           "score": 1,
+                     *           "score": 0.92,
                      *           "match": {
                      *             "field": "name",
-                     *             "term": "term",
+                     *             "term": "brake pad",
                      *             "method": "exact",
                      *             "similarity": 1
                      *           }
                      *         }
                      *       ],
-                     *       "taxonomy_version": "taxonomy version"
+                     *       "taxonomy_version": "2026.01"
                      *     }
                      */
                     "application/json": components["schemas"]["tier1.ExperimentalSearchResponse"];
@@ -10568,19 +10587,19 @@ export interface operations {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "kind": "sellable_items",
                      *       "format": "csv",
-                     *       "status": "awaiting_upload",
+                     *       "status": "completed",
                      *       "size": 20480,
                      *       "counts": {
-                     *         "total": 12000,
-                     *         "ok": 1,
+                     *         "total": 120,
+                     *         "ok": 119,
                      *         "failed": 1
                      *       },
                      *       "errors": {
                      *         "items": [
                      *           {
-                     *             "line": 1,
-                     *             "field": "field",
-                     *             "message": "Done."
+                     *             "line": 42,
+                     *             "field": "price.amount",
+                     *             "message": "must be a whole number of minor units"
                      *           }
                      *         ],
                      *         "pagination": null
@@ -10588,9 +10607,9 @@ export interface operations {
                      *       "errors_truncated": false,
                      *       "failure": null,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "committed_at": null,
-                     *       "completed_at": null
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "committed_at": "2026-01-15T09:31:12.000Z",
+                     *       "completed_at": "2026-01-15T09:31:15.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportDetail"];
@@ -10732,19 +10751,19 @@ export interface operations {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "kind": "sellable_items",
                      *       "format": "csv",
-                     *       "status": "awaiting_upload",
+                     *       "status": "completed",
                      *       "size": 20480,
                      *       "counts": {
-                     *         "total": 12000,
-                     *         "ok": 1,
+                     *         "total": 120,
+                     *         "ok": 119,
                      *         "failed": 1
                      *       },
                      *       "errors": {
                      *         "items": [
                      *           {
-                     *             "line": 1,
-                     *             "field": "field",
-                     *             "message": "Done."
+                     *             "line": 42,
+                     *             "field": "price.amount",
+                     *             "message": "must be a whole number of minor units"
                      *           }
                      *         ],
                      *         "pagination": null
@@ -10752,9 +10771,9 @@ export interface operations {
                      *       "errors_truncated": false,
                      *       "failure": null,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "committed_at": null,
-                     *       "completed_at": null
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "committed_at": "2026-01-15T09:31:12.000Z",
+                     *       "completed_at": "2026-01-15T09:31:15.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportDetail"];
@@ -10887,11 +10906,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "upload_url": "https://files.example.com/upload_url",
+                     *       "upload_url": "https://files.example.com/imports/019387ea-5dfc-7b8e-884d-848979496e70?X-Amz-Signature=...",
                      *       "upload_method": "PUT",
                      *       "upload_headers": {},
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_in_seconds": 1
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "expires_in_seconds": 3600
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportsPrepareResponse"];
@@ -11023,20 +11042,18 @@ export interface operations {
                     /**
                      * @example {
                      *       "user": {
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *         "email": "billing@acme-repairs.example",
-                     *         "name": "Acme Repairs Ltd"
+                     *         "id": "0193a9f0-2b6d-7e14-8c3a-5d9e1f7b2c40",
+                     *         "email": "dana@acme-repairs.example",
+                     *         "name": "Dana Whitfield"
                      *       },
                      *       "organization": {
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *         "id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *         "name": "Acme Repairs Ltd",
                      *         "kind": "repairer"
                      *       },
-                     *       "membership_role": null,
-                     *       "roles": [
-                     *         "billing_staff"
-                     *       ],
-                     *       "expires_at": "2026-01-15T09:30:00.000Z"
+                     *       "membership_role": "owner",
+                     *       "roles": [],
+                     *       "expires_at": "2026-01-16T09:30:00.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["auth.SessionDetail"];
@@ -11129,7 +11146,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "email": "billing@acme-repairs.example",
+                 *       "email": "dana@acme-repairs.example",
                  *       "password": "correct horse battery staple"
                  *     }
                  */
@@ -11147,7 +11164,7 @@ export interface operations {
                     /**
                      * @example {
                      *       "token": "svc_sess_3q9V8y2Xk1",
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
+                     *       "expires_at": "2026-01-16T09:30:00.000Z",
                      *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
                      *     }
                      */
@@ -15883,7 +15900,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *       "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                  *     }
                  */
                 "application/json": components["schemas"]["billing.CustomerExportRequest"];
@@ -15899,23 +15916,50 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "subject": "subject",
-                     *       "exported_at": "2026-01-15T09:30:00.000Z",
-                     *       "customer": {},
+                     *       "subject": "customer:0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *       "exported_at": "2026-03-02T10:00:00.000Z",
+                     *       "customer": {
+                     *         "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *         "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679",
+                     *         "name": "Acme Repairs Ltd",
+                     *         "email": "billing@acme-repairs.example",
+                     *         "billing_address": {
+                     *           "line1": "1 High Street",
+                     *           "line2": "Unit 4",
+                     *           "city": "Leeds",
+                     *           "postal_code": "LS1 1AA",
+                     *           "region": "West Yorkshire",
+                     *           "country": "GB"
+                     *         },
+                     *         "currency": "GBP",
+                     *         "payment_terms_days": 30,
+                     *         "tax_id": "GB123456789",
+                     *         "metadata": {},
+                     *         "status": "active",
+                     *         "created_at": "2026-01-05T10:00:00.000Z",
+                     *         "updated_at": "2026-01-05T10:00:00.000Z"
+                     *       },
                      *       "notes": [
-                     *         {}
+                     *         {
+                     *           "id": "0193c2b8-1d44-7a0e-9b61-4f2c8d7e3a15",
+                     *           "body": "Prefers invoices by email to accounts.",
+                     *           "created_at": "2026-01-20T14:06:00.000Z"
+                     *         }
                      *       ],
-                     *       "attachments": [
-                     *         {}
-                     *       ],
+                     *       "attachments": [],
                      *       "events": [
                      *         {
-                     *           "stream": "stream",
-                     *           "revision": "revision",
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "type": "type",
-                     *           "data": "data",
-                     *           "recorded_at": "2026-01-15T09:30:00.000Z"
+                     *           "stream": "customer-0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *           "revision": "0",
+                     *           "id": "0193c0aa-2f10-7c3e-8d4b-1e6f9a2b7c55",
+                     *           "type": "CustomerCreated",
+                     *           "data": {
+                     *             "customer_id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *             "name": "Acme Repairs Ltd",
+                     *             "email": "billing@acme-repairs.example",
+                     *             "currency": "GBP"
+                     *           },
+                     *           "recorded_at": "2026-01-05T10:00:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -17739,7 +17783,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /** @example 01930208-3f45-79e0-8a61-2425c0c1a17e */
+                /** @example 0193c0de-4a51-7b2e-9d3f-6a8b1c2e4f90 */
                 "application/json": components["schemas"]["uuid.Uuid"];
             };
         };
@@ -17753,14 +17797,22 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "type": "type",
-                     *       "occurred_at": "2026-01-15T09:30:00.000Z",
+                     *       "id": "0193c0de-4a51-7b2e-9d3f-6a8b1c2e4f90",
+                     *       "type": "invoice.finalized",
+                     *       "occurred_at": "2026-01-15T09:45:00.000Z",
                      *       "subject": {
-                     *         "type": "customer",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "type": "invoice",
+                     *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185"
                      *       },
-                     *       "data": {}
+                     *       "data": {
+                     *         "number": "INV-2026-000042",
+                     *         "issue_date": "2026-01-15",
+                     *         "due_date": "2026-02-14",
+                     *         "total": {
+                     *           "amount": 12000,
+                     *           "currency": "GBP"
+                     *         }
+                     *       }
                      *     }
                      */
                     "application/json": components["schemas"]["billing.EventDetailItem"];
@@ -17867,12 +17919,10 @@ export interface operations {
                  *         "invoice.finalized"
                  *       ],
                  *       "subject": {
-                 *         "type": "customer",
-                 *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *         "type": "invoice",
+                 *         "id": "019315d2-5c20-7d9b-8d8a-33f698daf185"
                  *       },
-                 *       "subject_type": "customer",
-                 *       "occurred_from": "2026-01-15T09:30:00.000Z",
-                 *       "occurred_before": "2026-01-15T09:30:00.000Z",
+                 *       "occurred_from": "2026-01-01T00:00:00.000Z",
                  *       "organization_id": "0193472c-1f99-732d-8f1b-0abb219cd679"
                  *     }
                  */
@@ -17891,14 +17941,22 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "type": "type",
-                     *           "occurred_at": "2026-01-15T09:30:00.000Z",
+                     *           "id": "0193c0de-4a51-7b2e-9d3f-6a8b1c2e4f90",
+                     *           "type": "invoice.finalized",
+                     *           "occurred_at": "2026-01-15T09:45:00.000Z",
                      *           "subject": {
-                     *             "type": "customer",
-                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *             "type": "invoice",
+                     *             "id": "019315d2-5c20-7d9b-8d8a-33f698daf185"
                      *           },
-                     *           "data": {}
+                     *           "data": {
+                     *             "number": "INV-2026-000042",
+                     *             "issue_date": "2026-01-15",
+                     *             "due_date": "2026-02-14",
+                     *             "total": {
+                     *               "amount": 12000,
+                     *               "currency": "GBP"
+                     *             }
+                     *           }
                      *         }
                      *       ],
                      *       "pagination": null
@@ -17996,7 +18054,7 @@ export interface operations {
                  * @example {
                  *       "subject": {
                  *         "type": "customer",
-                 *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *         "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                  *       }
                  *     }
                  */
@@ -18015,47 +18073,50 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "event_id": "019330c2-f3bb-7f6d-84a5-5f8ae6e46141",
-                     *           "type": "type",
+                     *           "event_id": "0193c1a7-6e02-7d4b-8f15-2c9a7b3e5d81",
+                     *           "type": "CustomerUpdated",
                      *           "revision": 1,
-                     *           "recorded_at": "2026-01-15T09:30:00.000Z",
+                     *           "recorded_at": "2026-01-20T14:05:00.000Z",
                      *           "actor": {
                      *             "type": "user",
-                     *             "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *             "name": "Acme Repairs Ltd",
-                     *             "email": "billing@acme-repairs.example"
+                     *             "id": "0193a9f0-2b6d-7e14-8c3a-5d9e1f7b2c40",
+                     *             "name": "Dana Whitfield",
+                     *             "email": "dana@billing.example"
                      *           },
-                     *           "reason": "Agreed with the customer by phone",
+                     *           "reason": "Customer asked by phone to send invoices to accounts",
                      *           "request_id": "0193167d-3247-71e6-867f-189aed52e182",
-                     *           "data": {},
+                     *           "data": {
+                     *             "changes": {
+                     *               "email": "accounts@acme-repairs.example"
+                     *             },
+                     *             "updated_at": "2026-01-20T14:05:00.000Z"
+                     *           },
                      *           "changes": [
                      *             {
-                     *               "path": "path",
-                     *               "before": "before",
-                     *               "after": "after"
+                     *               "path": "email",
+                     *               "before": "billing@acme-repairs.example",
+                     *               "after": "accounts@acme-repairs.example"
                      *             }
                      *           ],
-                     *           "unreadable": "unreadable",
-                     *           "skipped_by": [
-                     *             {
-                     *               "projection": "projection",
-                     *               "reason": "Agreed with the customer by phone",
-                     *               "actor": "dana@billing.example",
-                     *               "skipped_at": "2026-01-15T09:30:00.000Z"
-                     *             }
-                     *           ]
+                     *           "unreadable": null,
+                     *           "skipped_by": []
                      *         }
                      *       ],
                      *       "pagination": null,
                      *       "subject": {
                      *         "type": "customer",
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                     *         "id": "0193a7a1-3f4c-7cb7-8452-4e44dfdad329"
                      *       },
-                     *       "stream": "stream",
+                     *       "stream": "customer-0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
                      *       "as_of": null,
-                     *       "exists": false,
-                     *       "state": null,
-                     *       "event_count": 1
+                     *       "exists": true,
+                     *       "state": {
+                     *         "name": "Acme Repairs Ltd",
+                     *         "email": "accounts@acme-repairs.example",
+                     *         "currency": "GBP",
+                     *         "removed": false
+                     *       },
+                     *       "event_count": 2
                      *     }
                      */
                     "application/json": components["schemas"]["billing.HistoryGetResponse"];
@@ -25979,15 +26040,15 @@ export interface operations {
                      *         {
                      *           "subscription_id": "01938c3e-00eb-7021-83ca-a1174cd5d9dd",
                      *           "period": "2026-01",
-                     *           "code": "GBP",
-                     *           "message": "Done.",
+                     *           "code": "usage_unrateable",
+                     *           "message": "Usage in EUR cannot be rated: the subscription is billed in GBP and no EUR/GBP rate is recorded for January 2026.",
                      *           "issues": [
                      *             {
-                     *               "path": "path",
-                     *               "message": "Done."
+                     *               "path": "orders[0].currency",
+                     *               "message": "no EUR/GBP exchange rate as of 2026-01-31"
                      *             }
                      *           ],
-                     *           "since": "since",
+                     *           "since": "2026-02-01T02:00:00.000Z",
                      *           "refused_at": "2026-01-15T09:30:00.000Z",
                      *           "held_order_count": 1
                      *         }
@@ -28093,23 +28154,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "status": "ok",
+                     *       "status": "degraded",
                      *       "projections": [
                      *         {
-                     *           "name": "Acme Repairs Ltd",
+                     *           "name": "billing.invoices",
                      *           "state": "running",
-                     *           "position": "position",
-                     *           "lag_seconds": 1,
+                     *           "position": "pg1:00000000000000004711:00000000000000000000",
+                     *           "lag_seconds": 0.2,
                      *           "failure": null
                      *         }
                      *       ],
                      *       "skips": [
                      *         {
-                     *           "projection": "projection",
+                     *           "projection": "billing.invoices",
                      *           "event_id": "019330c2-f3bb-7f6d-84a5-5f8ae6e46141",
-                     *           "stream_id": "01930dc9-d7e0-7ff2-83c0-8a096f835f2d",
-                     *           "position": "position",
-                     *           "type": "type",
+                     *           "stream_id": "invoice-019315d2-5c20-7d9b-8d8a-33f698daf185",
+                     *           "position": "pg1:00000000000000004711:00000000000000000000",
+                     *           "type": "InvoiceLinesReplaced",
                      *           "reason": "Agreed with the customer by phone",
                      *           "actor": "dana@billing.example",
                      *           "skipped_at": "2026-01-15T09:30:00.000Z"
@@ -28117,13 +28178,13 @@ export interface operations {
                      *       ],
                      *       "unreadable_streams": [
                      *         {
-                     *           "stream_id": "01930dc9-d7e0-7ff2-83c0-8a096f835f2d",
-                     *           "event_id": "019330c2-f3bb-7f6d-84a5-5f8ae6e46141",
+                     *           "stream_id": "customer-0193a7a1-3f4c-7cb7-8452-4e44dfdad329",
+                     *           "event_id": "0193c1a7-6e02-7d4b-8f15-2c9a7b3e5d81",
                      *           "revision": 1,
-                     *           "type": "type",
-                     *           "error": "error",
+                     *           "type": "CustomerUpdated",
+                     *           "error": "changes.email: Invalid email address",
                      *           "first_seen_at": "2026-01-15T09:30:00.000Z",
-                     *           "last_seen_at": "2026-01-15T09:30:00.000Z"
+                     *           "last_seen_at": "2026-01-15T09:31:00.000Z"
                      *         }
                      *       ]
                      *     }
@@ -28228,7 +28289,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Acme Repairs Ltd"
+                 *       "name": "billing.invoices"
                  *     }
                  */
                 "application/json": components["schemas"]["platform.ProjectionRetryRequest"];
@@ -28245,10 +28306,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "name": "Acme Repairs Ltd",
+                     *       "name": "billing.invoices",
                      *       "state": "running",
-                     *       "position": "position",
-                     *       "lag_seconds": 1,
+                     *       "position": "pg1:00000000000000004711:00000000000000000000",
+                     *       "lag_seconds": 0.2,
                      *       "failure": null
                      *     }
                      */
@@ -28382,7 +28443,7 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "name": "Acme Repairs Ltd",
+                 *       "name": "billing.invoices",
                  *       "event_id": "019330c2-f3bb-7f6d-84a5-5f8ae6e46141",
                  *       "reason": "Agreed with the customer by phone"
                  *     }
@@ -28401,10 +28462,10 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "name": "Acme Repairs Ltd",
+                     *       "name": "billing.invoices",
                      *       "state": "running",
-                     *       "position": "position",
-                     *       "lag_seconds": 1,
+                     *       "position": "pg1:00000000000000004711:00000000000000000000",
+                     *       "lag_seconds": 0.2,
                      *       "failure": null
                      *     }
                      */
@@ -28548,17 +28609,17 @@ export interface operations {
                      *         {
                      *           "sku": "BRK-PAD-001",
                      *           "title": "Front brake pads",
-                     *           "description": "Monthly platform fee",
+                     *           "description": "Ceramic pads, front axle, with wear sensor",
                      *           "price": {
                      *             "amount": 12000,
                      *             "currency": "GBP"
                      *           },
-                     *           "stock_quantity": 1,
+                     *           "stock_quantity": 14,
                      *           "hca_ids": [
                      *             "01934296-8ce2-7607-8788-808e486e8403"
                      *           ],
                      *           "part_numbers": [
-                     *             "part number"
+                     *             "0 986 494 524"
                      *           ],
                      *           "import_id": "01934ed7-33f5-7cc7-8cec-27187bd90eba",
                      *           "created_at": "2026-01-15T09:30:00.000Z",

@@ -919,19 +919,19 @@ export interface operations {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "kind": "sellable_items",
                      *       "format": "csv",
-                     *       "status": "awaiting_upload",
+                     *       "status": "completed",
                      *       "size": 20480,
                      *       "counts": {
-                     *         "total": 12000,
-                     *         "ok": 1,
+                     *         "total": 120,
+                     *         "ok": 119,
                      *         "failed": 1
                      *       },
                      *       "errors": {
                      *         "items": [
                      *           {
-                     *             "line": 1,
-                     *             "field": "field",
-                     *             "message": "Done."
+                     *             "line": 42,
+                     *             "field": "price.amount",
+                     *             "message": "must be a whole number of minor units"
                      *           }
                      *         ],
                      *         "pagination": null
@@ -939,9 +939,9 @@ export interface operations {
                      *       "errors_truncated": false,
                      *       "failure": null,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "committed_at": null,
-                     *       "completed_at": null
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "committed_at": "2026-01-15T09:31:12.000Z",
+                     *       "completed_at": "2026-01-15T09:31:15.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportDetail"];
@@ -1083,19 +1083,19 @@ export interface operations {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
                      *       "kind": "sellable_items",
                      *       "format": "csv",
-                     *       "status": "awaiting_upload",
+                     *       "status": "completed",
                      *       "size": 20480,
                      *       "counts": {
-                     *         "total": 12000,
-                     *         "ok": 1,
+                     *         "total": 120,
+                     *         "ok": 119,
                      *         "failed": 1
                      *       },
                      *       "errors": {
                      *         "items": [
                      *           {
-                     *             "line": 1,
-                     *             "field": "field",
-                     *             "message": "Done."
+                     *             "line": 42,
+                     *             "field": "price.amount",
+                     *             "message": "must be a whole number of minor units"
                      *           }
                      *         ],
                      *         "pagination": null
@@ -1103,9 +1103,9 @@ export interface operations {
                      *       "errors_truncated": false,
                      *       "failure": null,
                      *       "created_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "committed_at": null,
-                     *       "completed_at": null
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "committed_at": "2026-01-15T09:31:12.000Z",
+                     *       "completed_at": "2026-01-15T09:31:15.000Z"
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportDetail"];
@@ -1238,11 +1238,11 @@ export interface operations {
                     /**
                      * @example {
                      *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *       "upload_url": "https://files.example.com/upload_url",
+                     *       "upload_url": "https://files.example.com/imports/019387ea-5dfc-7b8e-884d-848979496e70?X-Amz-Signature=...",
                      *       "upload_method": "PUT",
                      *       "upload_headers": {},
-                     *       "expires_at": "2026-01-15T09:30:00.000Z",
-                     *       "expires_in_seconds": 1
+                     *       "expires_at": "2026-01-15T10:30:00.000Z",
+                     *       "expires_in_seconds": 3600
                      *     }
                      */
                     "application/json": components["schemas"]["ingest.AsyncImportsPrepareResponse"];
@@ -1376,7 +1376,7 @@ export interface operations {
                      *       "integration_id": "0193f348-d469-7945-89dc-4c7049a178ae",
                      *       "client_id": "019396da-4938-7769-803a-6515a8785c7f",
                      *       "organization": {
-                     *         "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *         "id": "0193472c-1f99-732d-8f1b-0abb219cd679",
                      *         "name": "Acme Repairs Ltd"
                      *       },
                      *       "scopes": [
@@ -1476,7 +1476,7 @@ export interface operations {
                 /**
                  * @example {
                  *       "access_code": "ac_7Yp2Kq",
-                 *       "client_id": "acme-dms",
+                 *       "client_id": "019396da-4938-7769-803a-6515a8785c7f",
                  *       "client_secret": "cs_live_5b1e"
                  *     }
                  */
@@ -1685,7 +1685,9 @@ export interface operations {
                 /**
                  * @example {
                  *       "identity": {
-                 *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *         "external": {
+                 *           "value": "RJ-2026-00417"
+                 *         }
                  *       }
                  *     }
                  */
@@ -1702,28 +1704,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193b2d4-8c1e-7a55-9f0e-3b6c2d8a4e71",
                      *       "external_id": {
-                     *         "value": "value"
+                     *         "value": "RJ-2026-00417"
                      *       },
                      *       "claim_number": {
-                     *         "value": "value"
+                     *         "value": "CLM-884213"
                      *       },
                      *       "job_number": {
-                     *         "value": "value"
+                     *         "value": "00417"
                      *       },
                      *       "work_provider_id": {
-                     *         "value": "value"
+                     *         "value": "INS-ACME-MOTOR"
                      *       },
                      *       "vehicle": {
                      *         "identifier": {
-                     *           "chassis_number": "WVWZZZ1JZXW000001"
+                     *           "vrm": {
+                     *             "plate": "AB12CDE",
+                     *             "location": {
+                     *               "country": "GB"
+                     *             }
+                     *           }
                      *         }
                      *       },
                      *       "site_id": "0193635c-0eea-7da8-862d-5b0237b42b43",
-                     *       "images": [
-                     *         "image"
-                     *       ],
+                     *       "images": [],
                      *       "status": {
                      *         "type": "draft"
                      *       },
@@ -1841,9 +1846,32 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "data": {},
                  *       "identity": {
-                 *         "id": "019387ea-5dfc-7b8e-884d-848979496e70"
+                 *         "external": {
+                 *           "value": "RJ-2026-00417"
+                 *         }
+                 *       },
+                 *       "data": {
+                 *         "claim_number": {
+                 *           "value": "CLM-884213"
+                 *         },
+                 *         "job_number": {
+                 *           "value": "00417"
+                 *         },
+                 *         "repairer_site_id": "0193635c-0eea-7da8-862d-5b0237b42b43",
+                 *         "vehicle": {
+                 *           "identifier": {
+                 *             "vrm": {
+                 *               "plate": "AB12CDE",
+                 *               "location": {
+                 *                 "country": "GB"
+                 *               }
+                 *             }
+                 *           }
+                 *         },
+                 *         "work_provider_id": {
+                 *           "value": "INS-ACME-MOTOR"
+                 *         }
                  *       },
                  *       "if_": {
                  *         "exists": "update"
@@ -1864,28 +1892,31 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "id": "019387ea-5dfc-7b8e-884d-848979496e70",
+                     *       "id": "0193b2d4-8c1e-7a55-9f0e-3b6c2d8a4e71",
                      *       "external_id": {
-                     *         "value": "value"
+                     *         "value": "RJ-2026-00417"
                      *       },
                      *       "claim_number": {
-                     *         "value": "value"
+                     *         "value": "CLM-884213"
                      *       },
                      *       "job_number": {
-                     *         "value": "value"
+                     *         "value": "00417"
                      *       },
                      *       "work_provider_id": {
-                     *         "value": "value"
+                     *         "value": "INS-ACME-MOTOR"
                      *       },
                      *       "vehicle": {
                      *         "identifier": {
-                     *           "chassis_number": "WVWZZZ1JZXW000001"
+                     *           "vrm": {
+                     *             "plate": "AB12CDE",
+                     *             "location": {
+                     *               "country": "GB"
+                     *             }
+                     *           }
                      *         }
                      *       },
                      *       "site_id": "0193635c-0eea-7da8-862d-5b0237b42b43",
-                     *       "images": [
-                     *         "image"
-                     *       ],
+                     *       "images": [],
                      *       "status": {
                      *         "type": "draft"
                      *       },
@@ -2033,17 +2064,17 @@ export interface operations {
                      *         {
                      *           "sku": "BRK-PAD-001",
                      *           "title": "Front brake pads",
-                     *           "description": "Monthly platform fee",
+                     *           "description": "Ceramic pads, front axle, with wear sensor",
                      *           "price": {
                      *             "amount": 12000,
                      *             "currency": "GBP"
                      *           },
-                     *           "stock_quantity": 1,
+                     *           "stock_quantity": 14,
                      *           "hca_ids": [
                      *             "01934296-8ce2-7607-8788-808e486e8403"
                      *           ],
                      *           "part_numbers": [
-                     *             "part number"
+                     *             "0 986 494 524"
                      *           ],
                      *           "import_id": "01934ed7-33f5-7cc7-8cec-27187bd90eba",
                      *           "created_at": "2026-01-15T09:30:00.000Z",
@@ -2152,8 +2183,8 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "id": "019387ea-5dfc-7b8e-884d-848979496e70",
-                     *           "name": "Acme Repairs Ltd"
+                     *           "id": "0193635c-0eea-7da8-862d-5b0237b42b43",
+                     *           "name": "Leeds bodyshop"
                      *         }
                      *       ]
                      *     }

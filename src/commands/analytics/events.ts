@@ -8,12 +8,12 @@ import { recorderFor } from './recorder.ts';
 export const analyticsEventsInsert = operation({
   id: 'analytics.events.insert',
   examples: {
-    request: { name: 'page_view' },
+    request: { name: 'search_performed', properties: { query: 'front brake pads', results: 12 }, occurred_at: '2026-01-15T09:29:58.000Z' },
     response: {
       id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      name: 'Acme Repairs Ltd',
-      properties: {},
-      occurred_at: '2026-01-15T09:30:00.000Z',
+      name: 'search_performed',
+      properties: { query: 'front brake pads', results: 12 },
+      occurred_at: '2026-01-15T09:29:58.000Z',
       received_at: '2026-01-15T09:30:00.000Z',
       origin: 'https://app.acme-repairs.example',
       referer: 'https://app.acme-repairs.example/search',

@@ -12,8 +12,8 @@ const badCredentials = () => identityErrors.error('invalid_credentials', 'The em
 export const sessionsInsert = operation({
   id: 'auth.sessions.insert',
   examples: {
-    request: { email: 'billing@acme-repairs.example', password: 'correct horse battery staple' },
-    response: { token: 'svc_sess_3q9V8y2Xk1', expires_at: '2026-01-15T09:30:00.000Z', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
+    request: { email: 'dana@acme-repairs.example', password: 'correct horse battery staple' },
+    response: { token: 'svc_sess_3q9V8y2Xk1', expires_at: '2026-01-16T09:30:00.000Z', organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679' },
   },
   surface: 'core',
   tags: ['Authentication'],

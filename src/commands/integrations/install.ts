@@ -28,7 +28,7 @@ async function revokeReplayed(ctx: RequestContext, row: AccessCodeRow): Promise<
 export const integrationsInsert = operation({
   id: 'integrations.insert',
   examples: {
-    request: { access_code: 'ac_7Yp2Kq', client_id: 'acme-dms', client_secret: 'cs_live_5b1e' },
+    request: { access_code: 'ac_7Yp2Kq', client_id: '019396da-4938-7769-803a-6515a8785c7f', client_secret: 'cs_live_5b1e' },
     response: { api_key: 'svc_key_8Hq2mZp4Rt', integration_id: '0193f348-d469-7945-89dc-4c7049a178ae' },
   },
   surface: 'integrations',

@@ -12,6 +12,7 @@ import { organizations } from '../identity/handlers.ts';
 import { jobExternalIds, jobs } from './handlers.ts';
 import { jobsProjection } from '../../projections/jobs/jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';
+import { exampleJob, exampleJobInsert } from '../../contract/examples/jobs.ts';
 
 /** The request's data as job fields: site id renamed, vehicle identifier normalised, omitted fields left out. */
 export function jobFields(data: z.output<typeof ExternalInsertV1>): Partial<JobData> {
@@ -32,22 +33,7 @@ async function organizationSites(ctx: RequestContext, organizationId: string): P
 /** jobs.insert: create, update or replace a job. */
 export const jobsInsert = operation({
   id: 'jobs.insert',
-  examples: {
-    request: { data: {}, identity: { id: '019387ea-5dfc-7b8e-884d-848979496e70' }, if_: { exists: 'update' } },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      external_id: { value: 'value' },
-      claim_number: { value: 'value' },
-      job_number: { value: 'value' },
-      work_provider_id: { value: 'value' },
-      vehicle: { identifier: { chassis_number: 'WVWZZZ1JZXW000001' } },
-      site_id: '0193635c-0eea-7da8-862d-5b0237b42b43',
-      images: ['image'],
-      status: { type: 'draft' },
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
-  },
+  examples: { request: exampleJobInsert, response: exampleJob },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Creates a draft repair job, or updates or replaces an existing one.',

@@ -42,8 +42,8 @@ const known = (ctx: RequestContext) => ctx.services.runner.names();
 export const projectionsRetry = operation({
   id: 'platform.projections.retry',
   examples: {
-    request: { name: 'Acme Repairs Ltd' },
-    response: { name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null },
+    request: { name: 'billing.invoices' },
+    response: { name: 'billing.invoices', state: 'running', position: 'pg1:00000000000000004711:00000000000000000000', lag_seconds: 0.2, failure: null },
   },
   surface: 'core',
   tags: ['Billing'],
@@ -66,8 +66,8 @@ export const projectionsRetry = operation({
 export const projectionsSkip = operation({
   id: 'platform.projections.skip',
   examples: {
-    request: { name: 'Acme Repairs Ltd', event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141', reason: 'Agreed with the customer by phone' },
-    response: { name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null },
+    request: { name: 'billing.invoices', event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141', reason: 'Agreed with the customer by phone' },
+    response: { name: 'billing.invoices', state: 'running', position: 'pg1:00000000000000004711:00000000000000000000', lag_seconds: 0.2, failure: null },
   },
   surface: 'core',
   tags: ['Billing'],

@@ -242,3 +242,12 @@ export const exampleWebhookEndpoint = {
   created_at: '2026-01-15T09:30:00.000Z',
   updated_at: '2026-01-15T09:30:00.000Z',
 } satisfies z.output<typeof WebhookEndpoint>;
+
+/** The open invoice's finalization as billing.events.get (and a webhook delivery) shows it. */
+export const exampleFinalizedEvent = {
+  id: '0193c0de-4a51-7b2e-9d3f-6a8b1c2e4f90',
+  type: 'invoice.finalized',
+  occurred_at: exampleOpenInvoice.finalized_at,
+  subject: { type: 'invoice', id: exampleIds.invoice },
+  data: { number: exampleOpenInvoice.number, issue_date: exampleOpenInvoice.issue_date, due_date: exampleOpenInvoice.due_date, total: { amount: exampleOpenInvoice.total, currency: exampleOpenInvoice.currency } },
+} as const;

@@ -17,14 +17,14 @@ const WHO = 'Any signed-in user of an organization; the answer covers that organ
 export const analyticsEventsList = operation({
   id: 'analytics.events.list',
   examples: {
-    request: { name: 'page_view' },
+    request: { name: 'search_performed', limit: 50 },
     response: {
       items: [
         {
           id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          name: 'Acme Repairs Ltd',
-          properties: {},
-          occurred_at: '2026-01-15T09:30:00.000Z',
+          name: 'search_performed',
+          properties: { query: 'front brake pads', results: 12 },
+          occurred_at: '2026-01-15T09:29:58.000Z',
           received_at: '2026-01-15T09:30:00.000Z',
           origin: 'https://app.acme-repairs.example',
           referer: 'https://app.acme-repairs.example/search',
@@ -56,7 +56,7 @@ export const analyticsCountsList = operation({
   id: 'analytics.counts.list',
   examples: {
     request: { from: '2026-01-15', to: '2026-01-15' },
-    response: { items: [{ day: '2026-01-15', name: 'Acme Repairs Ltd', count: 1 }], pagination: null },
+    response: { items: [{ day: '2026-01-15', name: 'page_view', count: 184 }, { day: '2026-01-15', name: 'search_performed', count: 37 }], pagination: null },
   },
   surface: 'core',
   tags: ['analytics'],

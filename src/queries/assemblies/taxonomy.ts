@@ -72,19 +72,19 @@ export async function searchTerms(knex: Knex, version: string, query: string, li
 export const experimentalSearch = operation({
   id: 'assemblies.experimental.search',
   examples: {
-    request: { query: 'acme' },
+    request: { query: 'brake pad' },
     response: {
       items: [
         {
           hca_id: '01934296-8ce2-7607-8788-808e486e8403',
-          name: 'Acme Repairs Ltd',
-          level: 'system',
-          path: ['path'],
-          score: 1,
-          match: { field: 'name', term: 'term', method: 'exact', similarity: 1 },
+          name: 'Front brake pads',
+          level: 'part',
+          path: ['Braking', 'Front brakes', 'Front brake pads'],
+          score: 0.92,
+          match: { field: 'name', term: 'brake pad', method: 'exact', similarity: 1 },
         },
       ],
-      taxonomy_version: 'taxonomy version',
+      taxonomy_version: '2026.01',
     },
   },
   surface: 'core',

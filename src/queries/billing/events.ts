@@ -9,19 +9,11 @@ import type { BillingEventDoc } from '../../projections/billing/events.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { exampleFinalizedEvent, exampleIds } from '../../contract/examples/billing.ts';
 
 export const eventsGet = operation({
   id: 'billing.events.get',
-  examples: {
-    request: '01930208-3f45-79e0-8a61-2425c0c1a17e',
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      type: 'type',
-      occurred_at: '2026-01-15T09:30:00.000Z',
-      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      data: {},
-    },
-  },
+  examples: { request: exampleFinalizedEvent.id, response: exampleFinalizedEvent },
   surface: 'core',
   tags: ['Billing'],
   summary: 'Returns one billing event.',
@@ -42,26 +34,8 @@ export const eventsGet = operation({
 export const eventsList = operation({
   id: 'billing.events.list',
   examples: {
-    request: {
-      types: ['invoice.finalized'],
-      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      subject_type: 'customer',
-      occurred_from: '2026-01-15T09:30:00.000Z',
-      occurred_before: '2026-01-15T09:30:00.000Z',
-      organization_id: '0193472c-1f99-732d-8f1b-0abb219cd679',
-    },
-    response: {
-      items: [
-        {
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          type: 'type',
-          occurred_at: '2026-01-15T09:30:00.000Z',
-          subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-          data: {},
-        },
-      ],
-      pagination: null,
-    },
+    request: { types: ['invoice.finalized'], subject: { type: 'invoice', id: exampleIds.invoice }, occurred_from: '2026-01-01T00:00:00.000Z', organization_id: exampleIds.organization },
+    response: { items: [exampleFinalizedEvent], pagination: null },
   },
   surface: 'core',
   tags: ['Billing'],

@@ -20,6 +20,7 @@ import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../paginat
 import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
 import { listSkips } from '../../projections/engine/health.ts';
+import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;
@@ -80,30 +81,30 @@ const KINDS: Record<SubjectType, SubjectKind> = {
 export const historyGet = operation({
   id: 'billing.history.get',
   examples: {
-    request: { subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' } },
+    request: { subject: { type: 'customer', id: exampleIds.customer } },
     response: {
       items: [
         {
-          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
-          type: 'type',
+          event_id: '0193c1a7-6e02-7d4b-8f15-2c9a7b3e5d81',
+          type: 'CustomerUpdated',
           revision: 1,
-          recorded_at: '2026-01-15T09:30:00.000Z',
-          actor: { type: 'user', id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', email: 'billing@acme-repairs.example' },
-          reason: 'Agreed with the customer by phone',
+          recorded_at: '2026-01-20T14:05:00.000Z',
+          actor: { type: 'user', id: '0193a9f0-2b6d-7e14-8c3a-5d9e1f7b2c40', name: 'Dana Whitfield', email: 'dana@billing.example' },
+          reason: 'Customer asked by phone to send invoices to accounts',
           request_id: '0193167d-3247-71e6-867f-189aed52e182',
-          data: {},
-          changes: [{ path: 'path', before: 'before', after: 'after' }],
-          unreadable: 'unreadable',
-          skipped_by: [{ projection: 'projection', reason: 'Agreed with the customer by phone', actor: 'dana@billing.example', skipped_at: '2026-01-15T09:30:00.000Z' }],
+          data: { changes: { email: 'accounts@acme-repairs.example' }, updated_at: '2026-01-20T14:05:00.000Z' },
+          changes: [{ path: 'email', before: exampleCustomer.email, after: 'accounts@acme-repairs.example' }],
+          unreadable: null,
+          skipped_by: [],
         },
       ],
       pagination: null,
-      subject: { type: 'customer', id: '019387ea-5dfc-7b8e-884d-848979496e70' },
-      stream: 'stream',
+      subject: { type: 'customer', id: exampleIds.customer },
+      stream: `customer-${exampleIds.customer}`,
       as_of: null,
-      exists: false,
-      state: null,
-      event_count: 1,
+      exists: true,
+      state: { name: exampleCustomer.name, email: 'accounts@acme-repairs.example', currency: 'GBP', removed: false },
+      event_count: 2,
     },
   },
   surface: 'core',

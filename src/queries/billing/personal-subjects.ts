@@ -7,6 +7,7 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { visibleCustomer } from './customers.ts';
 import { organizationNotes } from './notes.ts';
 import { organizationAttachments } from './attachments.ts';
+import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
 
 /** The note and attachment subjects of an organization (`note:<id>`, `attachment:<id>`), removed ones included. */
 export async function organizationSubjects(knex: Knex, organizationId: string): Promise<string[]> {
@@ -24,21 +25,21 @@ export async function retentionEnded(knex: Knex, today: string, limit = 500): Pr
 export const customersExport = operation({
   id: 'billing.customers.export',
   examples: {
-    request: { id: '019387ea-5dfc-7b8e-884d-848979496e70' },
+    request: { id: exampleIds.customer },
     response: {
-      subject: 'subject',
-      exported_at: '2026-01-15T09:30:00.000Z',
-      customer: {},
-      notes: [{}],
-      attachments: [{}],
+      subject: `customer:${exampleIds.customer}`,
+      exported_at: '2026-03-02T10:00:00.000Z',
+      customer: exampleCustomer,
+      notes: [{ id: '0193c2b8-1d44-7a0e-9b61-4f2c8d7e3a15', body: 'Prefers invoices by email to accounts.', created_at: '2026-01-20T14:06:00.000Z' }],
+      attachments: [],
       events: [
         {
-          stream: 'stream',
-          revision: 'revision',
-          id: '019387ea-5dfc-7b8e-884d-848979496e70',
-          type: 'type',
-          data: 'data',
-          recorded_at: '2026-01-15T09:30:00.000Z',
+          stream: `customer-${exampleIds.customer}`,
+          revision: '0',
+          id: '0193c0aa-2f10-7c3e-8d4b-1e6f9a2b7c55',
+          type: 'CustomerCreated',
+          data: { customer_id: exampleIds.customer, name: exampleCustomer.name, email: exampleCustomer.email, currency: 'GBP' },
+          recorded_at: exampleCustomer.created_at,
         },
       ],
     },

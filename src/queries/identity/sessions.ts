@@ -9,11 +9,11 @@ export const sessionsGet = operation({
   examples: {
     request: null,
     response: {
-      user: { id: '019387ea-5dfc-7b8e-884d-848979496e70', email: 'billing@acme-repairs.example', name: 'Acme Repairs Ltd' },
-      organization: { id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd', kind: 'repairer' },
-      membership_role: null,
-      roles: ['billing_staff'],
-      expires_at: '2026-01-15T09:30:00.000Z',
+      user: { id: '0193a9f0-2b6d-7e14-8c3a-5d9e1f7b2c40', email: 'dana@acme-repairs.example', name: 'Dana Whitfield' },
+      organization: { id: '0193472c-1f99-732d-8f1b-0abb219cd679', name: 'Acme Repairs Ltd', kind: 'repairer' },
+      membership_role: 'owner',
+      roles: [],
+      expires_at: '2026-01-16T09:30:00.000Z',
     },
   },
   surface: 'core',

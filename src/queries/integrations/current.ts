@@ -13,7 +13,7 @@ export const integrationsGet = operation({
     response: {
       integration_id: '0193f348-d469-7945-89dc-4c7049a178ae',
       client_id: '019396da-4938-7769-803a-6515a8785c7f',
-      organization: { id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd' },
+      organization: { id: '0193472c-1f99-732d-8f1b-0abb219cd679', name: 'Acme Repairs Ltd' },
       scopes: ['repairer'],
       installed_at: '2026-01-15T09:30:00.000Z',
     },

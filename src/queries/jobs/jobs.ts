@@ -6,6 +6,7 @@ import type { RequestContext } from '../../context.ts';
 import { Job, JobsGetRequest, type JobIdentityV1 } from '../../contract/schemas/jobs.ts';
 import type { JobDoc } from '../../projections/jobs/jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';
+import { exampleJob } from '../../contract/examples/jobs.ts';
 
 /** The installed integration calling, and the organization its key belongs to. */
 export function integrationCaller(ctx: RequestContext): { organizationId: string; integrationId: string; clientId: string } {
@@ -59,22 +60,7 @@ export function toJob(d: JobDoc): z.input<typeof Job> {
 /** jobs.get: one job of the caller's organization. */
 export const jobsGet = operation({
   id: 'jobs.get',
-  examples: {
-    request: { identity: { id: '019387ea-5dfc-7b8e-884d-848979496e70' } },
-    response: {
-      id: '019387ea-5dfc-7b8e-884d-848979496e70',
-      external_id: { value: 'value' },
-      claim_number: { value: 'value' },
-      job_number: { value: 'value' },
-      work_provider_id: { value: 'value' },
-      vehicle: { identifier: { chassis_number: 'WVWZZZ1JZXW000001' } },
-      site_id: '0193635c-0eea-7da8-862d-5b0237b42b43',
-      images: ['image'],
-      status: { type: 'draft' },
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
-  },
+  examples: { request: { identity: { external: { value: 'RJ-2026-00417' } } }, response: exampleJob },
   surface: 'integrations',
   tags: ['Integrations'],
   summary: 'Fetches a repair job of your organization by its id or by your external id.',

@@ -4,13 +4,14 @@ import { SiteListV1 } from '../../contract/schemas/jobs.ts';
 import { getOrganization } from '../identity/identity.ts';
 import { integrationCaller } from './jobs.ts';
 import { jobsErrors } from '../../domain/jobs/errors.ts';
+import { exampleSite } from '../../contract/examples/jobs.ts';
 
 /** sites.list: every site of the organization the key belongs to. */
 export const sitesList = operation({
   id: 'sites.list',
   examples: {
     request: null,
-    response: { items: [{ id: '019387ea-5dfc-7b8e-884d-848979496e70', name: 'Acme Repairs Ltd' }] },
+    response: { items: [exampleSite] },
   },
   surface: 'integrations',
   tags: ['Integrations'],

@@ -12,15 +12,15 @@ export const healthGet = operation({
   examples: {
     request: null,
     response: {
-      status: 'ok',
-      projections: [{ name: 'Acme Repairs Ltd', state: 'running', position: 'position', lag_seconds: 1, failure: null }],
+      status: 'degraded',
+      projections: [{ name: 'billing.invoices', state: 'running', position: 'pg1:00000000000000004711:00000000000000000000', lag_seconds: 0.2, failure: null }],
       skips: [
         {
-          projection: 'projection',
+          projection: 'billing.invoices',
           event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
-          stream_id: '01930dc9-d7e0-7ff2-83c0-8a096f835f2d',
-          position: 'position',
-          type: 'type',
+          stream_id: 'invoice-019315d2-5c20-7d9b-8d8a-33f698daf185',
+          position: 'pg1:00000000000000004711:00000000000000000000',
+          type: 'InvoiceLinesReplaced',
           reason: 'Agreed with the customer by phone',
           actor: 'dana@billing.example',
           skipped_at: '2026-01-15T09:30:00.000Z',
@@ -28,13 +28,13 @@ export const healthGet = operation({
       ],
       unreadable_streams: [
         {
-          stream_id: '01930dc9-d7e0-7ff2-83c0-8a096f835f2d',
-          event_id: '019330c2-f3bb-7f6d-84a5-5f8ae6e46141',
+          stream_id: 'customer-0193a7a1-3f4c-7cb7-8452-4e44dfdad329',
+          event_id: '0193c1a7-6e02-7d4b-8f15-2c9a7b3e5d81',
           revision: 1,
-          type: 'type',
-          error: 'error',
+          type: 'CustomerUpdated',
+          error: 'changes.email: Invalid email address',
           first_seen_at: '2026-01-15T09:30:00.000Z',
-          last_seen_at: '2026-01-15T09:30:00.000Z',
+          last_seen_at: '2026-01-15T09:31:00.000Z',
         },
       ],
     },
