@@ -9,6 +9,7 @@ import type { Db } from '../../db.ts';
 import type { EventStore } from '../../eventstore/port.ts';
 import { ERASED, subjectOf } from '../../domain/personal.ts';
 import { PERSONAL_FIELDS } from '../../domain/personal-events.ts';
+import { organizationReferers } from '../../queries/analytics/events.ts';
 
 /** Values shorter than this are not searched for: they would match unrelated text ("GB", "Al") in unrelated answers. */
 const SHORTEST = 3;
@@ -37,10 +38,9 @@ export async function personalValues(store: EventStore, streams: readonly string
   return out;
 }
 
-/** The distinct analytics referers stored for an organization (its `analytics:<id>` subject's values). */
+/** The organization's stored analytics referers long enough to search for (its `analytics:<id>` subject's values). */
 export async function analyticsReferers(knex: Knex, organizationId: string): Promise<string[]> {
-  const rows = (await knex('analytics_events').where({ organization_id: organizationId }).whereRaw(`doc->>'referer' is not null and doc->>'referer' <> ?`, [ERASED]).distinct(knex.raw(`doc->>'referer' as referer`))) as { referer: string }[];
-  return rows.map((r) => r.referer).filter((r) => r.trim().length >= SHORTEST);
+  return (await organizationReferers(knex, organizationId)).filter((r) => r.trim().length >= SHORTEST);
 }
 
 // A LIKE pattern matching `value` inside JSON text (quotes and backslashes escaped as JSON writes them).

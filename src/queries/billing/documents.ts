@@ -12,11 +12,11 @@ import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import type { ObjectStore } from '../../storage/port.ts';
-import { issuedCreditNotesOf, visibleCreditNoteRequest } from './credit-note-requests.ts';
+import { creditNoteRequestIdsOfCustomer, issuedCreditNotesOf, visibleCreditNoteRequest } from './credit-note-requests.ts';
 import { getCustomerDoc } from './customers.ts';
-import { getInvoiceDoc, visibleInvoice } from './invoices.ts';
+import { getInvoiceDoc, invoiceIdsOfCustomer, visibleInvoice } from './invoices.ts';
 import { paymentUrl } from './overdue.ts';
-import { paymentsOfInvoice, visiblePayment } from './payments.ts';
+import { paymentIdsOfCustomer, paymentsOfInvoice, visiblePayment } from './payments.ts';
 import type { Db } from '../../db.ts';
 
 /** Lifetime of a document's download URL: long enough to click, short enough that a forwarded link soon stops working. */
@@ -123,7 +123,8 @@ export async function receiptDocumentUrl(ctx: RequestContext, id: string) {
  * document again from what the records hold now ("[erased]", or the particulars tax law keeps until retention ends).
  */
 export async function forgetCustomerDocuments(knex: Knex, objects: ObjectStore, customerId: string): Promise<void> {
-  const ids = async (table: string) => ((await knex(table).where({ customer_id: customerId }).select('id')) as { id: string }[]).map((r) => r.id);
-  const kinds: [string, string[]][] = [['invoice', await ids('billing_invoices')], ['credit-note', await ids('billing_credit_note_requests')], ['receipt', await ids('billing_payments')]];
+  const kinds: [string, string[]][] = [
+    ['invoice', await invoiceIdsOfCustomer(knex, customerId)], ['credit-note', await creditNoteRequestIdsOfCustomer(knex, customerId)], ['receipt', await paymentIdsOfCustomer(knex, customerId)],
+  ];
   for (const [kind, list] of kinds) for (const id of list) await objects.deleteUnder(`documents/${kind}/${id}`);
 }

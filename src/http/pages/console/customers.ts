@@ -8,7 +8,7 @@ import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
-import { erasureSection } from './customer-erasure.ts';
+import { erasureSection } from './customer-erasure-section.ts';
 import type { Refusal } from './form-state.ts';
 import { MAX_EXPORT, sendCsv } from './csv.ts';
 import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
