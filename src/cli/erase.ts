@@ -4,6 +4,14 @@ import type { Command } from 'commander';
 import { ops } from '../areas/operations.ts';
 import { LegalBasis } from '../contract/schemas/billing-erasure.ts';
 import { type WithApp, operator } from './clients.ts';
+import type { App } from '../app.ts';
+import { projectorRunning } from '../projections/engine/presence.ts';
+
+// An erasure answers once its read models rewrote their rows (then it compacts): with no projector running (the embedded
+// database, or none started), this process projects while it erases, as settle catches up alone (cli/settle.ts).
+async function projecting(app: App): Promise<void> {
+  if (!(await projectorRunning(app.knex, app.db.kind))) app.runner.start();
+}
 
 /** Adds `erase customer` and `erase user` to the program. */
 export function addEraseCommands(program: Command, withApp: WithApp): void {
@@ -18,7 +26,13 @@ export function addEraseCommands(program: Command, withApp: WithApp): void {
       .requiredOption('--reason <reason>', 'why (kept on the erasure event, e.g. the ticket)')
       .action(async (id: string, o: { legalBasis: string; reason: string }) => console.log(JSON.stringify(await run(id, o.legalBasis, o.reason), null, 2)));
   subject('customer', (id, legal_basis, reason) =>
-    withApp(async (app) => (await app.invoke(ops['billing.customers.operator-erase'], { id, legal_basis, reason }, operator(`erase customer: ${reason}`))).body));
+    withApp(async (app) => {
+      await projecting(app);
+      return (await app.invoke(ops['billing.customers.operator-erase'], { id, legal_basis, reason }, operator(`erase customer: ${reason}`))).body;
+    }));
   subject('user', (id, legal_basis, reason) =>
-    withApp(async (app) => (await app.invoke(ops['identity.users.operator-erase'], { id, legal_basis, reason }, operator(`erase user: ${reason}`))).body));
+    withApp(async (app) => {
+      await projecting(app);
+      return (await app.invoke(ops['identity.users.operator-erase'], { id, legal_basis, reason }, operator(`erase user: ${reason}`))).body;
+    }));
 }
