@@ -2752,6 +2752,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/identity.users.erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erases a user's personal data (right to erasure): the email and name read "[erased]" in every event, read model and rebuild; the user's sessions end.
+         * @description Platform staff only, with a legal basis and a reason (both kept on the UserErased event with who asked). Revokes every session and unused authorization code of the user and deletes its password, so it cannot sign in again. The user id stays in the events that name the user as actor (the audit trail), shown as "erased user". Idempotent: a second request answers the first erasure. Extension operation (issue 32).
+         *
+         *     Access: platform staff.
+         *
+         *     Send an `Idempotency-Key` header to make retries safe.
+         */
+        post: operations["identity.users.erase"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/platform.health.get": {
         parameters: {
             query?: never;
@@ -8822,6 +8846,35 @@ export interface components {
         ForwardPagination: {
             /** @description Pass as `cursor` to get the next page. */
             cursor: string;
+        };
+        /** @description Error body of identity.UserEraseError. */
+        "identity.UserEraseError": {
+            /**
+             * @description Stable machine-readable reason.
+             * @enum {string}
+             */
+            code: "concurrency_conflict" | "database_unavailable" | "forbidden" | "idempotency_key_in_use" | "idempotency_key_reused" | "internal_error" | "invalid_idempotency_key" | "invalid_request" | "malformed_json" | "payload_too_large" | "projection_lag" | "read_model_failed" | "stream_unreadable" | "unauthenticated" | "unsupported_media_type" | "user_not_found";
+            /** @description Field-level problems of a rejected request (code invalid_request). */
+            issues?: {
+                message: string;
+                path: string;
+            }[];
+            /** @description Human-readable explanation. */
+            message: string;
+            /** @description Quote this when reporting a problem. */
+            request_id: string;
+            /**
+             * @description The error type of the operation.
+             * @constant
+             */
+            type: "identity.UserEraseError";
+        };
+        "identity.UserEraseRequest": {
+            /** @description User id. */
+            id: components["schemas"]["uuid.Uuid"];
+            legal_basis: components["schemas"]["billing.ErasureLegalBasis"];
+            /** @description Why (required): kept on the erasure event and shown in the history. */
+            reason: string;
         };
         "ingest.AsyncImportDetail": {
             committed_at: string | null;
@@ -27912,6 +27965,170 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["billing.WebhookEndpointUpdateError"];
+                };
+            };
+        };
+    };
+    "identity.users.erase": {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a retry safe: the same key with the same request answers the first answer again (with `Idempotent-Replayed: true`) and writes nothing more; the same key with another request is 422 `idempotency_key_reused`; while the first is still running, 409 `idempotency_key_in_use`.
+                 * @example 7f1c2a9e-order-4411
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Why the change is made, kept with every event this request appends (the audit trail, `billing.history.get`). UTF-8 percent-encoded (encodeURIComponent), 1-500 characters after decoding and trimming. A reason field of the request body, where the operation has one, takes precedence.
+                 * @example Customer%20asked%20by%20phone
+                 */
+                "Svc-Reason"?: components["parameters"]["SvcReason"];
+                /** @description Your id for this request (1-100 of letters, digits, `_ . : -`), echoed in the answer and in logs; one is made when absent or malformed. */
+                "X-Request-Id"?: components["parameters"]["XRequestId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "019312de-a96f-7c20-8935-66ab75692c99",
+                 *       "legal_basis": "consent_withdrawn",
+                 *       "reason": "Ticket 4411: former employee asked to be forgotten"
+                 *     }
+                 */
+                "application/json": components["schemas"]["identity.UserEraseRequest"];
+            };
+        };
+        responses: {
+            /** @description Success. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "subject": "user:019312de-a96f-7c20-8935-66ab75692c99",
+                     *       "erased": [
+                     *         "user:019312de-a96f-7c20-8935-66ab75692c99"
+                     *       ],
+                     *       "retained": [],
+                     *       "retained_until": null,
+                     *       "legal_basis": "consent_withdrawn",
+                     *       "reason": "Ticket 4411: former employee asked to be forgotten",
+                     *       "requested_by": {
+                     *         "type": "staff",
+                     *         "id": "0193472e-3c5d-7e6f-8a9b-0c1d2e3f4a5b"
+                     *       },
+                     *       "erased_at": "2026-03-02T10:00:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["billing.Erasure"];
+                };
+            };
+            /** @description The request is not valid; nothing was written. Codes: `invalid_request`, `malformed_json`, `invalid_idempotency_key`. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description No valid credential. Codes: `unauthenticated`. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description The caller may not do this. Codes: `forbidden`. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description Not found. Codes: `user_not_found`. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description Conflicts with the current state; nothing was written. Codes: `idempotency_key_in_use`, `concurrency_conflict`, `stream_unreadable`. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description The request body is larger than 1 MiB. Codes: `payload_too_large`. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description The request body must be application/json. Codes: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description The Idempotency-Key was used before with another request. Codes: `idempotency_key_reused`. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description Unavailable for now; retry after Retry-After seconds (a write retried with the same Idempotency-Key is applied at most once). Codes: `database_unavailable`, `read_model_failed`, `projection_lag`. */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
+                };
+            };
+            /** @description Any other error (identity.UserEraseError): 500 `internal_error`. */
+            default: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["identity.UserEraseError"];
                 };
             };
         };

@@ -6,6 +6,7 @@ import { noteEvents } from './billing/note.ts';
 import { attachmentEvents } from './billing/attachment.ts';
 import { EmailClaimEvents, UserEvents } from './identity/user.ts';
 import { analyticsEvents } from './analytics/event.ts';
+import { messageEvents } from './billing/message.ts';
 
 /** Event type -> its personal fields, for every event type that has any. */
-export const PERSONAL_FIELDS = personalFieldsOf([customerEvents, noteEvents, attachmentEvents, UserEvents, EmailClaimEvents, analyticsEvents]);
+export const PERSONAL_FIELDS = personalFieldsOf([customerEvents, noteEvents, attachmentEvents, UserEvents, EmailClaimEvents, analyticsEvents, messageEvents]);

@@ -12,7 +12,7 @@ export const ERASED = '[erased]';
  * (`<kind>:<id>:retained`), kept until the legal retention period ends.
  */
 export interface PersonalMark {
-  kind: 'customer' | 'user' | 'note' | 'attachment' | 'analytics';
+  kind: 'customer' | 'user' | 'note' | 'attachment' | 'analytics' | 'message';
   idField?: string;
   retained?: boolean;
 }
@@ -87,4 +87,4 @@ export const DataSubjectErasedSchema = z.object({
 export const RetainedDataErasedSchema = z.object({ erased: z.array(z.string()), erased_at: EventInstant });
 
 /** The event types that end subjects' keys (a reader drops the keys it cached when it sees one). */
-export const ERASURE_EVENT_TYPES = ['DataSubjectErased', 'NoteErased', 'AttachmentNameErased', 'RetainedDataErased'] as const;
+export const ERASURE_EVENT_TYPES = ['DataSubjectErased', 'NoteErased', 'AttachmentNameErased', 'RetainedDataErased', 'UserErased', 'MessageErased'] as const;

@@ -32,6 +32,10 @@ export class FileObjectStore implements ObjectStore {
     return path.join(this.dir, ...key.split('/'));
   }
 
+  async deleteUnder(prefix: string): Promise<void> {
+    await fs.rm(this.pathOf(prefix), { recursive: true, force: true });
+  }
+
   async put(key: string, body: Readable | Buffer): Promise<void> {
     await this.write(key, Buffer.isBuffer(body) ? Readable.from([body]) : body, Infinity);
   }

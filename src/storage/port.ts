@@ -30,6 +30,8 @@ export interface ObjectStore {
   get(key: string, opts?: { firstBytes?: number }): Promise<Readable | null>;
   /** Deletes the object; deleting a missing object is not an error. */
   delete(key: string): Promise<void>;
+  /** Deletes every object whose key starts with `prefix` + '/' (rendered documents of an erased customer, issue 32); none is fine. */
+  deleteUnder(prefix: string): Promise<void>;
   /** Moves the object to another key (replacing any object there), so URLs signed for `from` find nothing; a missing `from` is not an error (already moved). */
   move(from: string, to: string): Promise<void>;
   /**

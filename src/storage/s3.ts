@@ -1,5 +1,5 @@
 // The S3 adapter (AWS S3, MinIO, Ceph or any S3-compatible store) through the AWS SDK v3 client and its presigner.
-import { CopyObjectCommand, DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
+import { CopyObjectCommand, DeleteObjectCommand, ListObjectsV2Command, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { Readable } from 'node:stream';
@@ -53,6 +53,16 @@ export class S3ObjectStore implements ObjectStore {
       if (isMissing(err) || (err instanceof S3ServiceException && err.name === 'InvalidRange')) return isMissing(err) ? null : Readable.from([]);
       throw err;
     }
+  }
+
+  async deleteUnder(prefix: string): Promise<void> {
+    const Prefix = `${this.keyOf(prefix)}/`;
+    let token: string | undefined;
+    do {
+      const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix, ContinuationToken: token }));
+      for (const o of page.Contents ?? []) if (o.Key) await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: o.Key }));
+      token = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (token);
   }
 
   async delete(key: string): Promise<void> {

@@ -190,6 +190,41 @@ describe('core-server CLI', function () {
       expect(bad.stderr).to.contain('unknown projection');
       noStackTrace(bad.stderr);
     });
+
+    it('erase user and erase customer crypto-shred them: no file of the data directory holds their email or name, history shows the erasure', async () => {
+      const files = (value: string): string[] => {
+        const out: string[] = [];
+        const walk = (d: string): void => {
+          for (const name of fs.readdirSync(d)) {
+            const p = path.join(d, name);
+            if (fs.statSync(p).isDirectory()) walk(p);
+            else if (fs.readFileSync(p).includes(value)) out.push(path.relative(dir, p));
+          }
+        };
+        walk(dir);
+        return out;
+      };
+      const bare = await run(['erase', 'user', ownerId, '--legal-basis', 'consent_withdrawn'], env(dir));
+      expect(bare.code).to.not.equal(0);
+      expect(bare.stderr).to.contain('--reason');
+      const user = await run(['erase', 'user', ownerId, '--legal-basis', 'consent_withdrawn', '--reason', 'Ticket 91'], env(dir));
+      expect(user.code, user.stderr).to.equal(0);
+      expect(JSON.parse(user.stdout)).to.include({ subject: `user:${ownerId}`, reason: 'Ticket 91' });
+      const customer = await run(['erase', 'customer', customerId, '--legal-basis', 'no_longer_necessary', '--reason', 'Ticket 92'], env(dir));
+      expect(customer.code, customer.stderr).to.equal(0);
+      expect(JSON.parse(customer.stdout).requested_by).to.deep.equal({ type: 'system', id: 'cli' });
+      for (const v of ['owner@cli.example', 'c@cli.example', 'CLI Customer']) expect(files(v), v).to.deep.equal([]);
+      const history = await run(['history', `user-${ownerId}`], env(dir));
+      expect(history.stdout).to.contain('UserErased').and.contain('[erased]').and.not.contain('owner@cli.example');
+      // The owner's token died with the erasure.
+      const port = await freePort();
+      const server = await startServer(env(dir, { PORT: String(port) }), /API reference: .*\n/);
+      try {
+        expect((await call(port, ops['auth.sessions.get'], undefined, ownerToken)).status).to.equal(401);
+      } finally {
+        expect(await server.stop()).to.equal(0);
+      }
+    });
   });
 
   describe('start on an empty DATA_DIR', () => {

@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
 
 const DOMAIN = path.resolve(import.meta.dirname, '../../src/domain');
-const LOOKS_PERSONAL = /(^|_)(email|name|address|line1|line2|city|postal_code|region|text|body|filename|referer|referrer|password|phone)$/;
+const LOOKS_PERSONAL = /(^|_)(email|name|address|line1|line2|city|postal_code|region|text|body|filename|referer|referrer|password|phone)$|^(to|recipient)$/;
 
 /** Fields that look personal and are not, each with the reason (docs/decisions.md, issue 32). */
 const NOT_PERSONAL: Record<string, string> = {
@@ -80,5 +80,8 @@ describe('personal fields of events (issue 32)', () => {
     expect(paths('NoteEdited')).to.have.members(['body', 'previous_body']);
     expect(paths('AttachmentPrepared')).to.have.members(['filename']);
     expect(paths('AnalyticsEventRecorded')).to.have.members(['referer']);
+    expect(paths('MessageDecided')).to.have.members(['to']);
+    expect(paths('MessageDelivered')).to.have.members(['response']);
+    expect(paths('MessageDeliveryFailed')).to.have.members(['error']);
   });
 });

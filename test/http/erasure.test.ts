@@ -21,7 +21,7 @@ async function tablesHolding(svc: TestService, value: string): Promise<string[]>
     const hit = await svc.app.knex.raw(`select 1 from "${t}" as r where r::text like ? limit 1`, [`%${value}%`]);
     if ((hit.rows as unknown[]).length > 0) found.push(t);
   }
-  return found;
+  return found.sort();
 }
 
 /** Files under `dir` whose name or bytes contain `value`. */

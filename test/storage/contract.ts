@@ -45,6 +45,16 @@ export function objectStoreContract(name: string, open: () => Promise<ContractSu
       expect(await s.store.get(k)).to.equal(null);
     });
 
+    it('deletes every object under a prefix, and only those; an empty prefix is fine', async () => {
+      const base = key();
+      for (const k of [`${base}/a/1.pdf`, `${base}/a/2.pdf`, `${base}/b/1.pdf`]) await s.store.put(k, Buffer.from('x'));
+      await s.store.deleteUnder(`${base}/a`);
+      expect(await s.store.head(`${base}/a/1.pdf`)).to.equal(null);
+      expect(await s.store.head(`${base}/a/2.pdf`)).to.equal(null);
+      expect(await s.store.head(`${base}/b/1.pdf`)).to.deep.equal({ size: 1 });
+      await s.store.deleteUnder(`${base}/nothing`);
+    });
+
     it('moves an object out of reach of the URLs signed for its old key; moving it again is a no-op', async () => {
       const from = key();
       const to = `retained/${from}`;

@@ -56,14 +56,17 @@ function bearer(token: string | null | undefined, headers: Record<string, string
 }
 
 /** Starts the service on `backend`. */
-export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string>; selfUrl?: boolean; db?: Db } = {}): Promise<TestService> {
+export async function startService(backend: Backend, opts: { clock?: TestClock; env?: Record<string, string>; selfUrl?: boolean; db?: Db; logLines?: string[] } = {}): Promise<TestService> {
   // `db`: a database the suite opened itself (migrated; closed with the service).
   const db = opts.db ?? (await openTestDb(backend));
   const clock = opts.clock ?? new TestClock(new Date());
   // selfUrl: listen on a port chosen first so BASE_URL (links the service hands out, the sandbox provider's notifications) reaches this instance.
   const port = opts.selfUrl ? await freePort() : 0;
   const config = loadConfig({ DATA_DIR: '/tmp/core-server-test-unused', LOG_LEVEL: 'silent', PROJECTION_WAIT_MS: '10000', OBJECT_STORE: `file:${mkdtempSync(path.join(os.tmpdir(), 'core-objects-'))}`, ...(port ? { BASE_URL: `http://127.0.0.1:${port}` } : {}), ...opts.env });
-  const app = await createApp(config, { db, clock, checkContracts: true, logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }) });
+  // logLines: every line the service logs (at debug and above) is kept there, for tests that read the logs.
+  const lines = opts.logLines;
+  const logger = lines ? pino({ level: 'debug' }, { write: (line: string) => void lines.push(line) }) : pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const app = await createApp(config, { db, clock, checkContracts: true, logger });
   const url = await app.listen(port, '127.0.0.1');
   const post = async <T>(path: string, body: unknown, headers: Record<string, string>): Promise<Reply<T>> => {
     const res = await fetch(`${url}${path}`, {

@@ -9,11 +9,20 @@ import { customerSubjects } from '../../domain/personal.ts';
 import { getCustomerDoc, visibleCustomer } from '../../queries/billing/customers.ts';
 import { lastIssueDate } from '../../queries/billing/invoices.ts';
 import { organizationSubjects } from '../../queries/billing/personal-subjects.ts';
-import { attachments, customers, notes } from './handlers.ts';
+import { attachments, customers, messages, notes } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { billingNotesProjection } from '../../projections/billing/notes.ts';
 import { billingAttachmentsProjection } from '../../projections/billing/attachments.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
+import { billingMessagesProjection } from '../../projections/billing/messages.ts';
+import { billingEventsProjection } from '../../projections/billing/events.ts';
+import { billingWebhookOutboxProjection } from '../../projections/billing/webhook-outbox.ts';
+import { analyticsEventsProjection } from '../../projections/analytics/events.ts';
+import { analyticsReferers, compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
+import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
+
+// Every read model that rewrites rows on an erasure: the erasure answers once they did (and only then compacts).
+const ERASING_MODELS = [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection, billingMessagesProjection, billingEventsProjection, billingWebhookOutboxProjection, analyticsEventsProjection];
 import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 /** `YYYY-MM-DD` plus whole years (29 February lands on 28 February). */
@@ -49,6 +58,14 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
       erased_at: ctx.now.toISOString(),
     };
   }
+  // 0. Copies outside the log (stored idempotent answers, delivery attempts), while the values still read: what is kept for
+  // tax law too (those copies are no tax record). A retry after the keys went finds nothing left to rewrite.
+  if (!state.erasure) {
+    const streams = [`customer-${id}`, ...record.erased.filter((s) => /^(note|attachment|message):/.test(s)).map((s) => s.replace(':', '-'))];
+    const values = await personalValues(ctx.services.store, streams, [...record.erased, ...record.retained]);
+    for (const r of await analyticsReferers(ctx.services.knex, orgId)) values.add(r);
+    await scrubTraces(ctx.services.knex, values);
+  }
   // 1. The keys: from here on every read of these values is "[erased]".
   await ctx.services.personalData.eraseSubjects(record.erased, ctx.now);
   const { erased_at: _at, ...erasure } = record;
@@ -57,10 +74,15 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
     const [kind, key = ''] = subject.split(':');
     if (kind === 'note') await notes.run(ctx, key, { type: 'EraseNote', data: erasure }, { orgId });
     if (kind === 'attachment') await attachments.run(ctx, key, { type: 'EraseAttachmentName', data: erasure }, { orgId });
+    if (kind === 'message') await messages.run(ctx, key, { type: 'EraseMessage', data: erasure }, { orgId });
   }
   // 3. The customer last (a no-op when already recorded).
   await customers.run(ctx, id, { type: 'EraseCustomer', data: erasure }, { orgId });
   await ctx.readYourWrites();
+  // 4. The PDFs rendered with the old details go (a download renders them again from what is kept), and the embedded
+  // database's files lose the rows' old versions (after the projections above rewrote them).
+  await forgetCustomerDocuments(ctx.services.knex, ctx.services.objects, id);
+  await compactFreedSpace(ctx.services.db);
   const after = await customers.load(ctx, id);
   if (!after.erasure) throw billingErrors.error('customer_not_found', 'No such customer.');
   return after.erasure;
@@ -95,7 +117,7 @@ export const customersErase = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'billing_staff',
   write: true,
-  readModels: [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection],
+  readModels: ERASING_MODELS,
   handle: (ctx, req) => eraseCustomer(ctx, req.id, req.legal_basis, req.reason),
 });
 
@@ -112,6 +134,6 @@ export const customersOperatorErase = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'system',
   write: true,
-  readModels: [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection],
+  readModels: ERASING_MODELS,
   handle: (ctx, req) => eraseCustomer(ctx, req.id, req.legal_basis, req.reason),
 });

@@ -85,7 +85,8 @@ async function deliver(ctx: RequestContext, messageId: string): Promise<{ outcom
   const result: 'delivered' | 'outbox' | 'failed' | 'gave_up' = recorded.type === 'MessageDelivered' ? (outcome.status === 'delivered' && outcome.transport === 'outbox' ? 'outbox' : 'delivered')
     : recorded.type === 'MessageDeliveryFailed' && recorded.data.next_attempt_at === null ? 'gave_up' : 'failed';
   services.metrics.deliveries.inc({ channel: 'email', result });
-  if (result === 'failed' || result === 'gave_up') services.logger.warn({ message_id: m.message_id, attempt, error: outcome.status === 'failed' ? outcome.error : undefined }, 'customer email not delivered');
+  // Not the server's answer: it may quote the recipient's address, which must not outlive an erasure in the logs (issue 32).
+  if (result === 'failed' || result === 'gave_up') services.logger.warn({ message_id: m.message_id, attempt }, 'customer email not delivered');
   return { outcome: result === 'outbox' ? ('delivered' as const) : result };
 }
 

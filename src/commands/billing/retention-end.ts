@@ -6,6 +6,10 @@ import { RetentionEndDone, RetentionEndRequest } from '../../contract/schemas/bi
 import { billingErrors } from '../../domain/billing/errors.ts';
 import { customers } from './handlers.ts';
 import { billingCustomersProjection } from '../../projections/billing/customers.ts';
+import { billingEventsProjection } from '../../projections/billing/events.ts';
+import { billingWebhookOutboxProjection } from '../../projections/billing/webhook-outbox.ts';
+import { compactFreedSpace } from '../platform/erasure-traces.ts';
+import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
 
 /** billing.customers.end-retention */
 export const customersEndRetention = operation({
@@ -20,7 +24,7 @@ export const customersEndRetention = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'system',
   write: true,
-  readModels: [billingCustomersProjection],
+  readModels: [billingCustomersProjection, billingEventsProjection, billingWebhookOutboxProjection],
   async handle(ctx, req) {
     const orgId = ctx.auth.organizationId ?? '';
     const state = await customers.load(ctx, req.customer_id);
@@ -30,6 +34,11 @@ export const customersEndRetention = operation({
     await ctx.services.personalData.eraseSubjects(kept, ctx.now);
     const res = await customers.run(ctx, req.customer_id, { type: 'EndRetention', data: {} }, { orgId, reason: 'invoice retention period over' });
     await ctx.readYourWrites();
+    // The PDFs rendered with the kept particulars go, and the embedded database's files lose the rows' old versions (issue 32).
+    if (res.events.length > 0) {
+      await forgetCustomerDocuments(ctx.services.knex, ctx.services.objects, req.customer_id);
+      await compactFreedSpace(ctx.services.db);
+    }
     return { changed: res.events.length > 0 };
   },
 });

@@ -14,6 +14,10 @@ export const CustomerEraseRequest = z
   .strictObject({ id: Uuid.describe('Customer id.'), legal_basis: LegalBasis, reason: Reason })
   .meta({ id: 'billing.CustomerEraseRequest' });
 
+export const UserEraseRequest = z
+  .strictObject({ id: Uuid.describe('User id.'), legal_basis: LegalBasis, reason: Reason })
+  .meta({ id: 'identity.UserEraseRequest' });
+
 /** What an erasure did: the keys deleted now, those kept for tax law and until when. */
 export const Erasure = z
   .object({

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { type Decider, type EventOf, assertNever, eventCodec, eventSchemas } from '../decider.ts';
 import { identityErrors } from './errors.ts';
-import { personal } from '../personal.ts';
+import { DataSubjectErasedSchema, personal } from '../personal.ts';
 
 /** A role of platform staff. */
 export const PlatformRole = z.enum(['billing_staff', 'platform_staff']);
@@ -16,6 +16,8 @@ export const UserEvents = eventSchemas({
   PasswordSet: z.object({ set_at: z.string() }),
   /** Old logs only (these carried a hash); no longer written. */
   PasswordChanged: z.object({}),
+  /** The user's personal data (email, name) was erased: the key of `user:<id>` is gone (issue 32). */
+  UserErased: DataSubjectErasedSchema,
 });
 
 /**
@@ -33,18 +35,21 @@ export const userCodec = eventCodec(UserEvents);
 /** What may be asked of a user. */
 export type UserCommand =
   | { type: 'RegisterUser'; data: Omit<z.infer<typeof UserEvents.UserRegistered>, 'registered_at'> & { now: string } }
-  | { type: 'GrantPlatformRole'; data: { role: z.infer<typeof PlatformRole> } };
+  | { type: 'GrantPlatformRole'; data: { role: z.infer<typeof PlatformRole> } }
+  | { type: 'EraseUser'; data: Omit<z.infer<typeof DataSubjectErasedSchema>, 'erased_at'> & { now: string } };
 
 /** What the user decider needs. */
 export interface UserState {
   exists: boolean;
   roles: z.infer<typeof PlatformRole>[];
+  /** The erasure of the user's personal data, once recorded. */
+  erasure: z.infer<typeof DataSubjectErasedSchema> | null;
 }
 
 /** Pure user decider. */
 export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   events: userCodec,
-  initialState: () => ({ exists: false, roles: [] }),
+  initialState: () => ({ exists: false, roles: [], erasure: null }),
   evolve(state, event) {
     switch (event.type) {
       case 'UserRegistered':
@@ -54,6 +59,8 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       case 'PasswordSet':
       case 'PasswordChanged':
         return state;
+      case 'UserErased':
+        return { ...state, erasure: event.data };
       default:
         return assertNever(event);
     }
@@ -71,6 +78,13 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
       case 'GrantPlatformRole':
         if (!state.exists) throw identityErrors.error('user_not_found', 'No such user.');
         return state.roles.includes(command.data.role) ? [] : [{ type: 'PlatformRoleGranted', data: { role: command.data.role } }];
+      case 'EraseUser': {
+        if (!state.exists) throw identityErrors.error('user_not_found', 'No such user.');
+        // Erased once: a retry (after a crash, or a second request) records nothing new.
+        if (state.erasure) return [];
+        const { now, ...erasure } = command.data;
+        return [{ type: 'UserErased', data: { ...erasure, erased_at: now } }];
+      }
       default:
         return assertNever(command);
     }

@@ -6,6 +6,20 @@ import { analyticsCodec } from '../../domain/analytics/event.ts';
 import { nameId } from '../../ids.ts';
 import type { Projection } from '../projection.ts';
 import { readRecorded } from '../recorded.ts';
+import { customerCodec } from '../../domain/billing/customer.ts';
+import { ERASED } from '../../domain/personal.ts';
+
+/** The organizations whose analytics referers a batch's erasures erase (`analytics:<organization id>` among the erased subjects). */
+function erasedOrganizations(events: RecordedEvent[]): string[] {
+  const out = new Set<string>();
+  for (const e of events) {
+    if (e.type !== 'DataSubjectErased' || !e.streamId.startsWith('customer-')) continue;
+    const read = readRecorded(customerCodec, e);
+    if (read.type !== 'DataSubjectErased') continue;
+    for (const s of read.data.erased) if (s.startsWith('analytics:')) out.add(s.slice('analytics:'.length));
+  }
+  return [...out];
+}
 
 /** A stored analytics event (analytics.AnalyticsEventItem plus its organization). */
 export interface AnalyticsEventDoc {
@@ -41,7 +55,13 @@ async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promi
     c.count++;
     counts.set(key, c);
   }
-  if (rows.length === 0) return;
+  // After this batch's inserts: an erasure of the organization's analytics subject (with its customer, issue 32) leaves
+  // the stored rows' referers as a rebuild reads them, "[erased]".
+  const erase = async () => {
+    for (const org of erasedOrganizations(events))
+      await trx.raw(`update analytics_events set doc = jsonb_set(doc, '{referer}', to_jsonb(?::text)) where organization_id = ? and doc->>'referer' is not null and doc->>'referer' <> ?`, [ERASED, org, ERASED]);
+  };
+  if (rows.length === 0) return erase();
   for (let i = 0; i < rows.length; i += 5000)
     await trx.raw(
       `insert into analytics_events (id, organization_id, name, created_at, doc)
@@ -57,13 +77,14 @@ async function applyBatch(trx: Knex.Transaction, events: RecordedEvent[]): Promi
          doc = jsonb_set(analytics_daily_counts.doc, '{count}', to_jsonb(analytics_daily_counts.count + excluded.count))`,
       [JSON.stringify(countRows.slice(i, i + 5000))],
     );
+  await erase();
 }
 
-/** Builds analytics_events and analytics_daily_counts from AnalyticsEventRecorded events. */
+/** Builds analytics_events and analytics_daily_counts from AnalyticsEventRecorded events (and erases referers on DataSubjectErased). */
 export const analyticsEventsProjection: Projection = {
   name: 'analytics.events',
   version: 1,
   tables: ['analytics_events', 'analytics_daily_counts'],
-  handles: (type) => type === 'AnalyticsEventRecorded',
+  handles: (type) => type === 'AnalyticsEventRecorded' || type === 'DataSubjectErased',
   apply: applyBatch,
 };

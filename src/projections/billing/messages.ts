@@ -2,6 +2,7 @@
 // Read by queries/billing/messages.ts (the customer page, the outbox, the messages worker, Needs attention).
 import { type MessageEvent, type MessageKind, messageCodec } from '../../domain/billing/message.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
+import { ERASED } from '../../domain/personal.ts';
 
 /** One customer message. */
 export interface MessageDoc {
@@ -46,6 +47,12 @@ export const billingMessagesProjection = documentProjection({
         MessageDelivered: (doc, d) => doc && { ...doc, status: 'delivered', attempts: d.attempt, transport: d.transport, response: d.response, next_attempt_at: null, delivered_at: d.delivered_at, updated_at: d.delivered_at },
         MessageDeliveryFailed: (doc, d) =>
           doc && { ...doc, status: d.next_attempt_at === null ? 'failed' : 'pending', attempts: d.attempt, last_error: d.error, next_attempt_at: d.next_attempt_at, failed_at: d.failed_at, updated_at: d.failed_at },
+        // Erased with the customer (issue 32): the recipient and the server's answers go; a pending message is given up.
+        MessageErased: (doc, d) =>
+          doc && {
+            ...doc, to: ERASED, last_error: doc.last_error === null ? null : ERASED, response: doc.response === null ? null : ERASED,
+            ...(doc.status === 'pending' ? { status: 'failed' as const, next_attempt_at: null, failed_at: d.erased_at } : {}), updated_at: d.erased_at,
+          },
       },
     }),
   ],

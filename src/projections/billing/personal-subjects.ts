@@ -1,5 +1,5 @@
-// billing_personal_subjects (id = the subject): every note and attachment of an organization as a data subject (`note:<id>`,
-// `attachment:<id>`), kept after the note or file is removed (its text or name is still in the log), so erasing the
+// billing_personal_subjects (id = the subject): every note, attachment and customer email of an organization as a data subject
+// (`note:<id>`, `attachment:<id>`, `message:<id>`), kept after the note or file is removed (its text or name is still in the log), so erasing the
 // organization's customer erases them all; and each erased customer's retention key (`customer:<id>:retained`) with the
 // day its retention period ends, until the retention worker erased it. Read by queries/billing/personal-subjects.ts.
 import type { Knex } from 'knex';
@@ -8,9 +8,10 @@ import type { RecordedEvent } from '../../eventstore/port.ts';
 import { noteCodec } from '../../domain/billing/note.ts';
 import { attachmentCodec } from '../../domain/billing/attachment.ts';
 import { customerCodec } from '../../domain/billing/customer.ts';
+import { messageCodec } from '../../domain/billing/message.ts';
 import { readRecorded, streamCategory, streamKey } from '../recorded.ts';
 
-const TYPES = new Set(['NoteAdded', 'AttachmentPrepared', 'DataSubjectErased', 'RetainedDataErased']);
+const TYPES = new Set(['NoteAdded', 'AttachmentPrepared', 'MessageDecided', 'DataSubjectErased', 'RetainedDataErased']);
 
 async function applyOne(trx: Knex, e: RecordedEvent): Promise<void> {
   const category = streamCategory(e.streamId);
@@ -20,6 +21,9 @@ async function applyOne(trx: Knex, e: RecordedEvent): Promise<void> {
   } else if (category === 'attachment') {
     const read = readRecorded(attachmentCodec, e);
     if (read.type === 'AttachmentPrepared') await trx('billing_personal_subjects').insert({ id: `attachment:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('id').ignore();
+  } else if (category === 'message') {
+    const read = readRecorded(messageCodec, e);
+    if (read.type === 'MessageDecided') await trx('billing_personal_subjects').insert({ id: `message:${streamKey(e)}`, organization_id: read.data.organization_id }).onConflict('id').ignore();
   } else if (category === 'customer' && e.metadata.org_id) {
     const read = readRecorded(customerCodec, e);
     if (read.type === 'DataSubjectErased') {
@@ -35,7 +39,8 @@ async function applyOne(trx: Knex, e: RecordedEvent): Promise<void> {
 /** Builds billing_personal_subjects from note, attachment and customer erasure events. */
 export const billingPersonalSubjectsProjection: Projection = {
   name: 'billing.personal-subjects',
-  version: 1,
+  // 2: customer emails (`message:<id>`) are subjects too.
+  version: 2,
   tables: ['billing_personal_subjects'],
   handles: (type) => TYPES.has(type),
   async apply(trx, events) {

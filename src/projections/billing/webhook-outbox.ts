@@ -8,6 +8,7 @@ import type { RecordedEvent } from '../../eventstore/port.ts';
 import type { Projection } from '../projection.ts';
 import { readRecorded, streamCategory, streamKey } from '../recorded.ts';
 import { FEED_TYPES, type BillingEventDoc, toFeedEvent } from './events.ts';
+import { erasedDoc, feedErasure } from './feed/erasure.ts';
 import type { FeedKnowledge } from './feed/types.ts';
 import { type WebhookEndpointEvent, webhookEndpointCodec } from '../../domain/billing/webhook-endpoint.ts';
 import { assemblySearchCodec } from '../../domain/assemblies/search.ts';
@@ -163,5 +164,14 @@ export const billingWebhookOutboxProjection: Projection = {
     }
     await facts.save();
     for (let i = 0; i < messages.length; i += 2000) await trx('billing_webhook_messages').insert(messages.slice(i, i + 2000)).onConflict('id').ignore();
+    // An erased customer's messages not delivered yet go out, and stay, as the feed now reads them (issue 32).
+    for (const x of events.map(feedErasure)) {
+      if (!x) continue;
+      const rows = (await trx('billing_webhook_messages').whereRaw(`payload->'subject'->>'type' = 'customer' and payload->'subject'->>'id' = ?`, [x.customerId]).select('id', 'payload')) as { id: string; payload: unknown }[];
+      for (const r of rows) {
+        const payload = erasedDoc(r.payload, x.paths);
+        if (payload !== null) await trx('billing_webhook_messages').where({ id: r.id }).update({ payload: JSON.stringify(payload) });
+      }
+    }
   },
 };

@@ -3,6 +3,7 @@ import { type OrganizationEvent, organizationCodec } from '../../domain/identity
 import { type UserEvent, userCodec } from '../../domain/identity/user.ts';
 import { documentProjection, documentTable } from '../documents/projection.ts';
 import { streamKey } from '../recorded.ts';
+import { ERASED } from '../../domain/personal.ts';
 
 /** identity_users.doc */
 export interface UserDoc {
@@ -38,10 +39,13 @@ export const identityProjection = documentProjection({
     documentTable<UserDoc, UserEvent>({
       table: 'identity_users',
       events: userCodec,
-      columns: (d) => ({ email: d.email }),
+      // The email column is unique: erased users all read "[erased]", so theirs is made unique by the id (no address is in it).
+      columns: (d, id) => ({ email: d.email === ERASED ? `${ERASED}:${id}` : d.email }),
       handlers: {
         UserRegistered: (_doc, d) => ({ id: d.user_id, email: d.email, name: d.name, platform_roles: [], registered_at: d.registered_at }),
         PlatformRoleGranted: (doc, d) => doc && { ...doc, platform_roles: [...doc.platform_roles, d.role] },
+        // Issue 32: the live row loses the values at once (a rebuild reads them as "[erased]" from the log already).
+        UserErased: (doc) => doc && { ...doc, email: ERASED, name: ERASED },
       },
     }),
     documentTable<OrganizationDoc, OrganizationEvent>({

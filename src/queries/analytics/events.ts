@@ -1,5 +1,7 @@
 // Reads analytics_events and analytics_daily_counts (written by projections/analytics/events.ts), and their list operations (extensions).
+import type { Knex } from 'knex';
 import { operation } from '../../contract/operation.ts';
+import { ERASED } from '../../domain/personal.ts';
 import { AnalyticsCountsListRequest, AnalyticsCountsListResponse, AnalyticsEventsListRequest, AnalyticsEventsListResponse } from '../../contract/schemas/analytics.ts';
 import { analyticsErrors } from '../../domain/analytics/errors.ts';
 import { type AnalyticsEventDoc, analyticsEventsProjection } from '../../projections/analytics/events.ts';
@@ -84,3 +86,9 @@ export const analyticsCountsList = operation({
 
 /** Read operations of the analytics area. */
 export const analyticsQueries = [analyticsEventsList, analyticsCountsList];
+
+/** The distinct referers stored for an organization (its `analytics:<id>` subject's values, which an erasure searches for). */
+export async function organizationReferers(knex: Knex, organizationId: string): Promise<string[]> {
+  const rows = (await knex('analytics_events').where({ organization_id: organizationId }).whereRaw(`doc->>'referer' is not null and doc->>'referer' <> ?`, [ERASED]).distinct(knex.raw(`doc->>'referer' as referer`))) as { referer: string }[];
+  return rows.map((r) => r.referer);
+}

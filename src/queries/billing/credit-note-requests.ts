@@ -64,3 +64,8 @@ export async function creditNotesIssuedSince(knex: Knex, since: Date, limit = 50
   const docs = (await knex('billing_credit_note_requests').where('status', 'issued').orderBy(['created_at', 'id']).whereRaw(`(doc->>'issued_at')::timestamptz >= ?`, [since.toISOString()]).limit(limit).pluck('doc')) as CreditNoteRequestDoc[];
   return docs;
 }
+
+/** The ids of a customer's credit note requests (an erasure deletes their stored PDFs). */
+export async function creditNoteRequestIdsOfCustomer(knex: Knex, customerId: string): Promise<string[]> {
+  return ((await knex('billing_credit_note_requests').where({ customer_id: customerId }).select('id')) as { id: string }[]).map((r) => r.id);
+}

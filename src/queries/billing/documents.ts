@@ -12,11 +12,11 @@ import type { CustomerDoc } from '../../projections/billing/customers.ts';
 import type { InvoiceDoc } from '../../projections/billing/invoices.ts';
 import type { PaymentDoc } from '../../projections/billing/payments.ts';
 import type { ObjectStore } from '../../storage/port.ts';
-import { issuedCreditNotesOf, visibleCreditNoteRequest } from './credit-note-requests.ts';
+import { creditNoteRequestIdsOfCustomer, issuedCreditNotesOf, visibleCreditNoteRequest } from './credit-note-requests.ts';
 import { getCustomerDoc } from './customers.ts';
-import { getInvoiceDoc, visibleInvoice } from './invoices.ts';
+import { getInvoiceDoc, invoiceIdsOfCustomer, visibleInvoice } from './invoices.ts';
 import { paymentUrl } from './overdue.ts';
-import { paymentsOfInvoice, visiblePayment } from './payments.ts';
+import { paymentIdsOfCustomer, paymentsOfInvoice, visiblePayment } from './payments.ts';
 import type { Db } from '../../db.ts';
 
 /** Lifetime of a document's download URL: long enough to click, short enough that a forwarded link soon stops working. */
@@ -115,4 +115,16 @@ export async function receiptDocumentUrl(ctx: RequestContext, id: string) {
   const { services } = ctx;
   const payment = await visiblePayment(ctx, id);
   return downloadUrl(services.objects, 'receipt', payment.id, await receiptDocument(services.db, services.config, payment));
+}
+
+/**
+ * Deletes the stored PDFs of a customer's invoices, credit notes and receipts (issue 32): they were rendered with the
+ * personal details of their day, and an erasure must not leave those in the object store. A later download renders the
+ * document again from what the records hold now ("[erased]", or the particulars tax law keeps until retention ends).
+ */
+export async function forgetCustomerDocuments(knex: Knex, objects: ObjectStore, customerId: string): Promise<void> {
+  const kinds: [string, string[]][] = [
+    ['invoice', await invoiceIdsOfCustomer(knex, customerId)], ['credit-note', await creditNoteRequestIdsOfCustomer(knex, customerId)], ['receipt', await paymentIdsOfCustomer(knex, customerId)],
+  ];
+  for (const [kind, list] of kinds) for (const id of list) await objects.deleteUnder(`documents/${kind}/${id}`);
 }

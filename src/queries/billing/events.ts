@@ -4,7 +4,7 @@ import { operation } from '../../contract/operation.ts';
 import { callerOrg, hasRole } from '../../context.ts';
 import { Uuid } from '../../contract/schemas/common.ts';
 import { ActivityListPage, ActivityListRequest, EventDetailItem, EventListPage, EventListRequest } from '../../contract/schemas/billing-events.ts';
-import { usersByIds } from '../identity/identity.ts';
+import { shownUser, usersByIds } from '../identity/identity.ts';
 import type { BillingEventDoc } from '../../projections/billing/events.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor, keysetPage } from '../pagination.ts';
 import { canSeeOrganization } from './customers.ts';
@@ -109,7 +109,8 @@ export const activityList = operation({
     const last = pageRows.at(-1);
     return {
       items: pageRows.map((r) => {
-        const who = r.actor_id ? people.get(r.actor_id) : undefined;
+        const found = r.actor_id ? people.get(r.actor_id) : undefined;
+        const who = found && shownUser(found);
         const type = (ACTOR_TYPES.includes(r.actor_type ?? '') ? r.actor_type : 'system') as ActorType;
         return { ...r.doc, organization_id: r.organization_id, actor: { type, id: r.actor_id, name: who?.name ?? null, email: who?.email ?? null }, reason: r.reason };
       }),

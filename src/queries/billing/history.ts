@@ -15,7 +15,7 @@ import { revisionDocs } from './configuration/configuration.ts';
 import { invoiceDecider } from '../../domain/billing/invoice.ts';
 import { noteDecider } from '../../domain/billing/note.ts';
 import type { RecordedEvent } from '../../eventstore/port.ts';
-import { getUser } from '../identity/identity.ts';
+import { getUser, shownUser } from '../identity/identity.ts';
 import { cursorParts, cursorShape, decodeCursor, encodeCursor } from '../pagination.ts';
 import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
@@ -170,12 +170,12 @@ export const historyGet = operation({
 });
 
 // Names and emails of the users and staff among the actors (one lookup each).
-async function actorNames(ctx: RequestContext, actors: ({ type: string; id: string } | undefined)[]): Promise<Map<string, { name: string; email: string }>> {
-  const out = new Map<string, { name: string; email: string }>();
+async function actorNames(ctx: RequestContext, actors: ({ type: string; id: string } | undefined)[]): Promise<Map<string, { name: string; email: string | null }>> {
+  const out = new Map<string, { name: string; email: string | null }>();
   const ids = new Set(actors.filter((a) => a && (a.type === 'user' || a.type === 'staff')).map((a) => a?.id ?? ''));
   for (const id of ids) {
     const user = /^[0-9a-f-]{36}$/i.test(id) ? await getUser(ctx.services.knex, id) : null;
-    if (user) out.set(id, { name: user.name, email: user.email });
+    if (user) out.set(id, shownUser(user));
   }
   return out;
 }

@@ -157,3 +157,8 @@ export async function lastIssueDate(knex: Knex, customerId: string): Promise<str
   const row = (await knex('billing_invoices').where({ customer_id: customerId }).whereNot('status', 'draft').whereNotNull('issue_date').first(knex.raw(`to_char(max(issue_date), 'YYYY-MM-DD') as last`))) as { last: string | null } | undefined;
   return row?.last ?? null;
 }
+
+/** The ids of a customer's invoices (an erasure deletes their stored PDFs). */
+export async function invoiceIdsOfCustomer(knex: Knex, customerId: string): Promise<string[]> {
+  return ((await knex('billing_invoices').where({ customer_id: customerId }).select('id')) as { id: string }[]).map((r) => r.id);
+}

@@ -3,7 +3,7 @@
 import { operation } from '../../contract/operation.ts';
 import { NamesListRequest, NamesListResponse } from '../../contract/schemas/billing-names.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
-import { organizationsByIds, usersByIds } from '../identity/identity.ts';
+import { organizationsByIds, shownUser, usersByIds } from '../identity/identity.ts';
 import { suspendedAmong } from './access.ts';
 import { customersByIds, customersOfOrganizations } from './customers.ts';
 import { productsByIds } from './products.ts';
@@ -50,7 +50,8 @@ export const namesList = operation({
     return {
       customers: [...customers.values()].map((c) => ({ id: c.id, name: c.name, email: c.email, status: c.status, suspended: suspended.has(c.id), organization_id: c.organization_id, organization_name: orgName(c.organization_id) })),
       organizations: uniq(req.organizations).flatMap((id) => { const o = orgs.get(id); return o ? [{ id, name: o.name, customer_id: orgCustomers.get(id)?.id ?? null }] : []; }),
-      users: [...users.values()].map((u) => ({ id: u.id, name: u.name, email: u.email })),
+      // An erased user: "erased user", with its email as every read of it now answers, "[erased]".
+      users: [...users.values()].map((u) => ({ id: u.id, name: shownUser(u).name, email: u.email })),
       subscriptions: [...subscriptions.values()].map((s) => ({ id: s.id, status: s.status, organization_id: s.organization_id, organization_name: orgName(s.organization_id), customer_id: orgCustomers.get(s.organization_id)?.id ?? null })),
       products: [...products.values()].map((p) => ({ id: p.id, name: p.name })),
     };

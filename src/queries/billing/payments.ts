@@ -85,3 +85,8 @@ export async function searchPayments(knex: Knex, text: string, limit: number): P
 export async function paymentsRecordedSince(knex: Knex, since: Date, limit = 5000): Promise<PaymentDoc[]> {
   return (await knex('billing_payments').where('status', 'recorded').andWhere('created_at', '>=', since).orderBy(['created_at', 'id']).limit(limit).pluck('doc')) as PaymentDoc[];
 }
+
+/** The ids of a customer's payments (an erasure deletes their stored receipts). */
+export async function paymentIdsOfCustomer(knex: Knex, customerId: string): Promise<string[]> {
+  return ((await knex('billing_payments').where({ customer_id: customerId }).select('id')) as { id: string }[]).map((r) => r.id);
+}

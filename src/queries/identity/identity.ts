@@ -3,6 +3,15 @@ import type { Knex } from 'knex';
 import type { Auth, MembershipRole, PlatformRole } from '../../context.ts';
 import type { MembershipDoc, OrganizationDoc, UserDoc } from '../../projections/identity/identity.ts';
 import { hashSecret, looksValid } from '../../secrets.ts';
+import { ERASED } from '../../domain/personal.ts';
+
+/** What an erased user is called where it acted (history, the feed, the console's names): its id stays, its name went (issue 32). */
+export const ERASED_USER = 'erased user';
+
+/** How a user is shown as the actor of what it did: its name and email, or "erased user" and no email once erased. */
+export function shownUser(user: UserDoc): { name: string; email: string | null } {
+  return user.email === ERASED ? { name: ERASED_USER, email: null } : { name: user.name, email: user.email };
+}
 
 export async function findUserByEmail(knex: Knex, email: string): Promise<UserDoc | null> {
   const row = await knex('identity_users').where({ email: normalizeEmail(email) }).first('doc');

@@ -8,6 +8,8 @@ import { ops } from '../../../areas/operations.ts';
 import { type ConsolePage, consoleRoute } from './route.ts';
 import { NameBook, customerBadge, day } from './format.ts';
 import { creditRows, fileRows, notesSection, paymentRows } from './sections.ts';
+import { erasureSection } from './customer-erasure-section.ts';
+import type { Refusal } from './form-state.ts';
 import { MAX_EXPORT, sendCsv } from './csv.ts';
 import { pageSizeOf, pager, placeOf, sortSelect } from './list-nav.ts';
 import { messagesSection } from './messages.ts';
@@ -81,7 +83,7 @@ async function exportCustomers(p: ConsolePage): Promise<void> {
 }
 
 /** The customer page: details, balance, invoices, payments, credit note requests, notes, attachments and payment methods. */
-export async function customerPage(p: ConsolePage, id: string, extra: { status?: number; problem?: ApiProblem | null; notice?: string | null } = {}): Promise<void> {
+export async function customerPage(p: ConsolePage, id: string, extra: { status?: number; problem?: ApiProblem | null; notice?: string | null; refusal?: Refusal } = {}): Promise<void> {
   const c = await p.api.call(ops['billing.customers.get'], { id });
   if (!c.ok) return void sendConsole(p.res, p.session, c.problem.status, { title: 'Customer', section: 'customers', problem: c.problem, body: html`<h1>Customer</h1><p><a href="/console/customers">Back to the customers</a></p>` });
   const cust = c.body;
@@ -169,6 +171,7 @@ ${await notesSection(p, { type: 'customer', id }, notes.ok ? notes.body.items : 
 <section aria-labelledby="files"><h2 id="files">Attachments</h2>
 ${table('Attachments', ['File', 'Type', 'Size', 'Visibility', 'Added'], files.ok ? fileRows(files.body.items, { type: 'customer', id }) : [], 'No attachments.')}</section>
 <section aria-labelledby="methods"><h2 id="methods">Payment methods</h2>
-${table('Payment methods', ['Type', 'Brand or bank', 'Number', 'Default', 'Added'], methodRows, 'No saved payment methods.')}</section>`,
+${table('Payment methods', ['Type', 'Brand or bank', 'Number', 'Default', 'Added'], methodRows, 'No saved payment methods.')}</section>
+${erasureSection(p, cust, extra.refusal)}`,
   });
 }

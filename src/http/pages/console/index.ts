@@ -21,6 +21,7 @@ import { mountRefundsDue } from './refunds-due.ts';
 import { mountUsage } from './usage.ts';
 import { mountSearch } from './search.ts';
 import { mountCustomerForms } from './customer-forms.ts';
+import { mountCustomerErasure } from './customer-erasure.ts';
 import { mountDocuments } from './documents.ts';
 import { mountMessages } from './messages.ts';
 import { mountActivity } from './activity.ts';
@@ -53,6 +54,7 @@ export function mountConsole(app: express.Express, services: Services): void {
   app.get(['/console', '/console/'], ...consoleRoute(services, async (p) => p.res.redirect(303, '/console/customers')));
   // Before the customer page: /console/customers/new is not a customer id.
   mountCustomerForms(app, services);
+  mountCustomerErasure(app, services);
   mountCustomers(app, services);
   mountInvoices(app, services);
   mountDocuments(app, services);

@@ -27,12 +27,12 @@ export interface Outcome {
 }
 
 /** The reason field of form `form` (kept when refused). */
-function reasonField(r: Refusal | undefined, form: string, id: string, label = 'Reason (kept in the audit trail)'): SafeHtml {
+export function reasonField(r: Refusal | undefined, form: string, id: string, label = 'Reason (kept in the audit trail)'): SafeHtml {
   return field(id, label, html`<input id="${id}" name="reason" required maxlength="500" value="${typed(r, form, 'reason')}">`, undefined, errorOf(r, form, 'reason'));
 }
 
 /** The box a destructive step needs ticked (checked by the server, not only the browser). */
-function confirmField(r: Refusal | undefined, form: string, id: string, text: string): SafeHtml {
+export function confirmField(r: Refusal | undefined, form: string, id: string, text: string): SafeHtml {
   const error = errorOf(r, form, 'confirm');
   return html`<div class="field${error ? ' invalid' : ''}">${error ? html`<p class="field-error" id="${id}-error" data-for="${id}">${error}</p>` : ''}<label class="confirm" for="${id}"><input type="checkbox" id="${id}" name="confirm" value="yes" required> ${text}</label></div>`;
 }

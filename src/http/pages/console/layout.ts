@@ -76,6 +76,7 @@ const DONE: Record<string, string> = {
   correction_issued: 'Correction issued.',
   customer_created: 'Customer created.',
   customer_saved: 'Customer saved.',
+  customer_erased: 'Personal data erased. Issued invoices keep what tax law requires until their retention period ends.',
 };
 
 /** Sends a console page inside the frame (navigation, who is signed in, sign out). */
