@@ -11,6 +11,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { backends, openTestDb } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { filesHolding, tablesHolding } from '../support/personal-traces.ts';
 import { ops } from '../support/ops.ts';
 import { openInvoice, paymentBody } from '../support/billing.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
@@ -19,32 +20,6 @@ import { pdfText } from '../support/pdf.ts';
 import { openPglite } from '../../src/db.ts';
 import { migrateLatest } from '../../migrations/index.ts';
 import { retentionWorker } from '../../src/workers/billing/retention.ts';
-
-/** Every table whose rows, as text, contain `value`, sorted. */
-async function tablesHolding(svc: TestService, value: string): Promise<string[]> {
-  const tables = (await svc.app.knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select('table_name')) as { table_name: string }[];
-  const found: string[] = [];
-  for (const { table_name: t } of tables) {
-    const hit = await svc.app.knex.raw(`select 1 from "${t}" as r where r::text like ? limit 1`, [`%${value}%`]);
-    if ((hit.rows as unknown[]).length > 0) found.push(t);
-  }
-  return found.sort();
-}
-
-/** Files under `dir` whose name or bytes contain `value`. */
-function filesHolding(dir: string, value: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of fs.readdirSync(d)) {
-      const p = path.join(d, name);
-      if (name.includes(value)) out.push(p);
-      if (fs.statSync(p).isDirectory()) walk(p);
-      else if (fs.readFileSync(p).includes(value)) out.push(p);
-    }
-  };
-  if (fs.existsSync(dir)) walk(dir);
-  return out;
-}
 
 /** A webhook receiver that answers with the body it got (the worst case: its answer is kept as the attempt's excerpt). */
 async function echoReceiver(): Promise<{ url: string; got: string[]; close: () => void }> {

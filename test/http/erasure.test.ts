@@ -1,43 +1,17 @@
 // Issue 32: personal data is crypto-shredded. Fields the event schemas mark are stored encrypted; billing.customers.erase
 // deletes the keys, so nothing of what is not kept for tax law is left in the log, the read models or a rebuild; the
 // invoice details tax law requires stay until the retention period ends.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+import { existsSync } from 'node:fs';
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { filesHolding, tablesHolding } from '../support/personal-traces.ts';
 import { ops } from '../support/ops.ts';
 import { openInvoice } from '../support/billing.ts';
 import { createSession } from '../../src/commands/identity/identity.ts';
 import { retentionWorker } from '../../src/workers/billing/retention.ts';
 import { operator } from '../../src/cli/clients.ts';
 import { customersOperatorErase } from '../../src/commands/billing/customer-erasure.ts';
-
-/** Every table of the database whose rows, as text, contain `value` (the key table holds keys, never values). */
-async function tablesHolding(svc: TestService, value: string): Promise<string[]> {
-  const tables = (await svc.app.knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select('table_name')) as { table_name: string }[];
-  const found: string[] = [];
-  for (const { table_name: t } of tables) {
-    const hit = await svc.app.knex.raw(`select 1 from "${t}" as r where r::text like ? limit 1`, [`%${value}%`]);
-    if ((hit.rows as unknown[]).length > 0) found.push(t);
-  }
-  return found.sort();
-}
-
-/** Files under `dir` whose name or bytes contain `value`. */
-function filesHolding(dir: string, value: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string): void => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (name.includes(value)) out.push(p);
-      if (statSync(p).isDirectory()) walk(p);
-      else if (readFileSync(p).includes(value)) out.push(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
 
 for (const backend of backends()) {
   describe(`personal data erasure (${backend})`, () => {

@@ -4,23 +4,13 @@
 import { expect } from 'chai';
 import { backends } from '../support/db.ts';
 import { startService, type TestService } from '../support/app.ts';
+import { tablesHolding } from '../support/personal-traces.ts';
 import { ops } from '../support/ops.ts';
 import { systemContext } from '../support/system.ts';
 import { createSession, createUser } from '../../src/commands/identity/identity.ts';
 import { identityProjection } from '../../src/projections/identity/identity.ts';
 import { operator } from '../../src/cli/clients.ts';
 import { usersOperatorErase } from '../../src/commands/identity/user-erasure.ts';
-
-/** Every table whose rows, as text, contain `value`. */
-async function tablesHolding(svc: TestService, value: string): Promise<string[]> {
-  const tables = (await svc.app.knex('information_schema.tables').where({ table_schema: 'public', table_type: 'BASE TABLE' }).select('table_name')) as { table_name: string }[];
-  const found: string[] = [];
-  for (const { table_name: t } of tables) {
-    const hit = await svc.app.knex.raw(`select 1 from "${t}" as r where r::text like ? limit 1`, [`%${value}%`]);
-    if ((hit.rows as unknown[]).length > 0) found.push(t);
-  }
-  return found.sort();
-}
 
 for (const backend of backends()) {
   describe(`user erasure (${backend})`, () => {
