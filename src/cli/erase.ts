@@ -5,11 +5,12 @@ import { operationOf } from './lazy.ts';
 import { LegalBasis } from '../contract/schemas/billing-erasure.ts';
 import { type WithApp, operator } from './clients.ts';
 import type { App } from '../app.ts';
-import { projectorRunning } from '../projections/engine/presence.ts';
 
 // An erasure answers once its read models rewrote their rows (then it compacts): with no projector running (the embedded
 // database, or none started), this process projects while it erases, as settle catches up alone (cli/settle.ts).
 async function projecting(app: App): Promise<void> {
+  // Loaded here, not at the top: describing the commands must not load the database driver.
+  const { projectorRunning } = await import('../projections/engine/presence.ts');
   if (!(await projectorRunning(app.knex, app.db.kind))) app.runner.start();
 }
 
