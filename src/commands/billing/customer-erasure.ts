@@ -20,10 +20,10 @@ import { billingWebhookOutboxProjection } from '../../projections/billing/webhoo
 import { analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { analyticsReferers, compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
 import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
+import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 // Every read model that rewrites rows on an erasure: the erasure answers once they did (and only then compacts).
 const ERASING_MODELS = [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection, billingMessagesProjection, billingEventsProjection, billingWebhookOutboxProjection, analyticsEventsProjection];
-import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 /** `YYYY-MM-DD` plus whole years (29 February lands on 28 February). */
 export function addYears(date: string, years: number): string {
