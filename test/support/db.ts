@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import { type Db, openPglite, openPostgres } from '../../src/db.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { migrateLatest } from '../../migrations/index.ts';
+import { collectedOnClose } from './suite-log.ts';
 
 /** The storage backends every storage and HTTP suite runs on. */
 export type Backend = 'pglite' | 'postgres';
@@ -13,11 +14,11 @@ export function backends(): Backend[] {
   return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 }
 
-/** A new, migrated, empty database that is dropped on close. */
+/** A new, migrated, empty database that is dropped on close (its events collected first in `npm test`: ./suite-log.ts). */
 export async function openTestDb(backend: Backend): Promise<Db> {
   const db = backend === 'pglite' ? await openPglite() : await createPostgresDatabase();
   await migrateLatest(db.knex);
-  return db;
+  return collectedOnClose(db, backend);
 }
 
 async function createPostgresDatabase(): Promise<Db> {
@@ -59,16 +60,19 @@ export async function openOwnedPostgresDb(): Promise<{ db: Db; admin: Knex; name
   return {
     name,
     admin,
-    db: {
-      ...db,
-      async close() {
-        await db.close();
-        await admin.destroy();
-        await server.raw(`drop database if exists ${name} with (force)`);
-        await server.raw(`drop role if exists ${name}`);
-        await server.destroy();
+    db: collectedOnClose(
+      {
+        ...db,
+        async close() {
+          await db.close();
+          await admin.destroy();
+          await server.raw(`drop database if exists ${name} with (force)`);
+          await server.raw(`drop role if exists ${name}`);
+          await server.destroy();
+        },
       },
-    },
+      'postgres',
+    ),
   };
 }
 

@@ -1,0 +1,105 @@
+// The whole test suite's events, collected for issue 32's check that the log rewrite runs on them
+// (test/suite-log/whole-suite.check.ts). When CORE_SUITE_LOG_DIR is set (`npm test` sets it: test/suite-log/run.ts),
+// every test database, when closed, first writes its es_events rows as stored and its data subject keys to one file
+// under <dir>/<backend>/. Unset (a single-file run), nothing is collected and nothing is slowed.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Db } from '../../src/db.ts';
+import type { Backend } from './db.ts';
+
+/** One collected event: the es_events row as stored (data and metadata as their stored JSON text). */
+export interface CollectedEvent {
+  stream_id: string;
+  revision: string;
+  event_id: string;
+  type: string;
+  data: string;
+  metadata: string;
+  created_at: string;
+}
+
+/** One collected key row (key as hex; null once erased: a tombstone). */
+export interface CollectedKey {
+  subject: string;
+  key: string | null;
+  created_at: string;
+  erased_at: string | null;
+}
+
+/** One test database's part of the collection. */
+export interface CollectedSuite {
+  /** The test file that opened the database (relative to the repository). */
+  file: string;
+  /** Its order in the run (the file name's number). */
+  seq: number;
+  events: CollectedEvent[];
+  keys: CollectedKey[];
+}
+
+let seq = 0;
+
+/** The test file among the callers (the first stack frame under test/ outside test/support/). */
+function callerFile(): string {
+  const root = path.resolve(import.meta.dirname, '../..');
+  for (const line of (new Error().stack ?? '').split('\n')) {
+    const m = /(?:\(|at )(?:file:\/\/)?(\/[^():]+\.ts):\d+/.exec(line);
+    const file = m?.[1];
+    if (file && file.startsWith(path.join(root, 'test')) && !file.startsWith(path.join(root, 'test', 'support'))) return path.relative(root, file);
+  }
+  return 'unknown';
+}
+
+/** `db`, whose close first adds its events to the collection when one is being made. */
+export function collectedOnClose(db: Db, backend: Backend): Db {
+  const dir = process.env.CORE_SUITE_LOG_DIR;
+  if (!dir) return db;
+  const file = callerFile();
+  return {
+    ...db,
+    async close() {
+      await collect(db, path.join(dir, backend), file).catch((err: unknown) => {
+        // A suite that broke its own database (dropped tables, ended connections) is counted, never failed for it.
+        fs.mkdirSync(path.join(dir, backend), { recursive: true });
+        fs.appendFileSync(path.join(dir, backend, 'uncollected.txt'), `${file}: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}\n`);
+      });
+      await db.close();
+    },
+  };
+}
+
+async function collect(db: Db, dir: string, file: string): Promise<void> {
+  const events = (await db.knex.raw(`select stream_id, revision::text as revision, event_id::text as event_id, type, data::text as data, metadata::text as metadata, created_at::text as created_at from es_events order by transaction_id, global_position`)).rows as CollectedEvent[];
+  if (events.length === 0) return;
+  const keys = (await db.knex.raw(`select subject, encode(key, 'hex') as key, created_at::text as created_at, erased_at::text as erased_at from data_subject_keys order by subject`)).rows as CollectedKey[];
+  fs.mkdirSync(dir, { recursive: true });
+  const n = ++seq;
+  // One JSON line per row: a suite of the property tests holds tens of thousands of events.
+  const lines = [JSON.stringify({ file, seq: n }), ...events.map((e) => JSON.stringify({ e })), ...keys.map((k) => JSON.stringify({ k }))];
+  fs.writeFileSync(path.join(dir, `${String(n).padStart(5, '0')}-${process.pid}.jsonl`), `${lines.join('\n')}\n`);
+}
+
+/** Every suite collected for `backend` under `dir`, in collection order. */
+export function readCollection(dir: string, backend: Backend): CollectedSuite[] {
+  const at = path.join(dir, backend);
+  if (!fs.existsSync(at)) return [];
+  return fs
+    .readdirSync(at)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => {
+      const [head, ...rest] = fs.readFileSync(path.join(at, f), 'utf8').trimEnd().split('\n');
+      const suite: CollectedSuite = { ...(JSON.parse(head ?? '{}') as { file: string; seq: number }), events: [], keys: [] };
+      for (const line of rest) {
+        const row = JSON.parse(line) as { e?: CollectedEvent; k?: CollectedKey };
+        if (row.e) suite.events.push(row.e);
+        else if (row.k) suite.keys.push(row.k);
+      }
+      return suite;
+    });
+}
+
+/** Lines of suites whose database could not be read at close (see collectedOnClose). */
+export function uncollected(dir: string, backend: Backend): string[] {
+  const f = path.join(dir, backend, 'uncollected.txt');
+  return fs.existsSync(f) ? fs.readFileSync(f, 'utf8').trimEnd().split('\n') : [];
+}
