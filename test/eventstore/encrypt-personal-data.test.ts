@@ -26,24 +26,9 @@ import { backupLog } from '../../src/eventstore/rewrite/backup.ts';
 import { RewriteInterrupted, type RewriteReport, encryptPersonalData } from '../../src/eventstore/rewrite/encrypt-personal-data.ts';
 import { LogRewriteError } from '../../src/eventstore/rewrite/errors.ts';
 import { dumpReadModels, writeSampleData } from '../projections/support.ts';
+import { logText, plaintexts, rows, unmarkedText, valueAt } from '../support/log-rewrite.ts';
 
 const BATCH = 40;
-
-type Row = { stream_id: string; revision: string; type: string; data: Record<string, unknown> };
-
-function valueAt(data: unknown, p: readonly string[]): unknown {
-  return p.reduce<unknown>((at, k) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[k] : undefined), data);
-}
-
-async function rows(knex: Knex): Promise<Row[]> {
-  return (await knex('es_events').select('stream_id', knex.raw('revision::text as revision'), 'type', 'data').orderBy('global_position')) as Row[];
-}
-
-/** The log's text as stored, row by row (what someone reading the table sees). */
-async function logText(knex: Knex): Promise<string[]> {
-  const r = await knex.raw('select data::text || metadata::text as t from es_events order by global_position');
-  return (r.rows as { t: string }[]).map((x) => x.t);
-}
 
 /** Turns a log written with crypto-shredding into one written before it: every envelope back to plaintext, no keys. */
 async function writtenBeforeShredding(knex: Knex): Promise<void> {
@@ -65,32 +50,6 @@ async function writtenBeforeShredding(knex: Knex): Promise<void> {
     if (data !== row.data) await knex('es_events').where({ stream_id: row.stream_id, revision: row.revision }).update({ data: JSON.stringify(data) });
   }
   await knex('data_subject_keys').whereNotNull('key').delete();
-}
-
-/** Every plaintext personal value of the log (its marked fields), by "type.field": what must not be left. */
-async function plaintexts(knex: Knex): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  for (const row of await rows(knex)) {
-    for (const p of PERSONAL_FIELDS.get(row.type) ?? []) {
-      const v = valueAt(row.data, p.path);
-      if (typeof v === 'string' && v !== ERASED) out.set(`${row.type}.${p.path.join('.')}`, [...(out.get(`${row.type}.${p.path.join('.')}`) ?? []), v]);
-    }
-  }
-  return out;
-}
-
-/** The log's text with every marked field blanked: where a personal value copied into an unmarked field shows. */
-async function unmarkedText(knex: Knex): Promise<string> {
-  const out: string[] = [];
-  for (const row of await rows(knex)) {
-    const data = structuredClone(row.data);
-    for (const p of PERSONAL_FIELDS.get(row.type) ?? []) {
-      const parent = valueAt(data, p.path.slice(0, -1));
-      if (typeof parent === 'object' && parent !== null) delete (parent as Record<string, unknown>)[p.path.at(-1) ?? ''];
-    }
-    out.push(JSON.stringify(data));
-  }
-  return out.join('\n');
 }
 
 /** A sample customer (test/projections/support.ts writeAccounts) erased before the rewrite. */
