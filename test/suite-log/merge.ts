@@ -5,7 +5,9 @@
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { type Envelope, envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
-import type { CollectedSuite } from '../support/suite-log.ts';
+import { nameId } from '../../src/ids.ts';
+import { formatInvoiceNumber } from '../../src/domain/billing/invoice-number.ts';
+import type { CollectedEvent, CollectedSuite } from '../support/suite-log.ts';
 
 /** What the merge found and did. */
 export interface MergeStats {
@@ -15,8 +17,10 @@ export interface MergeStats {
   events: number;
   types: number;
   streams: number;
-  /** Streams renamed because an earlier suite had written a stream of that name (see `streamIn`). */
+  /** Streams renamed because an earlier suite had written a stream of that name (see `renamesOf`). */
   renamedStreams: number;
+  /** Emails and invoice numbers an earlier suite had claimed, renamed in the later suite's events. */
+  renamedClaims: number;
   /** Event ids already taken by an earlier suite, replaced by new ones. */
   renewedEventIds: number;
   /** Personal values opened back to plaintext. */
@@ -26,23 +30,10 @@ export interface MergeStats {
 }
 
 const BATCH = 500;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/**
- * The stream a suite's stream becomes in the merged log. Suites share stream names (singleton streams, ids a test
- * fixes, email claims of the same address): appended into one log, their revisions would collide, and one stream would
- * hold two suites' histories (two "created" events). A later suite's stream of a name taken already gets the suite's
- * number after its id, `<category>-<id>~<n>`: revisions restart at 0 in a stream of its own, so the log keeps one
- * contiguous revision sequence per stream, and the category before the first "-" (what projections and subjects read)
- * is unchanged.
- */
-function streamIn(owner: Map<string, number>, stream: string, suite: number): { name: string; renamed: boolean } {
-  const first = owner.get(stream);
-  if (first === undefined) {
-    owner.set(stream, suite);
-    return { name: stream, renamed: false };
-  }
-  return first === suite ? { name: stream, renamed: false } : { name: `${stream}~${suite}`, renamed: true };
-}
+/** A suite's events with their data parsed and every envelope the suite holds a key for opened. */
+type Parsed = CollectedEvent & { value: unknown };
 
 /** `value` with every envelope opened whose subject the suite still held a key for; counts what it did. */
 function opened(value: unknown, keys: Map<string, Buffer | null>, stats: MergeStats, erased: Set<string>): unknown {
@@ -62,20 +53,78 @@ function opened(value: unknown, keys: Map<string, Buffer | null>, stats: MergeSt
   return value;
 }
 
+/** `value` with every string `renames` names replaced. */
+function renamed(value: unknown, renames: Map<string, string>): unknown {
+  if (typeof value === 'string') return renames.get(value) ?? value;
+  if (Array.isArray(value)) return value.map((v) => renamed(v, renames));
+  if (value !== null && typeof value === 'object' && !isEnvelope(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, renamed(v, renames)]));
+  return value;
+}
+
+/**
+ * What suite `n` must rename so that, appended after the earlier suites, the log is still one deployment's. The suites
+ * are separate deployments that share stream names (singleton and per-name streams: currencies, entitlements, email
+ * claims, the invoice-number counter of a year, vehicle lookups) and what those streams claim (an email, a number):
+ * - A stream of a name taken already gets a name of its own, so each stream keeps one contiguous revision sequence
+ *   (the append would otherwise put two suites' histories, two "created" events, in one stream). A uuid id becomes a
+ *   uuid derived from it and the suite (read models store it as a uuid), replaced wherever the suite's events name it;
+ *   any other id gets `~<n>` after it. The category before the first "-", which projections and subjects read, stays.
+ * - An email claimed by an earlier suite's user gets `+s<n>` before its "@", and an invoice number an earlier suite's
+ *   counter handed out gets `-S<n>` after it, in every event of the suite: one deployment's claims keep emails and
+ *   numbers unique, and read models rely on it (unique `identity_users.email` and `billing_invoices.number`).
+ */
+function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
+  const streams = new Map<string, string>();
+  const values = new Map<string, string>();
+  let claims = 0;
+  for (const e of events) {
+    const first = owner.get(e.stream_id);
+    if (first === undefined) owner.set(e.stream_id, n);
+    if (first === undefined || first === n) continue;
+    const dash = e.stream_id.indexOf('-');
+    const category = e.stream_id.slice(0, dash);
+    const id = e.stream_id.slice(dash + 1);
+    if (!streams.has(e.stream_id)) {
+      const newId = dash > 0 && UUID.test(id) ? nameId('suite-log', `${n}:${id}`) : `${id}~${n}`;
+      streams.set(e.stream_id, dash > 0 ? `${category}-${newId}` : `${e.stream_id}~${n}`);
+      if (UUID.test(id)) values.set(id, newId);
+    }
+    const data = e.value as Record<string, unknown>;
+    if (e.type === 'EmailClaimed' && typeof data.email === 'string' && !values.has(data.email)) {
+      values.set(data.email, data.email.replace(/@/, `+s${n}@`));
+      claims++;
+    }
+    if (e.type === 'InvoiceNumberAllocated' && typeof data.year === 'number') {
+      const number = formatInvoiceNumber(data.year, Number(e.revision) + 1);
+      values.set(number, `${number}-S${n}`);
+      claims++;
+    }
+  }
+  // A stream of the suite named after an id renamed above follows it (an aggregate and its lookup share the id).
+  for (const e of events) {
+    const id = e.stream_id.slice(e.stream_id.indexOf('-') + 1);
+    const to = values.get(id);
+    if (to !== undefined && !streams.has(e.stream_id) && UUID.test(id)) streams.set(e.stream_id, `${e.stream_id.slice(0, e.stream_id.indexOf('-'))}-${to}`);
+  }
+  return { streams, values, claims };
+}
+
 /** Appends every suite's events to the (fresh, migrated) database's log, in collection order. */
 export async function mergeCollection(knex: Knex, suites: readonly CollectedSuite[]): Promise<MergeStats> {
-  const stats: MergeStats = { suites: suites.length, files: new Set(suites.map((s) => s.file)).size, events: 0, types: 0, streams: 0, renamedStreams: 0, renewedEventIds: 0, opened: 0, keptSealed: 0 };
+  const stats: MergeStats = { suites: suites.length, files: new Set(suites.map((s) => s.file)).size, events: 0, types: 0, streams: 0, renamedStreams: 0, renamedClaims: 0, renewedEventIds: 0, opened: 0, keptSealed: 0 };
   const owner = new Map<string, number>();
-  const renamed = new Set<string>();
   const eventIds = new Set<string>();
   const types = new Set<string>();
+  const streams = new Set<string>();
   const tombstones = new Map<string, { subject: string; key: null; created_at: string; erased_at: string | null }>();
-  for (const [i, suite] of suites.entries()) {
+  for (const [n, suite] of suites.entries()) {
     const keys = new Map(suite.keys.map((k) => [k.subject, k.key === null ? null : Buffer.from(k.key, 'hex')]));
     const erased = new Set<string>();
-    const out = suite.events.map((e) => {
-      const stream = streamIn(owner, e.stream_id, i);
-      if (stream.renamed) renamed.add(stream.name);
+    const parsed: Parsed[] = suite.events.map((e) => ({ ...e, value: opened(JSON.parse(e.data), keys, stats, erased) }));
+    const renames = renamesOf(parsed, n, owner);
+    stats.renamedStreams += renames.streams.size;
+    stats.renamedClaims += renames.claims;
+    const out = parsed.map((e) => {
       let eventId = e.event_id;
       if (eventIds.has(eventId)) {
         eventId = crypto.randomUUID();
@@ -83,8 +132,9 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
       }
       eventIds.add(eventId);
       types.add(e.type);
-      const data = e.data.includes('"$enc"') ? JSON.stringify(opened(JSON.parse(e.data), keys, stats, erased)) : e.data;
-      return { stream_id: stream.name, revision: e.revision, event_id: eventId, type: e.type, data, metadata: e.metadata, created_at: e.created_at };
+      const stream = renames.streams.get(e.stream_id) ?? e.stream_id;
+      streams.add(stream);
+      return { stream_id: stream, revision: e.revision, event_id: eventId, type: e.type, data: JSON.stringify(renamed(e.value, renames.values)), metadata: e.metadata, created_at: e.created_at };
     });
     for (const k of suite.keys) if (erased.has(k.subject) && !tombstones.has(k.subject)) tombstones.set(k.subject, { subject: k.subject, key: null, created_at: k.created_at, erased_at: k.erased_at });
     for (let at = 0; at < out.length; at += BATCH) await knex('es_events').insert(out.slice(at, at + BATCH));
@@ -93,7 +143,6 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
   const rows = [...tombstones.values()];
   for (let at = 0; at < rows.length; at += BATCH) await knex('data_subject_keys').insert(rows.slice(at, at + BATCH));
   stats.types = types.size;
-  stats.streams = owner.size + renamed.size;
-  stats.renamedStreams = renamed.size;
+  stats.streams = streams.size;
   return stats;
 }

@@ -58,6 +58,12 @@ async function cli(db: Db, args: string[]): Promise<string[]> {
   return printed;
 }
 
+/** The stored failure of every read model that stopped (which event, and why), for the failure's message. */
+async function failures(db: Db): Promise<string> {
+  const rows = (await db.knex('projection_checkpoints').whereNotNull('failure').select('name', 'failure')) as { name: string; failure: unknown }[];
+  return rows.map((r) => `${r.name}: ${JSON.stringify(r.failure)}`).join('; ') || 'no failure stored';
+}
+
 for (const backend of backends()) {
   describe(`log encrypt-personal-data on the whole test suite's events (${backend})`, () => {
     let db: Db;
@@ -117,7 +123,9 @@ for (const backend of backends()) {
       try {
         // settle()'s 30 s is for a suite's log; this one is the whole suite's.
         const head = await svc.app.store.lastCommittedPosition();
-        await timed('project', () => svc.app.runner.waitFor(head, svc.app.runner.projections, 600_000));
+        await timed('project', () => svc.app.runner.waitFor(head, svc.app.runner.projections, 600_000)).catch(async (err: unknown) => {
+          throw new Error(`${err instanceof Error ? err.message : String(err)}: ${await failures(db)}`);
+        });
         projected = await dumpReadModels(db.knex);
         const skips = await db.knex('projection_skips').count<{ n: string }[]>('* as n');
         console.log(`      read model rows: ${Object.values(projected).reduce((n, r) => n + r.length, 0)} in ${Object.keys(projected).length} tables; projection skips: ${skips[0]?.n}`);
@@ -155,7 +163,9 @@ for (const backend of backends()) {
     it('every read model rebuilt from the rewritten log equals the one projected before', async () => {
       const svc = await startService(backend, { db, clock });
       try {
-        await timed('rebuild', () => svc.app.runner.rebuild([]));
+        await timed('rebuild', () => svc.app.runner.rebuild([])).catch(async (err: unknown) => {
+          throw new Error(`${err instanceof Error ? err.message : String(err)}: ${await failures(db)}`);
+        });
         const rebuilt = await dumpReadModels(db.knex);
         expect(Object.keys(rebuilt)).to.deep.equal(Object.keys(projected));
         for (const [table, before] of Object.entries(projected)) {
