@@ -91,7 +91,7 @@ function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, numb
     }
     const data = e.value as Record<string, unknown>;
     if (e.type === 'EmailClaimed' && typeof data.email === 'string' && !values.has(data.email)) {
-      values.set(data.email, data.email.replace(/@/, `+s${n}@`));
+      values.set(data.email, data.email.includes('@') ? data.email.replace(/@/, `+s${n}@`) : `${data.email}+s${n}`);
       claims++;
     }
     if (e.type === 'InvoiceNumberAllocated' && typeof data.year === 'number') {
