@@ -19,7 +19,7 @@ export interface MergeStats {
   streams: number;
   /** Streams renamed because an earlier suite had written a stream of that name (see `renamesOf`). */
   renamedStreams: number;
-  /** Emails and invoice numbers an earlier suite had claimed, renamed in the later suite's events. */
+  /** Emails, order ids and invoice numbers an earlier suite had claimed, renamed in the later suite's events. */
   renamedClaims: number;
   /** Event ids already taken by an earlier suite, replaced by new ones. */
   renewedEventIds: number;
@@ -69,9 +69,10 @@ function renamed(value: unknown, renames: Map<string, string>): unknown {
  *   (the append would otherwise put two suites' histories, two "created" events, in one stream). A uuid id becomes a
  *   uuid derived from it and the suite (read models store it as a uuid), replaced wherever the suite's events name it;
  *   any other id gets `~<n>` after it. The category before the first "-", which projections and subjects read, stays.
- * - An email claimed by an earlier suite's user gets `+s<n>` before its "@", and an invoice number an earlier suite's
- *   counter handed out gets `-S<n>` after it, in every event of the suite: one deployment's claims keep emails and
- *   numbers unique, and read models rely on it (unique `identity_users.email` and `billing_invoices.number`).
+ * - An email claimed by an earlier suite's user gets `+s<n>` before its "@", a marketplace order id an earlier suite
+ *   recorded usage for gets `~s<n>` after it, and an invoice number an earlier suite's counter handed out gets `-S<n>`
+ *   after it, in every event of the suite: one deployment's claims keep them unique, and read models rely on it
+ *   (unique `identity_users.email`, `billing_usage.order_id` and `billing_invoices.number`).
  */
 function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
   const streams = new Map<string, string>();
@@ -92,6 +93,10 @@ function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, numb
     const data = e.value as Record<string, unknown>;
     if (e.type === 'EmailClaimed' && typeof data.email === 'string' && !values.has(data.email)) {
       values.set(data.email, data.email.includes('@') ? data.email.replace(/@/, `+s${n}@`) : `${data.email}+s${n}`);
+      claims++;
+    }
+    if (category === 'usage' && typeof data.order_id === 'string' && !values.has(data.order_id)) {
+      values.set(data.order_id, `${data.order_id}~s${n}`);
       claims++;
     }
     if (e.type === 'InvoiceNumberAllocated' && typeof data.year === 'number') {

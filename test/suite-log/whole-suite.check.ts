@@ -31,10 +31,10 @@ delete process.env.CORE_SUITE_LOG_DIR;
 
 // Floors a whole run clears by far (measured: see the report of issue 32's whole-suite check), so a run of a few
 // files, or a collector that stopped collecting, cannot pass as the whole suite.
-const MIN_FILES = 80;
-const MIN_SUITES = 100;
+const MIN_FILES = 60;
+const MIN_SUITES = 70;
 const MIN_TYPES = 120;
-const MIN_EVENTS = 10_000;
+const MIN_EVENTS = 7_000;
 
 const HASHES = ['scrypt$16384$8$1$c2FsdHNhbHQ$d2hvbGUtc3VpdGUtb25l', 'scrypt$16384$8$1$c2FsdHNhbHQ$d2hvbGUtc3VpdGUtdHdv'];
 
