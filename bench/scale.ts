@@ -153,18 +153,26 @@ async function historyFigures(backend: BenchBackend, sizes: ScaleSizes): Promise
 /** Every figure of the scale phase on `backend`, printed as it is measured by `report`. */
 export async function benchScale(backend: BenchBackend, durationMs: number, report: (p: ScalePair) => void): Promise<ScalePair[]> {
   const sizes = scaleSizes(backend);
+  // BENCH_SCALE_FIGURES picks figures (log, replay, invoices, history, subscribers): each 10x build is long.
+  const picked = (process.env.BENCH_SCALE_FIGURES ?? 'log,replay,invoices,history,subscribers').split(',');
   const out: ScalePair[] = [];
   const add = (p: ScalePair) => {
     out.push(p);
     report(p);
   };
-  add(cost('event appends/s, c=16, with events in the log', 'appends/s', sizes.log, await appendsWithLog(backend, sizes.log[0], durationMs), await appendsWithLog(backend, sizes.log[1], durationMs), true));
-  add(cost('rebuild billing.customers', 'events/s', sizes.replay, await replayOf(backend, sizes.replay[0]), await replayOf(backend, sizes.replay[1]), true));
-  const lists = [await benchInvoiceList(backend, sizes.invoices[0], 500), await benchInvoiceList(backend, sizes.invoices[1], 500)];
-  add(cost('billing.invoices.list p99 (read-model rows)', 'ms', sizes.invoices, lists[0]!.p99Ms, lists[1]!.p99Ms, false));
-  for (const p of await historyFigures(backend, sizes)) add(p);
-  const subs = [await benchAssemblies(backend, sizes.subscribers[0], 10), await benchAssemblies(backend, sizes.subscribers[1], 10)];
-  add(cost('assemblies.subscribe.stream memory per client', 'bytes', sizes.subscribers, subs[0]!.rss_per_client_bytes, subs[1]!.rss_per_client_bytes, false));
-  add(cost('assemblies.subscribe.stream delivery p99', 'ms', sizes.subscribers, subs[0]!.latency_p99_ms, subs[1]!.latency_p99_ms, false));
+  if (picked.includes('log'))
+    add(cost('event appends/s, c=16, with events in the log', 'appends/s', sizes.log, await appendsWithLog(backend, sizes.log[0], durationMs), await appendsWithLog(backend, sizes.log[1], durationMs), true));
+  if (picked.includes('replay'))
+    add(cost('rebuild billing.customers', 'events/s', sizes.replay, await replayOf(backend, sizes.replay[0]), await replayOf(backend, sizes.replay[1]), true));
+  if (picked.includes('invoices')) {
+    const lists = [await benchInvoiceList(backend, sizes.invoices[0], 500), await benchInvoiceList(backend, sizes.invoices[1], 500)];
+    add(cost('billing.invoices.list p99 (read-model rows)', 'ms', sizes.invoices, lists[0]!.p99Ms, lists[1]!.p99Ms, false));
+  }
+  if (picked.includes('history')) for (const p of await historyFigures(backend, sizes)) add(p);
+  if (picked.includes('subscribers')) {
+    const subs = [await benchAssemblies(backend, sizes.subscribers[0], 10), await benchAssemblies(backend, sizes.subscribers[1], 10)];
+    add(cost('assemblies.subscribe.stream memory per client', 'bytes', sizes.subscribers, subs[0]!.rss_per_client_bytes, subs[1]!.rss_per_client_bytes, false));
+    add(cost('assemblies.subscribe.stream delivery p99', 'ms', sizes.subscribers, subs[0]!.latency_p99_ms, subs[1]!.latency_p99_ms, false));
+  }
   return out;
 }
