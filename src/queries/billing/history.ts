@@ -21,6 +21,7 @@ import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
 import { listSkips } from '../../projections/engine/health.ts';
 import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
+import { layeredGet } from '../../domain/layered.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;
@@ -70,7 +71,7 @@ const KINDS: Record<SubjectType, SubjectKind> = {
       return doc ? `invoice-${doc.invoice_id}` : null;
     },
     replay: (id) => replayer(invoiceDecider, (s) => {
-      const p = s.payments[id];
+      const p = layeredGet(s.payments, id);
       return p && s.ref ? { payment_id: id, invoice_id: s.ref.invoice_id, currency: s.ref.currency, ...p } : null;
     }),
     owns: (e, id) => typeof e.data === 'object' && e.data !== null && 'payment_id' in e.data && e.data.payment_id === id,
