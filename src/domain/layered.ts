@@ -27,6 +27,11 @@ export function layeredSet<V>(r: Layered<V>, key: string, value: V): Layered<V> 
   return topSize >= LAYER_MAX ? { base: { ...r.base, ...top }, top: {}, topSize: 0 } : { base: r.base, top, topSize };
 }
 
+/** The plain record (for readers that show the state: the audit history); a key keeps its first position. */
+export function layeredRecord<V>(r: Layered<V>): Record<string, V> {
+  return { ...r.base, ...r.top };
+}
+
 /** A set of ids in two layers: `with` adds ids without copying the whole set (see above). */
 export class LayeredIds {
   private constructor(
