@@ -187,6 +187,8 @@ export async function benchScale(backend: BenchBackend, durationMs: number, repo
   if (picked.includes('subscribers')) {
     const subs = [await benchAssemblies(backend, sizes.subscribers[0], 10), await benchAssemblies(backend, sizes.subscribers[1], 10)];
     add(cost('assemblies.subscribe.stream memory per client', 'bytes', sizes.subscribers, subs[0]!.rss_per_client_bytes, subs[1]!.rss_per_client_bytes, false));
+    // The heap used, beside the RSS: the process keeps pages it grew to while the clients connected.
+    add(cost('assemblies.subscribe.stream heap used per client', 'bytes', sizes.subscribers, subs[0]!.heap_per_client_bytes, subs[1]!.heap_per_client_bytes, false));
     add(cost('assemblies.subscribe.stream delivery p99', 'ms', sizes.subscribers, subs[0]!.latency_p99_ms, subs[1]!.latency_p99_ms, false));
   }
   return out;
