@@ -15,8 +15,10 @@ const COPY_CHUNK = 2_000;
  * value has no plain text form (an object or array for a column that is not json): then load the other way.
  */
 export async function copyRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<boolean> {
+  // A transaction's client hands out its own connection (another knex's would take one from the pool and keep it).
+  if (!trx.isTransaction || rows.length === 0) return false;
   const connection = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
-  if (!(connection instanceof pg.Client) || rows.length === 0) return false;
+  if (!(connection instanceof pg.Client)) return false;
   const types = await trx.raw(`select attname as name, format_type(atttypid, null) in ('json', 'jsonb') as json from pg_attribute where attrelid = ?::regclass and attnum > 0 and not attisdropped`, [`"${table}"`]);
   const json = new Set((types.rows as { name: string; json: boolean }[]).filter((c) => c.json).map((c) => c.name));
   const keys = new Set<string>();
