@@ -1,6 +1,6 @@
 // The scale phase (issue 31, opt-in: BENCH_ONLY=scale): each figure at today's size (1x) and at ten times it (10x), and
 // the ratio of their costs (>1: the bigger log or read model costs more per operation). Target: every ratio <= 1.25.
-import { type BenchBackend, closedLoop, openBenchDb, percentile } from './support.ts';
+import { type BenchBackend, SliceTotals, closedLoop, openBenchDb, percentile } from './support.ts';
 import { appendLoad } from './appends.ts';
 import { benchReplay, preloadCustomerEvents } from './replay.ts';
 import { benchInvoiceList } from './ledger.ts';
@@ -56,17 +56,30 @@ const cost = (what: string, unit: string, sizes: [number, number], small: number
   what, unit, sizes, small, large, ratio: rate ? small / large : large / small,
 });
 
-/** Appends/s at c=16 with `existing` events already in the log (bulk-written customer events). */
-async function appendsWithLog(backend: BenchBackend, existing: number, durationMs: number): Promise<number> {
-  const db = await openBenchDb(backend);
+/**
+ * Appends/s at c=16 with each size of log already in place (bulk-written customer events, then vacuumed and analyzed
+ * as a settled log is), the two logs in their own databases and measured side by side in ABBA slices: measured one
+ * after the other on a shared machine, the load of the moment decided the ratio (x1.52 one run, flat in slices).
+ */
+async function appendsWithLogs(backend: BenchBackend, sizes: [number, number], durationMs: number): Promise<[number, number]> {
+  const dbs: Awaited<ReturnType<typeof openBenchDb>>[] = [];
   try {
-    await preloadCustomerEvents(db.knex, Math.ceil(existing / 2));
-    const store = new PostgresEventStore(db);
-    const run = await appendLoad(store, 16, durationMs);
-    await store.close();
-    return run.opsPerSec;
+    for (const existing of sizes) {
+      const db = await openBenchDb(backend);
+      dbs.push(db);
+      await preloadCustomerEvents(db.knex, Math.ceil(existing / 2));
+      await db.knex.raw('vacuum analyze es_events');
+    }
+    const stores = dbs.map((db) => new PostgresEventStore(db));
+    const totals = stores.map(() => new SliceTotals());
+    const rounds = 4;
+    for (let r = 0; r < rounds; r++) {
+      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) totals[i]!.add(await appendLoad(stores[i]!, 16, durationMs / rounds, totals[i]!.latencies));
+    }
+    for (const store of stores) await store.close();
+    return [totals[0]!.result().opsPerSec, totals[1]!.result().opsPerSec];
   } finally {
-    await db.close();
+    for (const db of dbs) await db.close();
   }
 }
 
@@ -153,18 +166,30 @@ async function historyFigures(backend: BenchBackend, sizes: ScaleSizes): Promise
 /** Every figure of the scale phase on `backend`, printed as it is measured by `report`. */
 export async function benchScale(backend: BenchBackend, durationMs: number, report: (p: ScalePair) => void): Promise<ScalePair[]> {
   const sizes = scaleSizes(backend);
+  // BENCH_SCALE_FIGURES picks figures (log, replay, invoices, history, subscribers): each 10x build is long.
+  const picked = (process.env.BENCH_SCALE_FIGURES ?? 'log,replay,invoices,history,subscribers').split(',');
   const out: ScalePair[] = [];
   const add = (p: ScalePair) => {
     out.push(p);
     report(p);
   };
-  add(cost('event appends/s, c=16, with events in the log', 'appends/s', sizes.log, await appendsWithLog(backend, sizes.log[0], durationMs), await appendsWithLog(backend, sizes.log[1], durationMs), true));
-  add(cost('rebuild billing.customers', 'events/s', sizes.replay, await replayOf(backend, sizes.replay[0]), await replayOf(backend, sizes.replay[1]), true));
-  const lists = [await benchInvoiceList(backend, sizes.invoices[0], 500), await benchInvoiceList(backend, sizes.invoices[1], 500)];
-  add(cost('billing.invoices.list p99 (read-model rows)', 'ms', sizes.invoices, lists[0]!.p99Ms, lists[1]!.p99Ms, false));
-  for (const p of await historyFigures(backend, sizes)) add(p);
-  const subs = [await benchAssemblies(backend, sizes.subscribers[0], 10), await benchAssemblies(backend, sizes.subscribers[1], 10)];
-  add(cost('assemblies.subscribe.stream memory per client', 'bytes', sizes.subscribers, subs[0]!.rss_per_client_bytes, subs[1]!.rss_per_client_bytes, false));
-  add(cost('assemblies.subscribe.stream delivery p99', 'ms', sizes.subscribers, subs[0]!.latency_p99_ms, subs[1]!.latency_p99_ms, false));
+  if (picked.includes('log')) {
+    const [small, large] = await appendsWithLogs(backend, sizes.log, durationMs);
+    add(cost('event appends/s, c=16, with events in the log (side by side)', 'appends/s', sizes.log, small, large, true));
+  }
+  if (picked.includes('replay'))
+    add(cost('rebuild billing.customers', 'events/s', sizes.replay, await replayOf(backend, sizes.replay[0]), await replayOf(backend, sizes.replay[1]), true));
+  if (picked.includes('invoices')) {
+    const lists = [await benchInvoiceList(backend, sizes.invoices[0], 500), await benchInvoiceList(backend, sizes.invoices[1], 500)];
+    add(cost('billing.invoices.list p99 (read-model rows)', 'ms', sizes.invoices, lists[0]!.p99Ms, lists[1]!.p99Ms, false));
+  }
+  if (picked.includes('history')) for (const p of await historyFigures(backend, sizes)) add(p);
+  if (picked.includes('subscribers')) {
+    const subs = [await benchAssemblies(backend, sizes.subscribers[0], 10), await benchAssemblies(backend, sizes.subscribers[1], 10)];
+    add(cost('assemblies.subscribe.stream memory per client', 'bytes', sizes.subscribers, subs[0]!.rss_per_client_bytes, subs[1]!.rss_per_client_bytes, false));
+    // The heap used, beside the RSS: the process keeps pages it grew to while the clients connected.
+    add(cost('assemblies.subscribe.stream heap used per client', 'bytes', sizes.subscribers, subs[0]!.heap_per_client_bytes, subs[1]!.heap_per_client_bytes, false));
+    add(cost('assemblies.subscribe.stream delivery p99', 'ms', sizes.subscribers, subs[0]!.latency_p99_ms, subs[1]!.latency_p99_ms, false));
+  }
   return out;
 }

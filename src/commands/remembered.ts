@@ -3,6 +3,7 @@
 // with its revision, which then conflicts and is re-decided on a fresh read; what it refuses, decides
 // nothing on, or cannot find is read again before the caller is answered (see runCommand).
 import type { EventStore, LogPosition } from '../eventstore/port.ts';
+import type { LayeredIds } from '../domain/layered.ts';
 
 /** An aggregate as read before its command runs: a caller that must see it first (a 404, say) passes it on, so the stream is read once. */
 export interface LoadedAggregate<S> {
@@ -10,7 +11,7 @@ export interface LoadedAggregate<S> {
   revision: bigint | null;
   position: LogPosition | null;
   /** Ids of the stream's events: a retried request is recognized by its first event id without reading again. */
-  eventIds: ReadonlySet<string>;
+  eventIds: LayeredIds;
   /** As this process last read or wrote it (see recall): the stream may have moved on since. */
   remembered?: boolean;
 }

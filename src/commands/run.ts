@@ -4,6 +4,7 @@ import type { CommandContext } from '../context.ts';
 import { type Decider, type DomainEvent, assertWritable, readEvent } from '../domain/decider.ts';
 import { type EventData, type EventMetadata, type EventStore, type LogPosition, WrongExpectedVersionError } from '../eventstore/port.ts';
 import { type LoadedAggregate, forget, recall, remember } from './remembered.ts';
+import { LayeredIds } from '../domain/layered.ts';
 
 export type { LoadedAggregate } from './remembered.ts';
 
@@ -110,7 +111,7 @@ async function decideAndAppend<C, E extends DomainEvent, S>(
       const data = toData(events);
       const res = await ctx.store.appendToStream(stream, data, { expectedRevision: loaded.revision ?? 'no_stream', now: ctx.now, requireStream });
       const state = events.reduce(decider.evolve, loaded.state);
-      remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: new Set([...loaded.eventIds, ...data.map((e) => e.id)]) });
+      remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: loaded.eventIds.with(data.map((e) => e.id)) });
       return { position: res.position, events, state, duplicate: res.duplicate };
     } catch (err) {
       forget(ctx.store, stream);
@@ -127,9 +128,9 @@ async function readAggregate<E extends DomainEvent, S>(
   stream: string,
   lookFor?: string,
 ): Promise<LoadedAggregate<S> & { found: boolean }> {
-  const eventIds = new Set<string>();
-  const { state, revision, position, found } = await loadAggregate(store, decider, stream, lookFor, eventIds);
-  const loaded = { state, revision, position, eventIds };
+  const ids = new Set<string>();
+  const { state, revision, position, found } = await loadAggregate(store, decider, stream, lookFor, ids);
+  const loaded = { state, revision, position, eventIds: LayeredIds.of(ids) };
   remember(store, stream, loaded);
   return { ...loaded, found };
 }
@@ -164,7 +165,7 @@ async function tryNewStream<C, E extends DomainEvent, S>(
       return { position: res.position, events: [], state: loaded.state, duplicate: true };
     }
     const state = events.reduce(decider.evolve, decider.initialState());
-    remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: new Set(data.map((e) => e.id)) });
+    remember(ctx.store, stream, { state, revision: res.nextExpectedRevision, position: res.position, eventIds: LayeredIds.of(data.map((e) => e.id)) });
     return { position: res.position, events, state, duplicate: false };
   } catch (err) {
     if (err instanceof WrongExpectedVersionError) return null;

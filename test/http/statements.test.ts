@@ -114,6 +114,21 @@ for (const backend of backends()) {
       expect(mar.body.closing_balance).to.equal(owed - mar.body.unapplied_credit);
     });
 
+    it('opens each month where the month before closed; the ageing of the last adds up to what the invoices still owe', async () => {
+      // Opening balances and ageing are read from per-day sums (billing_ledger_totals), the lines from the entries: they must agree.
+      let closing = 0;
+      for (const [from, to] of [['2026-01-01', '2026-01-31'], ['2026-02-01', '2026-02-28'], ['2026-03-01', '2026-03-31']] as const) {
+        const month = await statement(from, to);
+        expect(month.status).to.equal(200);
+        expect(month.body.opening_balance, from).to.equal(closing);
+        closing = month.body.closing_balance;
+      }
+      const mar = await statement('2026-03-01', '2026-03-31');
+      const list = await svc.call(ops['billing.invoices.list'], { customer_id: acme.customerId }, acme.token);
+      const owed = list.body.items.reduce((sum: number, i) => sum + i.amount_remaining, 0);
+      expect(Object.values(mar.body.ageing).reduce((a, b) => a + b, 0)).to.equal(owed);
+    });
+
     it("hides another organization's statement (404), shows it to staff, and rejects bad periods with 400", async () => {
       const hidden = await statement('2026-01-01', '2026-01-31', other.token);
       expect(hidden.status).to.equal(404);

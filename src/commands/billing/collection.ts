@@ -15,6 +15,7 @@ import type { LoadedAggregate } from '../run.ts';
 import { holdInvoiceForCharge } from './charge-attempts.ts';
 import { collections, invoices } from './handlers.ts';
 import { settlePageAttempt } from './payment-attempts.ts';
+import { layeredGet } from '../../domain/layered.ts';
 
 /** billing.invoices.collect */
 export const invoicesCollect = operation({
@@ -109,7 +110,7 @@ async function applyCharge(
   let loaded = read;
   for (let round = 1; ; round++) {
     // Recorded by an earlier pass that stopped before the attempt event.
-    const recorded = loaded.state.payments[payment.payment_id];
+    const recorded = layeredGet(loaded.state.payments, payment.payment_id);
     if (recorded) return recorded.amount;
     const amount = chargeToApply(charged, loaded.state);
     if (amount === 0) return 0;

@@ -3,6 +3,7 @@
 import { z } from 'zod';
 import { type EventOf, addedFields, eventCodec, eventSchemas } from '../decider.ts';
 import { EventAmount, EventDate, EventId, EventInstant, EventInt32 } from '../event-fields.ts';
+import type { Layered } from '../layered.ts';
 
 /** Stripe's invoice machine: draft -> open -> paid | void | uncollectible; uncollectible -> paid | void. */
 export const InvoiceStatusSchema = z.enum(['draft', 'open', 'paid', 'void', 'uncollectible']);
@@ -200,7 +201,8 @@ export interface InvoiceState {
   credited_to_balance: number;
   memo: string | null;
   metadata: Record<string, string>;
-  payments: Record<string, PaymentState>;
+  /** By payment id; layered, so a payment on a long stream does not copy every earlier one (issue 31). */
+  payments: Layered<PaymentState>;
   /** Issued credit notes by request id, with how each was applied (a retried issue reads it back). */
   credit_notes: Record<string, { applied_to_invoice: number; credited_to_balance: number }>;
   /** Every charge attempt by id (a repeated start of one is recognised), and the one in flight, if any. */

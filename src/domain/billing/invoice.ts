@@ -6,8 +6,9 @@ import { billingErrors } from './errors.ts';
 import { endChargeAttempt, ended, evolveChargeAttempt, startChargeAttempt } from './charge-attempt.ts';
 import {
   type InvoiceAction, type InvoiceCommand, type InvoiceEvent, type InvoiceLine, type InvoiceRef, type InvoiceState, type InvoiceStatus,
-  type PaymentDetails, amountRemaining, invoiceCodec, linesTotal,
+  type PaymentDetails, type PaymentState, amountRemaining, invoiceCodec, linesTotal,
 } from './invoice-events.ts';
+import { emptyLayered, layeredGet, layeredSet } from '../layered.ts';
 
 export * from './invoice-events.ts';
 
@@ -21,7 +22,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
   events: invoiceCodec,
   initialState: () => ({
     exists: false, ref: null, status: 'draft', number: null, lines: [], total: 0, amount_paid: 0, amount_credited: 0,
-    credited_to_balance: 0, memo: null, metadata: {}, payments: {}, credit_notes: {}, charge_attempts: {}, open_charge_attempt: null,
+    credited_to_balance: 0, memo: null, metadata: {}, payments: emptyLayered<PaymentState>(), credit_notes: {}, charge_attempts: {}, open_charge_attempt: null,
   }),
   evolve(s, event) {
     switch (event.type) {
@@ -43,17 +44,17 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
         return { ...s, status: 'paid' };
       case 'PaymentRecorded': {
         const { amount, method, reference, received_on } = event.data;
-        return { ...s, amount_paid: s.amount_paid + amount, payments: { ...s.payments, [event.data.payment_id]: { amount, method, reference, received_on, status: 'recorded' } } };
+        return { ...s, amount_paid: s.amount_paid + amount, payments: layeredSet(s.payments, event.data.payment_id, { amount, method, reference, received_on, status: 'recorded' }) };
       }
       case 'PaymentUpdated': {
-        const p = s.payments[event.data.payment_id];
+        const p = layeredGet(s.payments, event.data.payment_id);
         if (!p) return s; // never recorded on this stream: nothing to change
-        return { ...s, amount_paid: s.amount_paid + event.data.amount_delta, payments: { ...s.payments, [event.data.payment_id]: { ...p, ...event.data.changes } } };
+        return { ...s, amount_paid: s.amount_paid + event.data.amount_delta, payments: layeredSet(s.payments, event.data.payment_id, { ...p, ...event.data.changes }) };
       }
       case 'PaymentVoided': {
-        const p = s.payments[event.data.payment_id];
+        const p = layeredGet(s.payments, event.data.payment_id);
         if (!p) return s;
-        return { ...s, amount_paid: s.amount_paid - p.amount, payments: { ...s.payments, [event.data.payment_id]: { ...p, status: 'voided' } } };
+        return { ...s, amount_paid: s.amount_paid - p.amount, payments: layeredSet(s.payments, event.data.payment_id, { ...p, status: 'voided' }) };
       }
       case 'InvoiceUsageRated':
         return s; // the orders behind metered lines: read by orders.list, not needed to decide
@@ -113,7 +114,7 @@ export const invoiceDecider: Decider<InvoiceCommand, InvoiceEvent, InvoiceState>
       case 'RecordPayment': {
         const ref = requireInvoice(s);
         const { payment_id, currency, charge_attempt, now, ...details } = command.data;
-        if (s.payments[payment_id]) throw billingErrors.error('payment_exists', `Payment ${payment_id} is already recorded.`);
+        if (layeredGet(s.payments, payment_id)) throw billingErrors.error('payment_exists', `Payment ${payment_id} is already recorded.`);
         if (s.status !== 'open' && s.status !== 'uncollectible')
           throw billingErrors.error('invoice_not_payable', `A payment cannot be recorded: the invoice is ${s.status}.`);
         sameCurrency(ref, currency);
@@ -289,7 +290,7 @@ function requireInvoice(s: InvoiceState): InvoiceRef {
 }
 
 function requirePayment(s: InvoiceState, id: string) {
-  const p = s.payments[id];
+  const p = layeredGet(s.payments, id);
   if (!p) throw billingErrors.error('payment_not_found', `No payment ${id} on this invoice.`);
   if (p.status === 'voided') throw billingErrors.error('payment_voided', 'The payment is voided; voided payments do not change.');
   return p;

@@ -127,25 +127,33 @@ const entries: TableWriter = {
   table: 'billing_ledger_entries',
   handles: (type) => entryTypes.has(currentType(invoiceCodec, type)),
   async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
-    await applyDocuments(trx, entriesTable(await invoiceNumbers(trx, events, false)), invoiceEvents(events));
+    await applyDocuments(trx, entriesTable(numbersOf(await invoiceRefs(trx, events, false))), invoiceEvents(events));
   },
   // Staged before the receivables are written: numbers finalized in this batch come from its own events
   // (a receivable's number is set by InvoiceFinalized only), the others from the stored receivables.
   async stage(knex: Knex, events: RecordedEvent[]) {
-    return stageDocuments(knex, entriesTable(await invoiceNumbers(knex, events, true)), invoiceEvents(events));
+    return stageDocuments(knex, entriesTable(numbersOf(await invoiceRefs(knex, events, true))), invoiceEvents(events));
   },
 };
 
 const invoiceEvents = (events: RecordedEvent[]) => events.filter((e) => e.streamId.startsWith('invoice-'));
 
-/** The numbers of the invoices the batch's entries name: from billing_receivables, and with `fromBatch` first from the batch's InvoiceFinalized events. */
-async function invoiceNumbers(knex: Knex, events: RecordedEvent[], fromBatch: boolean): Promise<Map<string, string>> {
-  const numbers = new Map<string, string>();
+/** What the entries and totals need of an invoice's receivable. */
+interface InvoiceRef {
+  number: string;
+  due_date: string;
+}
+
+const numbersOf = (refs: Map<string, InvoiceRef>) => new Map([...refs].map(([id, r]) => [id, r.number]));
+
+/** The numbers and due dates of the invoices the batch's entries name: from billing_receivables, and with `fromBatch` first from the batch's InvoiceFinalized events. */
+async function invoiceRefs(knex: Knex, events: RecordedEvent[], fromBatch: boolean): Promise<Map<string, InvoiceRef>> {
+  const numbers = new Map<string, InvoiceRef>();
   if (fromBatch) {
     for (const e of events) {
       if (currentType(invoiceCodec, e.type) !== 'InvoiceFinalized') continue;
       const read = readRecorded(invoiceCodec, e);
-      if (read.type === 'InvoiceFinalized') numbers.set(read.data.invoice_id, read.data.number);
+      if (read.type === 'InvoiceFinalized') numbers.set(read.data.invoice_id, { number: read.data.number, due_date: read.data.due_date });
     }
   }
   const ids = [...new Set(events.filter((e) => entryTypes.has(currentType(invoiceCodec, e.type))).map((e) => readRecorded(invoiceCodec, e).data.invoice_id))].filter((id) => !numbers.has(id));
@@ -153,16 +161,100 @@ async function invoiceNumbers(knex: Knex, events: RecordedEvent[], fromBatch: bo
     // Receivables this projection's live commits wrote last are the stored rows.
     for (const id of ids) {
       const known = knownDocument<ReceivableDoc>(knex, 'billing_receivables', id);
-      if (known?.doc) numbers.set(id, known.doc.number);
+      if (known?.doc) numbers.set(id, { number: known.doc.number, due_date: known.doc.due_date });
     }
   }
   const missing = ids.filter((id) => !numbers.has(id));
   for (let i = 0; i < missing.length; i += 5000) {
-    const rows = (await knex('billing_receivables').whereIn('id', missing.slice(i, i + 5000)).select('id', knex.raw("doc->>'number' as number"))) as { id: string; number: string }[];
-    for (const r of rows) numbers.set(r.id, r.number);
+    const rows = (await knex('billing_receivables').whereIn('id', missing.slice(i, i + 5000)).select('id', 'due_date', knex.raw("doc->>'number' as number"))) as ({ id: string } & InvoiceRef)[];
+    for (const r of rows) numbers.set(r.id, { number: r.number, due_date: r.due_date });
   }
   return numbers;
 }
 
-/** Builds billing_receivables, then billing_ledger_entries, from invoice-stream events. */
-export const billingStatementsProjection = documentProjection({ name: 'billing.statements', version: 1, tables: [receivables, entries] });
+/** The sums of a customer's entries of one currency, entry date and due date (billing_ledger_totals). */
+interface LedgerTotal {
+  id: string;
+  customer_id: string;
+  currency: string;
+  entry_date: string;
+  /** Of the entry's invoice; null when it has no receivable (ageing leaves such entries out, as the join on receivables did). */
+  due_date: string | null;
+  /** Debit minus credit. */
+  net: number;
+  item_effect: number;
+  balance_credit: number;
+}
+
+/**
+ * What each event changes of billing_ledger_totals: the same amounts, dates and signs the entries table's handlers give
+ * its lines (a payment's correction moves its line from the previous date and amount to the new ones), summed per cell.
+ */
+function totalDeltas(events: RecordedEvent[], refs: Map<string, InvoiceRef>): LedgerTotal[] {
+  const cells = new Map<string, LedgerTotal>();
+  const add = (d: { customer_id: string; currency: string; invoice_id: string }, date: string, net: number, itemEffect: number, balanceCredit = 0, dueDate = refs.get(d.invoice_id)?.due_date ?? null) => {
+    const id = `${d.customer_id}/${d.currency}/${date}/${dueDate ?? ''}`;
+    const cell = cells.get(id) ?? { id, customer_id: d.customer_id, currency: d.currency, entry_date: date, due_date: dueDate, net: 0, item_effect: 0, balance_credit: 0 };
+    cell.net += net;
+    cell.item_effect += itemEffect;
+    cell.balance_credit += balanceCredit;
+    cells.set(id, cell);
+  };
+  for (const e of invoiceEvents(events)) {
+    if (!entryTypes.has(currentType(invoiceCodec, e.type))) continue;
+    const read = readRecorded(invoiceCodec, e);
+    switch (read.type) {
+      case 'InvoiceFinalized':
+        add(read.data, read.data.issue_date, read.data.total, read.data.total, 0, read.data.due_date);
+        break;
+      case 'PaymentRecorded':
+        add(read.data, read.data.received_on, -read.data.amount, -read.data.amount);
+        break;
+      case 'PaymentUpdated': {
+        const { previous, changes } = read.data;
+        const now = { ...previous, ...changes };
+        add(read.data, previous.received_on, previous.amount, previous.amount);
+        add(read.data, now.received_on, -now.amount, -now.amount);
+        break;
+      }
+      case 'PaymentVoided':
+        add(read.data, day(read.data.voided_at), read.data.amount, read.data.amount);
+        break;
+      case 'CreditNoteIssued':
+        add(read.data, day(read.data.issued_at), -read.data.amount, -read.data.applied_to_invoice, read.data.credited_to_balance);
+        break;
+      case 'InvoiceVoided':
+        if (read.data.amount_remaining !== 0) add(read.data, day(read.data.voided_at), -read.data.amount_remaining, -read.data.amount_remaining);
+        break;
+      default:
+        break;
+    }
+  }
+  return [...cells.values()].filter((c) => c.net !== 0 || c.item_effect !== 0 || c.balance_credit !== 0);
+}
+
+// The doc repeats the columns (every read-model row has one); the sums are added to in both.
+const TOTALS_UPSERT = (guard: string) =>
+  `insert into billing_ledger_totals (id, customer_id, currency, entry_date, due_date, net, item_effect, balance_credit, doc)
+   select id, customer_id, currency, entry_date, due_date, net, item_effect, balance_credit, to_jsonb(r) - 'doc' from jsonb_populate_recordset(null::billing_ledger_totals, ?::jsonb) r where ${guard}
+   on conflict (id) do update set net = billing_ledger_totals.net + excluded.net, item_effect = billing_ledger_totals.item_effect + excluded.item_effect,
+     balance_credit = billing_ledger_totals.balance_credit + excluded.balance_credit,
+     doc = billing_ledger_totals.doc || jsonb_build_object('net', billing_ledger_totals.net + excluded.net, 'item_effect', billing_ledger_totals.item_effect + excluded.item_effect,
+       'balance_credit', billing_ledger_totals.balance_credit + excluded.balance_credit)`;
+
+// Added to (never replaced), like analytics_daily_counts: each event is applied once, with the checkpoint it moves.
+const totals: TableWriter = {
+  table: 'billing_ledger_totals',
+  handles: (type) => entryTypes.has(currentType(invoiceCodec, type)),
+  async apply(trx: Knex.Transaction, events: RecordedEvent[]) {
+    const rows = totalDeltas(events, await invoiceRefs(trx, events, false));
+    for (let i = 0; i < rows.length; i += 5000) await trx.raw(TOTALS_UPSERT('true'), [JSON.stringify(rows.slice(i, i + 5000))]);
+  },
+  async stage(knex: Knex, events: RecordedEvent[]) {
+    const rows = totalDeltas(events, await invoiceRefs(knex, events, true));
+    return { write: (add) => void (rows.length && add(TOTALS_UPSERT, [JSON.stringify(rows)])) };
+  },
+};
+
+/** Builds billing_receivables, then billing_ledger_entries and their sums, from invoice-stream events. */
+export const billingStatementsProjection = documentProjection({ name: 'billing.statements', version: 2, tables: [receivables, entries, totals] });

@@ -21,6 +21,7 @@ import { getPaymentDoc } from './payments.ts';
 import { type Replay, changes, isRecord, replayer } from './history-replay.ts';
 import { listSkips } from '../../projections/engine/health.ts';
 import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
+import { layeredGet, layeredRecord } from '../../domain/layered.ts';
 
 /** Most events one history replays (a guard; real entities have far fewer). */
 const MAX_EVENTS = 20_000;
@@ -43,7 +44,8 @@ const own = (prefix: string) => async (_ctx: RequestContext, id: string) => `${p
 /** Every kind of subject; the billing configuration adds its relationships and revisions here. */
 const KINDS: Record<SubjectType, SubjectKind> = {
   customer: { notFound: 'customer_not_found', stream: own('customer'), replay: () => replayer(customerDecider) },
-  invoice: { notFound: 'invoice_not_found', stream: own('invoice'), replay: () => replayer(invoiceDecider) },
+  // The state as it reads (its payments one record, not the layers they are kept in).
+  invoice: { notFound: 'invoice_not_found', stream: own('invoice'), replay: () => replayer(invoiceDecider, (s) => ({ ...s, payments: layeredRecord(s.payments) })) },
   credit_note_request: { notFound: 'credit_note_request_not_found', stream: own('creditnoterequest'), replay: () => replayer(creditNoteRequestDecider) },
   note: { notFound: 'note_not_found', stream: own('note'), replay: () => replayer(noteDecider) },
   attachment: { notFound: 'attachment_not_found', stream: own('attachment'), replay: () => replayer(attachmentDecider) },
@@ -70,7 +72,7 @@ const KINDS: Record<SubjectType, SubjectKind> = {
       return doc ? `invoice-${doc.invoice_id}` : null;
     },
     replay: (id) => replayer(invoiceDecider, (s) => {
-      const p = s.payments[id];
+      const p = layeredGet(s.payments, id);
       return p && s.ref ? { payment_id: id, invoice_id: s.ref.invoice_id, currency: s.ref.currency, ...p } : null;
     }),
     owns: (e, id) => typeof e.data === 'object' && e.data !== null && 'payment_id' in e.data && e.data.payment_id === id,

@@ -24,20 +24,22 @@ export function ageingBucket(daysPastDue: number): 'current' | 'days_1_30' | 'da
 
 /**
  * The customer and the three reads of a statement (opening balance and unapplied credit, the period's lines,
- * what each invoice still owed at the end of `to`) in one round trip; named, so Postgres plans it once per
- * connection. $1 customer, $2 currency (null: the customer's), $3 from, $4 to.
+ * what the invoices still owed at the end of `to` per due date) in one round trip; named, so Postgres plans it once per
+ * connection. The opening balance, unapplied credit and ageing read billing_ledger_totals (sums per entry date and due
+ * date), so their cost follows the days of the account, not its invoices (issue 31). $1 customer, $2 currency (null:
+ * the customer's), $3 from, $4 to.
  */
 const STATEMENT = {
-  name: 'billing_statement',
+  name: 'billing_statement_totals',
   text: `with cust as (select doc, coalesce($2::text, doc->>'currency') as currency from (${CUSTOMER_DOC_SQL}) c)
      select (select doc from cust) as customer, (select currency from cust) as currency,
-       (select json_build_object('opening', sum(debit - credit) filter (where entry_date < $3), 'unapplied', sum(balance_credit) filter (where entry_date <= $4))
-          from billing_ledger_entries where customer_id = $1 and currency = (select currency from cust)) as totals,
+       (select json_build_object('opening', sum(net) filter (where entry_date < $3), 'unapplied', sum(balance_credit) filter (where entry_date <= $4))
+          from billing_ledger_totals where customer_id = $1 and currency = (select currency from cust)) as totals,
        (select coalesce(json_agg(doc order by entry_date, seq), '[]'::json)
           from billing_ledger_entries where customer_id = $1 and currency = (select currency from cust) and entry_date between $3 and $4) as lines,
        (select coalesce(json_agg(json_build_object('due_date', o.due_date, 'owed', o.owed)), '[]'::json) from (
-          select r.due_date, sum(e.item_effect) as owed from billing_ledger_entries e join billing_receivables r on r.id = e.invoice_id
-          where e.customer_id = $1 and e.currency = (select currency from cust) and e.entry_date <= $4 group by e.invoice_id, r.due_date) o) as owed`,
+          select due_date, sum(item_effect) as owed from billing_ledger_totals
+          where customer_id = $1 and currency = (select currency from cust) and entry_date <= $4 and due_date is not null group by due_date) o) as owed`,
 };
 
 interface StatementRow {

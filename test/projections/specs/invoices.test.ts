@@ -11,6 +11,9 @@ import { CNR, CNR2, CUS, INV, LINES, NUMBER, ORG, P1, P2, P3, eventId, opened, r
 
 const owner = { organization_id: ORG, customer_id: CUS, currency: 'GBP' };
 const payment = { invoice_id: INV, ...owner };
+const total = (date: string, net: number, itemEffect: number) => ({
+  id: `${CUS}/GBP/${date}/2026-02-15`, customer_id: CUS, currency: 'GBP', entry_date: date, due_date: '2026-02-15', net, item_effect: itemEffect, balance_credit: 0,
+});
 const line = { customer_id: CUS, organization_id: ORG, currency: 'GBP', invoice_id: INV, invoice_number: NUMBER, payment_id: null, debit: 0, credit: 0, item_effect: 0, balance_credit: 0 };
 
 for (const backend of backends()) {
@@ -104,6 +107,15 @@ for (const backend of backends()) {
             { ...line, id: `payment:${P1}`, kind: 'payment', date: '2026-01-20', payment_id: P1, description: `Payment BACS 1 (bank transfer) for ${NUMBER}`, credit: 2500, item_effect: -2500 },
             { ...line, id: `payment:${P2}`, kind: 'payment', date: '2026-01-22', payment_id: P2, description: `Payment CHQ 7 (cheque) for ${NUMBER}`, credit: 1000, item_effect: -1000 },
             { ...line, id: `payment:${P3}`, kind: 'payment', date: '2026-01-27', payment_id: P3, description: `Payment CARD 9 (card) for ${NUMBER}`, credit: 2000, item_effect: -2000 },
+          ],
+          // The lines summed per day (and the invoice's due date): the corrected payment counts at its new amount only.
+          billing_ledger_totals: [
+            total('2026-01-16', 5000, 5000),
+            total('2026-01-20', -2500, -2500),
+            total('2026-01-22', -1000, -1000),
+            total('2026-01-25', 1000, 1000),
+            total('2026-01-26', -500, -500),
+            total('2026-01-27', -2000, -2000),
           ],
         },
         { without: ['seq'] },
