@@ -145,14 +145,17 @@ for (const backend of backends()) {
       }
     });
 
-    it('`log backup` and `log encrypt-personal-data` rewrite it, reporting every plaintext value and both hashes', async () => {
+    it('`log backup` and `log encrypt-personal-data` rewrite it, reporting every plaintext value and every hash', async () => {
+      // Counted independently: some suites store old user events of their own (ours are two more).
+      const hashes = Number(((await db.knex.raw(`select count(*)::int as n from es_events where type in ('UserRegistered', 'PasswordChanged') and data ? 'password_hash'`)).rows as { n: number }[])[0]?.n);
+      expect(hashes).to.be.at.least(2);
       const file = path.join(dir, 'es_events.jsonl');
       const backup = await timed('backup', () => cli(db, ['backup', '--to', file]));
       expect(backup[0]).to.equal(`backup of ${stats.events + 2} events written to ${file}`);
       const printed = await timed('rewrite', () => cli(db, ['encrypt-personal-data', '--backup', file, '--json']));
       report = JSON.parse(printed.join('\n')) as RewriteReport;
       expect(report.events_scanned).to.equal(stats.events + 2);
-      expect(report.password_hashes_removed).to.equal(2);
+      expect(report.password_hashes_removed).to.equal(hashes);
       const sealed = Object.values(report.fields).flatMap((f) => Object.values(f)).reduce((a, b) => a + b, 0);
       expect(sealed).to.equal([...plainBefore.values()].flat().length);
       console.log(`      rewrite: ${JSON.stringify({ ...report, fields: Object.keys(report.fields).length, backup: undefined })}`);
