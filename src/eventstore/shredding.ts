@@ -15,6 +15,8 @@ export interface ShreddingStore extends EventStore {
   readonly keys: KeyStore;
 }
 
+// Keys held; past it the oldest tenth goes (a map keeps insertion order). A replay of more subjects than this asks for
+// each batch's keys in one query anyway (openAll), so a miss costs a share of one round trip, not one per event.
 const CACHE_LIMIT = 50_000;
 const ERASURES = new Set<string>(ERASURE_EVENT_TYPES);
 
@@ -75,6 +77,32 @@ function withValue(data: unknown, path: readonly string[], value: unknown): unkn
   return { ...obj, [head]: withValue(obj[head], rest, value) };
 }
 
+/** A copy of `data` in which every object on the given paths is a copy of its own (each copied once), to set values in. */
+function copyPaths(data: unknown, list: readonly { path: readonly string[] }[]): Record<string, unknown> {
+  const root = { ...(data as Record<string, unknown>) };
+  const copied = new Set<unknown>([root]);
+  for (const { path } of list) {
+    let at = root;
+    for (const k of path.slice(0, -1)) {
+      let next = at[k] as Record<string, unknown>;
+      if (!copied.has(next)) {
+        next = { ...next };
+        at[k] = next;
+        copied.add(next);
+      }
+      at = next;
+    }
+  }
+  return root;
+}
+
+/** Sets the value at `path` in an object whose path objects are already copies (copyPaths). */
+function setAt(data: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let at = data;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
+  at[path.at(-1) ?? ''] = value;
+}
+
 /** A marked field of an event that holds plaintext: where it is, whose it is, the text. */
 export interface PlainValue {
   path: readonly string[];
@@ -111,7 +139,13 @@ export function sealValues(data: unknown, values: readonly PlainValue[], keyOf: 
 export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date): ShreddingStore {
   const cache = new Map<string, SubjectKey>();
   const remember = (found: Map<string, SubjectKey>) => {
-    if (cache.size + found.size > CACHE_LIMIT) cache.clear();
+    if (cache.size + found.size > CACHE_LIMIT) {
+      let drop = cache.size + found.size - CACHE_LIMIT + CACHE_LIMIT / 10;
+      for (const s of cache.keys()) {
+        if (drop-- <= 0) break;
+        cache.delete(s);
+      }
+    }
     for (const [s, k] of found) cache.set(s, k);
   };
 
@@ -127,9 +161,10 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     const paths = fields.get(e.type);
     if (!paths) return NONE;
     let out = NONE;
+    const data = e.data;
     for (const p of paths) {
-      const v = valueAt(e.data, p.path);
-      if (isEnvelope(v)) (out === NONE ? (out = []) : out).push({ path: p.path, env: v, subject: envelopeSubject(v) });
+      const v = valueAt(data, p.path);
+      if (isEnvelope(v)) (out === NONE ? (out = []) : out).push({ path: p.path, env: v, subject: envelopeSubject(v) ?? subjectOf(p, data as Record<string, unknown>, e.streamId) });
     }
     return out;
   };
@@ -138,28 +173,44 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     // An erasure in this very batch ends its keys before the batch's earlier events are opened.
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
-    const unknown = new Set<string>();
-    for (const list of sealed) for (const { subject } of list) if (!cache.has(subject)) unknown.add(subject);
-    if (unknown.size > 0) {
-      const found = await keys.find([...unknown]);
-      for (const s of unknown) if (!found.has(s)) found.set(s, null);
+    // The batch's keys, looked up once per subject: cache hits first, then one query for the rest. Kept in a map of the
+    // batch's own, so remembering the found keys (which may evict older ones) cannot leave a hit of this batch without
+    // its key (it would read "[erased]").
+    const keyOf = new Map<string, SubjectKey>();
+    const missing = new Set<string>();
+    for (const list of sealed) {
+      for (const { subject } of list) {
+        if (keyOf.has(subject) || missing.has(subject)) continue;
+        const k = cache.get(subject);
+        if (k === undefined) missing.add(subject);
+        else keyOf.set(subject, k);
+      }
+    }
+    if (missing.size > 0) {
+      const found = await keys.find([...missing]);
+      // An erasure by this process while the query ran ended a key the batch holds: it reads "[erased]" as well.
+      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+      for (const s of missing) {
+        if (!found.has(s)) found.set(s, null);
+        keyOf.set(s, found.get(s) ?? null);
+      }
       remember(found);
     }
     return events.map((e, i) => {
-      const list = sealed[i] ?? [];
+      const list = sealed[i] ?? NONE;
       if (list.length === 0) return e;
-      let data = e.data;
+      const data = copyPaths(e.data, list);
       for (const { path, env, subject } of list) {
-        const key = cache.get(subject) ?? null;
+        const key = keyOf.get(subject) ?? null;
         let text = ERASED;
         if (key) {
           try {
-            text = open(env, key);
+            text = open(env, subject, key);
           } catch (err) {
             throw new Error(`cannot decrypt ${path.join('.')} of event ${e.id} in ${e.streamId}: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
-        data = withValue(data, path, text);
+        setAt(data, path, text);
       }
       return new OpenedEvent(e, data);
     });
