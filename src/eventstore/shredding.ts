@@ -2,7 +2,7 @@
 // schemas mark before any log adapter (Postgres or EventStoreDB) sees them, and decrypts them on every read; a subject
 // whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
-import type { AppendOptions, AppendResult, EventData, EventMetadata, EventStore, LogPosition, RecordedEvent } from './port.ts';
+import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError } from './port.ts';
 import type { KeyStore, SubjectKey } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
@@ -223,16 +223,31 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     }
   }
 
-  const sealAll = async (stream: string, events: EventData[]): Promise<EventData[]> => {
+  // The events with their values sealed, and the subjects whose keys sealed them (the append's liveKeys). The keys are
+  // the append's own (like a read batch's), so remembering the ones ensured cannot evict a hit of this append.
+  const sealAll = async (stream: string, events: EventData[]): Promise<{ events: EventData[]; live: string[] }> => {
     const todo = events.map((e) => plaintextValues(fields, e.type, e.data, stream));
     const subjects = new Set(todo.flatMap((list) => list.map((t) => t.subject)));
-    if (subjects.size === 0) return events;
-    const missing = [...subjects].filter((s) => !cache.has(s));
-    if (missing.length > 0) remember(await keys.ensure(missing, now()));
-    return events.map((e, i) => {
+    if (subjects.size === 0) return { events, live: [] };
+    const keyOf = new Map<string, SubjectKey>();
+    const missing: string[] = [];
+    for (const s of subjects) {
+      const k = cache.get(s);
+      if (k === undefined) missing.push(s);
+      else keyOf.set(s, k);
+    }
+    if (missing.length > 0) {
+      const found = await keys.ensure(missing, now());
+      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+      for (const s of missing) keyOf.set(s, found.get(s) ?? null);
+      remember(found);
+    }
+    const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);
+    const sealed = events.map((e, i) => {
       const list = todo[i] ?? [];
-      return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => cache.get(s) ?? null) };
+      return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => keyOf.get(s) ?? null) };
     });
+    return { events: sealed, live };
   };
 
   return {
@@ -241,8 +256,19 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       await keys.erase(subjects, at);
       for (const s of subjects) cache.set(s, null);
     },
+    // The cache may hold a key another process has erased since (this process learns of it from the erasure's event, or
+    // here): the append names the keys it sealed with (liveKeys), the log refuses it if one is erased (checked in the
+    // append's statement, serialized with the erasure: append-group.ts ERASED_KEY_IN), and it is sealed again without.
     async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
-      return store.appendToStream(stream, await sealAll(stream, events), opts);
+      for (let attempt = 1; ; attempt++) {
+        const sealed = await sealAll(stream, events);
+        try {
+          return await store.appendToStream(stream, sealed.events, sealed.live.length > 0 ? { ...opts, liveKeys: sealed.live } : opts);
+        } catch (err) {
+          if (!(err instanceof SubjectErasedError) || attempt >= 3) throw err;
+          for (const s of err.subjects) cache.set(s, null);
+        }
+      }
     },
     readStream: (stream, opts) => openEach(store.readStream(stream, opts)),
     readAll: async (opts) => openAll(await store.readAll(opts)),
