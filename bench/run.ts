@@ -15,6 +15,7 @@ import { benchUsage } from './usage.ts';
 import { benchScale } from './scale.ts';
 import { startWebhookInsertLoad } from './webhooks.ts';
 import { benchFirstStart } from './first-start.ts';
+import { benchCli } from './cli.ts';
 
 /** One printed line: what, on which backend, the figure, and the target verdict. */
 interface Line {
@@ -28,7 +29,7 @@ interface Line {
 
 const seconds = Number(process.env.BENCH_SECONDS ?? '4');
 const customers = Number(process.env.BENCH_CUSTOMERS ?? '100000');
-const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage,webhooks,start').split(',');
+const only = (process.env.BENCH_ONLY ?? 'appends,replay,http,mix,list,assemblies,analytics,ingest,resolve,usage,webhooks,start,cli').split(',');
 const subscribers = Number(process.env.BENCH_SUBSCRIBERS ?? '1000');
 const subscribeEvents = Number(process.env.BENCH_SUBSCRIBE_EVENTS ?? '50');
 const importRows = Number(process.env.BENCH_IMPORT_ROWS ?? '100000');
@@ -292,6 +293,16 @@ async function main(): Promise<void> {
       );
       report(lines, backend, '(m)');
     }
+    // Issue 30: a CLI command as an operator waits for it, spawn to exit, next to the process floor (and PGlite's open).
+    if (only.includes('cli')) {
+      const figures = await benchCli(backend);
+      out.cli = figures;
+      for (const f of figures) {
+        const value = `${fmt(f.median_ms)} ms median (max ${fmt(f.max_ms)} ms)`;
+        lines.push(f.reference ? { phase: '(n) cli', backend, metric: f.command, value } : { phase: '(n) cli', backend, metric: f.command, value, target: '< 1 s (median)', met: f.median_ms < 1000 });
+      }
+      report(lines, backend, '(n)');
+    }
   }
   console.log('');
   printTable(lines);
@@ -309,6 +320,7 @@ async function main(): Promise<void> {
   console.log('(l) runs the customers.insert load of (c) on two servers with their workers, one with 100 webhook endpoints (every organization\'s');
   console.log('    customer.created, delivered to a receiver in the bench process) and one with none, in the same seconds (ABBA slices).');
   console.log('(m) builds dist/ if stale (as npm start does), then times `core-server start` on an empty data directory and a restart, to the banner.');
+  console.log('(n) times CLI commands spawn to exit (7 runs each, taken in turn; the target is on the median, the slowest run printed beside it), next to `node -e 0` and, on PGlite, PGlite\'s own open.');
   results.lines = lines;
   results.load_avg_1m_at_end = os.loadavg()[0];
   console.log(`load average (1 min) at the start ${facts.load_avg_1m}, at the end ${os.loadavg()[0]!.toFixed(1)}: other work on the machine slows every figure.`);

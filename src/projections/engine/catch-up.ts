@@ -110,6 +110,8 @@ export class CatchUp {
     // One projection stopped at an event does not keep the others from catching up; the first stop is thrown at the end.
     const stopped: ProjectionStopped[] = [];
     for (const p of projections) {
+      // Already at the head: no read of the log (a CLI command on a caught-up database reads it once, not per projection).
+      if (e.health.state(p.name) !== 'failed' && comparePositions(e.checkpoints.of(p.name), target) >= 0) continue;
       try {
         await this.drainAlone(p, onProgress);
         while (behind(p) && Date.now() < deadline) {
