@@ -41,6 +41,7 @@ import * as m0145 from './0145_data_subject_keys.ts';
 import * as m0146 from './0146_billing_personal_subjects.ts';
 import * as m0155 from './0155_log_rewrites.ts';
 import * as m0160 from './0160_demo_seed_steps.ts';
+import * as m0161 from './0161_es_append_one_live.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -89,6 +90,7 @@ const migrations: Record<string, Migration> = {
   '0146_billing_personal_subjects': m0146,
   '0155_log_rewrites': m0155,
   '0160_demo_seed_steps': m0160,
+  '0161_es_append_one_live': m0161,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

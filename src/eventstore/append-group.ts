@@ -69,12 +69,8 @@ const ONE_APPEND: NamedStatement = {
 // The same on PGlite: es_append_one (migration 0095), whose plpgsql plans its insert once per session; PGlite's
 // query cannot name a statement, so a bare statement (and the group's) is parsed and planned on every call.
 const ONE_APPEND_PGLITE: NamedStatement = { name: 'es_append_one', text: 'select out_xid as xid, out_position::text as position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
-/** The same with live keys ($9): the function runs only for the row of `g`, which exists only while none is erased. */
-const ONE_APPEND_PGLITE_LIVE: NamedStatement = {
-  name: 'es_append_one_live',
-  text: `select r.out_xid as xid, r.out_position::text as position
-    from (select $1::text as s where not ${ERASED_KEY_IN('$9::text[]')}) g, lateral es_append_one(g.s, $2, $3, $4, $5, $6, $7, $8) r`,
-};
+/** The same with live keys ($9): nothing inserted when one is erased (migration 0161). */
+const ONE_APPEND_PGLITE_LIVE: NamedStatement = { name: 'es_append_one_live_pglite', text: 'select out_xid as xid, out_position::text as position from es_append_one_live($1, $2, $3, $4, $5, $6, $7, $8, $9)' };
 
 /**
  * Appends one-event appends in groups, one group in flight at a time: measured at 32 clients, one in

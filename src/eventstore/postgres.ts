@@ -71,12 +71,9 @@ const APPEND_MANY_REQUIRING = {
   text: 'select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else $1::text end, $2, $3::jsonb, $4) r where g.stream_id = $5 and g.revision = 0',
 };
 
-// The same three, only while none of the live keys ($9, $5, $6) is erased: the function runs for the row of `g`, which
-// exists only then (see ERASED_KEY_IN).
-const APPEND_ONE_LIVE = {
-  name: 'es_append_one_live_alone',
-  text: `select r.out_xid, r.out_position from (select $1::text as s where not ${ERASED_KEY_IN('$9::text[]')}) g, lateral es_append_one(g.s, $2, $3, $4, $5, $6, $7, $8) r`,
-};
+// The same three, only while none of the live keys ($9, $5, $6) is erased (see ERASED_KEY_IN): es_append_one_live
+// (migration 0161) checks them itself; es_append runs for the row of `g`, which exists only then.
+const APPEND_ONE_LIVE = { name: 'es_append_one_live', text: 'select out_xid, out_position from es_append_one_live($1, $2, $3, $4, $5, $6, $7, $8, $9)' };
 const APPEND_MANY_LIVE = {
   name: 'es_append_live',
   text: `select r.* from (select $1::text as s where not ${ERASED_KEY_IN('$5::text[]')}) g, lateral es_append(g.s, $2, $3::jsonb, $4) r`,
