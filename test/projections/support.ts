@@ -85,14 +85,15 @@ async function writeAccounts(svc: TestService): Promise<void> {
   for (let i = 0; i < 4; i++) {
     const o = await svc.signUp({ role: i % 2 ? 'admin' : 'owner' });
     const c = await svc.call(ops['billing.customers.insert'], {
-      name: `Customer ${i}`, email: `c${i}@example.com`, currency: i % 2 ? 'EUR' : 'GBP', tax_id: 'GB123', metadata: { n: String(i) },
+      name: `Customer ${i}`, email: `c${i}@example.com`, currency: i % 2 ? 'EUR' : 'GBP', tax_id: 'GB123', metadata: { n: String(i), note: 'a tab\there, a line\nbreak, a back\\slash, \\N, "quoted"' },
       billing_address: { line1: '1 High St', city: 'Leeds', country: 'GB' },
     }, o.token);
     if (c.status !== 200) throw new Error(`customers.insert: ${JSON.stringify(c.body)}`);
     svc.clock.advance(1000);
     await svc.call(ops['billing.customers.update'], { id: c.body.id, name: `Customer ${i} Ltd`, tax_id: null, billing_address: null }, o.token);
     const n = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `first note ${i}` }, o.token);
-    await svc.call(ops['billing.notes.update'], { id: n.body.id, body: `edited note ${i}` }, staff.token);
+    // Tabs, line breaks, backslashes and a literal \N: a replay's COPY must carry them as they are (copy-load.ts).
+    ok(await svc.call(ops['billing.notes.update'], { id: n.body.id, body: `edited note ${i}\tcolumn\nline \\ back\\slash \\N "quoted"` }, staff.token), 'notes.update');
     const n2 = await svc.call(ops['billing.notes.insert'], { subject: { type: 'customer', id: c.body.id }, body: `second note ${i}` }, staff.token);
     await writeAttachments(svc, o.token, c.body.id, i);
     if (i === 3) {

@@ -6,6 +6,7 @@ import type { StagedWrites } from '../projection.ts';
 import { afterCommit } from '../engine/commit.ts';
 import { rememberDocument } from './cache.ts';
 import { loadWithoutIndexes } from './fresh-table.ts';
+import { copyRows } from './copy-load.ts';
 
 /** Writes the `touched` documents: deletes and upserts, a few thousand rows per statement. `remember`: a live commit (see cache.ts). */
 export async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, docs: Map<string, D | null>, touched: Set<string>, remember = false, empty = false): Promise<void> {
@@ -19,9 +20,11 @@ export async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transac
   // Into an empty table (the first write of a replay from the start): plain inserts, nothing to delete, and for a
   // large load the indexes built once afterwards. A small one keeps its indexes: dropping and rebuilding them is a
   // few DDL statements per table, which cost more than they save below a few thousand rows (a blue/green rebuild
-  // of every projection over a short log makes one such load per table).
+  // of every projection over a short log makes one such load per table). On Postgres the rows go by COPY.
   if (empty) {
-    const load = () => writeChunks(trx, def.table, upserts, true);
+    const load = async () => {
+      if (!(await copyRows(trx, def.table, upserts))) await writeChunks(trx, def.table, upserts, true);
+    };
     return upserts.length >= LOAD_WITHOUT_INDEXES_ROWS ? loadWithoutIndexes(trx, def.table, load) : load();
   }
   for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
