@@ -41,6 +41,7 @@ import * as m0145 from './0145_data_subject_keys.ts';
 import * as m0146 from './0146_billing_personal_subjects.ts';
 import * as m0155 from './0155_log_rewrites.ts';
 import * as m0160 from './0160_demo_seed_steps.ts';
+import * as m0161 from './0161_es_append_one_live.ts';
 import * as m0164 from './0164_billing_ledger_totals.ts';
 
 interface Migration {
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   '0146_billing_personal_subjects': m0146,
   '0155_log_rewrites': m0155,
   '0160_demo_seed_steps': m0160,
+  '0161_es_append_one_live': m0161,
   '0164_billing_ledger_totals': m0164,
 };
 
@@ -97,7 +99,7 @@ const migrations: Record<string, Migration> = {
 export type EventLogKind = 'postgres' | 'esdb';
 
 /** Migrations only the Postgres event log needs (its tables and append function). */
-export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim', '0095_es_append_events', '0155_log_rewrites'];
+export const LOG_ONLY_MIGRATIONS = ['0001_eventstore', '0051_es_append_claim', '0095_es_append_events', '0155_log_rewrites', '0161_es_append_one_live'];
 
 /** A knex migration source over the list above (no file-system loading, so it works under tsx and bundlers alike). */
 export function migrationSourceFor(eventLog: EventLogKind): Knex.MigrationSource<string> {

@@ -15,10 +15,20 @@ export interface OneAppend {
   event: EventData;
   createdAt: Date;
   requireStream: string | null;
+  /** Subjects whose keys must not be erased (AppendOptions.liveKeys), or null. */
+  liveKeys: readonly string[] | null;
 }
 
 /** Where the group stored an append, or null when its checks or a unique key left it out. */
 export type Grouped = { xid: string; position: string } | null;
+
+/**
+ * Whether any of the subjects in `param` (a text[]) was erased. An append sealed under these subjects' keys runs only
+ * when none was: the erasure takes a SHARE lock on es_events before it deletes keys (key-table.ts), so an append either
+ * committed before the keys went or starts its statement (and snapshot) after, and then sees the tombstone here. No
+ * value is stored under a key after its erasure committed, whatever a process still holds in its cache.
+ */
+export const ERASED_KEY_IN = (param: string) => `exists (select from data_subject_keys dk where dk.subject = any(${param}) and dk.key is null)`;
 
 /** Most appends in one statement. */
 const MAX_GROUP = 200;
@@ -30,10 +40,11 @@ const GROUP_APPEND: NamedStatement = {
   name: 'es_append_group',
   text: `insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
     select b.s, b.x + 1, b.id, b.t, b.d, b.m, b.c
-    from unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::text[])
-      with ordinality as b(s, x, id, t, d, m, c, r, i)
+    from unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::text[], $9::text[])
+      with ordinality as b(s, x, id, t, d, m, c, r, k, i)
     where (b.x < 0 or exists (select from es_events e where e.stream_id = b.s and e.revision = b.x))
       and (b.r is null or exists (select from es_events q where q.stream_id = b.r and q.revision = 0))
+      and (b.k is null or not exists (select from data_subject_keys dk where dk.subject = any(string_to_array(b.k, chr(31))) and dk.key is null))
     order by b.i
     on conflict do nothing
     returning event_id::text as id, transaction_id::text as xid, global_position::text as position`,
@@ -51,12 +62,15 @@ const ONE_APPEND: NamedStatement = {
     select $1, $2::bigint + 1, $3, $4, $5, $6, $7
     where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))
       and ($8::text is null or exists (select from es_events q where q.stream_id = $8 and q.revision = 0))
+      and ($9::text[] is null or not ${ERASED_KEY_IN('$9::text[]')})
     returning transaction_id::text as xid, global_position::text as position`,
 };
 
 // The same on PGlite: es_append_one (migration 0095), whose plpgsql plans its insert once per session; PGlite's
 // query cannot name a statement, so a bare statement (and the group's) is parsed and planned on every call.
 const ONE_APPEND_PGLITE: NamedStatement = { name: 'es_append_one', text: 'select out_xid as xid, out_position::text as position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
+/** The same with live keys ($9): nothing inserted when one is erased (migration 0161). */
+const ONE_APPEND_PGLITE_LIVE: NamedStatement = { name: 'es_append_one_live_pglite', text: 'select out_xid as xid, out_position::text as position from es_append_one_live($1, $2, $3, $4, $5, $6, $7, $8, $9)' };
 
 /**
  * Appends one-event appends in groups, one group in flight at a time: measured at 32 clients, one in
@@ -67,12 +81,14 @@ export class AppendGroup {
 
   constructor(db: Db) {
     // A statement that fails (connection lost, say) fails the group: each caller then tries alone and gets its own answer.
-    const one = db.kind === 'pglite' ? ONE_APPEND_PGLITE : ONE_APPEND;
     this.batch = new InFlightBatch(async (group) => {
       const [only] = group;
       if (only && group.length === 1) {
         const a = only.item;
-        const [row] = await pooledQuery<{ xid: string; position: string }>(db, one, [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt, a.requireStream]);
+        const values = [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt, a.requireStream];
+        const [row] = db.kind === 'pglite'
+          ? await pooledQuery<{ xid: string; position: string }>(db, a.liveKeys ? ONE_APPEND_PGLITE_LIVE : ONE_APPEND_PGLITE, a.liveKeys ? [...values, a.liveKeys] : values)
+          : await pooledQuery<{ xid: string; position: string }>(db, ONE_APPEND, [...values, a.liveKeys]);
         only.resolve(row ? { xid: row.xid, position: row.position } : null);
         return;
       }
@@ -91,7 +107,7 @@ export class AppendGroup {
   }
 }
 
-/** The group as the statement's eight arrays. */
+/** The group as the statement's nine arrays. */
 function columns(rows: OneAppend[]): unknown[][] {
   return [
     rows.map((a) => a.stream),
@@ -102,5 +118,6 @@ function columns(rows: OneAppend[]): unknown[][] {
     rows.map((a) => JSON.stringify(a.event.metadata)),
     rows.map((a) => a.createdAt.toISOString()),
     rows.map((a) => a.requireStream),
+    rows.map((a) => (a.liveKeys ? a.liveKeys.join(String.fromCharCode(31)) : null)),
   ];
 }

@@ -31,9 +31,15 @@ export class TableKeyStore implements KeyStore {
 
   async erase(subjects: readonly string[], now: Date): Promise<void> {
     if (subjects.length === 0) return;
-    await this.knex('data_subject_keys')
-      .insert([...new Set(subjects)].map((subject) => ({ subject, key: null, created_at: now, erased_at: now })))
-      .onConflict('subject')
-      .merge({ key: null, erased_at: this.knex.raw('coalesce(data_subject_keys.erased_at, excluded.erased_at)') });
+    await this.knex.transaction(async (trx) => {
+      // A SHARE lock on the log (when it is in this database) waits for the appends in flight and holds new ones until the
+      // keys are gone: an append sealed with a key either commits before its erasure, or its statement starts after and
+      // finds the tombstone (append-group.ts ERASED_KEY_IN), whatever key a process still caches. Erasures are rare and short.
+      if ((await trx.raw(`select to_regclass('es_events') is not null as log`)).rows[0]?.log) await trx.raw('lock table es_events in share mode');
+      await trx('data_subject_keys')
+        .insert([...new Set(subjects)].map((subject) => ({ subject, key: null, created_at: now, erased_at: now })))
+        .onConflict('subject')
+        .merge({ key: null, erased_at: trx.raw('coalesce(data_subject_keys.erased_at, excluded.erased_at)') });
+    });
   }
 }

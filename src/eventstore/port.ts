@@ -69,6 +69,12 @@ export interface AppendOptions {
    * never deleted here, so a stream that exists when it is checked still exists when the append commits.
    */
   requireStream?: string;
+  /**
+   * Data subjects whose keys sealed these events' personal values (the crypto-shredding decorator's): append only if
+   * none of them was erased, else SubjectErasedError and nothing written. Checked in the append's statement against
+   * data_subject_keys, which is in the log's database on Postgres and PGlite; the EventStoreDB adapter cannot check it.
+   */
+  liveKeys?: readonly string[];
 }
 
 /** The event log. */
@@ -110,6 +116,16 @@ export class RequiredStreamMissingError extends Error {
     readonly required: string,
   ) {
     super(`not appended to ${stream}: ${required} does not exist`);
+  }
+}
+
+/** An append's `liveKeys` named an erased subject: nothing was appended (seal again: its values are "[erased]" now). */
+export class SubjectErasedError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly subjects: readonly string[],
+  ) {
+    super(`not appended to ${stream}: a key its values were sealed with was erased`);
   }
 }
 

@@ -5,10 +5,10 @@ import type { Db } from '../db.ts';
 import { DbChannel } from '../db-channel.ts';
 import {
   type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, WrongExpectedVersionError, comparePositions,
+  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, SubjectErasedError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { pooledQuery } from '../pooled-query.ts';
-import { AppendGroup } from './append-group.ts';
+import { AppendGroup, ERASED_KEY_IN } from './append-group.ts';
 import { wakeOrTimeout } from './wake.ts';
 import { STORED_EVENT_COLUMNS as COLUMNS, StoredEvent, TEXT_ROWS, formatPosition } from './stored-event.ts';
 
@@ -71,6 +71,19 @@ const APPEND_MANY_REQUIRING = {
   text: 'select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else $1::text end, $2, $3::jsonb, $4) r where g.stream_id = $5 and g.revision = 0',
 };
 
+// The same three, only while none of the live keys ($9, $5, $6) is erased (see ERASED_KEY_IN): es_append_one_live
+// (migration 0161) checks them itself; es_append runs for the row of `g`, which exists only then.
+const APPEND_ONE_LIVE = { name: 'es_append_one_live', text: 'select out_xid, out_position from es_append_one_live($1, $2, $3, $4, $5, $6, $7, $8, $9)' };
+const APPEND_MANY_LIVE = {
+  name: 'es_append_live',
+  text: `select r.* from (select $1::text as s where not ${ERASED_KEY_IN('$5::text[]')}) g, lateral es_append(g.s, $2, $3::jsonb, $4) r`,
+};
+const APPEND_MANY_REQUIRING_LIVE = {
+  name: 'es_append_requiring_live',
+  text: `select r.* from es_events g, lateral es_append(case when g.stream_id is null then null else $1::text end, $2, $3::jsonb, $4) r
+    where g.stream_id = $5 and g.revision = 0 and not ${ERASED_KEY_IN('$6::text[]')}`,
+};
+
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
 
@@ -126,9 +139,10 @@ export class PostgresEventStore implements EventStore {
       let result: AppendResult;
       try {
         const [one] = events;
+        const live = opts.liveKeys?.length ? opts.liveKeys : null;
         result = one && events.length === 1 && expected !== 'any' && expected !== 'stream_exists'
-          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt, opts.requireStream)
-          : await this.appendMany(stream, events, expected, createdAt, opts.requireStream);
+          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt, opts.requireStream, live)
+          : await this.appendMany(stream, events, expected, createdAt, opts.requireStream, live);
       } catch (err) {
         const settled = await this.refused(stream, events, expected, err);
         if (settled) return settled;
@@ -146,30 +160,32 @@ export class PostgresEventStore implements EventStore {
    * pooled connection, past knex's query building; on Postgres as a prepared statement, parsed once per
    * connection. The function inserts nothing when the expected revision is ahead of the stream.
    */
-  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined, live: readonly string[] | null): Promise<AppendResult> {
     // In a group with whatever else arrives meanwhile; one left out is tried alone, which tells why.
-    const grouped = await this.group.append({ stream, expected, event, createdAt, requireStream: requireStream ?? null }).catch(() => null);
+    const grouped = await this.group.append({ stream, expected, event, createdAt, requireStream: requireStream ?? null, liveKeys: live }).catch(() => null);
     if (grouped) return { nextExpectedRevision: expected + 1n, position: formatPosition(grouped.xid, grouped.position), duplicate: false };
     const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
-    const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, APPEND_ONE, values);
+    const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, live ? APPEND_ONE_LIVE : APPEND_ONE, live ? [...values, live] : values);
     const [row] = rows;
     if (!row) {
       if (requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
+      await this.refuseErased(stream, live);
       throw new AheadOfStream();
     }
     return { nextExpectedRevision: expected + 1n, position: formatPosition(row.out_xid, row.out_position), duplicate: false };
   }
 
-  private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date, requireStream: string | undefined): Promise<AppendResult> {
+  private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date, requireStream: string | undefined, live: readonly string[] | null): Promise<AppendResult> {
     const args = [stream, typeof expected === 'bigint' ? expected.toString() : expected, JSON.stringify(events.map((e) => ({ id: e.id, type: e.type, data: e.data, metadata: e.metadata }))), createdAt];
     // With a required stream, es_append runs once per row of that stream's first event (its first argument
-    // depends on the row): not at all when it is missing.
+    // depends on the row): not at all when it is missing. Live keys gate it the same way.
     type Out = { out_xid: string; out_position: string | number; out_revision: string | number; out_duplicate: boolean };
     const rows = requireStream === undefined
-      ? await pooledQuery<Out>(this.db, APPEND_MANY, args)
-      : await pooledQuery<Out>(this.db, APPEND_MANY_REQUIRING, [...args, requireStream]);
+      ? await pooledQuery<Out>(this.db, live ? APPEND_MANY_LIVE : APPEND_MANY, live ? [...args, live] : args)
+      : await pooledQuery<Out>(this.db, live ? APPEND_MANY_REQUIRING_LIVE : APPEND_MANY_REQUIRING, live ? [...args, requireStream, live] : [...args, requireStream]);
     const [row] = rows;
-    if (!row && requireStream !== undefined) throw new RequiredStreamMissingError(stream, requireStream);
+    if (!row && requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
+    if (!row) await this.refuseErased(stream, live);
     if (!row) throw new Error('es_append returned no row');
     return { nextExpectedRevision: BigInt(row.out_revision), position: formatPosition(row.out_xid, row.out_position), duplicate: row.out_duplicate };
   }
@@ -203,6 +219,14 @@ export class PostgresEventStore implements EventStore {
     );
     const row = res.rows[0] as { xid: string; global_position: string; revision: string } | undefined;
     return row ? { nextExpectedRevision: BigInt(row.revision), position: formatPosition(row.xid, row.global_position), duplicate: true } : null;
+  }
+
+  /** Throws SubjectErasedError when one of the live keys an append was refused for is erased. */
+  private async refuseErased(stream: string, live: readonly string[] | null): Promise<void> {
+    if (!live) return;
+    const res = await this.knex.raw('select subject from data_subject_keys where subject = any(?) and key is null', [[...live]]);
+    const erased = (res.rows as { subject: string }[]).map((r) => r.subject);
+    if (erased.length > 0) throw new SubjectErasedError(stream, erased);
   }
 
   /** A stream's last revision, 'no_stream' when it has no events. */

@@ -2,7 +2,7 @@
 // schemas mark before any log adapter (Postgres or EventStoreDB) sees them, and decrypts them on every read; a subject
 // whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
-import type { AppendOptions, AppendResult, EventData, EventMetadata, EventStore, LogPosition, RecordedEvent } from './port.ts';
+import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError } from './port.ts';
 import type { KeyStore, SubjectKey } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
@@ -15,6 +15,8 @@ export interface ShreddingStore extends EventStore {
   readonly keys: KeyStore;
 }
 
+// Keys held; past it the oldest tenth goes (a map keeps insertion order). A replay of more subjects than this asks for
+// each batch's keys in one query anyway (openAll), so a miss costs a share of one round trip, not one per event.
 const CACHE_LIMIT = 50_000;
 const ERASURES = new Set<string>(ERASURE_EVENT_TYPES);
 
@@ -75,6 +77,32 @@ function withValue(data: unknown, path: readonly string[], value: unknown): unkn
   return { ...obj, [head]: withValue(obj[head], rest, value) };
 }
 
+/** A copy of `data` in which every object on the given paths is a copy of its own (each copied once), to set values in. */
+function copyPaths(data: unknown, list: readonly { path: readonly string[] }[]): Record<string, unknown> {
+  const root = { ...(data as Record<string, unknown>) };
+  const copied = new Set<unknown>([root]);
+  for (const { path } of list) {
+    let at = root;
+    for (const k of path.slice(0, -1)) {
+      let next = at[k] as Record<string, unknown>;
+      if (!copied.has(next)) {
+        next = { ...next };
+        at[k] = next;
+        copied.add(next);
+      }
+      at = next;
+    }
+  }
+  return root;
+}
+
+/** Sets the value at `path` in an object whose path objects are already copies (copyPaths). */
+function setAt(data: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let at = data;
+  for (const k of path.slice(0, -1)) at = at[k] as Record<string, unknown>;
+  at[path.at(-1) ?? ''] = value;
+}
+
 /** A marked field of an event that holds plaintext: where it is, whose it is, the text. */
 export interface PlainValue {
   path: readonly string[];
@@ -111,7 +139,13 @@ export function sealValues(data: unknown, values: readonly PlainValue[], keyOf: 
 export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date): ShreddingStore {
   const cache = new Map<string, SubjectKey>();
   const remember = (found: Map<string, SubjectKey>) => {
-    if (cache.size + found.size > CACHE_LIMIT) cache.clear();
+    if (cache.size + found.size > CACHE_LIMIT) {
+      let drop = cache.size + found.size - CACHE_LIMIT + CACHE_LIMIT / 10;
+      for (const s of cache.keys()) {
+        if (drop-- <= 0) break;
+        cache.delete(s);
+      }
+    }
     for (const [s, k] of found) cache.set(s, k);
   };
 
@@ -127,9 +161,10 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     const paths = fields.get(e.type);
     if (!paths) return NONE;
     let out = NONE;
+    const data = e.data;
     for (const p of paths) {
-      const v = valueAt(e.data, p.path);
-      if (isEnvelope(v)) (out === NONE ? (out = []) : out).push({ path: p.path, env: v, subject: envelopeSubject(v) });
+      const v = valueAt(data, p.path);
+      if (isEnvelope(v)) (out === NONE ? (out = []) : out).push({ path: p.path, env: v, subject: envelopeSubject(v) ?? subjectOf(p, data as Record<string, unknown>, e.streamId) });
     }
     return out;
   };
@@ -138,28 +173,44 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     // An erasure in this very batch ends its keys before the batch's earlier events are opened.
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
-    const unknown = new Set<string>();
-    for (const list of sealed) for (const { subject } of list) if (!cache.has(subject)) unknown.add(subject);
-    if (unknown.size > 0) {
-      const found = await keys.find([...unknown]);
-      for (const s of unknown) if (!found.has(s)) found.set(s, null);
+    // The batch's keys, looked up once per subject: cache hits first, then one query for the rest. Kept in a map of the
+    // batch's own, so remembering the found keys (which may evict older ones) cannot leave a hit of this batch without
+    // its key (it would read "[erased]").
+    const keyOf = new Map<string, SubjectKey>();
+    const missing = new Set<string>();
+    for (const list of sealed) {
+      for (const { subject } of list) {
+        if (keyOf.has(subject) || missing.has(subject)) continue;
+        const k = cache.get(subject);
+        if (k === undefined) missing.add(subject);
+        else keyOf.set(subject, k);
+      }
+    }
+    if (missing.size > 0) {
+      const found = await keys.find([...missing]);
+      // An erasure by this process while the query ran ended a key the batch holds: it reads "[erased]" as well.
+      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+      for (const s of missing) {
+        if (!found.has(s)) found.set(s, null);
+        keyOf.set(s, found.get(s) ?? null);
+      }
       remember(found);
     }
     return events.map((e, i) => {
-      const list = sealed[i] ?? [];
+      const list = sealed[i] ?? NONE;
       if (list.length === 0) return e;
-      let data = e.data;
+      const data = copyPaths(e.data, list);
       for (const { path, env, subject } of list) {
-        const key = cache.get(subject) ?? null;
+        const key = keyOf.get(subject) ?? null;
         let text = ERASED;
         if (key) {
           try {
-            text = open(env, key);
+            text = open(env, subject, key);
           } catch (err) {
             throw new Error(`cannot decrypt ${path.join('.')} of event ${e.id} in ${e.streamId}: ${err instanceof Error ? err.message : String(err)}`);
           }
         }
-        data = withValue(data, path, text);
+        setAt(data, path, text);
       }
       return new OpenedEvent(e, data);
     });
@@ -172,16 +223,31 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     }
   }
 
-  const sealAll = async (stream: string, events: EventData[]): Promise<EventData[]> => {
+  // The events with their values sealed, and the subjects whose keys sealed them (the append's liveKeys). The keys are
+  // the append's own (like a read batch's), so remembering the ones ensured cannot evict a hit of this append.
+  const sealAll = async (stream: string, events: EventData[]): Promise<{ events: EventData[]; live: string[] }> => {
     const todo = events.map((e) => plaintextValues(fields, e.type, e.data, stream));
     const subjects = new Set(todo.flatMap((list) => list.map((t) => t.subject)));
-    if (subjects.size === 0) return events;
-    const missing = [...subjects].filter((s) => !cache.has(s));
-    if (missing.length > 0) remember(await keys.ensure(missing, now()));
-    return events.map((e, i) => {
+    if (subjects.size === 0) return { events, live: [] };
+    const keyOf = new Map<string, SubjectKey>();
+    const missing: string[] = [];
+    for (const s of subjects) {
+      const k = cache.get(s);
+      if (k === undefined) missing.push(s);
+      else keyOf.set(s, k);
+    }
+    if (missing.length > 0) {
+      const found = await keys.ensure(missing, now());
+      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+      for (const s of missing) keyOf.set(s, found.get(s) ?? null);
+      remember(found);
+    }
+    const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);
+    const sealed = events.map((e, i) => {
       const list = todo[i] ?? [];
-      return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => cache.get(s) ?? null) };
+      return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => keyOf.get(s) ?? null) };
     });
+    return { events: sealed, live };
   };
 
   return {
@@ -190,8 +256,19 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       await keys.erase(subjects, at);
       for (const s of subjects) cache.set(s, null);
     },
+    // The cache may hold a key another process has erased since (this process learns of it from the erasure's event, or
+    // here): the append names the keys it sealed with (liveKeys), the log refuses it if one is erased (checked in the
+    // append's statement, serialized with the erasure: append-group.ts ERASED_KEY_IN), and it is sealed again without.
     async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
-      return store.appendToStream(stream, await sealAll(stream, events), opts);
+      for (let attempt = 1; ; attempt++) {
+        const sealed = await sealAll(stream, events);
+        try {
+          return await store.appendToStream(stream, sealed.events, sealed.live.length > 0 ? { ...opts, liveKeys: sealed.live } : opts);
+        } catch (err) {
+          if (!(err instanceof SubjectErasedError) || attempt >= 3) throw err;
+          for (const s of err.subjects) cache.set(s, null);
+        }
+      }
     },
     readStream: (stream, opts) => openEach(store.readStream(stream, opts)),
     readAll: async (opts) => openAll(await store.readAll(opts)),

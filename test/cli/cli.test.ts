@@ -22,7 +22,9 @@ const run = runCli;
 /** Starts a long-running `core-server start` and resolves once it printed what we wait for. */
 function startServer(e: NodeJS.ProcessEnv, until: RegExp): Promise<{ child: ChildProcess; stdout: () => string; stop: () => Promise<number | null> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['node_modules/.bin/tsx', 'src/main.ts', 'start'], { cwd: ROOT, env: e });
+    // One node process (bin/core-server.js loads tsx in-process): tsx's CLI relays SIGTERM to a child of its own and,
+    // when the child's answer is slow under load, exits 143 itself instead of the service's 0.
+    const child = spawn(process.execPath, ['bin/core-server.js', 'start'], { cwd: ROOT, env: e });
     let stdout = '';
     let stderr = '';
     const exited = new Promise<number | null>((r) => child.on('close', (code) => r(code)));

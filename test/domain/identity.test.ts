@@ -52,4 +52,11 @@ describe('email claim decider', () => {
     given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: claim }).thenNothing();
     given(emailClaimDecider, [claimed]).when({ type: 'ClaimEmail', data: { ...claim, user_id: ORG } }).thenError('email_taken');
   });
+  it('the holder\'s claim is released once (its user was erased); the email can then be claimed by another user', () => {
+    const released: EmailClaimEvent = { type: 'EmailClaimReleased', data: { user_id: USER } };
+    given(emailClaimDecider, [claimed]).when({ type: 'ReleaseEmail', data: { user_id: USER } }).then([released]);
+    given(emailClaimDecider, [claimed, released]).when({ type: 'ReleaseEmail', data: { user_id: USER } }).thenNothing();
+    given(emailClaimDecider, [claimed]).when({ type: 'ReleaseEmail', data: { user_id: ORG } }).thenNothing();
+    given(emailClaimDecider, [claimed, released]).when({ type: 'ClaimEmail', data: { ...claim, user_id: ORG } }).then([{ type: 'EmailClaimed', data: { ...claim, user_id: ORG } }]);
+  });
 });

@@ -18,9 +18,9 @@ import { ops } from '../support/ops.ts';
 import { TestClock } from '../../src/clock.ts';
 import type { Db } from '../../src/db.ts';
 import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
-import { isEnvelope, open } from '../../src/eventstore/envelope.ts';
+import { envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
-import { ERASED } from '../../src/domain/personal.ts';
+import { ERASED, subjectOf } from '../../src/domain/personal.ts';
 import { UserEvents } from '../../src/domain/identity/user.ts';
 import { backupLog } from '../../src/eventstore/rewrite/backup.ts';
 import { RewriteInterrupted, type RewriteReport, encryptPersonalData } from '../../src/eventstore/rewrite/encrypt-personal-data.ts';
@@ -40,12 +40,12 @@ async function writtenBeforeShredding(knex: Knex): Promise<void> {
     for (const p of paths) {
       const v = valueAt(data, p.path);
       if (!isEnvelope(v)) continue;
-      const subject = v.$enc.split(':').slice(1, -3).join(':');
+      const subject = envelopeSubject(v) ?? subjectOf(p, data, row.stream_id);
       const key = keys.get(subject);
       if (!key) throw new Error(`no key for ${subject}`);
       data = structuredClone(data);
       const parent = valueAt(data, p.path.slice(0, -1)) as Record<string, unknown>;
-      parent[p.path.at(-1) ?? ''] = open(v, key);
+      parent[p.path.at(-1) ?? ''] = open(v, subject, key);
     }
     if (data !== row.data) await knex('es_events').where({ stream_id: row.stream_id, revision: row.revision }).update({ data: JSON.stringify(data) });
   }

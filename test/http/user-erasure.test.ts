@@ -81,6 +81,25 @@ for (const backend of backends()) {
       expect((await svc.call(ops['billing.names.list'], { users: [p.id] }, billingStaff)).body.users[0]?.name).to.equal('erased user');
     });
 
+    it('releases the email: a new user registers with it and signs in, and the erased user\'s values stay gone', async () => {
+      const p = await person('again04');
+      const res = await svc.call(ops['identity.users.erase'], { id: p.id, legal_basis: 'consent_withdrawn', reason: 'Ticket 5502' }, platform);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      for (const v of [p.email, p.name]) expect(await tablesHolding(svc, v), v).to.deep.equal([]);
+      // The address is free again (before, email_taken 409): registered as `admin user create` does, then signed in over HTTP.
+      const org = await svc.signUp();
+      const again = await svc.app.invoke(ops['identity.users.insert'], { email: p.email, password: 'a new horse battery', name: 'New Owner', organization_id: org.orgId, role: 'member', staff: [] }, operator('admin user create'));
+      expect(again.body.id).to.be.a('string').and.not.equal(p.id);
+      const signIn = await svc.call(ops['auth.sessions.insert'], { email: p.email, password: 'a new horse battery' });
+      expect(signIn.status, JSON.stringify(signIn.body)).to.equal(200);
+      expect((await svc.call(ops['auth.sessions.get'], undefined, signIn.body.token)).body.user).to.include({ id: again.body.id, email: p.email, name: 'New Owner' });
+      // The erased user stays erased (its name nowhere, its claim's event "[erased]"); a second erasure releases nothing of the new user's.
+      expect(await tablesHolding(svc, p.name)).to.deep.equal([]);
+      expect((await svc.call(ops['billing.names.list'], { users: [p.id] }, billingStaff)).body.users[0]?.name).to.equal('erased user');
+      expect((await svc.call(ops['identity.users.erase'], { id: p.id, legal_basis: 'consent_withdrawn', reason: 'again' }, platform)).status).to.equal(200);
+      expect((await svc.call(ops['auth.sessions.insert'], { email: p.email, password: 'a new horse battery' })).status).to.equal(200);
+    });
+
     it('is idempotent and completes after a crash between deleting the key and recording the erasure; erased users do not collide', async () => {
       const a = await person('crash03a');
       const b = await person('crash03b');

@@ -1,6 +1,7 @@
 // identity.users.erase (issue 32): crypto-shreds a user's personal data (the email and name of `user:<id>`). The order makes
 // a crash anywhere safe, and a retry completes it: the copies outside the log (stored idempotent answers) are rewritten
-// while the values can still be read; the user's sessions are revoked and its password credential deleted; the key goes;
+// while the values can still be read; the user's sessions are revoked and its password credential deleted; its email
+// claim is released (the address may sign up again); the key goes;
 // UserErased is appended last (its presence means "erased completely"). The user id stays in every event that names the
 // user as actor (audit trail); those actors are shown as "erased user".
 import { operation } from '../../contract/operation.ts';
@@ -9,7 +10,8 @@ import { Erasure, UserEraseRequest } from '../../contract/schemas/billing-erasur
 import { identityErrors } from '../../domain/identity/errors.ts';
 import { identityProjection } from '../../projections/identity/identity.ts';
 import { forgetSessions } from '../../queries/identity/session-cache.ts';
-import { users } from './handlers.ts';
+import { emailClaims, users } from './handlers.ts';
+import { ERASED } from '../../domain/personal.ts';
 import { compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
 
 /** Erases the user `id`; answers the erasure's record (the first one, on a retry). Idempotent. */
@@ -35,9 +37,13 @@ export async function eraseUser(ctx: RequestContext, id: string, legalBasis: str
   await knex('integration_access_codes').where({ user_id: id }).whereNull('used_at').delete();
   await knex('user_credentials').where({ user_id: id }).delete();
   forgetSessions();
-  // 3. The key: from here on every read of the email and name is "[erased]".
+  // 3. The email's claim ends, so the address can sign up again. Its stream is named by the email, read while the key
+  // still opens it; a retry that finds "[erased]" comes after step 4, so the claim was released already.
+  const email = await registeredEmail(ctx, id);
+  if (email !== null) await emailClaims.run(ctx, email, { type: 'ReleaseEmail', data: { user_id: id } }, { orgId: null });
+  // 4. The key: from here on every read of the email and name is "[erased]".
   await personalData.eraseSubjects(record.erased, ctx.now);
-  // 4. The record, last (a no-op when already there).
+  // 5. The record, last (a no-op when already there).
   const { erased_at: _at, ...erasure } = record;
   await users.run(ctx, id, { type: 'EraseUser', data: erasure }, { orgId: null });
   await ctx.readYourWrites();
@@ -45,6 +51,16 @@ export async function eraseUser(ctx: RequestContext, id: string, legalBasis: str
   const after = await users.load(ctx, id);
   if (!after.erasure) throw identityErrors.error('user_not_found', 'No such user.');
   return after.erasure;
+}
+
+/** The email the user registered with, or null once it reads "[erased]". */
+async function registeredEmail(ctx: RequestContext, id: string): Promise<string | null> {
+  for await (const e of ctx.services.store.readStream(`user-${id}`)) {
+    if (e.type !== 'UserRegistered') continue;
+    const email = (e.data as { email?: unknown }).email;
+    return typeof email === 'string' && email !== ERASED ? email : null;
+  }
+  return null;
 }
 
 /** identity.users.erase */

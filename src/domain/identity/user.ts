@@ -91,8 +91,15 @@ export const userDecider: Decider<UserCommand, UserEvent, UserState> = {
   },
 };
 
-/** Email claim stream (`useremail-<v5(email)>`): the first claim wins, so two users never share an email. */
-export const EmailClaimEvents = eventSchemas({ EmailClaimed: z.object({ email: personal(z.string(), { kind: 'user', idField: 'user_id' }), user_id: z.string() }) });
+/**
+ * Email claim stream (`useremail-<v5(email)>`): the first claim wins, so two users never share an email. Erasing the
+ * user releases the claim (issue 32), and the address can be claimed again by a new user.
+ */
+export const EmailClaimEvents = eventSchemas({
+  EmailClaimed: z.object({ email: personal(z.string(), { kind: 'user', idField: 'user_id' }), user_id: z.string() }),
+  /** The claim of `user_id` ended (its user was erased); the email is not repeated. */
+  EmailClaimReleased: z.object({ user_id: z.string() }),
+});
 
 /** An email claim event (derived from `EmailClaimEvents`). */
 export type EmailClaimEvent = EventOf<typeof EmailClaimEvents>;
@@ -100,17 +107,34 @@ export type EmailClaimEvent = EventOf<typeof EmailClaimEvents>;
 /** How email claim events are read. */
 export const emailClaimCodec = eventCodec(EmailClaimEvents);
 
-/** Claim an email for a user. */
-export type EmailClaimCommand = { type: 'ClaimEmail'; data: { email: string; user_id: string } };
+/** Claim an email for a user; release a user's claim. */
+export type EmailClaimCommand = { type: 'ClaimEmail'; data: { email: string; user_id: string } } | { type: 'ReleaseEmail'; data: { user_id: string } };
 
-/** Pure email claim decider: the first claim wins. */
+/** Pure email claim decider: the first claim wins; a released claim is free again. */
 export const emailClaimDecider: Decider<EmailClaimCommand, EmailClaimEvent, { userId: string | null }> = {
   events: emailClaimCodec,
   initialState: () => ({ userId: null }),
-  evolve: (_state, event) => ({ userId: event.data.user_id }),
+  evolve: (state, event) => {
+    switch (event.type) {
+      case 'EmailClaimed':
+        return { userId: event.data.user_id };
+      case 'EmailClaimReleased':
+        return event.data.user_id === state.userId ? { userId: null } : state;
+      default:
+        return assertNever(event);
+    }
+  },
   decide(command, state) {
-    if (state.userId && state.userId !== command.data.user_id) throw identityErrors.error('email_taken', `A user with email ${command.data.email} already exists.`);
-    if (state.userId) return [];
-    return [{ type: 'EmailClaimed', data: { email: command.data.email, user_id: command.data.user_id } }];
+    switch (command.type) {
+      case 'ClaimEmail':
+        if (state.userId && state.userId !== command.data.user_id) throw identityErrors.error('email_taken', `A user with email ${command.data.email} already exists.`);
+        if (state.userId) return [];
+        return [{ type: 'EmailClaimed', data: { email: command.data.email, user_id: command.data.user_id } }];
+      case 'ReleaseEmail':
+        // Only the holder's claim ends; a retry, or a claim another user took since, records nothing.
+        return state.userId === command.data.user_id ? [{ type: 'EmailClaimReleased', data: { user_id: command.data.user_id } }] : [];
+      default:
+        return assertNever(command);
+    }
   },
 };

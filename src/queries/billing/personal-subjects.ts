@@ -7,6 +7,11 @@ import { billingErrors } from '../../domain/billing/errors.ts';
 import { visibleCustomer } from './customers.ts';
 import { organizationNotes } from './notes.ts';
 import { organizationAttachments } from './attachments.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
+import { billingPersonalSubjectsProjection } from '../../projections/billing/personal-subjects.ts';
+import { billingNotesProjection } from '../../projections/billing/notes.ts';
+import { billingAttachmentsProjection } from '../../projections/billing/attachments.ts';
+import { billingCustomersProjection } from '../../projections/billing/customers.ts';
 import { exampleCustomer, exampleIds } from '../../contract/examples/billing.ts';
 
 /** The note and attachment subjects of an organization (`note:<id>`, `attachment:<id>`), removed ones included. */
@@ -54,6 +59,8 @@ export const customersExport = operation({
   errors: billingErrors.list('customer_not_found'),
   access: 'org_admin',
   async handle(ctx, req) {
+    // Everything held at the moment of asking, whoever wrote it: a note or file added just before must be in the export.
+    await caughtUp(ctx.services, [billingCustomersProjection, billingNotesProjection, billingAttachmentsProjection, billingPersonalSubjectsProjection]);
     const customer = await visibleCustomer(ctx, req.id);
     const notes = await organizationNotes(ctx.services.knex, customer.organization_id);
     const files = await organizationAttachments(ctx.services.knex, customer.organization_id);

@@ -75,6 +75,7 @@ export const HISTORY_SENTENCES: Record<string, Sentence> = {
   AttachmentRemoved: () => 'Attachment removed',
   AttachmentExpired: () => 'Unfinished upload expired',
   AttachmentPurged: (x) => `Attachment deleted after ${str(x.data.retention_days)} days' retention`,
+  EmailClaimReleased: () => 'Email address released for a new sign-up (its user was erased)',
   AttachmentNameErased: (x) => `Attachment file name erased with its customer (reason: ${str(x.data.reason)})`,
   RelationshipRegistered: () => 'Buyer relationship registered',
   RelationshipClaimed: () => 'Buyer relationship claimed as pre-existing',

@@ -1,0 +1,71 @@
+// Issue 32: a key cached by one process never seals a value after another process erased it. Two crypto-shredding
+// stores over one database stand for two processes (each its own key cache): the first caches a customer's keys, the
+// second erases them, then the first appends again: the log refuses the append sealed with the erased key, and the
+// value is stored as "[erased]" (no envelope under a key that is gone), on both backends.
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { backends, suiteStore } from '../support/db.ts';
+import { shreddingStore } from '../../src/eventstore/shredding.ts';
+import { TableKeyStore } from '../../src/eventstore/key-table.ts';
+import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
+import { customerSubjects } from '../../src/domain/personal.ts';
+import type { EventData, EventStore } from '../../src/eventstore/port.ts';
+
+const metadata = { org_id: null, actor: { type: 'system' as const, id: 'test' }, request_id: null, correlation_id: null, causation_id: null };
+const updated = (email: string): EventData => ({ id: crypto.randomUUID(), type: 'CustomerUpdated', data: { changes: { name: 'Erin Ltd', email }, updated_at: '2026-01-02T00:00:00.000Z' }, metadata });
+
+for (const backend of backends()) {
+  describe(`a key erased by another process seals nothing more (${backend})`, () => {
+    const opened = suiteStore(backend);
+
+    async function storedEmails(stream: string): Promise<unknown[]> {
+      const rows = (await opened.db.knex('es_events').where({ stream_id: stream }).orderBy('revision').select('data')) as { data: { changes: { email: unknown } } }[];
+      return rows.map((r) => r.data.changes.email);
+    }
+    async function readEmails(store: EventStore, stream: string): Promise<unknown[]> {
+      const out: unknown[] = [];
+      for await (const e of store.readStream(stream)) out.push((e.data as { changes: { email: unknown } }).changes.email);
+      return out;
+    }
+
+    for (const expected of ['exact', 'any'] as const) {
+      it(`stores "[erased]" instead of sealing with the stale cached key (expected revision ${expected})`, async () => {
+        const { db, store } = opened;
+        const a = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+        const b = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+        const id = crypto.randomUUID();
+        const stream = `customer-${id}`;
+        const first = await a.appendToStream(stream, [updated('erin@first.example')], { expectedRevision: 'no_stream' });
+        expect(await readEmails(a, stream)).to.deep.equal(['erin@first.example']);
+        const { erasable, retained } = customerSubjects(id);
+        await b.eraseSubjects([erasable, retained], new Date());
+        // `a` still caches both keys: the log refuses them, and the value goes in as the placeholder.
+        await a.appendToStream(stream, [updated('erin@second.example')], { expectedRevision: expected === 'exact' ? first.nextExpectedRevision : 'any' });
+        const stored = await storedEmails(stream);
+        expect(stored).to.have.length(2);
+        expect(stored[0]).to.have.property('$enc');
+        expect(stored[1]).to.equal('[erased]');
+        expect(JSON.stringify(await opened.db.knex('es_events').where({ stream_id: stream }).select('data'))).not.to.include('second.example');
+        expect(await readEmails(a, stream)).to.deep.equal(['[erased]', '[erased]']);
+        expect(await readEmails(b, stream)).to.deep.equal(['[erased]', '[erased]']);
+      });
+    }
+
+    it('refuses only the erased subject\'s append among appends committed together', async () => {
+      const { db, store } = opened;
+      const a = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+      const b = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+      const ids = Array.from({ length: 6 }, () => crypto.randomUUID());
+      await Promise.all(ids.map((id) => a.appendToStream(`customer-${id}`, [updated('erin@first.example')], { expectedRevision: 'no_stream' })));
+      const gone = ids[2] ?? '';
+      await b.eraseSubjects(Object.values(customerSubjects(gone)), new Date());
+      await Promise.all(ids.map((id) => a.appendToStream(`customer-${id}`, [updated('erin@second.example')], { expectedRevision: 0n })));
+      for (const id of ids) {
+        const stored = await storedEmails(`customer-${id}`);
+        if (id === gone) expect(stored[1], id).to.equal('[erased]');
+        else expect(stored[1], id).to.have.property('$enc');
+        expect(await readEmails(a, `customer-${id}`)).to.deep.equal(id === gone ? ['[erased]', '[erased]'] : ['erin@first.example', 'erin@second.example']);
+      }
+    });
+  });
+}
