@@ -4,7 +4,9 @@
 // erased stay sealed, with their tombstones: a deployment that upgraded and erased someone before running the rewrite.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
-import { type Envelope, envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
+import { envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
+import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
+import { subjectOf } from '../../src/domain/personal.ts';
 import { nameId } from '../../src/ids.ts';
 import { formatInvoiceNumber } from '../../src/domain/billing/invoice-number.ts';
 import type { CollectedEvent, CollectedSuite } from '../support/suite-log.ts';
@@ -35,22 +37,29 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** A suite's events with their data parsed and every envelope the suite holds a key for opened. */
 type Parsed = CollectedEvent & { value: unknown };
 
-/** `value` with every envelope opened whose subject the suite still held a key for; counts what it did. */
-function opened(value: unknown, keys: Map<string, Buffer | null>, stats: MergeStats, erased: Set<string>): unknown {
-  if (isEnvelope(value)) {
-    const subject = envelopeSubject(value as Envelope);
+/**
+ * The event's data with every marked field's envelope opened whose subject the suite still held a key for; counts what
+ * it did. The subject is the one the envelope names (v1) or the field's mark gives, from the suite's own stream name (v2).
+ */
+function opened(e: CollectedEvent, keys: Map<string, Buffer | null>, stats: MergeStats, erased: Set<string>): unknown {
+  const data = JSON.parse(e.data) as Record<string, unknown>;
+  for (const p of PERSONAL_FIELDS.get(e.type) ?? []) {
+    const parent = p.path.slice(0, -1).reduce<unknown>((at, k) => (typeof at === 'object' && at !== null ? (at as Record<string, unknown>)[k] : undefined), data);
+    const field = p.path.at(-1) ?? '';
+    if (typeof parent !== 'object' || parent === null) continue;
+    const v = (parent as Record<string, unknown>)[field];
+    if (!isEnvelope(v)) continue;
+    const subject = envelopeSubject(v) ?? subjectOf(p, data, e.stream_id);
     const key = keys.get(subject);
     if (key) {
+      (parent as Record<string, unknown>)[field] = open(v, subject, key);
       stats.opened++;
-      return open(value, key);
+    } else {
+      stats.keptSealed++;
+      erased.add(subject);
     }
-    stats.keptSealed++;
-    erased.add(subject);
-    return value;
   }
-  if (Array.isArray(value)) return value.map((v) => opened(v, keys, stats, erased));
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, opened(v, keys, stats, erased)]));
-  return value;
+  return data;
 }
 
 /** `value` with every string `renames` names replaced. */
@@ -125,7 +134,7 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
   for (const [n, suite] of suites.entries()) {
     const keys = new Map(suite.keys.map((k) => [k.subject, k.key === null ? null : Buffer.from(k.key, 'hex')]));
     const erased = new Set<string>();
-    const parsed: Parsed[] = suite.events.map((e) => ({ ...e, value: opened(JSON.parse(e.data), keys, stats, erased) }));
+    const parsed: Parsed[] = suite.events.map((e) => ({ ...e, value: opened(e, keys, stats, erased) }));
     const renames = renamesOf(parsed, n, owner);
     stats.renamedStreams += renames.streams.size;
     stats.renamedClaims += renames.claims;
