@@ -2,6 +2,8 @@
 // database, as a deployment written before crypto-shredding would hold it: every personal value a suite could still
 // read is stored in plaintext again, and no key is kept (the rewrite makes them). Values of subjects a suite had
 // erased stay sealed, with their tombstones: a deployment that upgraded and erased someone before running the rewrite.
+// The events a suite wrote on purpose that do not read (poison.test.ts) stay left out of the projections an operator
+// skipped them for there: its skips are carried over, as that deployment's operator would have recorded them.
 import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
@@ -9,6 +11,7 @@ import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
 import { subjectOf } from '../../src/domain/personal.ts';
 import { nameId } from '../../src/ids.ts';
 import { formatInvoiceNumber } from '../../src/domain/billing/invoice-number.ts';
+import { formatPosition } from '../../src/eventstore/stored-event.ts';
 import type { CollectedEvent, CollectedSuite } from '../support/suite-log.ts';
 
 /** What the merge found and did. */
@@ -29,6 +32,8 @@ export interface MergeStats {
   opened: number;
   /** Sealed values of erased subjects, kept as stored. */
   keptSealed: number;
+  /** Projection skips carried over from the suites (those of events still in their logs). */
+  skips: number;
 }
 
 const BATCH = 500;
@@ -79,14 +84,28 @@ function renamed(value: unknown, renames: Map<string, string>): unknown {
  *   uuid derived from it and the suite (read models store it as a uuid), replaced wherever the suite's events name it;
  *   any other id gets `~<n>` after it. The category before the first "-", which projections and subjects read, stays.
  * - An email claimed by an earlier suite's user gets `+s<n>` before its "@", a marketplace order id an earlier suite
- *   recorded usage for gets `~s<n>` after it, and an invoice number an earlier suite's counter handed out gets `-S<n>`
- *   after it, in every event of the suite: one deployment's claims keep them unique, and read models rely on it
- *   (unique `identity_users.email`, `billing_usage.order_id` and `billing_invoices.number`).
+ *   recorded usage for gets `~s<n>` after it, and an invoice number an earlier suite used gets `-S<n>` after it, in
+ *   every event of the suite: one deployment's claims keep them unique, and read models rely on it (unique
+ *   `identity_users.email`, `billing_usage.order_id` and `billing_invoices.number`). A number is the suite's when its
+ *   counter hands it out or an invoice is finalized with it: the projection specs finalize invoices with fixed numbers
+ *   and no counter. `numbers` holds the earlier suites' (as renamed); the suite's own are added to it.
  */
-function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
+function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>, numbers: Set<string>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
   const streams = new Map<string, string>();
   const values = new Map<string, string>();
   let claims = 0;
+  const own = new Set<string>();
+  for (const e of events) {
+    const data = e.value as Record<string, unknown>;
+    const number = e.type === 'InvoiceNumberAllocated' && typeof data.year === 'number' ? formatInvoiceNumber(data.year, Number(e.revision) + 1) : e.type === 'InvoiceFinalized' && typeof data.number === 'string' ? data.number : null;
+    if (number === null || own.has(number)) continue;
+    own.add(number);
+    if (numbers.has(number)) {
+      values.set(number, `${number}-S${n}`);
+      claims++;
+    }
+  }
+  for (const number of own) numbers.add(values.get(number) ?? number);
   for (const e of events) {
     const first = owner.get(e.stream_id);
     if (first === undefined) owner.set(e.stream_id, n);
@@ -108,11 +127,6 @@ function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, numb
       values.set(data.order_id, `${data.order_id}~s${n}`);
       claims++;
     }
-    if (e.type === 'InvoiceNumberAllocated' && typeof data.year === 'number') {
-      const number = formatInvoiceNumber(data.year, Number(e.revision) + 1);
-      values.set(number, `${number}-S${n}`);
-      claims++;
-    }
   }
   // A stream of the suite named after an id renamed above follows it (an aggregate and its lookup share the id).
   for (const e of events) {
@@ -125,8 +139,10 @@ function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, numb
 
 /** Appends every suite's events to the (fresh, migrated) database's log, in collection order. */
 export async function mergeCollection(knex: Knex, suites: readonly CollectedSuite[]): Promise<MergeStats> {
-  const stats: MergeStats = { suites: suites.length, files: new Set(suites.map((s) => s.file)).size, events: 0, types: 0, streams: 0, renamedStreams: 0, renamedClaims: 0, renewedEventIds: 0, opened: 0, keptSealed: 0 };
+  const stats: MergeStats = { suites: suites.length, files: new Set(suites.map((s) => s.file)).size, events: 0, types: 0, streams: 0, renamedStreams: 0, renamedClaims: 0, renewedEventIds: 0, opened: 0, keptSealed: 0, skips: 0 };
   const owner = new Map<string, number>();
+  const numbers = new Set<string>();
+  const skips: { projection: string; event_id: string; stream_id: string; position: string; type: string; reason: string; actor: string; skipped_at: string }[] = [];
   const eventIds = new Set<string>();
   const types = new Set<string>();
   const streams = new Set<string>();
@@ -135,7 +151,8 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
     const keys = new Map(suite.keys.map((k) => [k.subject, k.key === null ? null : Buffer.from(k.key, 'hex')]));
     const erased = new Set<string>();
     const parsed: Parsed[] = suite.events.map((e) => ({ ...e, value: opened(e, keys, stats, erased) }));
-    const renames = renamesOf(parsed, n, owner);
+    const renames = renamesOf(parsed, n, owner, numbers);
+    const ids = new Map<string, string>();
     stats.renamedStreams += renames.streams.size;
     stats.renamedClaims += renames.claims;
     const out = parsed.map((e) => {
@@ -145,17 +162,30 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
         stats.renewedEventIds++;
       }
       eventIds.add(eventId);
+      ids.set(e.event_id, eventId);
       types.add(e.type);
       const stream = renames.streams.get(e.stream_id) ?? e.stream_id;
       streams.add(stream);
       return { stream_id: stream, revision: e.revision, event_id: eventId, type: e.type, data: JSON.stringify(renamed(e.value, renames.values)), metadata: e.metadata, created_at: e.created_at };
     });
+    // A skip of an event the suite later removed by hand (its row repaired away) has nothing left to skip.
+    for (const s of suite.skips) {
+      const id = ids.get(s.event_id);
+      // The position is the merged log's, once appended (below).
+      if (id) skips.push({ ...s, event_id: id, stream_id: renames.streams.get(s.stream_id) ?? s.stream_id, position: '' });
+    }
     for (const k of suite.keys) if (erased.has(k.subject) && !tombstones.has(k.subject)) tombstones.set(k.subject, { subject: k.subject, key: null, created_at: k.created_at, erased_at: k.erased_at });
     for (let at = 0; at < out.length; at += BATCH) await knex('es_events').insert(out.slice(at, at + BATCH));
     stats.events += out.length;
   }
   const rows = [...tombstones.values()];
   for (let at = 0; at < rows.length; at += BATCH) await knex('data_subject_keys').insert(rows.slice(at, at + BATCH));
+  for (const s of skips) {
+    const at = (await knex('es_events').where({ event_id: s.event_id }).first(knex.raw('transaction_id::text as xid'), 'global_position')) as { xid: string; global_position: string | number };
+    s.position = formatPosition(at.xid, at.global_position);
+  }
+  if (skips.length > 0) await knex('projection_skips').insert(skips);
+  stats.skips = skips.length;
   stats.types = types.size;
   stats.streams = streams.size;
   return stats;

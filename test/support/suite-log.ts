@@ -1,7 +1,7 @@
 // The whole test suite's events, collected for issue 32's check that the log rewrite runs on them
 // (test/suite-log/whole-suite.check.ts). When CORE_SUITE_LOG_DIR is set (`npm test` sets it: test/suite-log/run.ts),
-// every test database, when closed, first writes its es_events rows as stored and its data subject keys to one file
-// under <dir>/<backend>/. Unset (a single-file run), nothing is collected and nothing is slowed.
+// every test database, when closed, first writes its es_events rows as stored, its data subject keys and its projection
+// skips to one file under <dir>/<backend>/. Unset (a single-file run), nothing is collected and nothing is slowed.
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Db } from '../../src/db.ts';
@@ -26,6 +26,17 @@ export interface CollectedKey {
   erased_at: string | null;
 }
 
+/** One projection skip an operator step recorded in the suite's database (a row of projection_skips, as text). */
+export interface CollectedSkip {
+  projection: string;
+  event_id: string;
+  stream_id: string;
+  type: string;
+  reason: string;
+  actor: string;
+  skipped_at: string;
+}
+
 /** One test database's part of the collection. */
 export interface CollectedSuite {
   /** The test file that opened the database (relative to the repository). */
@@ -34,6 +45,8 @@ export interface CollectedSuite {
   seq: number;
   events: CollectedEvent[];
   keys: CollectedKey[];
+  /** Events the suite wrote on purpose that do not read or apply, left out of a projection by an operator step. */
+  skips: CollectedSkip[];
 }
 
 let seq = 0;
@@ -71,10 +84,11 @@ async function collect(db: Db, dir: string, file: string): Promise<void> {
   const events = (await db.knex.raw(`select stream_id, revision::text as revision, event_id::text as event_id, type, data::text as data, metadata::text as metadata, created_at::text as created_at from es_events order by transaction_id, global_position`)).rows as CollectedEvent[];
   if (events.length === 0) return;
   const keys = (await db.knex.raw(`select subject, encode(key, 'hex') as key, created_at::text as created_at, erased_at::text as erased_at from data_subject_keys order by subject`)).rows as CollectedKey[];
+  const skips = (await db.knex.raw(`select projection, event_id::text as event_id, stream_id, type, reason, actor, skipped_at::text as skipped_at from projection_skips order by skipped_at, projection`)).rows as CollectedSkip[];
   fs.mkdirSync(dir, { recursive: true });
   const n = ++seq;
   // One JSON line per row: a suite of the property tests holds tens of thousands of events.
-  const lines = [JSON.stringify({ file, seq: n }), ...events.map((e) => JSON.stringify({ e })), ...keys.map((k) => JSON.stringify({ k }))];
+  const lines = [JSON.stringify({ file, seq: n }), ...events.map((e) => JSON.stringify({ e })), ...keys.map((k) => JSON.stringify({ k })), ...skips.map((s) => JSON.stringify({ s }))];
   fs.writeFileSync(path.join(dir, `${String(n).padStart(5, '0')}-${process.pid}.jsonl`), `${lines.join('\n')}\n`);
 }
 
@@ -88,11 +102,12 @@ export function readCollection(dir: string, backend: Backend): CollectedSuite[] 
     .sort()
     .map((f) => {
       const [head, ...rest] = fs.readFileSync(path.join(at, f), 'utf8').trimEnd().split('\n');
-      const suite: CollectedSuite = { ...(JSON.parse(head ?? '{}') as { file: string; seq: number }), events: [], keys: [] };
+      const suite: CollectedSuite = { ...(JSON.parse(head ?? '{}') as { file: string; seq: number }), events: [], keys: [], skips: [] };
       for (const line of rest) {
-        const row = JSON.parse(line) as { e?: CollectedEvent; k?: CollectedKey };
+        const row = JSON.parse(line) as { e?: CollectedEvent; k?: CollectedKey; s?: CollectedSkip };
         if (row.e) suite.events.push(row.e);
         else if (row.k) suite.keys.push(row.k);
+        else if (row.s) suite.skips.push(row.s);
       }
       return suite;
     });
