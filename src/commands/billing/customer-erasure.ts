@@ -20,6 +20,9 @@ import { billingWebhookOutboxProjection } from '../../projections/billing/webhoo
 import { analyticsEventsProjection } from '../../projections/analytics/events.ts';
 import { analyticsReferers, compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
 import { forgetCustomerDocuments } from '../../queries/billing/documents.ts';
+import { caughtUp } from '../../pipeline/read-models.ts';
+import { billingInvoicesProjection } from '../../projections/billing/invoices.ts';
+import { billingPersonalSubjectsProjection } from '../../projections/billing/personal-subjects.ts';
 import { exampleCreditNoteRequest, exampleIds } from '../../contract/examples/billing.ts';
 
 // Every read model that rewrites rows on an erasure: the erasure answers once they did (and only then compacts).
@@ -43,6 +46,9 @@ export async function eraseCustomer(ctx: RequestContext, id: string, legalBasis:
   const { erasable, retained } = customerSubjects(id);
   let record = state.erasure;
   if (!record) {
+    // What the erasure covers is read from read models: they must hold everything committed before it (a file prepared
+    // or an invoice issued a moment ago), else a file name would survive its key or an issued invoice lose its retention.
+    await caughtUp(ctx.services, [billingInvoicesProjection, billingPersonalSubjectsProjection, analyticsEventsProjection]);
     const issued = await lastIssueDate(ctx.services.knex, id);
     const until = issued === null ? null : addYears(issued, ctx.services.config.invoiceRetentionYears);
     const keep = until !== null && until > ctx.now.toISOString().slice(0, 10);
