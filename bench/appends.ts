@@ -86,8 +86,10 @@ export async function benchAppends(db: Db, durationMs: number): Promise<AppendFi
   const row = (stream: string, revision: number) => [stream, revision, crypto.randomUUID(), 'BenchAppended', JSON.stringify(data), JSON.stringify(metadata), new Date()];
   const raw = () => {
     const prefix = `benchraw-${crypto.randomUUID()}`;
-    return async (i: number) => {
-      await db.knex.raw('insert into bench_raw_events (stream_id, revision, event_id, type, data, metadata, created_at) values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)', row(`${prefix}-${i}`, 0));
+    // A counter of its own: the load's operation index starts again in every slice, which made duplicate keys.
+    let n = 0;
+    return async () => {
+      await db.knex.raw('insert into bench_raw_events (stream_id, revision, event_id, type, data, metadata, created_at) values (?, ?, ?, ?, ?::jsonb, ?::jsonb, ?)', row(`${prefix}-${n++}`, 0));
     };
   };
   const insert = { name: 'bench_raw_insert', text: 'insert into bench_raw_pk (stream_id, revision, event_id, type, data, metadata, created_at) values ($1, $2, $3, $4, $5::jsonb, $6::jsonb, $7)' };
