@@ -20,12 +20,24 @@ export class TableKeyStore implements KeyStore {
   }
 
   async ensure(subjects: readonly string[], now: Date): Promise<Map<string, SubjectKey>> {
-    const known = await this.find(subjects);
-    const missing = subjects.filter((s) => !known.has(s));
-    if (missing.length === 0) return known;
-    // First writer wins: a concurrent creator's key is kept and read back, so both encrypt with the same one.
-    await this.knex('data_subject_keys').insert([...new Set(missing)].map((subject) => ({ subject, key: randomBytes(32), created_at: now }))).onConflict('subject').ignore();
-    for (const [s, k] of await this.find(missing)) known.set(s, k);
+    const unique = [...new Set(subjects)];
+    if (unique.length === 0) return new Map();
+    const fresh = unique.map(() => randomBytes(32).toString('hex'));
+    // One statement where there were three (find, insert, find again): a new customer's key cost its creation two extra
+    // round trips. First writer wins: the insert keeps an existing row, whose key the second half reads.
+    const res = await this.knex.raw(
+      `with wanted as (select w.subject, decode(w.hex, 'hex') as key from unnest(?::text[], ?::text[]) as w(subject, hex)),
+       ins as (insert into data_subject_keys (subject, key, created_at) select subject, key, ? from wanted on conflict (subject) do nothing returning subject, key)
+       select subject, key from ins
+       union all
+       select k.subject, k.key from data_subject_keys k join wanted w on w.subject = k.subject where k.subject not in (select subject from ins)`,
+      [unique, fresh, now],
+    );
+    const known = new Map<string, SubjectKey>();
+    for (const r of res.rows as { subject: string; key: Buffer | Uint8Array | null }[]) known.set(r.subject, r.key === null ? null : Buffer.from(r.key));
+    // A creator that committed after this statement began is kept by the insert but not seen by its read: read it now.
+    const racing = unique.filter((s) => !known.has(s));
+    if (racing.length) for (const [s, k] of await this.find(racing)) known.set(s, k);
     return known;
   }
 

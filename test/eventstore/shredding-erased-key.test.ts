@@ -67,5 +67,24 @@ for (const backend of backends()) {
         expect(await readEmails(a, `customer-${id}`)).to.deep.equal(id === gone ? ['[erased]', '[erased]'] : ['erin@first.example', 'erin@second.example']);
       }
     });
+
+    it('creators racing for the same new subjects agree on one key each; a kept key and a tombstone are read as they are', async () => {
+      const { db } = opened;
+      const kept = `customer:${crypto.randomUUID()}`;
+      const erased = `customer:${crypto.randomUUID()}`;
+      const first = await new TableKeyStore(db.knex).ensure([kept], new Date());
+      await new TableKeyStore(db.knex).erase([erased], new Date());
+      const fresh = Array.from({ length: 5 }, () => `customer:${crypto.randomUUID()}`);
+      const asked = [...fresh, kept, erased, fresh[0]!];
+      const answers = await Promise.all(Array.from({ length: 8 }, () => new TableKeyStore(db.knex).ensure(asked, new Date())));
+      for (const got of answers) {
+        expect([...got.keys()].sort()).to.deep.equal([...new Set(asked)].sort());
+        expect(got.get(kept)?.equals(first.get(kept)!)).to.equal(true);
+        expect(got.get(erased)).to.equal(null);
+        for (const s of fresh) expect(got.get(s)?.toString('hex'), s).to.equal(answers[0]!.get(s)?.toString('hex')).and.have.length(64);
+      }
+      const stored = (await db.knex('data_subject_keys').whereIn('subject', fresh).select('subject')) as { subject: string }[];
+      expect(stored).to.have.length(fresh.length);
+    });
   });
 }
