@@ -230,7 +230,10 @@ function totalDeltas(events: RecordedEvent[], refs: Map<string, InvoiceRef>): Le
         break;
     }
   }
-  return [...cells.values()].filter((c) => c.net !== 0 || c.item_effect !== 0 || c.balance_credit !== 0);
+  // Every cell an event touched, sums of zero included: a payment and its void in one batch cancel here but in two
+  // batches leave a row of zeros, so dropping zero cells made the table depend on where batches fell (a rebuild
+  // lacked rows the live projection had).
+  return [...cells.values()];
 }
 
 // The doc repeats the columns (every read-model row has one); the sums are added to in both.
