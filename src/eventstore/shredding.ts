@@ -149,6 +149,28 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     for (const [s, k] of found) cache.set(s, k);
   };
 
+  // The keys of a read batch or an append, in a map of their own: cache hits first, then one lookup for the rest (a
+  // subject it does not return has no key: null). Remembering what was found may evict older keys, but never one this
+  // map already holds; a key this process erased while the lookup ran reads null (so "[erased]") here too.
+  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>): Promise<Map<string, SubjectKey>> => {
+    const keyOf = new Map<string, SubjectKey>();
+    const missing: string[] = [];
+    for (const s of subjects) {
+      const k = cache.get(s);
+      if (k === undefined) missing.push(s);
+      else keyOf.set(s, k);
+    }
+    if (missing.length === 0) return keyOf;
+    const found = await lookup(missing);
+    for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+    for (const s of missing) {
+      if (!found.has(s)) found.set(s, null);
+      keyOf.set(s, found.get(s) ?? null);
+    }
+    remember(found);
+    return keyOf;
+  };
+
   const forget = (e: RecordedEvent) => {
     if (!ERASURES.has(e.type)) return;
     const erased = (e.data as { erased?: unknown }).erased;
@@ -173,29 +195,9 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     // An erasure in this very batch ends its keys before the batch's earlier events are opened.
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
-    // The batch's keys, looked up once per subject: cache hits first, then one query for the rest. Kept in a map of the
-    // batch's own, so remembering the found keys (which may evict older ones) cannot leave a hit of this batch without
-    // its key (it would read "[erased]").
-    const keyOf = new Map<string, SubjectKey>();
-    const missing = new Set<string>();
-    for (const list of sealed) {
-      for (const { subject } of list) {
-        if (keyOf.has(subject) || missing.has(subject)) continue;
-        const k = cache.get(subject);
-        if (k === undefined) missing.add(subject);
-        else keyOf.set(subject, k);
-      }
-    }
-    if (missing.size > 0) {
-      const found = await keys.find([...missing]);
-      // An erasure by this process while the query ran ended a key the batch holds: it reads "[erased]" as well.
-      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
-      for (const s of missing) {
-        if (!found.has(s)) found.set(s, null);
-        keyOf.set(s, found.get(s) ?? null);
-      }
-      remember(found);
-    }
+    const subjects = new Set<string>();
+    for (const list of sealed) for (const v of list) subjects.add(v.subject);
+    const keyOf = await keysOf(subjects, (missing) => keys.find(missing));
     return events.map((e, i) => {
       const list = sealed[i] ?? NONE;
       if (list.length === 0) return e;
@@ -223,25 +225,12 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     }
   }
 
-  // The events with their values sealed, and the subjects whose keys sealed them (the append's liveKeys). The keys are
-  // the append's own (like a read batch's), so remembering the ones ensured cannot evict a hit of this append.
+  // The events with their values sealed, and the subjects whose keys sealed them (the append's liveKeys).
   const sealAll = async (stream: string, events: EventData[]): Promise<{ events: EventData[]; live: string[] }> => {
     const todo = events.map((e) => plaintextValues(fields, e.type, e.data, stream));
     const subjects = new Set(todo.flatMap((list) => list.map((t) => t.subject)));
     if (subjects.size === 0) return { events, live: [] };
-    const keyOf = new Map<string, SubjectKey>();
-    const missing: string[] = [];
-    for (const s of subjects) {
-      const k = cache.get(s);
-      if (k === undefined) missing.push(s);
-      else keyOf.set(s, k);
-    }
-    if (missing.length > 0) {
-      const found = await keys.ensure(missing, now());
-      for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
-      for (const s of missing) keyOf.set(s, found.get(s) ?? null);
-      remember(found);
-    }
+    const keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
     const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);
     const sealed = events.map((e, i) => {
       const list = todo[i] ?? [];
