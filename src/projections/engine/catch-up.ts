@@ -111,7 +111,7 @@ export class CatchUp {
     const stopped: ProjectionStopped[] = [];
     for (const p of projections) {
       // Already at the head: no read of the log (a CLI command on a caught-up database reads it once, not per projection).
-      if (e.health.state(p.name) !== 'failed' && comparePositions(e.checkpoints.of(p.name), target) >= 0) continue;
+      if (e.health.state(p.name) !== 'failed' && !behind(p)) continue;
       try {
         await this.drainAlone(p, onProgress);
         while (behind(p) && Date.now() < deadline) {

@@ -1,12 +1,13 @@
 // Where each projection is in the log: in memory (moves with every batch) and as stored in projection_checkpoints
 // (moves with the rows it covers, or on its own once the in-memory one is a second ahead), and the stored row's
 // set-up and reset.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import type { LogPosition } from '../../eventstore/port.ts';
 import type { Clock } from '../../clock.ts';
 import type { Projection } from '../projection.ts';
-import { type CommitPart, commitParts } from './commit.ts';
+import { CheckpointMoved, type CommitPart, commitParts } from './commit.ts';
 import { createShadow, liveSchema } from './shadow.ts';
 
 /** Stored checkpoints older than this are written with the next transaction (or by themselves when idle). */
@@ -73,12 +74,24 @@ export class Checkpoints {
     return { projection: p, events: [], from: this.storedPosition(p), to: this.of(p.name) };
   }
 
-  /** Stores a checkpoint that moved only in memory; a no-op when the row is current. */
+  /**
+   * Stores a checkpoint that moved only in memory; a no-op when the row is current. The running tail may hold the
+   * projection's lock for its own commit at that moment (the flush is then refused as "checkpoint moved", which a
+   * catch-up beside the daemon threw now and then): it tries again once the tail let go.
+   */
   async flush(p: Projection): Promise<void> {
-    const part = this.flushPart(p);
-    if (part.to === part.from) return;
-    await commitParts(this.knex, [part], this.clock.now());
-    this.stored(p.name, part.to);
+    for (let attempt = 1; ; attempt++) {
+      const part = this.flushPart(p);
+      if (part.to === part.from) return;
+      try {
+        await commitParts(this.knex, [part], this.clock.now());
+        this.stored(p.name, part.to);
+        return;
+      } catch (err) {
+        if (!(err instanceof CheckpointMoved) || attempt >= 40) throw err;
+        await delay(5);
+      }
+    }
   }
 
   /**

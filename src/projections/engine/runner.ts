@@ -1,7 +1,6 @@
 // The projection daemon: one tail reader per process feeds every caught-up projection; the others catch up alone.
 // This file wires the parts and keeps the runner's modes (daemon, catchUp, rebuild); each part has its own file:
 // tail.ts, catch-up.ts, checkpoints.ts, failures.ts, waits.ts, commit.ts, health.ts.
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Knex } from 'knex';
 import type { Logger } from 'pino';
 import { type EventStore, type LogPosition, comparePositions } from '../../eventstore/port.ts';
@@ -15,7 +14,6 @@ import { forgetDocuments } from '../documents/cache.ts';
 import { type BuildProgress, BlueGreen } from './blue-green.ts';
 import { CatchUp } from './catch-up.ts';
 import { Checkpoints } from './checkpoints.ts';
-import { CheckpointMoved } from './commit.ts';
 import type { Engine, Mode } from './engine.ts';
 import { Failures } from './failures.ts';
 import { ProjectionHealth, storedFailures } from './health.ts';
@@ -141,23 +139,10 @@ export class ProjectionRunner implements ReadModelProgress {
     if (this.running) {
       // The daemon is at work: wait for it rather than race it, then store what moved only in memory.
       await this.waitFor(await this.store.headPosition(), only, 600_000);
-      for (const p of only) await this.flushBesideTail(p);
+      for (const p of only) await this.checkpoints.flush(p);
       return;
     }
     await this.catchUps.drainToHead(only, onProgress);
-  }
-
-  // The daemon's tail may hold the projection's lock for its own commit at this moment (the flush is then refused as
-  // "checkpoint moved", which a catch-up beside a running daemon threw now and then): try again once it let go.
-  private async flushBesideTail(p: Projection): Promise<void> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.checkpoints.flush(p);
-      } catch (err) {
-        if (!(err instanceof CheckpointMoved) || attempt >= 40) throw err;
-        await delay(5);
-      }
-    }
   }
 
   /**
