@@ -1,7 +1,8 @@
 // The crypto-shredding decorator's cache of subjects' keys (shredding.ts). A replay of a large log opens values of every
 // customer, and a batch's keys it no longer holds cost a lookup each (PGlite: 6-11 us a subject), so the cache holds
-// many keys compactly: the keys sit end to end in one Buffer and the map holds a slot number, about 60 bytes a subject
-// beside the subject's string (a Map of Buffers took 190: a Buffer object per key).
+// many keys compactly: the keys sit end to end in one Buffer and the map holds a slot number. Measured with 100k
+// subjects: 79 bytes a subject plus its string (~70 bytes for `customer:<uuid>:retained`), 15 MB per 100k subjects; a
+// Map of Buffers took 187 bytes a subject plus the string (a Buffer object per key).
 import type { SubjectKey } from './keys.ts';
 
 const KEY = 32;

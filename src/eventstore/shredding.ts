@@ -16,7 +16,7 @@ export interface ShreddingStore extends EventStore {
   readonly keys: KeyStore;
 }
 
-// Keys held (key-cache.ts: about 60 bytes a subject beside its string, so 15 MB at most): a rebuild of 100k customers
+// Keys held (key-cache.ts: about 150 bytes a subject with its string, so about 37 MB when full): a rebuild of 100k customers
 // (two subjects each) keeps every key it met, and their later events open without a lookup. Past it the oldest tenth
 // goes; a replay of more subjects asks for each batch's missing keys in one query anyway (openAll).
 const CACHE_LIMIT = 250_000;
