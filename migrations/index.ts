@@ -43,6 +43,7 @@ import * as m0155 from './0155_log_rewrites.ts';
 import * as m0160 from './0160_demo_seed_steps.ts';
 import * as m0161 from './0161_es_append_one_live.ts';
 import * as m0164 from './0164_billing_ledger_totals.ts';
+import * as m0167 from './0167_reserved_subject_keys.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -93,6 +94,7 @@ const migrations: Record<string, Migration> = {
   '0160_demo_seed_steps': m0160,
   '0161_es_append_one_live': m0161,
   '0164_billing_ledger_totals': m0164,
+  '0167_reserved_subject_keys': m0167,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

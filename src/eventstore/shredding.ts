@@ -3,7 +3,7 @@
 // whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
 import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError } from './port.ts';
-import type { KeyStore, SubjectKey } from './keys.ts';
+import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
 
@@ -242,6 +242,8 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
   return {
     keys,
     async eraseSubjects(subjects, at) {
+      // Here too, not only in the table adapter: a KMS adapter gets the same refusal.
+      refuseReservedErasure(subjects);
       await keys.erase(subjects, at);
       for (const s of subjects) cache.set(s, null);
     },
