@@ -13,6 +13,7 @@ import { isEnvelope } from '../envelope.ts';
 import type { SubjectKey } from '../keys.ts';
 import { type LogBackup, verifyBackup } from './backup.ts';
 import { LogRewriteError } from './errors.ts';
+import { heldClaimsOfErasedUsers, releaseClaimsOfErasedUsers } from './erased-claims.ts';
 
 /** The checkpoint's name in es_log_rewrites. */
 const NAME = 'encrypt-personal-data';
@@ -31,6 +32,8 @@ export interface RewriteReport {
   password_hashes_removed: number;
   /** Subjects given a key by this run (they had none). */
   subjects_keyed: number;
+  /** Email claims of users erased before erasure released claims, released now (erased-claims.ts). */
+  claims_released: number;
   /** Whether this run continued one that had stopped. */
   resumed: boolean;
   backup: { file: string; sha256: string } | null;
@@ -71,7 +74,7 @@ const HASH_TYPES = new Set<string>(LEGACY_PASSWORD_HASH.types);
 const HASH_FIELD = LEGACY_PASSWORD_HASH.field;
 
 function emptyReport(dryRun: boolean, backup: LogBackup | null): RewriteReport {
-  return { dry_run: dryRun, events_scanned: 0, events_rewritten: 0, fields: {}, erased_values: 0, password_hashes_removed: 0, subjects_keyed: 0, resumed: false, backup: backup ? { file: backup.file, sha256: backup.sha256 } : null };
+  return { dry_run: dryRun, events_scanned: 0, events_rewritten: 0, fields: {}, erased_values: 0, password_hashes_removed: 0, subjects_keyed: 0, claims_released: 0, resumed: false, backup: backup ? { file: backup.file, sha256: backup.sha256 } : null };
 }
 
 /** One batch of the log after `after`, in log order; data only for the event types that may change. */
@@ -154,6 +157,7 @@ async function dryRun(knex: Knex, opts: RewriteOptions, types: string[], size: n
     after = { xid: last.xid, position: last.global_position };
   }
   report.subjects_keyed = unkeyed.size;
+  report.claims_released = await heldClaimsOfErasedUsers(knex);
   return report;
 }
 
@@ -224,6 +228,19 @@ export async function encryptPersonalData(knex: Knex, opts: RewriteOptions): Pro
       if (opts.interrupt?.(batch)) throw new RewriteInterrupted(`stopped in batch ${batch}`);
       return finished ? report : null;
     });
-    if (done) return done;
+    if (done) return releaseClaims(knex, opts);
   }
+}
+
+// After the last batch: the claims erased users still hold, released in a transaction of their own (an append is the
+// first write of its transaction), counted into the stored report. A run after completion finds none left.
+async function releaseClaims(knex: Knex, opts: RewriteOptions): Promise<RewriteReport> {
+  return knex.transaction(async (trx) => {
+    await trx.raw(`select pg_advisory_xact_lock(hashtextextended('es_log_rewrites:${NAME}', 0))`);
+    const released = await releaseClaimsOfErasedUsers(trx, opts.now());
+    const cp = (await trx('es_log_rewrites').where({ name: NAME }).first()) as Checkpoint;
+    const report: RewriteReport = { ...cp.report, claims_released: (cp.report.claims_released ?? 0) + released };
+    await trx('es_log_rewrites').where({ name: NAME }).update({ report: JSON.stringify(report), updated_at: opts.now() });
+    return report;
+  });
 }
