@@ -3,16 +3,15 @@
 // KeyStore under a reserved subject) nobody holding the log can tell whether an address registered. Claims written
 // before that live in `useremail-<uuid v5 of the email>` (the legacy name); an unreleased one still holds its address,
 // and erasure releases a claim under whichever name holds it. New code never writes a legacy name.
-import { createHmac } from 'node:crypto';
 import type { CommandContext } from '../../context.ts';
-import { nameId } from '../../ids.ts';
-import { RESERVED_SUBJECT_PREFIX, type KeyStore } from '../../eventstore/keys.ts';
+import { EMAIL_CLAIM_KEY_SUBJECT, keyedClaimStream, legacyClaimStream } from '../../domain/identity/email-claim-names.ts';
+import type { KeyStore } from '../../eventstore/keys.ts';
 import { emailClaimDecider } from '../../domain/identity/user.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 import { commandHandler, loadAggregate } from '../run.ts';
 
-/** The KeyStore subject of the key that names claim streams (reserved: never erased). */
-export const EMAIL_CLAIM_KEY_SUBJECT = `${RESERVED_SUBJECT_PREFIX}email-claims`;
+export { EMAIL_CLAIM_KEY_SUBJECT, legacyClaimStream };
+
 
 /** A claim stream, named in full (the handler's id is the stream name: which name depends on the key). */
 const claimStream = commandHandler(emailClaimDecider, (stream: string) => stream);
@@ -35,24 +34,10 @@ async function claimKey(keys: KeyStore, now: Date): Promise<Buffer> {
   return key;
 }
 
-/** The first 16 bytes of an HMAC as a UUID (version 8, RFC 9562's custom layout). */
-function uuidOf(digest: Buffer): string {
-  const b = Buffer.from(digest.subarray(0, 16));
-  b[6] = ((b[6] ?? 0) & 0x0f) | 0x80;
-  b[8] = ((b[8] ?? 0) & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
-}
-
-/** The legacy claim stream of a (normalized) email: an unkeyed hash, read and released, never written anew. */
-export function legacyClaimStream(email: string): string {
-  return `useremail-${nameId('email', email)}`;
-}
-
 /** The claim streams of a (normalized) email: the keyed one (where claims are made) and the legacy one. */
 export async function emailClaimStreams(keys: KeyStore, email: string, now: Date): Promise<{ keyed: string; legacy: string }> {
   const key = await claimKey(keys, now);
-  return { keyed: `useremail-${uuidOf(createHmac('sha256', key).update(email).digest())}`, legacy: legacyClaimStream(email) };
+  return { keyed: keyedClaimStream(key, email), legacy: legacyClaimStream(email) };
 }
 
 /** What claiming needs: a command context and the key store holding the claim key. */
