@@ -45,6 +45,7 @@ import * as m0161 from './0161_es_append_one_live.ts';
 import * as m0164 from './0164_billing_ledger_totals.ts';
 import * as m0165 from './0165_data_subject_tombstones.ts';
 import * as m0166 from './0166_es_append_one_keyed.ts';
+import * as m0167 from './0167_reserved_subject_keys.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -97,6 +98,7 @@ const migrations: Record<string, Migration> = {
   '0164_billing_ledger_totals': m0164,
   '0165_data_subject_tombstones': m0165,
   '0166_es_append_one_keyed': m0166,
+  '0167_reserved_subject_keys': m0167,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

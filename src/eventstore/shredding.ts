@@ -4,7 +4,7 @@
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
 import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError, SubjectKeyTakenError } from './port.ts';
 import { randomBytes } from 'node:crypto';
-import type { KeyStore, SubjectKey } from './keys.ts';
+import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
 
@@ -260,6 +260,8 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
   return {
     keys,
     async eraseSubjects(subjects, at) {
+      // Here too, not only in the table adapter: a KMS adapter gets the same refusal.
+      refuseReservedErasure(subjects);
       await keys.erase(subjects, at);
       for (const s of subjects) cache.set(s, null);
     },
