@@ -43,6 +43,9 @@ import * as m0155 from './0155_log_rewrites.ts';
 import * as m0160 from './0160_demo_seed_steps.ts';
 import * as m0161 from './0161_es_append_one_live.ts';
 import * as m0164 from './0164_billing_ledger_totals.ts';
+import * as m0165 from './0165_data_subject_tombstones.ts';
+import * as m0166 from './0166_es_append_one_keyed.ts';
+import * as m0167 from './0167_reserved_subject_keys.ts';
 
 interface Migration {
   up(knex: Knex): Promise<void>;
@@ -93,6 +96,9 @@ const migrations: Record<string, Migration> = {
   '0160_demo_seed_steps': m0160,
   '0161_es_append_one_live': m0161,
   '0164_billing_ledger_totals': m0164,
+  '0165_data_subject_tombstones': m0165,
+  '0166_es_append_one_keyed': m0166,
+  '0167_reserved_subject_keys': m0167,
 };
 
 /** Which log the schema serves: every migration on Postgres; with EventStoreDB the event-store tables are left out. */

@@ -25,6 +25,8 @@ export function formatRewriteReport(r: RewriteReport): string[] {
     `password hashes removed${would}: ${r.password_hashes_removed}`,
     `subjects keyed${would}: ${r.subjects_keyed}`,
     `values of erased subjects stored as "[erased]"${would}: ${r.erased_values}`,
+    `email claims of erased users released${would}: ${r.claims_released}`,
+    `email claim streams moved from unkeyed to keyed names${would}: ${r.claim_streams_renamed}`,
   ];
   const fields = Object.entries(r.fields).flatMap(([type, byField]) => Object.entries(byField).map(([field, n]) => `  ${type}.${field}: ${n}`));
   if (fields.length > 0) lines.push(`plaintext values encrypted${would}, by event type and field:`, ...fields.sort());

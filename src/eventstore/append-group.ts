@@ -17,6 +17,20 @@ export interface OneAppend {
   requireStream: string | null;
   /** Subjects whose keys must not be erased (AppendOptions.liveKeys), or null. */
   liveKeys: readonly string[] | null;
+  /** Keys to create with the event (AppendOptions.newKeys, keys as hex), or null. */
+  newKeys: NewKeys | null;
+}
+
+/** AppendOptions.newKeys as the statements take them: subjects and their keys in hex, in the same order. */
+export interface NewKeys {
+  subjects: string[];
+  keys: string[];
+}
+
+/** The subjects and hex keys of `newKeys`, or null when there are none. */
+export function newKeysOf(newKeys: ReadonlyMap<string, Buffer> | undefined): NewKeys | null {
+  if (!newKeys?.size) return null;
+  return { subjects: [...newKeys.keys()], keys: [...newKeys.values()].map((k) => k.toString('hex')) };
 }
 
 /** Where the group stored an append, or null when its checks or a unique key left it out. */
@@ -50,6 +64,33 @@ const GROUP_APPEND: NamedStatement = {
     returning event_id::text as id, transaction_id::text as xid, global_position::text as position`,
 };
 
+// GROUP_APPEND for a group in which some appends create their subjects' keys (a new customer's first event): a row
+// whose subjects have a row in data_subject_keys already is left out, and the keys of the rows stored are inserted by
+// the same statement. Two rows of the group with the same new subject, or a writer that created one meanwhile, fail
+// the statement (unique violation): each caller then tries alone (ONE_APPEND_KEYED) and learns which.
+const GROUP_APPEND_KEYED: NamedStatement = {
+  name: 'es_append_group_keyed',
+  text: `with b as (
+      select * from unnest($1::text[], $2::bigint[], $3::uuid[], $4::text[], $5::jsonb[], $6::jsonb[], $7::timestamptz[], $8::text[], $9::text[], $10::text[], $11::text[])
+        with ordinality as b(s, x, id, t, d, m, c, r, k, n, h, i)),
+    ev as (
+      insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
+      select b.s, b.x + 1, b.id, b.t, b.d, b.m, b.c from b
+      where (b.x < 0 or exists (select from es_events e where e.stream_id = b.s and e.revision = b.x))
+        and (b.r is null or exists (select from es_events q where q.stream_id = b.r and q.revision = 0))
+        and (b.k is null or not exists (select from data_subject_keys dk where dk.subject = any(string_to_array(b.k, chr(31))) and dk.key is null))
+        and (b.n is null or not exists (select from data_subject_keys dk where dk.subject = any(string_to_array(b.n, chr(31)))))
+      order by b.i
+      on conflict do nothing
+      returning event_id, transaction_id::text as xid, global_position::text as position),
+    keys as (
+      insert into data_subject_keys (subject, key, created_at)
+      select nk.s, decode(nk.h, 'hex'), b.c from b join ev on ev.event_id = b.id,
+        lateral unnest(string_to_array(b.n, chr(31)), string_to_array(b.h, chr(31))) as nk(s, h)
+      where b.n is not null)
+    select event_id::text as id, xid, position from ev`,
+};
+
 // A group of one (every append at concurrency 1) on Postgres: the same checks as a plain prepared INSERT with scalar
 // parameters, planned once per connection. Unpacking eight one-element arrays, `on conflict do nothing` (a
 // speculative insertion into each of the three unique indexes) and the sort made the group statement cost twice a
@@ -66,11 +107,39 @@ const ONE_APPEND: NamedStatement = {
     returning transaction_id::text as xid, global_position::text as position`,
 };
 
+// ONE_APPEND that creates its subjects' keys in the same statement (see GROUP_APPEND_KEYED; es_append_one_keyed,
+// migration 0166, is the same on PGlite). The keys' insert runs only when the event's did.
+const ONE_APPEND_KEYED: NamedStatement = {
+  name: 'es_append_single_keyed',
+  text: `with ev as (
+      insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
+      select $1, $2::bigint + 1, $3, $4, $5, $6, $7
+      where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))
+        and ($8::text is null or exists (select from es_events q where q.stream_id = $8 and q.revision = 0))
+        and ($9::text[] is null or not ${ERASED_KEY_IN('$9::text[]')})
+        and not exists (select from data_subject_keys dk where dk.subject = any($10::text[]))
+      returning transaction_id::text as xid, global_position::text as position),
+    keys as (
+      insert into data_subject_keys (subject, key, created_at)
+      select n.s, decode(n.h, 'hex'), $7 from unnest($10::text[], $11::text[]) as n(s, h) where exists (select from ev))
+    select xid, position from ev`,
+};
+
 // The same on PGlite: es_append_one (migration 0095), whose plpgsql plans its insert once per session; PGlite's
 // query cannot name a statement, so a bare statement (and the group's) is parsed and planned on every call.
 const ONE_APPEND_PGLITE: NamedStatement = { name: 'es_append_one', text: 'select out_xid as xid, out_position::text as position from es_append_one($1, $2, $3, $4, $5, $6, $7, $8)' };
 /** The same with live keys ($9): nothing inserted when one is erased (migration 0161). */
 const ONE_APPEND_PGLITE_LIVE: NamedStatement = { name: 'es_append_one_live_pglite', text: 'select out_xid as xid, out_position::text as position from es_append_one_live($1, $2, $3, $4, $5, $6, $7, $8, $9)' };
+/** The same creating keys ($10 subjects, $11 hex keys; migration 0166). */
+const ONE_APPEND_PGLITE_KEYED: NamedStatement = { name: 'es_append_one_keyed_pglite', text: 'select out_xid as xid, out_position::text as position from es_append_one_keyed($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)' };
+
+/** The single append's statement and parameters for this backend (also the alone path of a left-out append: postgres.ts). */
+export function singleAppend(db: Db, a: OneAppend): { statement: NamedStatement; values: unknown[] } {
+  const values = [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt, a.requireStream];
+  if (a.newKeys) return { statement: db.kind === 'pglite' ? ONE_APPEND_PGLITE_KEYED : ONE_APPEND_KEYED, values: [...values, a.liveKeys, a.newKeys.subjects, a.newKeys.keys] };
+  if (db.kind === 'pglite') return a.liveKeys ? { statement: ONE_APPEND_PGLITE_LIVE, values: [...values, a.liveKeys] } : { statement: ONE_APPEND_PGLITE, values };
+  return { statement: ONE_APPEND, values: [...values, a.liveKeys] };
+}
 
 /**
  * Appends one-event appends in groups, one group in flight at a time: measured at 32 clients, one in
@@ -84,15 +153,14 @@ export class AppendGroup {
     this.batch = new InFlightBatch(async (group) => {
       const [only] = group;
       if (only && group.length === 1) {
-        const a = only.item;
-        const values = [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt, a.requireStream];
-        const [row] = db.kind === 'pglite'
-          ? await pooledQuery<{ xid: string; position: string }>(db, a.liveKeys ? ONE_APPEND_PGLITE_LIVE : ONE_APPEND_PGLITE, a.liveKeys ? [...values, a.liveKeys] : values)
-          : await pooledQuery<{ xid: string; position: string }>(db, ONE_APPEND, [...values, a.liveKeys]);
+        const { statement, values } = singleAppend(db, only.item);
+        const [row] = await pooledQuery<{ xid: string; position: string }>(db, statement, values);
         only.resolve(row ? { xid: row.xid, position: row.position } : null);
         return;
       }
-      const rows = await pooledQuery<{ id: string; xid: string; position: string }>(db, GROUP_APPEND, columns(group.map((p) => p.item)));
+      const items = group.map((p) => p.item);
+      const keyed = items.some((a) => a.newKeys);
+      const rows = await pooledQuery<{ id: string; xid: string; position: string }>(db, keyed ? GROUP_APPEND_KEYED : GROUP_APPEND, keyed ? [...columns(items), ...keyColumns(items)] : columns(items));
       const stored = new Map(rows.map((r) => [r.id, r]));
       for (const p of group) {
         const row = stored.get(p.item.event.id);
@@ -118,6 +186,14 @@ function columns(rows: OneAppend[]): unknown[][] {
     rows.map((a) => JSON.stringify(a.event.metadata)),
     rows.map((a) => a.createdAt.toISOString()),
     rows.map((a) => a.requireStream),
-    rows.map((a) => (a.liveKeys ? a.liveKeys.join(String.fromCharCode(31)) : null)),
+    rows.map((a) => (a.liveKeys ? a.liveKeys.join(UNIT) : null)),
   ];
 }
+
+/** The keyed group's two more arrays: each append's new subjects and their hex keys, joined by the unit separator. */
+function keyColumns(rows: OneAppend[]): unknown[][] {
+  return [rows.map((a) => (a.newKeys ? a.newKeys.subjects.join(UNIT) : null)), rows.map((a) => (a.newKeys ? a.newKeys.keys.join(UNIT) : null))];
+}
+
+/** What joins a row's subjects into one text (no subject holds it). */
+const UNIT = String.fromCharCode(31);

@@ -1,7 +1,7 @@
 // The KeyStore on the read-model database (Postgres or PGlite): table data_subject_keys.
 import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
-import type { KeyStore, SubjectKey } from './keys.ts';
+import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 
 const KEY = 32; // bytes of a subject's key
 
@@ -65,6 +65,7 @@ export class TableKeyStore implements KeyStore {
 
   async erase(subjects: readonly string[], now: Date): Promise<void> {
     if (subjects.length === 0) return;
+    refuseReservedErasure(subjects);
     await this.knex.transaction(async (trx) => {
       // A SHARE lock on the log (when it is in this database) waits for the appends in flight and holds new ones until the
       // keys are gone: an append sealed with a key either commits before its erasure, or its statement starts after and

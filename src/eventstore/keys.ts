@@ -13,3 +13,19 @@ export interface KeyStore {
   /** Deletes the subjects' keys for good, leaving tombstones (idempotent; a subject without a key gets a tombstone). */
   erase(subjects: readonly string[], now: Date): Promise<void>;
 }
+
+/** Subjects of the service's own keys (`system:<name>`): never a person's, so never erased (migration 0167 backs this). */
+export const RESERVED_SUBJECT_PREFIX = 'system:';
+
+/** Refused: an erasure named a reserved subject, whose key the service itself needs (e.g. to find email claims). */
+export class ReservedSubjectError extends Error {
+  constructor(readonly subjects: string[]) {
+    super(`refusing to erase reserved key ${subjects.join(', ')}: a system: key is the service's own (not a person's) and is never erased`);
+  }
+}
+
+/** Throws ReservedSubjectError, erasing nothing, when `subjects` names a reserved subject. */
+export function refuseReservedErasure(subjects: readonly string[]): void {
+  const reserved = subjects.filter((s) => s.startsWith(RESERVED_SUBJECT_PREFIX));
+  if (reserved.length > 0) throw new ReservedSubjectError(reserved);
+}

@@ -75,6 +75,12 @@ export interface AppendOptions {
    * data_subject_keys, which is in the log's database on Postgres and PGlite; the EventStoreDB adapter cannot check it.
    */
   liveKeys?: readonly string[];
+  /**
+   * Keys the append creates (subject -> 32-byte key), in the append's own statement, for subjects new to the key
+   * table: only an adapter with `createsKeys` takes them. Nothing is written, SubjectKeyTakenError, when one of these
+   * subjects already has a key or a tombstone (another writer's, or an erasure's): look its key up and seal again.
+   */
+  newKeys?: ReadonlyMap<string, Buffer>;
 }
 
 /** The event log. */
@@ -96,6 +102,11 @@ export interface EventStore {
   /** Resolves when events after `cursor` may be readable: at once if the token moved, soon if a commit is pending visibility, else on the next append or poll. */
   waitForChange(cursor: LogPosition | null, token: number, signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
+  /**
+   * True when appends take `newKeys` (the key table is in the log's database: Postgres, PGlite): a new data subject's
+   * key is stored in its first append's commit rather than a commit of its own before it.
+   */
+  readonly createsKeys?: boolean;
 }
 
 /** Thrown when the stream's revision is not the expected one. */
@@ -126,6 +137,16 @@ export class SubjectErasedError extends Error {
     readonly subjects: readonly string[],
   ) {
     super(`not appended to ${stream}: a key its values were sealed with was erased`);
+  }
+}
+
+/** An append's `newKeys` named a subject that already has a key or a tombstone: nothing was appended. */
+export class SubjectKeyTakenError extends Error {
+  constructor(
+    readonly stream: string,
+    readonly subjects: readonly string[],
+  ) {
+    super(`not appended to ${stream}: a key it meant to create exists already`);
   }
 }
 

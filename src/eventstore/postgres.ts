@@ -5,10 +5,10 @@ import type { Db } from '../db.ts';
 import { DbChannel } from '../db-channel.ts';
 import {
   type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, SubjectErasedError, WrongExpectedVersionError, comparePositions,
+  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, SubjectErasedError, SubjectKeyTakenError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { pooledQuery } from '../pooled-query.ts';
-import { AppendGroup, ERASED_KEY_IN } from './append-group.ts';
+import { AppendGroup, ERASED_KEY_IN, type NewKeys, newKeysOf, singleAppend } from './append-group.ts';
 import { wakeOrTimeout } from './wake.ts';
 import { STORED_EVENT_COLUMNS as COLUMNS, StoredEvent, TEXT_ROWS, formatPosition } from './stored-event.ts';
 
@@ -84,6 +84,12 @@ const APPEND_MANY_REQUIRING_LIVE = {
     where g.stream_id = $5 and g.revision = 0 and not ${ERASED_KEY_IN('$6::text[]')}`,
 };
 
+/** A unique violation of data_subject_keys: a key the append was to create exists. */
+function isKeyTaken(err: unknown): boolean {
+  const e = err as { code?: string; constraint?: string };
+  return e.code === '23505' && e.constraint === 'data_subject_keys_pkey';
+}
+
 /** es_append_one inserted nothing: the expected revision is not (yet) the stream's. */
 class AheadOfStream extends Error {}
 
@@ -131,19 +137,31 @@ export class PostgresEventStore implements EventStore {
     });
   }
 
+  /** The key table is in this database: appends create new subjects' keys (AppendOptions.newKeys). */
+  readonly createsKeys = true;
+
   async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
     if (events.length === 0) throw new Error('appendToStream needs at least one event');
     const expected = opts.expectedRevision;
     const createdAt = opts.now ?? new Date();
+    const [one] = events;
+    const single = one && events.length === 1 && expected !== 'any' && expected !== 'stream_exists' ? one : null;
+    const live = opts.liveKeys?.length ? opts.liveKeys : null;
+    let created = newKeysOf(opts.newKeys);
+    if (created && !single) {
+      // Rare (several events, or 'any'): the keys go first, in a commit of their own. An append that then fails leaves
+      // keys that sealed nothing, which the caller finds and uses when it tries again (SubjectKeyTakenError).
+      await this.createKeys(stream, created, createdAt);
+      created = null;
+    }
     for (let attempt = 1; ; attempt++) {
       let result: AppendResult;
       try {
-        const [one] = events;
-        const live = opts.liveKeys?.length ? opts.liveKeys : null;
-        result = one && events.length === 1 && expected !== 'any' && expected !== 'stream_exists'
-          ? await this.appendOne(stream, one, expected === 'no_stream' ? -1n : expected, createdAt, opts.requireStream, live)
+        result = single
+          ? await this.appendOne(stream, single, expected === 'no_stream' ? -1n : (expected as bigint), createdAt, opts.requireStream, live, created)
           : await this.appendMany(stream, events, expected, createdAt, opts.requireStream, live);
       } catch (err) {
+        if (created && isKeyTaken(err)) throw new SubjectKeyTakenError(stream, created.subjects);
         const settled = await this.refused(stream, events, expected, err);
         if (settled) return settled;
         // 'any' and 'stream_exists' lost their revision to a concurrent exact append: take the next one.
@@ -160,19 +178,27 @@ export class PostgresEventStore implements EventStore {
    * pooled connection, past knex's query building; on Postgres as a prepared statement, parsed once per
    * connection. The function inserts nothing when the expected revision is ahead of the stream.
    */
-  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined, live: readonly string[] | null): Promise<AppendResult> {
+  private async appendOne(stream: string, event: EventData, expected: bigint, createdAt: Date, requireStream: string | undefined, live: readonly string[] | null, created: NewKeys | null): Promise<AppendResult> {
     // In a group with whatever else arrives meanwhile; one left out is tried alone, which tells why.
-    const grouped = await this.group.append({ stream, expected, event, createdAt, requireStream: requireStream ?? null, liveKeys: live }).catch(() => null);
+    const append = { stream, expected, event, createdAt, requireStream: requireStream ?? null, liveKeys: live, newKeys: created };
+    const grouped = await this.group.append(append).catch(() => null);
     if (grouped) return { nextExpectedRevision: expected + 1n, position: formatPosition(grouped.xid, grouped.position), duplicate: false };
-    const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
-    const rows = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, live ? APPEND_ONE_LIVE : APPEND_ONE, live ? [...values, live] : values);
-    const [row] = rows;
+    let row: { xid: string; position: string | number } | undefined;
+    if (created) {
+      const { statement, values } = singleAppend(this.db, append);
+      [row] = await pooledQuery<{ xid: string; position: string }>(this.db, statement, values);
+    } else {
+      const values = [stream, expected.toString(), event.id, event.type, JSON.stringify(event.data), JSON.stringify(event.metadata), createdAt, requireStream ?? null];
+      const [one] = await pooledQuery<{ out_xid: string; out_position: string | number }>(this.db, live ? APPEND_ONE_LIVE : APPEND_ONE, live ? [...values, live] : values);
+      row = one && { xid: one.out_xid, position: one.out_position };
+    }
     if (!row) {
       if (requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
       await this.refuseErased(stream, live);
+      await this.refuseTaken(stream, created);
       throw new AheadOfStream();
     }
-    return { nextExpectedRevision: expected + 1n, position: formatPosition(row.out_xid, row.out_position), duplicate: false };
+    return { nextExpectedRevision: expected + 1n, position: formatPosition(row.xid, row.position), duplicate: false };
   }
 
   private async appendMany(stream: string, events: EventData[], expected: ExpectedRevision, createdAt: Date, requireStream: string | undefined, live: readonly string[] | null): Promise<AppendResult> {
@@ -227,6 +253,27 @@ export class PostgresEventStore implements EventStore {
     const res = await this.knex.raw('select subject from data_subject_keys where subject = any(?) and key is null', [[...live]]);
     const erased = (res.rows as { subject: string }[]).map((r) => r.subject);
     if (erased.length > 0) throw new SubjectErasedError(stream, erased);
+  }
+
+  /** Throws SubjectKeyTakenError when one of the keys an append was to create exists (or was erased) already. */
+  private async refuseTaken(stream: string, created: NewKeys | null): Promise<void> {
+    if (!created) return;
+    const res = await this.knex.raw('select subject from data_subject_keys where subject = any(?)', [created.subjects]);
+    const taken = (res.rows as { subject: string }[]).map((r) => r.subject);
+    if (taken.length > 0) throw new SubjectKeyTakenError(stream, taken);
+  }
+
+  /** Stores new subjects' keys; SubjectKeyTakenError (nothing stored) when one has a row already. */
+  private async createKeys(stream: string, created: NewKeys, now: Date): Promise<void> {
+    try {
+      await this.knex.raw(
+        `insert into data_subject_keys (subject, key, created_at) select n.s, decode(n.h, 'hex'), ? from unnest(?::text[], ?::text[]) as n(s, h)`,
+        [now, created.subjects, created.keys],
+      );
+    } catch (err) {
+      if (isKeyTaken(err)) throw new SubjectKeyTakenError(stream, created.subjects);
+      throw err;
+    }
   }
 
   /** A stream's last revision, 'no_stream' when it has no events. */

@@ -2,8 +2,9 @@
 // schemas mark before any log adapter (Postgres or EventStoreDB) sees them, and decrypts them on every read; a subject
 // whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
-import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError } from './port.ts';
-import type { KeyStore, SubjectKey } from './keys.ts';
+import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError, SubjectKeyTakenError } from './port.ts';
+import { randomBytes } from 'node:crypto';
+import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { KeyCache } from './key-cache.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
@@ -144,10 +145,8 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     for (const [s, k] of found) cache.set(s, k);
   };
 
-  // The keys of a read batch or an append, in a map of their own: cache hits first, then one lookup for the rest (a
-  // subject it does not return has no key: null). Remembering what was found may evict older keys, but never one this
-  // map already holds; a key this process erased while the lookup ran reads null (so "[erased]") here too.
-  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>): Promise<Map<string, SubjectKey>> => {
+  // The keys of a read batch or an append, in a map of their own, and the subjects the cache does not hold.
+  const cachedKeys = (subjects: Set<string>): { keyOf: Map<string, SubjectKey>; missing: string[] } => {
     const keyOf = new Map<string, SubjectKey>();
     const missing: string[] = [];
     for (const s of subjects) {
@@ -155,6 +154,14 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       if (k === undefined) missing.push(s);
       else keyOf.set(s, k);
     }
+    return { keyOf, missing };
+  };
+
+  // cachedKeys, then one lookup for the rest (a subject it does not return has no key: null). Remembering what was found
+  // may evict older keys, but never one this map already holds; a key this process erased while the lookup ran reads
+  // null (so "[erased]") here too.
+  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>): Promise<Map<string, SubjectKey>> => {
+    const { keyOf, missing } = cachedKeys(subjects);
     if (missing.length === 0) return keyOf;
     const found = await lookup(missing);
     for (const [s, k] of keyOf) if (k !== null && cache.erased(s)) keyOf.set(s, null);
@@ -220,23 +227,36 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     }
   }
 
-  // The events with their values sealed, and the subjects whose keys sealed them (the append's liveKeys).
-  const sealAll = async (stream: string, events: EventData[]): Promise<{ events: EventData[]; live: string[] }> => {
+  // The events with their values sealed, the subjects whose keys sealed them (the append's liveKeys), and the keys made
+  // here for subjects the cache does not know (the append's newKeys), when the log creates them in the append itself.
+  // Only an append that starts a stream makes keys: its subjects are new (a customer's, a note's); any other append's
+  // unknown subjects most likely have keys already, which one lookup finds (ensure).
+  const sealAll = async (stream: string, events: EventData[], create: boolean): Promise<{ events: EventData[]; live: string[]; made: Map<string, Buffer> | null }> => {
     const todo = events.map((e) => plaintextValues(fields, e.type, e.data, stream));
     const subjects = new Set(todo.flatMap((list) => list.map((t) => t.subject)));
-    if (subjects.size === 0) return { events, live: [] };
-    const keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
+    if (subjects.size === 0) return { events, live: [], made: null };
+    let made: Map<string, Buffer> | null = null;
+    let keyOf: Map<string, SubjectKey>;
+    if (create) {
+      // Remembered only once the append stored them (appendToStream).
+      const cached = cachedKeys(subjects);
+      keyOf = cached.keyOf;
+      if (cached.missing.length > 0) made = new Map(cached.missing.map((s) => [s, randomBytes(32)]));
+      for (const [s, k] of made ?? []) keyOf.set(s, k);
+    } else keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
     const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);
     const sealed = events.map((e, i) => {
       const list = todo[i] ?? [];
       return list.length === 0 ? e : { ...e, data: sealValues(e.data, list, (s) => keyOf.get(s) ?? null) };
     });
-    return { events: sealed, live };
+    return { events: sealed, live, made };
   };
 
   return {
     keys,
     async eraseSubjects(subjects, at) {
+      // Here too, not only in the table adapter: a KMS adapter gets the same refusal.
+      refuseReservedErasure(subjects);
       await keys.erase(subjects, at);
       for (const s of subjects) cache.set(s, null);
     },
@@ -244,11 +264,23 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     // here): the append names the keys it sealed with (liveKeys), the log refuses it if one is erased (checked in the
     // append's statement, serialized with the erasure: append-group.ts ERASED_KEY_IN), and it is sealed again without.
     async appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult> {
+      let create = store.createsKeys === true && opts.expectedRevision === 'no_stream';
       for (let attempt = 1; ; attempt++) {
-        const sealed = await sealAll(stream, events);
+        const sealed = await sealAll(stream, events, create);
+        const more: Partial<AppendOptions> = {};
+        if (sealed.live.length > 0) more.liveKeys = sealed.live;
+        if (sealed.made) more.newKeys = sealed.made;
         try {
-          return await store.appendToStream(stream, sealed.events, sealed.live.length > 0 ? { ...opts, liveKeys: sealed.live } : opts);
+          const result = await store.appendToStream(stream, sealed.events, { ...opts, ...more });
+          // Unless this process erased one of them meanwhile (its null stays).
+          if (sealed.made) remember(new Map([...sealed.made].filter(([s]) => !cache.has(s))));
+          return result;
         } catch (err) {
+          if (err instanceof SubjectKeyTakenError) {
+            // Another writer (or an erasure) has these subjects: seal again with what the key table holds.
+            create = false;
+            continue;
+          }
           if (!(err instanceof SubjectErasedError) || attempt >= 3) throw err;
           for (const s of err.subjects) cache.set(s, null);
         }

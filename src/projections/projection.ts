@@ -27,6 +27,8 @@ export interface Projection {
    * (engine/commit.ts), one round trip instead of a transaction's six. Absent: `apply` in a transaction.
    */
   stage?(knex: Knex, events: RecordedEvent[]): Promise<StagedWrites>;
+  /** Whether `stage` takes this batch; when it says no, the batch goes through `apply` in a transaction. Absent: always. */
+  stages?(events: RecordedEvent[]): boolean;
 }
 
 /** Adds one data-modifying CTE to the commit statement; `sql` gets the SQL condition the write must AND into its WHERE. Returns the CTE's name. */

@@ -8,7 +8,7 @@ import crypto from 'node:crypto';
 import type { Knex } from 'knex';
 import { envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
-import { subjectOf } from '../../src/domain/personal.ts';
+import { ERASED, subjectOf } from '../../src/domain/personal.ts';
 import { nameId } from '../../src/ids.ts';
 import { formatInvoiceNumber } from '../../src/domain/billing/invoice-number.ts';
 import { formatPosition } from '../../src/eventstore/stored-event.ts';
@@ -90,7 +90,7 @@ function renamed(value: unknown, renames: Map<string, string>): unknown {
  *   counter hands it out or an invoice is finalized with it: the projection specs finalize invoices with fixed numbers
  *   and no counter. `numbers` holds the earlier suites' (as renamed); the suite's own are added to it.
  */
-function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>, numbers: Set<string>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
+function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, number>, numbers: Set<string>, emails: Set<string>): { streams: Map<string, string>; values: Map<string, string>; claims: number } {
   const streams = new Map<string, string>();
   const values = new Map<string, string>();
   let claims = 0;
@@ -106,6 +106,19 @@ function renamesOf(events: readonly Parsed[], n: number, owner: Map<string, numb
     }
   }
   for (const number of own) numbers.add(values.get(number) ?? number);
+  // Emails by value: a claim stream's name is keyed by its deployment's claim key, so two suites' claims of one address
+  // no longer share a stream (a legacy name still does; both ways the email is renamed here).
+  const ownEmails = new Set<string>();
+  for (const e of events) {
+    const email = (e.value as Record<string, unknown>).email;
+    if (e.type !== 'EmailClaimed' || typeof email !== 'string' || email === ERASED || ownEmails.has(email)) continue;
+    ownEmails.add(email);
+    if (emails.has(email) && !values.has(email)) {
+      values.set(email, email.includes('@') ? email.replace(/@/, `+s${n}@`) : `${email}+s${n}`);
+      claims++;
+    }
+  }
+  for (const email of ownEmails) emails.add(values.get(email) ?? email);
   for (const e of events) {
     const first = owner.get(e.stream_id);
     if (first === undefined) owner.set(e.stream_id, n);
@@ -142,6 +155,7 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
   const stats: MergeStats = { suites: suites.length, files: new Set(suites.map((s) => s.file)).size, events: 0, types: 0, streams: 0, renamedStreams: 0, renamedClaims: 0, renewedEventIds: 0, opened: 0, keptSealed: 0, skips: 0 };
   const owner = new Map<string, number>();
   const numbers = new Set<string>();
+  const emails = new Set<string>();
   const skips: { projection: string; event_id: string; stream_id: string; position: string; type: string; reason: string; actor: string; skipped_at: string }[] = [];
   const eventIds = new Set<string>();
   const types = new Set<string>();
@@ -151,7 +165,7 @@ export async function mergeCollection(knex: Knex, suites: readonly CollectedSuit
     const keys = new Map(suite.keys.map((k) => [k.subject, k.key === null ? null : Buffer.from(k.key, 'hex')]));
     const erased = new Set<string>();
     const parsed: Parsed[] = suite.events.map((e) => ({ ...e, value: opened(e, keys, stats, erased) }));
-    const renames = renamesOf(parsed, n, owner, numbers);
+    const renames = renamesOf(parsed, n, owner, numbers, emails);
     const ids = new Map<string, string>();
     stats.renamedStreams += renames.streams.size;
     stats.renamedClaims += renames.claims;

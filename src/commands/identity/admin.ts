@@ -56,7 +56,7 @@ export const usersInsert = operation({
     const knex = ctx.services.knex;
     const existing = await findUserByEmail(knex, req.email);
     if (!existing || !req.organization_id) {
-      const res = await createUser({ ...ctx, knex }, {
+      const res = await createUser({ ...ctx, knex, keys: ctx.services.personalData.keys }, {
         email: req.email, password: req.password, name: req.name ?? undefined, organizationId: req.organization_id ?? undefined, role: req.role, staff: req.staff,
       });
       return { id: res.id };

@@ -4,7 +4,8 @@ import type { OrganizationState } from '../../domain/identity/organization.ts';
 import { hashSecret, newSecret } from '../../secrets.ts';
 import { setPassword } from './credentials.ts';
 import type { CommandContext } from '../../context.ts';
-import { emailClaims, organizations, users } from './handlers.ts';
+import { organizations, users } from './handlers.ts';
+import { type ClaimContext, claimEmail } from './email-claim-streams.ts';
 import { normalizeEmail } from '../../queries/identity/identity.ts';
 import type { LogPosition } from '../../eventstore/port.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
@@ -24,7 +25,7 @@ export async function createOrganization(ctx: CommandContext, input: { name: str
 
 /** Registers a user with a unique email, optionally as a member of an organization and with a platform role. */
 export async function createUser(
-  ctx: CommandContext & { knex: Knex },
+  ctx: ClaimContext & { knex: Knex },
   input: { email: string; password: string; name?: string; organizationId?: string; role?: Role; staff?: ('billing_staff' | 'platform_staff')[] },
 ): Promise<{ id: string; position: LogPosition | null }> {
   const email = normalizeEmail(input.email);
@@ -32,7 +33,7 @@ export async function createUser(
   if (input.password.length < 8) throw identityErrors.error('weak_password', 'A password needs at least 8 characters.');
   if (input.organizationId) await requireOrganization(ctx, input.organizationId);
   const id = ctx.ids.next();
-  await emailClaims.run(ctx, email, { type: 'ClaimEmail', data: { email, user_id: id } }, { orgId: null });
+  await claimEmail(ctx, email, id);
   // The credential first: a user whose registration is in the log can always sign in (a retry rewrites it).
   await setPassword(ctx.knex, id, input.password, ctx.now);
   let res = await users.run(ctx, id, { type: 'RegisterUser', data: { user_id: id, email, name: input.name?.trim() || email } }, { orgId: null });

@@ -10,7 +10,8 @@ import { Erasure, UserEraseRequest } from '../../contract/schemas/billing-erasur
 import { identityErrors } from '../../domain/identity/errors.ts';
 import { identityProjection } from '../../projections/identity/identity.ts';
 import { forgetSessions } from '../../queries/identity/session-cache.ts';
-import { emailClaims, users } from './handlers.ts';
+import { users } from './handlers.ts';
+import { releaseEmail } from './email-claim-streams.ts';
 import { ERASED } from '../../domain/personal.ts';
 import { compactFreedSpace, personalValues, scrubTraces } from '../platform/erasure-traces.ts';
 
@@ -37,10 +38,11 @@ export async function eraseUser(ctx: RequestContext, id: string, legalBasis: str
   await knex('integration_access_codes').where({ user_id: id }).whereNull('used_at').delete();
   await knex('user_credentials').where({ user_id: id }).delete();
   forgetSessions();
-  // 3. The email's claim ends, so the address can sign up again. Its stream is named by the email, read while the key
-  // still opens it; a retry that finds "[erased]" comes after step 4, so the claim was released already.
+  // 3. The email's claim ends, so the address can sign up again. Its stream is named by the email (keyed, or the legacy
+  // name of an older claim), read while the key still opens it; a retry that finds "[erased]" comes after step 4, so the
+  // claim was released already.
   const email = await registeredEmail(ctx, id);
-  if (email !== null) await emailClaims.run(ctx, email, { type: 'ReleaseEmail', data: { user_id: id } }, { orgId: null });
+  if (email !== null) await releaseEmail({ ...ctx, keys: personalData.keys }, email, id);
   // 4. The key: from here on every read of the email and name is "[erased]".
   await personalData.eraseSubjects(record.erased, ctx.now);
   // 5. The record, last (a no-op when already there).

@@ -13,6 +13,8 @@ import { isEnvelope } from '../envelope.ts';
 import type { SubjectKey } from '../keys.ts';
 import { type LogBackup, verifyBackup } from './backup.ts';
 import { LogRewriteError } from './errors.ts';
+import { heldClaimsOfErasedUsers, releaseClaimsOfErasedUsers } from './erased-claims.ts';
+import { legacyClaimStreamCount, moveLegacyClaimStreams } from './claim-names.ts';
 
 /** The checkpoint's name in es_log_rewrites. */
 const NAME = 'encrypt-personal-data';
@@ -31,6 +33,10 @@ export interface RewriteReport {
   password_hashes_removed: number;
   /** Subjects given a key by this run (they had none). */
   subjects_keyed: number;
+  /** Email claims of users erased before erasure released claims, released now (erased-claims.ts). */
+  claims_released: number;
+  /** Claim streams moved from their legacy (unkeyed) name to a keyed one (claim-names.ts). */
+  claim_streams_renamed: number;
   /** Whether this run continued one that had stopped. */
   resumed: boolean;
   backup: { file: string; sha256: string } | null;
@@ -71,7 +77,7 @@ const HASH_TYPES = new Set<string>(LEGACY_PASSWORD_HASH.types);
 const HASH_FIELD = LEGACY_PASSWORD_HASH.field;
 
 function emptyReport(dryRun: boolean, backup: LogBackup | null): RewriteReport {
-  return { dry_run: dryRun, events_scanned: 0, events_rewritten: 0, fields: {}, erased_values: 0, password_hashes_removed: 0, subjects_keyed: 0, resumed: false, backup: backup ? { file: backup.file, sha256: backup.sha256 } : null };
+  return { dry_run: dryRun, events_scanned: 0, events_rewritten: 0, fields: {}, erased_values: 0, password_hashes_removed: 0, subjects_keyed: 0, claims_released: 0, claim_streams_renamed: 0, resumed: false, backup: backup ? { file: backup.file, sha256: backup.sha256 } : null };
 }
 
 /** One batch of the log after `after`, in log order; data only for the event types that may change. */
@@ -154,6 +160,8 @@ async function dryRun(knex: Knex, opts: RewriteOptions, types: string[], size: n
     after = { xid: last.xid, position: last.global_position };
   }
   report.subjects_keyed = unkeyed.size;
+  report.claims_released = await heldClaimsOfErasedUsers(knex);
+  report.claim_streams_renamed = await legacyClaimStreamCount(knex);
   return report;
 }
 
@@ -224,6 +232,22 @@ export async function encryptPersonalData(knex: Knex, opts: RewriteOptions): Pro
       if (opts.interrupt?.(batch)) throw new RewriteInterrupted(`stopped in batch ${batch}`);
       return finished ? report : null;
     });
-    if (done) return done;
+    if (done) return releaseClaims(knex, opts);
   }
+}
+
+// After the last batch: the claims erased users still hold, released in a transaction of their own (an append is the
+// first write of its transaction), then the legacy claim streams moved to keyed names; counted into the stored report.
+// A run after completion finds none left.
+async function releaseClaims(knex: Knex, opts: RewriteOptions): Promise<RewriteReport> {
+  return knex.transaction(async (trx) => {
+    await trx.raw(`select pg_advisory_xact_lock(hashtextextended('es_log_rewrites:${NAME}', 0))`);
+    const released = await releaseClaimsOfErasedUsers(trx, opts.now());
+    // After the releases: a stream whose claimants are all erased is released, so it moves to a name nobody looks up.
+    const renamed = await moveLegacyClaimStreams(trx, opts.now());
+    const cp = (await trx('es_log_rewrites').where({ name: NAME }).first()) as Checkpoint;
+    const report: RewriteReport = { ...cp.report, claims_released: (cp.report.claims_released ?? 0) + released, claim_streams_renamed: (cp.report.claim_streams_renamed ?? 0) + renamed };
+    await trx('es_log_rewrites').where({ name: NAME }).update({ report: JSON.stringify(report), updated_at: opts.now() });
+    return report;
+  });
 }

@@ -57,9 +57,9 @@ interface Target {
 }
 
 /** What the feed's mappers need to know of earlier events (currencies, finalized invoices), kept here so the outbox depends on no other read model. */
-async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
+async function feedFacts(knex: Knex, events: RecordedEvent[]) {
   const ids = [...new Set(events.filter((e) => e.type === 'CreditNoteRequestUpdated' || e.type === 'InvoiceDetailsUpdated').map(streamKey))];
-  const rows = ids.length ? ((await trx('billing_webhook_feed_facts').whereIn('id', ids).select('id as subject_id', 'currency', 'finalized')) as { subject_id: string; currency: string | null; finalized: boolean }[]) : [];
+  const rows = ids.length ? ((await knex('billing_webhook_feed_facts').whereIn('id', ids).select('id as subject_id', 'currency', 'finalized')) as { subject_id: string; currency: string | null; finalized: boolean }[]) : [];
   const currencies = new Map(rows.flatMap((r) => (r.currency ? [[r.subject_id, r.currency] as const] : [])));
   const finalized = new Set(rows.filter((r) => r.finalized).map((r) => r.subject_id));
   const learned = new Map<string, { currency?: string; finalized?: boolean }>();
@@ -77,7 +77,9 @@ async function feedFacts(trx: Knex.Transaction, events: RecordedEvent[]) {
         learned.set(d.subject.id, { ...learned.get(d.subject.id), finalized: true });
       }
     },
-    async save() {
+    /** What was learned, as rows: a null currency or a false `finalized` changes nothing stored. */
+    learned: () => [...learned].map(([id, f]) => ({ id, currency: f.currency ?? null, finalized: f.finalized ?? false })),
+    async save(trx: Knex.Transaction) {
       for (const [id, f] of learned) {
         const changed = { ...(f.currency !== undefined ? { currency: f.currency } : {}), ...(f.finalized ? { finalized: true } : {}) };
         const insert = trx('billing_webhook_feed_facts').insert({ id, currency: f.currency ?? null, finalized: f.finalized ?? false }).onConflict('id');
@@ -137,6 +139,20 @@ async function applyEndpointEvent(trx: Knex.Transaction, e: RecordedEvent): Prom
   }
 }
 
+/** The stored endpoints as `wanted` reads them. */
+async function targetsOf(knex: Knex): Promise<Target[]> {
+  return (await knex('billing_webhook_targets').select('id as endpoint_id', 'organization_id', 'event_types')) as Target[];
+}
+
+/** The outbox row of a public event (a feed event, or a lookup or import completion), before asking whether an endpoint wants it. */
+function messageOf(e: RecordedEvent, facts: Awaited<ReturnType<typeof feedFacts>>) {
+  const feed = toFeedEvent(e, facts.known);
+  if (feed) facts.learn(feed.doc);
+  const payload: WebhookPayloadDoc | null = feed ? feed.doc : completion(e);
+  if (!payload) return null;
+  return { id: e.id, position: e.position, organization_id: e.metadata.org_id, staff_only: feed?.staffOnly ?? false, type: payload.type, payload };
+}
+
 /** Builds the outbox; its checkpoint is what makes every public event reach it once, in log order. */
 export const billingWebhookOutboxProjection: Projection = {
   name: 'billing.webhook-outbox',
@@ -153,16 +169,12 @@ export const billingWebhookOutboxProjection: Projection = {
         targets = null;
         continue;
       }
-      const feed = toFeedEvent(e, facts.known);
-      if (feed) facts.learn(feed.doc);
-      const payload: WebhookPayloadDoc | null = feed ? feed.doc : completion(e);
-      if (!payload) continue;
-      const message = { organization_id: e.metadata.org_id, staff_only: feed?.staffOnly ?? false, type: payload.type };
-      targets ??= ((await trx('billing_webhook_targets').select('id as endpoint_id', 'organization_id', 'event_types')) as Target[]);
-      if (!wanted(targets, message)) continue;
-      messages.push({ id: e.id, position: e.position, ...message, payload: JSON.stringify(payload) });
+      const message = messageOf(e, facts);
+      if (!message) continue;
+      targets ??= await targetsOf(trx);
+      if (wanted(targets, message)) messages.push({ ...message, payload: JSON.stringify(message.payload) });
     }
-    await facts.save();
+    await facts.save(trx);
     for (let i = 0; i < messages.length; i += 2000) await trx('billing_webhook_messages').insert(messages.slice(i, i + 2000)).onConflict('id').ignore();
     // An erased customer's messages not delivered yet go out, and stay, as the feed now reads them (issue 32).
     for (const x of events.map(feedErasure)) {
@@ -173,5 +185,38 @@ export const billingWebhookOutboxProjection: Projection = {
         if (payload !== null) await trx('billing_webhook_messages').where({ id: r.id }).update({ payload: JSON.stringify(payload) });
       }
     }
+  },
+  // A batch that changes no endpoint and erases no customer commits in the tail's one statement (the common one: a
+  // customer created, an invoice paid). The endpoints it reads are the ones the checkpoint it moves from has seen: the
+  // commit's compare-and-set skips the writes if anything moved since. Before, every batch of the tail waited for this
+  // projection's own transaction (six round trips against the statement's one), and every command's read-your-writes
+  // wait with it.
+  stages: (events) => !events.some((e) => streamCategory(e.streamId) === 'webhookendpoint' || feedErasure(e) !== null),
+  async stage(knex, events) {
+    const facts = await feedFacts(knex, events);
+    const candidates = events.map((e) => messageOf(e, facts)).filter((m) => m !== null);
+    const targets = candidates.length ? await targetsOf(knex) : [];
+    const messages = candidates.filter((m) => wanted(targets, m));
+    const learned = facts.learned();
+    return {
+      write(add) {
+        if (learned.length) {
+          add(
+            (guard) => `insert into billing_webhook_feed_facts (id, currency, finalized)
+              select id, currency, finalized from jsonb_to_recordset(?::jsonb) as f(id uuid, currency text, finalized boolean) where ${guard}
+              on conflict (id) do update set currency = coalesce(excluded.currency, billing_webhook_feed_facts.currency), finalized = billing_webhook_feed_facts.finalized or excluded.finalized`,
+            [JSON.stringify(learned)],
+          );
+        }
+        if (messages.length) {
+          add(
+            (guard) => `insert into billing_webhook_messages (id, position, organization_id, staff_only, type, payload)
+              select id, position, organization_id, staff_only, type, payload from jsonb_populate_recordset(null::billing_webhook_messages, ?::jsonb) where ${guard}
+              on conflict (id) do nothing`,
+            [JSON.stringify(messages)],
+          );
+        }
+      },
+    };
   },
 };

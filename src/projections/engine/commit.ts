@@ -114,7 +114,8 @@ export interface StagedOutcome {
 
 /** Whether a part can commit in one statement (its projection stages its writes, or it only moves its checkpoint). */
 export function canStage(part: CommitPart): boolean {
-  return !part.write && (part.events.length === 0 || part.projection.stage !== undefined);
+  const { stage, stages } = part.projection;
+  return !part.write && (part.events.length === 0 || (stage !== undefined && (stages?.(part.events) ?? true)));
 }
 
 /**
