@@ -29,6 +29,11 @@ export class KeyCache {
     return Buffer.from(this.#slab.subarray(slot * KEY, slot * KEY + KEY));
   }
 
+  /** Whether the subject is held (with a key or as erased). */
+  has(subject: string): boolean {
+    return this.#slots.has(subject);
+  }
+
   /** Whether the subject is held as erased. */
   erased(subject: string): boolean {
     return this.#slots.get(subject) === ERASED;
