@@ -6,6 +6,7 @@ import { type AppendOptions, type AppendResult, type EventData, type EventMetada
 import { randomBytes } from 'node:crypto';
 import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
+import { KeyCache } from './key-cache.ts';
 import { ERASED, ERASURE_EVENT_TYPES, type PersonalFields, subjectOf } from '../domain/personal.ts';
 
 /** The decorated store, plus the one way to erase subjects that also forgets their cached keys. */
@@ -16,9 +17,10 @@ export interface ShreddingStore extends EventStore {
   readonly keys: KeyStore;
 }
 
-// Keys held; past it the oldest tenth goes (a map keeps insertion order). A replay of more subjects than this asks for
-// each batch's keys in one query anyway (openAll), so a miss costs a share of one round trip, not one per event.
-const CACHE_LIMIT = 50_000;
+// Keys held (key-cache.ts: about 150 bytes a subject with its string, so about 37 MB when full): a rebuild of 100k customers
+// (two subjects each) keeps every key it met, and their later events open without a lookup. Past it the oldest tenth
+// goes; a replay of more subjects asks for each batch's missing keys in one query anyway (openAll).
+const CACHE_LIMIT = 250_000;
 const ERASURES = new Set<string>(ERASURE_EVENT_TYPES);
 
 /** A recorded event whose personal fields were decrypted; everything else is read from the stored event. */
@@ -136,17 +138,10 @@ export function sealValues(data: unknown, values: readonly PlainValue[], keyOf: 
   return out;
 }
 
-/** Wraps `store` so marked personal fields are sealed on append and opened on read. */
-export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date): ShreddingStore {
-  const cache = new Map<string, SubjectKey>();
+/** Wraps `store` so marked personal fields are sealed on append and opened on read (`cacheLimit`: keys held, for tests). */
+export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date, { cacheLimit = CACHE_LIMIT } = {}): ShreddingStore {
+  const cache = new KeyCache(cacheLimit);
   const remember = (found: Map<string, SubjectKey>) => {
-    if (cache.size + found.size > CACHE_LIMIT) {
-      let drop = cache.size + found.size - CACHE_LIMIT + CACHE_LIMIT / 10;
-      for (const s of cache.keys()) {
-        if (drop-- <= 0) break;
-        cache.delete(s);
-      }
-    }
     for (const [s, k] of found) cache.set(s, k);
   };
 
@@ -169,7 +164,7 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     const { keyOf, missing } = cachedKeys(subjects);
     if (missing.length === 0) return keyOf;
     const found = await lookup(missing);
-    for (const [s, k] of keyOf) if (k !== null && cache.get(s) === null) keyOf.set(s, null);
+    for (const [s, k] of keyOf) if (k !== null && cache.erased(s)) keyOf.set(s, null);
     for (const s of missing) {
       if (!found.has(s)) found.set(s, null);
       keyOf.set(s, found.get(s) ?? null);
