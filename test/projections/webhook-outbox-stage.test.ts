@@ -76,6 +76,10 @@ for (const backend of backends()) {
       );
       // The logs gave the endpoints messages to compare, not only empty tables.
       expect(compared).to.be.greaterThan(RUNS * 10);
+      // Drawn logs hold histories no command writes (values after an erasure, a payment before its invoice), whose read
+      // models other projections build differently depending on where batches end: npm test's whole-suite check
+      // compares a projection of every suite's log with a rebuild, so this suite leaves no log behind.
+      await opened.db.knex.raw(`truncate es_events, projection_checkpoints, ${TABLES.join(', ')}`);
     });
   });
 }
