@@ -29,3 +29,10 @@ export function refuseReservedErasure(subjects: readonly string[]): void {
   const reserved = subjects.filter((s) => s.startsWith(RESERVED_SUBJECT_PREFIX));
   if (reserved.length > 0) throw new ReservedSubjectError(reserved);
 }
+
+/** A reserved subject's key, made on first use; throws if it was ever tombstoned (migration 0167 forbids it). */
+export async function reservedKey(keys: KeyStore, subject: string, now: Date): Promise<Buffer> {
+  const key = (await keys.ensure([subject], now)).get(subject);
+  if (!key) throw new Error(`the reserved key ${subject} is erased: what it names cannot be found without it`);
+  return key;
+}

@@ -194,8 +194,7 @@ export class PostgresEventStore implements EventStore {
     }
     if (!row) {
       if (requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
-      await this.refuseErased(stream, live);
-      await this.refuseTaken(stream, created);
+      await this.refuseKeys(stream, live, created);
       throw new AheadOfStream();
     }
     return { nextExpectedRevision: expected + 1n, position: formatPosition(row.xid, row.position), duplicate: false };
@@ -211,7 +210,7 @@ export class PostgresEventStore implements EventStore {
       : await pooledQuery<Out>(this.db, live ? APPEND_MANY_REQUIRING_LIVE : APPEND_MANY_REQUIRING, live ? [...args, requireStream, live] : [...args, requireStream]);
     const [row] = rows;
     if (!row && requireStream !== undefined && (await this.lastRevision(requireStream)) === 'no_stream') throw new RequiredStreamMissingError(stream, requireStream);
-    if (!row) await this.refuseErased(stream, live);
+    if (!row) await this.refuseKeys(stream, live, null);
     if (!row) throw new Error('es_append returned no row');
     return { nextExpectedRevision: BigInt(row.out_revision), position: formatPosition(row.out_xid, row.out_position), duplicate: row.out_duplicate };
   }
@@ -247,19 +246,17 @@ export class PostgresEventStore implements EventStore {
     return row ? { nextExpectedRevision: BigInt(row.revision), position: formatPosition(row.xid, row.global_position), duplicate: true } : null;
   }
 
-  /** Throws SubjectErasedError when one of the live keys an append was refused for is erased. */
-  private async refuseErased(stream: string, live: readonly string[] | null): Promise<void> {
-    if (!live) return;
-    const res = await this.knex.raw('select subject from data_subject_keys where subject = any(?) and key is null', [[...live]]);
-    const erased = (res.rows as { subject: string }[]).map((r) => r.subject);
+  /**
+   * Why an append with keys inserted nothing, in one lookup: SubjectErasedError when one of its live keys is erased,
+   * SubjectKeyTakenError when one of the keys it was to create exists (or was erased) already.
+   */
+  private async refuseKeys(stream: string, live: readonly string[] | null, created: NewKeys | null): Promise<void> {
+    const asked = [...(live ?? []), ...(created?.subjects ?? [])];
+    if (asked.length === 0) return;
+    const rows = (await this.knex.raw('select subject, key is null as erased from data_subject_keys where subject = any(?)', [asked])).rows as { subject: string; erased: boolean }[];
+    const erased = rows.filter((r) => r.erased && live?.includes(r.subject)).map((r) => r.subject);
     if (erased.length > 0) throw new SubjectErasedError(stream, erased);
-  }
-
-  /** Throws SubjectKeyTakenError when one of the keys an append was to create exists (or was erased) already. */
-  private async refuseTaken(stream: string, created: NewKeys | null): Promise<void> {
-    if (!created) return;
-    const res = await this.knex.raw('select subject from data_subject_keys where subject = any(?)', [created.subjects]);
-    const taken = (res.rows as { subject: string }[]).map((r) => r.subject);
+    const taken = rows.filter((r) => created?.subjects.includes(r.subject)).map((r) => r.subject);
     if (taken.length > 0) throw new SubjectKeyTakenError(stream, taken);
   }
 

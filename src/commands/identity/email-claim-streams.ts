@@ -5,7 +5,7 @@
 // and erasure releases a claim under whichever name holds it. New code never writes a legacy name.
 import type { CommandContext } from '../../context.ts';
 import { EMAIL_CLAIM_KEY_SUBJECT, keyedClaimStream, legacyClaimStream } from '../../domain/identity/email-claim-names.ts';
-import type { KeyStore } from '../../eventstore/keys.ts';
+import { type KeyStore, reservedKey } from '../../eventstore/keys.ts';
 import { emailClaimDecider } from '../../domain/identity/user.ts';
 import { identityErrors } from '../../domain/identity/errors.ts';
 import { commandHandler, loadAggregate } from '../run.ts';
@@ -22,11 +22,7 @@ const claimKeys = new WeakMap<KeyStore, Promise<Buffer>>();
 async function claimKey(keys: KeyStore, now: Date): Promise<Buffer> {
   let key = claimKeys.get(keys);
   if (!key) {
-    key = keys.ensure([EMAIL_CLAIM_KEY_SUBJECT], now).then((found) => {
-      const k = found.get(EMAIL_CLAIM_KEY_SUBJECT);
-      if (!k) throw new Error(`the email claim key (${EMAIL_CLAIM_KEY_SUBJECT}) is erased: email claims cannot be found without it`);
-      return k;
-    });
+    key = reservedKey(keys, EMAIL_CLAIM_KEY_SUBJECT, now);
     claimKeys.set(keys, key);
     // A failed lookup (a lost connection) is not remembered: the next claim asks again.
     key.catch(() => claimKeys.delete(keys));

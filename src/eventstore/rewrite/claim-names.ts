@@ -10,6 +10,7 @@ import { PERSONAL_FIELDS } from '../../domain/personal-events.ts';
 import { EMAIL_CLAIM_KEY_SUBJECT, isLegacyClaimStream, keyedClaimStream, legacyClaimStream, movedClaimStream } from '../../domain/identity/email-claim-names.ts';
 import { envelopeSubject, isEnvelope, open } from '../envelope.ts';
 import { TableKeyStore } from '../key-table.ts';
+import { reservedKey } from '../keys.ts';
 
 interface ClaimRow {
   stream_id: string;
@@ -83,8 +84,7 @@ export async function legacyClaimStreamCount(knex: Knex): Promise<number> {
 export async function moveLegacyClaimStreams(trx: Knex.Transaction, now: Date): Promise<number> {
   const streams = await legacyStreams(trx);
   if (streams.size === 0) return 0;
-  const key = (await new TableKeyStore(trx).ensure([EMAIL_CLAIM_KEY_SUBJECT], now)).get(EMAIL_CLAIM_KEY_SUBJECT);
-  if (!key) throw new Error(`the email claim key (${EMAIL_CLAIM_KEY_SUBJECT}) is erased: claim streams cannot be named`);
+  const key = await reservedKey(new TableKeyStore(trx), EMAIL_CLAIM_KEY_SUBJECT, now);
   for (const [from, email] of streams) {
     const to = email === null ? movedClaimStream(key, from) : keyedClaimStream(key, email);
     const both = (await trx.raw(`select stream_id, revision::text as revision, type, data->>'user_id' as user_id from es_events where stream_id in (?, ?) order by transaction_id, global_position`, [from, to])).rows as MergedRow[];
