@@ -41,7 +41,7 @@ export interface CollectedSkip {
 export interface CollectedSuite {
   /** The test file that opened the database (relative to the repository). */
   file: string;
-  /** Its order in the run (the file name's number). */
+  /** Its order among the file's databases (the collection is read by file, then this: the same order whatever ran in parallel). */
   seq: number;
   events: CollectedEvent[];
   keys: CollectedKey[];
@@ -49,17 +49,26 @@ export interface CollectedSuite {
   skips: CollectedSkip[];
 }
 
-let seq = 0;
+// Per test file (mocha's workers run each file whole in one process), so the collection's order does not depend on
+// which files ran beside each other.
+const seqOf = new Map<string, number>();
 
-/** The test file among the callers (the first stack frame under test/ outside test/support/). */
+/**
+ * The test file among the callers: the first `.test.ts` frame, else the first under test/ outside test/support/ (a
+ * shared helper such as test/projections/spec.ts). The stack is taken deep: mocha's and tsx's frames come first.
+ */
 function callerFile(): string {
   const root = path.resolve(import.meta.dirname, '../..');
-  for (const line of (new Error().stack ?? '').split('\n')) {
-    const m = /(?:\(|at )(?:file:\/\/)?(\/[^():]+\.ts):\d+/.exec(line);
-    const file = m?.[1];
-    if (file && file.startsWith(path.join(root, 'test')) && !file.startsWith(path.join(root, 'test', 'support'))) return path.relative(root, file);
-  }
-  return 'unknown';
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 100;
+  const stack = new Error().stack ?? '';
+  Error.stackTraceLimit = limit;
+  const files = stack
+    .split('\n')
+    .map((line) => /(?:\(|at )(?:file:\/\/)?(\/[^():]+\.ts):\d+/.exec(line)?.[1])
+    .filter((f): f is string => f !== undefined && f.startsWith(path.join(root, 'test')) && !f.startsWith(path.join(root, 'test', 'support')));
+  const file = files.find((f) => f.endsWith('.test.ts')) ?? files[0];
+  return file ? path.relative(root, file) : 'unknown';
 }
 
 /** `db`, whose close first adds its events to the collection when one is being made. */
@@ -86,10 +95,12 @@ async function collect(db: Db, dir: string, file: string): Promise<void> {
   const keys = (await db.knex.raw(`select subject, encode(key, 'hex') as key, created_at::text as created_at, erased_at::text as erased_at from data_subject_keys order by subject`)).rows as CollectedKey[];
   const skips = (await db.knex.raw(`select projection, event_id::text as event_id, stream_id, type, reason, actor, skipped_at::text as skipped_at from projection_skips order by skipped_at, projection`)).rows as CollectedSkip[];
   fs.mkdirSync(dir, { recursive: true });
-  const n = ++seq;
+  const n = (seqOf.get(file) ?? 0) + 1;
+  seqOf.set(file, n);
   // One JSON line per row: a suite of the property tests holds tens of thousands of events.
   const lines = [JSON.stringify({ file, seq: n }), ...events.map((e) => JSON.stringify({ e })), ...keys.map((k) => JSON.stringify({ k })), ...skips.map((s) => JSON.stringify({ s }))];
-  fs.writeFileSync(path.join(dir, `${String(n).padStart(5, '0')}-${process.pid}.jsonl`), `${lines.join('\n')}\n`);
+  // By file, then its order there; the process id keeps apart two workers' databases opened from one shared helper.
+  fs.writeFileSync(path.join(dir, `${file.replaceAll('/', '~')}~${String(n).padStart(5, '0')}~${process.pid}.jsonl`), `${lines.join('\n')}\n`);
 }
 
 /** Every suite collected for `backend` under `dir`, in collection order. */
