@@ -14,7 +14,7 @@ export async function formatHistory(store: EventStore, knex: Knex, stream: strin
   for (const [name, f] of await storedFailures(knex)) if (f.stream_id === stream) why.set(f.event_id, `read model ${name} stopped here: ${f.error}: ${f.message}`);
   for (const u of await listUnreadableStreams(knex)) if (u.stream_id === stream) why.set(u.event_id, `commands refuse this stream: ${u.error}`);
   const lines: string[] = [];
-  for await (const e of store.readStream(stream)) {
+  for await (const e of store.readStream(stream, { currentKeys: true })) {
     const m = e.metadata as Partial<typeof e.metadata> | null;
     const skipped = skips.filter((s) => s.event_id === e.id).map(({ projection, reason, actor, skipped_at }) => ({ projection, reason, actor, skipped_at }));
     if (opts.json) {

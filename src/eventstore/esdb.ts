@@ -4,7 +4,7 @@ import {
   BACKWARDS, END, EventStoreDBClient, FORWARDS, type Position, type ReadPosition, START, type AllStreamResolvedEvent,
 } from '@eventstore/db-client';
 import {
-  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type LogPosition, type ReadAllFrom,
+  type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type LogPosition, type ReadAllFrom, type ReadStreamOptions,
   type RecordedEvent, RequiredStreamMissingError, comparePositions,
 } from './port.ts';
 import {
@@ -53,7 +53,7 @@ export class EsdbEventStore implements EventStore {
     return { nextExpectedRevision: next, position: last.position, duplicate: isDuplicateAppend(head, parseEsdbPosition(last.position)) };
   }
 
-  async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {
+  async *readStream(stream: string, opts: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
     if (opts.maxCount !== undefined && opts.maxCount <= 0) return;
     const backwards = opts.direction === 'backwards';
     const read = this.client.readStream(stream, {

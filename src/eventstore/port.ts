@@ -83,10 +83,24 @@ export interface AppendOptions {
   newKeys?: ReadonlyMap<string, Buffer>;
 }
 
+/** How readStream reads. */
+export interface ReadStreamOptions {
+  fromRevision?: bigint;
+  maxCount?: number;
+  direction?: 'forwards' | 'backwards';
+  /**
+   * Personal values are opened with their subjects' keys as the key store holds them now, not as this process has
+   * them cached: for what is shown to a person (a history, an export), so an erasure another process made shows at
+   * once. A process learns of other processes' erasures from their events as it reads the log, which a process that
+   * only serves requests may not do. Ignored by a store that seals nothing.
+   */
+  currentKeys?: boolean;
+}
+
 /** The event log. */
 export interface EventStore {
   appendToStream(stream: string, events: EventData[], opts: AppendOptions): Promise<AppendResult>;
-  readStream(stream: string, opts?: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' }): AsyncIterable<RecordedEvent>;
+  readStream(stream: string, opts?: ReadStreamOptions): AsyncIterable<RecordedEvent>;
   readAll(opts: { from: ReadAllFrom; maxCount: number }): Promise<RecordedEvent[]>;
   subscribeToAll(opts: { from: ReadAllFrom; signal: AbortSignal; filter?: (e: RecordedEvent) => boolean }): AsyncIterable<RecordedEvent | CaughtUp>;
   /** The position of the newest committed event, or null when the log is empty. */

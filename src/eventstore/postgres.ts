@@ -5,7 +5,7 @@ import type { Db } from '../db.ts';
 import { DbChannel } from '../db-channel.ts';
 import {
   type AppendOptions, type AppendResult, type CaughtUp, type EventData, type EventStore, type ExpectedRevision, type LogPosition,
-  type ReadAllFrom, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, SubjectErasedError, SubjectKeyTakenError, WrongExpectedVersionError, comparePositions,
+  type ReadAllFrom, type ReadStreamOptions, type RecordedEvent, InvalidPositionError, RequiredStreamMissingError, SubjectErasedError, SubjectKeyTakenError, WrongExpectedVersionError, comparePositions,
 } from './port.ts';
 import { pooledQuery } from '../pooled-query.ts';
 import { AppendGroup, ERASED_KEY_IN, type NewKeys, newKeysOf, singleAppend } from './append-group.ts';
@@ -279,7 +279,7 @@ export class PostgresEventStore implements EventStore {
     return (res.rows[0] as { revision: string | null } | undefined)?.revision ?? 'no_stream';
   }
 
-  async *readStream(stream: string, opts: { fromRevision?: bigint; maxCount?: number; direction?: 'forwards' | 'backwards' } = {}): AsyncIterable<RecordedEvent> {
+  async *readStream(stream: string, opts: ReadStreamOptions = {}): AsyncIterable<RecordedEvent> {
     const backwards = opts.direction === 'backwards';
     const statement = backwards ? READ_STREAM_BACKWARDS : READ_STREAM;
     let cursor = opts.fromRevision ?? (backwards ? MAX_REVISION : 0n);

@@ -193,13 +193,26 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     return out;
   };
 
-  const openAll = async (events: RecordedEvent[]): Promise<RecordedEvent[]> => {
+  // The keys the key store holds now, whatever the cache says (ReadStreamOptions.currentKeys). An erasure found here is
+  // remembered, so this process's other reads stop opening the subject too.
+  const currentKeys = async (subjects: Set<string>): Promise<Map<string, SubjectKey>> => {
+    const found = subjects.size ? await keys.find([...subjects]) : new Map<string, SubjectKey>();
+    const keyOf = new Map<string, SubjectKey>();
+    for (const s of subjects) {
+      const k = cache.erased(s) ? null : (found.get(s) ?? null);
+      if (k === null) cache.set(s, null);
+      keyOf.set(s, k);
+    }
+    return keyOf;
+  };
+
+  const openAll = async (events: RecordedEvent[], current = false): Promise<RecordedEvent[]> => {
     // An erasure in this very batch ends its keys before the batch's earlier events are opened.
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
     const subjects = new Set<string>();
     for (const list of sealed) for (const v of list) subjects.add(v.subject);
-    const keyOf = await keysOf(subjects, (missing) => keys.find(missing));
+    const keyOf = current ? await currentKeys(subjects) : await keysOf(subjects, (missing) => keys.find(missing));
     return events.map((e, i) => {
       const list = sealed[i] ?? NONE;
       if (list.length === 0) return e;
@@ -219,6 +232,13 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       return new OpenedEvent(e, data);
     });
   };
+
+  // A stream read for a person: every event first, then one lookup of their subjects' keys.
+  async function* openCurrent(source: AsyncIterable<RecordedEvent>): AsyncIterable<RecordedEvent> {
+    const events: RecordedEvent[] = [];
+    for await (const e of source) events.push(e);
+    yield* await openAll(events, true);
+  }
 
   async function* openEach(source: AsyncIterable<RecordedEvent>): AsyncIterable<RecordedEvent> {
     for await (const e of source) {
@@ -286,7 +306,7 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
         }
       }
     },
-    readStream: (stream, opts) => openEach(store.readStream(stream, opts)),
+    readStream: (stream, opts) => (opts?.currentKeys ? openCurrent(store.readStream(stream, opts)) : openEach(store.readStream(stream, opts))),
     readAll: async (opts) => openAll(await store.readAll(opts)),
     subscribeToAll(opts) {
       const source = store.subscribeToAll(opts);

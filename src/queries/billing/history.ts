@@ -129,7 +129,8 @@ export const historyGet = operation({
     if (!stream) throw missing();
     const asOf = req.as_of ? new Date(req.as_of) : null;
     const all: RecordedEvent[] = [];
-    for await (const e of ctx.store.readStream(stream, { maxCount: MAX_EVENTS })) {
+    // currentKeys: what staff see of an erased customer is erased at once, whichever process erased them.
+    for await (const e of ctx.store.readStream(stream, { maxCount: MAX_EVENTS, currentKeys: true })) {
       if (asOf && e.createdAt > asOf) break;
       all.push(e);
     }

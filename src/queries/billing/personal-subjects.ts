@@ -67,7 +67,7 @@ export const customersExport = operation({
     const streams = [`customer-${req.id}`, ...(await organizationSubjects(ctx.services.knex, customer.organization_id)).map((s) => s.replace(':', '-'))];
     const events = [];
     for (const stream of streams) {
-      for await (const e of ctx.services.store.readStream(stream)) events.push({ stream, revision: String(e.revision), id: e.id, type: e.type, data: e.data, recorded_at: e.createdAt.toISOString() });
+      for await (const e of ctx.services.store.readStream(stream, { currentKeys: true })) events.push({ stream, revision: String(e.revision), id: e.id, type: e.type, data: e.data, recorded_at: e.createdAt.toISOString() });
     }
     return { subject: `customer:${req.id}`, exported_at: ctx.now.toISOString(), customer: { ...customer }, notes: notes.map((n) => ({ ...n })), attachments: files.map((a) => ({ ...a })), events };
   },
