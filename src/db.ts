@@ -83,7 +83,7 @@ export function openPostgres(url: string, poolMax = 20, applicationName?: string
   let closing = false;
   const db: Db = {
     kind: 'postgres',
-    knex: knexFactory({ client: 'pg', connection, pool: { min: 0, max: poolMax, afterCreate: discardWhenEnded }, compileSqlOnError: false, log: knexLog(() => db, () => closing) }),
+    knex: knexFactory({ client: 'pg', connection, pool: { min: 0, max: poolMax, afterCreate: prepareConnection }, compileSqlOnError: false, log: knexLog(() => db, () => closing) }),
     url,
     close: () => {
       closing = true;
@@ -100,9 +100,10 @@ type PooledClient = pg.Client & { __knex__disposed?: unknown };
  * A connection whose server process ended (pg_terminate_backend, a shutdown: a FATAL error) fails the query it
  * was running at once, but pg sees the socket close a moment later, after knex has put the connection back in
  * the pool: the next query would take it and fail too. Marked as knex marks a connection that ended, it is
- * dropped by the pool at once and the next query gets a live one.
+ * dropped by the pool at once and the next query gets a live one. (The pool's `afterCreate`, which also sets how the
+ * connection plans named statements.)
  */
-function discardWhenEnded(connection: PooledClient, done: (err: Error | null, connection: PooledClient) => void): void {
+function prepareConnection(connection: PooledClient, done: (err: Error | null, connection: PooledClient) => void): void {
   connection.connection.on('errorMessage', (msg: { severity?: string; code?: string }) => {
     if (msg.severity === 'FATAL' || msg.severity === 'PANIC' || isDatabaseUnavailable(msg)) connection.__knex__disposed ??= `the server ended the connection (${msg.code ?? msg.severity})`;
   });

@@ -145,13 +145,14 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     for (const [s, k] of found) cache.set(s, k);
   };
 
-  // The keys of a read batch or an append, in a map of their own, and the subjects the cache does not hold.
-  const cachedKeys = (subjects: Set<string>): { keyOf: Map<string, SubjectKey>; missing: string[] } => {
+  // The keys of a read batch or an append, in a map of their own, and the subjects the cache does not hold. `fresh`
+  // (ReadStreamOptions.currentKeys): every live key counts as missing, to be looked up again; an erasure is for good.
+  const cachedKeys = (subjects: Set<string>, fresh = false): { keyOf: Map<string, SubjectKey>; missing: string[] } => {
     const keyOf = new Map<string, SubjectKey>();
     const missing: string[] = [];
     for (const s of subjects) {
       const k = cache.get(s);
-      if (k === undefined) missing.push(s);
+      if (k === undefined || (fresh && k !== null)) missing.push(s);
       else keyOf.set(s, k);
     }
     return { keyOf, missing };
@@ -160,8 +161,8 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
   // cachedKeys, then one lookup for the rest (a subject it does not return has no key: null). Remembering what was found
   // may evict older keys, but never one this map already holds; a key this process erased while the lookup ran reads
   // null (so "[erased]") here too.
-  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>): Promise<Map<string, SubjectKey>> => {
-    const { keyOf, missing } = cachedKeys(subjects);
+  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>, fresh = false): Promise<Map<string, SubjectKey>> => {
+    const { keyOf, missing } = cachedKeys(subjects, fresh);
     if (missing.length === 0) return keyOf;
     const found = await lookup(missing);
     for (const [s, k] of keyOf) if (k !== null && cache.erased(s)) keyOf.set(s, null);
@@ -193,26 +194,15 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     return out;
   };
 
-  // The keys the key store holds now, whatever the cache says (ReadStreamOptions.currentKeys). An erasure found here is
-  // remembered, so this process's other reads stop opening the subject too.
-  const currentKeys = async (subjects: Set<string>): Promise<Map<string, SubjectKey>> => {
-    const found = subjects.size ? await keys.find([...subjects]) : new Map<string, SubjectKey>();
-    const keyOf = new Map<string, SubjectKey>();
-    for (const s of subjects) {
-      const k = cache.erased(s) ? null : (found.get(s) ?? null);
-      if (k === null) cache.set(s, null);
-      keyOf.set(s, k);
-    }
-    return keyOf;
-  };
-
+  // `current`: keys as the key store holds them now (ReadStreamOptions.currentKeys); an erasure found is remembered, so
+  // this process's other reads stop opening the subject too.
   const openAll = async (events: RecordedEvent[], current = false): Promise<RecordedEvent[]> => {
     // An erasure in this very batch ends its keys before the batch's earlier events are opened.
     events.forEach(forget);
     const sealed = events.map(envelopesOf);
     const subjects = new Set<string>();
     for (const list of sealed) for (const v of list) subjects.add(v.subject);
-    const keyOf = current ? await currentKeys(subjects) : await keysOf(subjects, (missing) => keys.find(missing));
+    const keyOf = await keysOf(subjects, (missing) => keys.find(missing), current);
     return events.map((e, i) => {
       const list = sealed[i] ?? NONE;
       if (list.length === 0) return e;
