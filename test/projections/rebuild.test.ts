@@ -63,6 +63,7 @@ for (const backend of backends()) {
 
     it('a bumped projection version is built beside the old one, which serves until the new one is swapped in', async () => {
       const before = await dumpReadModels(svc.app.knex);
+      const schema = await indexesAndConstraints(svc.app.knex);
       const stored = await svc.app.knex('projection_checkpoints').where({ name: billingCustomersProjection.name }).first();
       await svc.app.runner.stop();
       try {
@@ -79,6 +80,8 @@ for (const backend of backends()) {
         expect(await svc.app.knex('projection_checkpoints').where({ name: `${bumped.name}@next` }).first()).to.equal(undefined);
         expect((await svc.app.knex.raw(`select count(*)::int as n from pg_namespace where nspname like 'rebuild_%'`)).rows[0].n).to.equal(0);
         expect(await dumpReadModels(svc.app.knex)).to.deep.equal(before);
+        // The new tables were made with their keys only and got their other indexes once caught up: all are back.
+        expect(await indexesAndConstraints(svc.app.knex)).to.deep.equal(schema);
       } finally {
         // Put the original version back for the rest of the suite.
         await svc.app.knex('projection_checkpoints').where({ name: billingCustomersProjection.name }).update({ version: billingCustomersProjection.version });

@@ -8,6 +8,7 @@ import { readRecorded, streamCategory, streamKey } from '../recorded.ts';
 import { type DocumentHandler, type DocumentTable, isReplacing } from './declaration.ts';
 import { rememberDocument, rememberedDocuments } from './cache.ts';
 import { stagedDocumentWrites, writeDocuments } from './sql.ts';
+import { REPLAY_DOCUMENTS, replayMemoryFull } from '../replay-memory.ts';
 
 /** Applies the events a document table handles, in the runner's transaction. */
 export async function applyDocuments<D, E extends DomainEvent>(trx: Knex.Transaction, def: DocumentTable<D, E>, all: RecordedEvent[]): Promise<void> {
@@ -35,9 +36,6 @@ export async function stageDocuments<D, E extends DomainEvent>(knex: Knex, def: 
   };
 }
 
-/** Documents kept in memory across batches; beyond this many the cache is dropped after a write. */
-const MAX_CACHED_DOCS = 250_000;
-
 /**
  * Bulk replay of a document table: every touched document is loaded once, folded, and written once per
  * write. `alone`: the only table of its projection, so no other table reads the events a replay reads
@@ -59,11 +57,20 @@ export function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>,
       // readings of a 200k-event replay lived as long as their batches, about 0.4 s of node CPU in GC.
       const read = alone ? foldReader(def.events) : (e: RecordedEvent) => readRecorded(def.events, e);
       if (!complete) {
+        // Documents not in memory: asked for, but for those the batch creates (see bornInBatch).
         const keyOf = def.keyOf ?? streamKey;
-        const missing = [...new Set(events.map((e) => keyOf(e, read(e))).filter((k): k is string => k !== null && !docs.has(k)))];
-        for (const k of missing) docs.set(k, null);
-        for (let i = 0; i < missing.length; i += 10_000) {
-          const found = await knex.raw(`select id::text as id, doc from ${stored} where id = any(?)`, [missing.slice(i, i + 10_000)]);
+        const missing = new Set<string>();
+        for (const e of events) {
+          const r = read(e);
+          const key = keyOf(e, r);
+          if (key === null || docs.has(key) || missing.has(key)) continue;
+          if (bornInBatch(def, e, r)) docs.set(key, null);
+          else missing.add(key);
+        }
+        const asked = [...missing];
+        for (const k of asked) docs.set(k, null);
+        for (let i = 0; i < asked.length; i += 10_000) {
+          const found = await knex.raw(`select id::text as id, doc from ${stored} where id = any(?)`, [asked.slice(i, i + 10_000)]);
           for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
         }
       }
@@ -74,7 +81,8 @@ export function documentBulk<D, E extends DomainEvent>(def: DocumentTable<D, E>,
       await writeDocuments(trx, def, docs, dirty, false, empty);
       empty = false;
       dirty.clear();
-      if (docs.size > MAX_CACHED_DOCS) {
+      // Documents are kept across writes while they fit (replay-memory.ts).
+      if (docs.size > REPLAY_DOCUMENTS || replayMemoryFull()) {
         docs.clear();
         complete = false;
       }
@@ -136,15 +144,7 @@ async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: Document
       docs.set(key, held.doc as D | null);
       continue;
     }
-    // The key's first event in the batch makes its document from the event alone: the stored row is not needed.
-    const handler = handlerOf(def, read.type);
-    if (handler && isReplacing(handler)) {
-      docs.set(key, null);
-      continue;
-    }
-    // Keyed by its stream (the default), a document is born with its stream: the first event of a
-    // stream (revision 0) finds none. Guarded by the table having seen one stream category only.
-    if (!def.keyOf && e.revision === 0n && oneCategory(def.table, e.streamId)) docs.set(key, null);
+    if (bornInBatch(def, e, read)) docs.set(key, null);
     else keys.add(key);
   }
   if (keys.size === 0) return docs;
@@ -152,6 +152,17 @@ async function loadDocuments<D, E extends DomainEvent>(knex: Knex, def: Document
   const found = await knex.raw(`select id::text as id, doc from "${def.table}" where id = any(?)`, [[...keys]]);
   for (const r of found.rows as { id: string; doc: D }[]) docs.set(r.id, r.doc);
   return docs;
+}
+
+/**
+ * Whether the key's first event in a batch, `e`, makes a document that needs no stored row: a replacing handler makes
+ * it from the event alone, and a document keyed by its stream (the default) is born with its stream, so the stream's
+ * first event (revision 0) finds none (guarded by the table having seen one stream category only).
+ */
+function bornInBatch<D, E extends DomainEvent>(def: DocumentTable<D, E>, e: RecordedEvent, read: E): boolean {
+  const handler = handlerOf(def, read.type);
+  if (handler && isReplacing(handler)) return true;
+  return !def.keyOf && e.revision === 0n && oneCategory(def.table, e.streamId);
 }
 
 /** Stream categories each stream-keyed table has seen in this process. */

@@ -9,9 +9,9 @@ import { type LogPosition, type RecordedEvent, comparePositions } from '../../ev
 import type { Projection } from '../projection.ts';
 import { forgetDocuments, tablesReplaced } from '../documents/cache.ts';
 import { CheckpointMoved, type CommitPart, commitParts } from './commit.ts';
-import { BULK_COMMIT_MS, MAX_PENDING_ROWS } from './catch-up.ts';
+import { BULK_COMMIT_MS, bulkFull } from './catch-up.ts';
 import type { Engine } from './engine.ts';
-import { createShadow, liveSchema, nextName, shadowProjection, swapShadow, writeShadow } from './shadow.ts';
+import { createShadow, indexShadow, liveSchema, nextName, shadowProjection, swapShadow, writeShadow } from './shadow.ts';
 
 /** How far a build is: events applied, the share done (by log position, against the head when it started) and the time left at its pace. */
 export interface BuildProgress {
@@ -115,7 +115,9 @@ export class BlueGreen {
         try {
           position = await this.drain(p, shadow, position, step, opts.signal);
           if (opts.signal?.aborted) return false;
-          // Caught up: the live one stops here for the little the log grew meanwhile and the swap.
+          // Caught up: the indexes createShadow left out are built over every row, while the live one still serves;
+          // then the live one stops here for the little the log grew meanwhile and the swap.
+          await this.e.knex.transaction((trx) => indexShadow(trx, p, live));
           const release = await this.hold(p);
           try {
             position = await this.drain(p, shadow, position, step);
@@ -152,7 +154,7 @@ export class BlueGreen {
   /**
    * Applies the log after `from` to the shadow tables until a read comes back short (then empty). With bulk replay
    * (the projection offers it) batches are folded in memory and written, with the build's checkpoint, every
-   * MAX_PENDING_ROWS changed rows, every BULK_COMMIT_MS and at the end, as a solo catch-up does (catch-up.ts); the
+   * time they fill memory (bulkFull), every BULK_COMMIT_MS and at the end, as a solo catch-up does (catch-up.ts); the
    * first write into the tables the build began empty is a plain load. The next batch is read while one is applied.
    */
   private async drain(p: Projection, shadow: Projection, from: LogPosition | null, step: (at: LogPosition | null, n: number) => void, signal?: AbortSignal): Promise<LogPosition | null> {
@@ -182,7 +184,7 @@ export class BlueGreen {
       if (bulk) {
         await bulk.fold(relevant);
         folded = last.position;
-        if (bulk.pending() >= MAX_PENDING_ROWS || !more || Date.now() - writtenAt >= BULK_COMMIT_MS) await write(last.position, { events: [], write: (trx) => bulk.write(trx) });
+        if (bulkFull(bulk) || !more || Date.now() - writtenAt >= BULK_COMMIT_MS) await write(last.position, { events: [], write: (trx) => bulk.write(trx) });
       } else {
         await write(last.position, { events: relevant });
       }

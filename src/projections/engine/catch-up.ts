@@ -7,15 +7,19 @@ import { type LogPosition, type RecordedEvent, comparePositions } from '../../ev
 import { isDatabaseUnavailable } from '../../db-errors.ts';
 import type { BulkApplier, Projection } from '../projection.ts';
 import { forgetDocuments } from '../documents/cache.ts';
+import { REPLAY_DOCUMENTS, replayMemoryFull } from '../replay-memory.ts';
 import { CheckpointMoved, commitParts } from './commit.ts';
 import { FLUSH_MS } from './checkpoints.ts';
 import type { Engine } from './engine.ts';
 import { type Failures, ProjectionStopped } from './failures.ts';
 
-/** Bulk replay writes once this many rows changed in memory... */
-export const MAX_PENDING_ROWS = 200_000;
+/** Bulk replay writes once its changed rows are as many as the documents it may hold (replay-memory.ts) or the heap is full... */
+export function bulkFull(bulk: BulkApplier): boolean {
+  return bulk.pending() >= REPLAY_DOCUMENTS || replayMemoryFull();
+}
 /** ...or once its last write is this old, so a long replay still shows progress and restarts near where it stopped. */
 export const BULK_COMMIT_MS = 30_000;
+
 /** How long catchUp waits for committed events hidden behind an open older transaction. */
 const CATCH_UP_WAIT_MS = 30_000;
 
@@ -161,7 +165,7 @@ export class CatchUp {
     const start = checkpoints.of(p.name);
     // Alone, rows are written by bulk writes or follow another runner: remembered documents may be older.
     forgetDocuments(knex, p.tables);
-    // Bulk replay: batches are folded in memory and written together every MAX_PENDING_ROWS changed rows.
+    // Bulk replay: batches are folded in memory and written together when memory is full (bulkFull).
     const bulk = p.bulk?.(knex, start === null);
     let next: Promise<RecordedEvent[]> | null = read(start);
     let folded: LogPosition | null = null; // end of what the bulk applier holds unwritten
@@ -182,7 +186,7 @@ export class CatchUp {
         await bulk.fold(relevant);
         this.e.health.applied(p.name, relevant.length);
         folded = to;
-        if (bulk.pending() >= MAX_PENDING_ROWS || !more || checkpoints.storedAgo(p) >= BULK_COMMIT_MS) {
+        if (bulkFull(bulk) || !more || checkpoints.storedAgo(p) >= BULK_COMMIT_MS) {
           await this.writeBulk(p, bulk, to);
           folded = null;
         }

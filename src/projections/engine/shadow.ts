@@ -26,33 +26,50 @@ export async function liveSchema(knex: Knex): Promise<string> {
 /**
  * Creates empty copies of `p`'s tables in its shadow schema and its checkpoint row at the start of the log,
  * replacing an unfinished earlier build. Keys and indexes get the live ones' names (LIKE would name them anew).
+ * Only the unique ones are made now (upserts and lookups by key need them); the others are built once the build has
+ * caught up (indexShadow): a replay writes its documents several times when they outgrow memory, and every write
+ * into five indexes cost about three times one into the key alone (issue 31's rebuild of 2M events).
  */
 export async function createShadow(trx: Knex.Transaction, p: Projection, live: string, now: Date): Promise<void> {
   const schema = ident(shadowSchema(p.name));
   await trx.raw(`drop schema if exists ${schema} cascade`);
   await trx.raw(`create schema ${schema}`);
   for (const t of p.tables) {
-    const table = `${schema}.${ident(t)}`;
-    await trx.raw(`create table ${table} (like ${ident(live)}.${ident(t)} including all excluding indexes)`);
-    const res = await trx.raw(
-      `select c.relname as name, con.conname, pg_get_constraintdef(con.oid) as condef, pg_get_indexdef(i.indexrelid) as indexdef
-       from pg_index i join pg_class c on c.oid = i.indexrelid
-       left join pg_constraint con on con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
-       where i.indrelid = ?::regclass order by c.relname`,
-      [`${ident(live)}.${ident(t)}`],
-    );
-    for (const r of res.rows as { name: string; conname: string | null; condef: string | null; indexdef: string }[]) {
-      if (r.conname) {
-        await trx.raw(`alter table ${table} add constraint ${ident(r.conname)} ${r.condef}`);
-        continue;
-      }
-      const m = /^(CREATE (?:UNIQUE )?INDEX) \S+ ON (?:ONLY )?\S+ (USING .*)$/s.exec(r.indexdef);
-      if (!m) throw new Error(`cannot copy index ${r.name} of ${t}: ${r.indexdef}`);
-      await trx.raw(`${m[1]} ${ident(r.name)} on ${table} ${m[2]}`);
-    }
+    await trx.raw(`create table ${schema}.${ident(t)} (like ${ident(live)}.${ident(t)} including all excluding indexes)`);
+    await copyIndexes(trx, p.name, t, live, true);
   }
   await trx('projection_checkpoints').where({ name: nextName(p.name) }).delete();
   await trx('projection_checkpoints').insert({ name: nextName(p.name), version: p.version, position: null, updated_at: now });
+}
+
+/** Builds the indexes of `p`'s shadow tables that createShadow left for later (those it has already are kept). */
+export async function indexShadow(trx: Knex.Transaction, p: Projection, live: string): Promise<void> {
+  for (const t of p.tables) await copyIndexes(trx, p.name, t, live, false);
+}
+
+// Gives the shadow table `t` of projection `name` the live table's unique indexes (`unique`) or the others, under the
+// live names, skipping those it has.
+async function copyIndexes(trx: Knex.Transaction, name: string, t: string, live: string, unique: boolean): Promise<void> {
+  const schema = shadowSchema(name);
+  const table = `${ident(schema)}.${ident(t)}`;
+  const res = await trx.raw(
+    `select c.relname as name, con.conname, pg_get_constraintdef(con.oid) as condef, pg_get_indexdef(i.indexrelid) as indexdef
+     from pg_index i join pg_class c on c.oid = i.indexrelid
+     left join pg_constraint con on con.conindid = i.indexrelid and con.conrelid = i.indrelid and con.contype in ('p', 'u', 'x')
+     where i.indrelid = ?::regclass and (i.indisunique or con.conname is not null) = ?
+       and not exists (select 1 from pg_class s where s.relname = c.relname and s.relnamespace = ?::regnamespace)
+     order by c.relname`,
+    [`${ident(live)}.${ident(t)}`, unique, ident(schema)],
+  );
+  for (const r of res.rows as { name: string; conname: string | null; condef: string | null; indexdef: string }[]) {
+    if (r.conname) {
+      await trx.raw(`alter table ${table} add constraint ${ident(r.conname)} ${r.condef}`);
+      continue;
+    }
+    const m = /^(CREATE (?:UNIQUE )?INDEX) \S+ ON (?:ONLY )?\S+ (USING .*)$/s.exec(r.indexdef);
+    if (!m) throw new Error(`cannot copy index ${r.name} of ${t}: ${r.indexdef}`);
+    await trx.raw(`${m[1]} ${ident(r.name)} on ${table} ${m[2]}`);
+  }
 }
 
 /** Makes `trx` write the shadow tables of projection `name`: they come first on its search path, the live schema after. */
