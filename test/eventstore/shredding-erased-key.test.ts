@@ -86,5 +86,23 @@ for (const backend of backends()) {
       const stored = (await db.knex('data_subject_keys').whereIn('subject', fresh).select('subject')) as { subject: string }[];
       expect(stored).to.have.length(fresh.length);
     });
+
+    it('a read with current keys opens nothing of a subject another process erased, though its stream holds no erasure event', async () => {
+      const { db, store } = opened;
+      const a = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+      const b = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+      const id = crypto.randomUUID();
+      const stream = `customer-${id}`;
+      await a.appendToStream(stream, [updated('erin@cached.example')], { expectedRevision: 'no_stream' });
+      expect(await readEmails(a, stream)).to.deep.equal(['erin@cached.example']); // `a` has the key cached now
+      const { erasable, retained } = customerSubjects(id);
+      await b.eraseSubjects([erasable, retained], new Date());
+      // Only the keys are gone (the erasure event would be in another stream): the read must ask the key store.
+      const current: unknown[] = [];
+      for await (const e of a.readStream(stream, { currentKeys: true })) current.push((e.data as { changes: { email: unknown } }).changes.email);
+      expect(current).to.deep.equal(['[erased]']);
+      // What it found is remembered: the process's cached reads stop opening the subject too.
+      expect(await readEmails(a, stream)).to.deep.equal(['[erased]']);
+    });
   });
 }
