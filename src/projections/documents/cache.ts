@@ -9,7 +9,10 @@ const MAX_RECENT = 10_000;
 
 const tableWatchers = new Map<string, Set<() => void>>();
 
-/** Calls `fn` whenever a live projection commit of this process wrote a document of `table` (caches of what it holds drop their copies). */
+/**
+ * Calls `fn` whenever a live projection commit of this process wrote a document of `table`, or the table's rows may
+ * have been written otherwise (forgetDocuments): caches of what it holds drop their copies.
+ */
 export function onDocumentWritten(table: string, fn: () => void): void {
   const set = tableWatchers.get(table) ?? new Set();
   set.add(fn);
@@ -52,6 +55,7 @@ export function knownDocument<D>(knex: Knex, table: string, key: string): { doc:
  * another runner's commits, a failed commit), so staging never folds onto a copy older than the row.
  */
 export function forgetDocuments(knex: Knex, tables: string[]): void {
+  for (const t of tables) tableWatchers.get(t)?.forEach((fn) => fn());
   const docs = recent.get(knex);
   if (!docs || tables.length === 0) return;
   const prefixes = tables.map((t) => `${t}:`);
