@@ -152,7 +152,10 @@ async function targetsOf(knex: Knex): Promise<Target[]> {
  * rows may have changed (forgetDocuments: another runner's commit, a catch-up, a rebuild), as for staged documents.
  */
 let knownTargets = new WeakMap<Knex, Target[]>();
-onDocumentWritten('billing_webhook_targets', () => (knownTargets = new WeakMap()));
+const forgetTargets = () => {
+  knownTargets = new WeakMap();
+};
+onDocumentWritten('billing_webhook_targets', forgetTargets);
 
 async function stagingTargets(knex: Knex): Promise<Target[]> {
   const known = knownTargets.get(knex);
@@ -187,7 +190,7 @@ export const billingWebhookOutboxProjection: Projection = {
       if (streamCategory(e.streamId) === 'webhookendpoint') {
         await applyEndpointEvent(trx, e);
         targets = null;
-        knownTargets = new WeakMap();
+        forgetTargets();
         continue;
       }
       const message = messageOf(e, facts);

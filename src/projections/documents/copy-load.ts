@@ -1,7 +1,8 @@
-// A replay's first load into an empty document table on Postgres, as COPY FROM STDIN: the rows go as text lines
-// the server parses straight into the table. The multi-row INSERT from jsonb_populate_recordset made Postgres parse
-// every 5,000-row batch into one jsonb value and take each column out of it again: issue 31 measured 2.3-3.0 s for
-// the 100,000 documents of the replay bench against 1.1 s for COPY of the same rows.
+// A replay's writes of many documents on Postgres, as COPY FROM STDIN: the rows go as text lines the server parses
+// straight into the table (the first load into an empty table), or into a temporary copy of it and then one upsert
+// (later writes). The multi-row INSERT from jsonb_populate_recordset made Postgres parse every 5,000-row batch into one
+// jsonb value and take each column out of it again: issue 31 measured 2.3-3.0 s for the 100,000 documents of the
+// replay bench against 1.1 s for COPY of the same rows.
 import type { Knex } from 'knex';
 import pg from 'pg';
 
@@ -9,53 +10,45 @@ import pg from 'pg';
 const COPY_CHUNK = 2_000;
 
 /**
- * Loads `rows` (column name -> value, as the jsonb_populate_recordset path takes them) into `table` with COPY,
- * in the caller's transaction. Values are written as that path would have read them: JSON text for json and
- * jsonb columns, the value's text otherwise. False, having sent nothing, when COPY is not there (PGlite) or a
- * value has no plain text form (an object or array for a column that is not json): then load the other way.
+ * Loads `rows` (column name -> value, as the jsonb_populate_recordset path takes them; `columns` every row's keys)
+ * into `table` with COPY, in the caller's transaction. Values are written as that path would have read them: JSON
+ * text for json and jsonb columns, the value's text otherwise. False, having sent nothing, when COPY is not there
+ * (PGlite) or a value has no plain text form (an object or array for a column that is not json): then load the other way.
  */
-export async function copyRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<boolean> {
-  const connection = await copyConnection(trx, rows);
-  if (!connection) return false;
-  const lines = await copyLines(trx, table, rows);
-  if (!lines) return false;
-  await copyIn(connection, `copy "${table}" (${lines.list}) from stdin`, rows, lines.line);
+export async function copyRows(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], columns: string[]): Promise<boolean> {
+  const copy = await copyOf(trx, table, rows, columns);
+  if (!copy) return false;
+  await copyIn(copy.connection, `copy "${table}" (${copy.list}) from stdin`, rows, copy.line);
   return true;
 }
 
 /**
- * Upserts `rows` into `table` (on its key `id`, `updates` the SET list) by COPY into a temporary copy of the table
+ * Upserts `rows` into `table` (on its key `id`; `updates` the SET list) by COPY into a temporary copy of the table
  * and one INSERT ... SELECT from it, in the caller's transaction. The JSON-parameter upsert made the server parse
  * every row twice (the batch's JSON, then its doc as jsonb): a bulk replay's later writes took about 20 us a row.
  * False, having written nothing, where copyRows would be.
  */
-export async function copyUpsert(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], updates: string): Promise<boolean> {
-  const connection = await copyConnection(trx, rows);
-  if (!connection) return false;
-  const lines = await copyLines(trx, table, rows);
-  if (!lines) return false;
+export async function copyUpsert(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], columns: string[], updates: string): Promise<boolean> {
+  const copy = await copyOf(trx, table, rows, columns);
+  if (!copy) return false;
   const staging = `load_${table}`.slice(0, 63);
   await trx.raw(`drop table if exists pg_temp."${staging}"`);
   await trx.raw(`create temp table "${staging}" (like "${table}" including defaults) on commit drop`);
-  await copyIn(connection, `copy pg_temp."${staging}" (${lines.list}) from stdin`, rows, lines.line);
-  await trx.raw(`insert into "${table}" (${lines.list}) select ${lines.list} from pg_temp."${staging}" on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`);
+  await copyIn(copy.connection, `copy pg_temp."${staging}" (${copy.list}) from stdin`, rows, copy.line);
+  await trx.raw(`insert into "${table}" (${copy.list}) select ${copy.list} from pg_temp."${staging}" on conflict (id) do ${updates ? `update set ${updates}` : 'nothing'}`);
   return true;
 }
 
-// The transaction's own pg connection (another knex's would take one from the pool and keep it), or null (PGlite).
-async function copyConnection(trx: Knex.Transaction, rows: Record<string, unknown>[]): Promise<pg.Client | null> {
+/**
+ * The transaction's own pg connection (another knex's would take one from the pool and keep it), the column list and
+ * each row as a COPY text line; null on PGlite, outside a transaction, or when a value has no plain text form.
+ */
+async function copyOf(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[], columns: string[]): Promise<{ connection: pg.Client; list: string; line: (r: Record<string, unknown>) => string } | null> {
   if (!trx.isTransaction || rows.length === 0) return null;
   const connection = await (trx.client as { acquireConnection(): Promise<unknown> }).acquireConnection();
-  return connection instanceof pg.Client ? connection : null;
-}
-
-// The column list of `rows` and each row as a COPY text line; null when a value has no plain text form.
-async function copyLines(trx: Knex.Transaction, table: string, rows: Record<string, unknown>[]): Promise<{ list: string; line: (r: Record<string, unknown>) => string } | null> {
+  if (!(connection instanceof pg.Client)) return null;
   const types = await trx.raw(`select attname as name, format_type(atttypid, null) in ('json', 'jsonb') as json from pg_attribute where attrelid = ?::regclass and attnum > 0 and not attisdropped`, [`"${table}"`]);
   const json = new Set((types.rows as { name: string; json: boolean }[]).filter((c) => c.json).map((c) => c.name));
-  const keys = new Set<string>();
-  for (const r of rows) for (const k in r) keys.add(k);
-  const columns = [...keys];
   const plain = columns.filter((c) => !json.has(c));
   for (const r of rows) {
     for (const c of plain) {
@@ -64,7 +57,7 @@ async function copyLines(trx: Knex.Transaction, table: string, rows: Record<stri
     }
   }
   const fields = columns.map((c) => ({ c, encode: json.has(c) ? jsonField : plainField }));
-  return { list: columns.map((c) => `"${c}"`).join(', '), line: (r) => fields.map((f) => f.encode(r[f.c])).join('\t') };
+  return { connection, list: columns.map((c) => `"${c}"`).join(', '), line: (r) => fields.map((f) => f.encode(r[f.c])).join('\t') };
 }
 
 function copyIn(connection: pg.Client, sql: string, rows: Record<string, unknown>[], line: (r: Record<string, unknown>) => string): Promise<void> {

@@ -21,15 +21,16 @@ export async function writeDocuments<D, E extends DomainEvent>(trx: Knex.Transac
   // large load the indexes built once afterwards. A small one keeps its indexes: dropping and rebuilding them is a
   // few DDL statements per table, which cost more than they save below a few thousand rows (a blue/green rebuild
   // of every projection over a short log makes one such load per table). On Postgres the rows go by COPY.
+  const columns = columnsOf(upserts);
   if (empty) {
     const load = async () => {
-      if (!(await copyRows(trx, def.table, upserts))) await writeChunks(trx, def.table, upserts, true);
+      if (!(await copyRows(trx, def.table, upserts, columns))) await writeChunks(trx, def.table, upserts, true);
     };
     return upserts.length >= LOAD_WITHOUT_INDEXES_ROWS ? loadWithoutIndexes(trx, def.table, load) : load();
   }
   for (let i = 0; i < deletes.length; i += 10_000) await trx.raw(`delete from "${def.table}" where id = any(?)`, [deletes.slice(i, i + 10_000)]);
   // A bulk write into a table that has rows (a replay's later writes) goes by COPY too, then one upsert, on Postgres.
-  if (upserts.length >= WRITE_CHUNK && (await copyUpsert(trx, def.table, upserts, updateSet(columnsOf(upserts))))) return;
+  if (upserts.length >= WRITE_CHUNK && (await copyUpsert(trx, def.table, upserts, columns, updateSet(columns)))) return;
   await writeChunks(trx, def.table, upserts, false);
 }
 
