@@ -145,32 +145,27 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     for (const [s, k] of found) cache.set(s, k);
   };
 
-  // The keys of a read batch or an append, in a map of their own, and the subjects the cache does not hold. `fresh`
-  // (ReadStreamOptions.currentKeys): every live key counts as missing, to be looked up again; an erasure is for good.
-  const cachedKeys = (subjects: Set<string>, fresh = false): { keyOf: Map<string, SubjectKey>; missing: string[] } => {
-    const keyOf = new Map<string, SubjectKey>();
+  // The keys of a read batch or an append (null: erased, or never made), with one lookup for the subjects the cache does
+  // not hold. `fresh` (ReadStreamOptions.currentKeys): every live key is looked up again; an erasure is for good. The
+  // cache is read after the lookup, and what the lookup found is remembered only for subjects not erased meanwhile: a
+  // key this process erased while the lookup ran reads null, and the cache does not take the erased key back.
+  const keysOf = async (subjects: ReadonlySet<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>, fresh = false): Promise<Map<string, SubjectKey>> => {
     const missing: string[] = [];
+    for (const s of subjects) if (fresh ? !cache.erased(s) : !cache.has(s)) missing.push(s);
+    const found = missing.length > 0 ? await lookup(missing) : new Map<string, SubjectKey>();
+    for (const s of missing) if (!found.has(s)) found.set(s, null);
+    const keyOf = new Map<string, SubjectKey>();
+    const evicted: string[] = [];
     for (const s of subjects) {
-      const k = cache.get(s);
-      if (k === undefined || (fresh && k !== null)) missing.push(s);
-      else keyOf.set(s, k);
+      const cached = cache.get(s);
+      if (cached === null) keyOf.set(s, null);
+      else if (found.has(s)) keyOf.set(s, found.get(s) ?? null);
+      else if (cached === undefined) evicted.push(s);
+      else keyOf.set(s, cached);
     }
-    return { keyOf, missing };
-  };
-
-  // cachedKeys, then one lookup for the rest (a subject it does not return has no key: null). Remembering what was found
-  // may evict older keys, but never one this map already holds; a key this process erased while the lookup ran reads
-  // null (so "[erased]") here too.
-  const keysOf = async (subjects: Set<string>, lookup: (missing: string[]) => Promise<Map<string, SubjectKey>>, fresh = false): Promise<Map<string, SubjectKey>> => {
-    const { keyOf, missing } = cachedKeys(subjects, fresh);
-    if (missing.length === 0) return keyOf;
-    const found = await lookup(missing);
-    for (const [s, k] of keyOf) if (k !== null && cache.erased(s)) keyOf.set(s, null);
-    for (const s of missing) {
-      if (!found.has(s)) found.set(s, null);
-      keyOf.set(s, found.get(s) ?? null);
-    }
-    remember(found);
+    for (const [s, k] of found) if (!cache.erased(s)) cache.set(s, k);
+    // Held when this began, evicted by another read's keys during the lookup (a full cache): looked up again.
+    if (evicted.length > 0) for (const [s, k] of await keysOf(new Set(evicted), lookup)) keyOf.set(s, k);
     return keyOf;
   };
 
@@ -248,10 +243,13 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
     let made: Map<string, Buffer> | null = null;
     let keyOf: Map<string, SubjectKey>;
     if (create) {
-      // Remembered only once the append stored them (appendToStream).
-      const cached = cachedKeys(subjects);
-      keyOf = cached.keyOf;
-      if (cached.missing.length > 0) made = new Map(cached.missing.map((s) => [s, randomBytes(32)]));
+      // Made here, remembered only once the append stored them (appendToStream).
+      keyOf = new Map();
+      for (const s of subjects) {
+        const k = cache.get(s);
+        if (k !== undefined) keyOf.set(s, k);
+        else (made ??= new Map()).set(s, randomBytes(32));
+      }
       for (const [s, k] of made ?? []) keyOf.set(s, k);
     } else keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
     const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);

@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { backends, suiteStore } from '../support/db.ts';
 import { shreddingStore } from '../../src/eventstore/shredding.ts';
 import { TableKeyStore } from '../../src/eventstore/key-table.ts';
+import type { KeyStore } from '../../src/eventstore/keys.ts';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
 import { customerSubjects } from '../../src/domain/personal.ts';
 import type { EventData, EventStore } from '../../src/eventstore/port.ts';
@@ -102,6 +103,37 @@ for (const backend of backends()) {
       for await (const e of a.readStream(stream, { currentKeys: true })) current.push((e.data as { changes: { email: unknown } }).changes.email);
       expect(current).to.deep.equal(['[erased]']);
       // What it found is remembered: the process's cached reads stop opening the subject too.
+      expect(await readEmails(a, stream)).to.deep.equal(['[erased]']);
+    });
+
+    it('a subject this process erases while its key is being looked up stays erased: the key found is not cached again', async () => {
+      const { db, store } = opened;
+      const writer = shreddingStore(store, new TableKeyStore(db.knex), PERSONAL_FIELDS, () => new Date());
+      const id = crypto.randomUUID();
+      const stream = `customer-${id}`;
+      await writer.appendToStream(stream, [updated('erin@racing.example')], { expectedRevision: 'no_stream' });
+      // The key table itself, with a pause after each lookup has read the keys: the erasure lands in that pause.
+      const table = new TableKeyStore(db.knex);
+      let looked!: () => void;
+      const lookedUp = new Promise<void>((resolve) => (looked = resolve));
+      let resume!: () => void;
+      const resumed = new Promise<void>((resolve) => (resume = resolve));
+      const paused: KeyStore = {
+        find: async (subjects) => {
+          const found = await table.find(subjects);
+          looked();
+          await resumed;
+          return found;
+        },
+        ensure: (subjects, now) => table.ensure(subjects, now),
+        erase: (subjects, now) => table.erase(subjects, now),
+      };
+      const a = shreddingStore(store, paused, PERSONAL_FIELDS, () => new Date());
+      const reading = readEmails(a, stream);
+      await lookedUp; // the keys were read from the table, not yet handed back
+      await a.eraseSubjects(Object.values(customerSubjects(id)), new Date());
+      resume();
+      expect(await reading).to.deep.equal(['[erased]']);
       expect(await readEmails(a, stream)).to.deep.equal(['[erased]']);
     });
   });
