@@ -14,6 +14,9 @@ import { collectionWorker } from '../../src/workers/billing/collection.ts';
 import { RECONCILIATION_SETTLE_MS, reconciliationWorker } from '../../src/workers/billing/reconciliation.ts';
 import { isoDate } from '../../src/clock.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
+import { IdSource } from '../../src/ids.ts';
+import { systemAuth } from '../../src/context.ts';
+import { charges } from '../../src/commands/billing/handlers.ts';
 
 for (const backend of backends()) {
   describe(`refunds due and reconciliation (${backend})`, function () {
@@ -264,6 +267,52 @@ for (const backend of backends()) {
       }
     });
 
+    it('a pass that resumes a charge reconciliation had listed: refunded by staff, it applies nothing; not yet resolved, it applies it through the charge and staff cannot refund it too', async () => {
+      // After the test above moved its clock there and back: charges made now would be older than its checkpoint.
+      const past = 2 * 60_000;
+      const moved = RECONCILIATION_SETTLE_MS + 60_000;
+      svc.clock.advance(past);
+      try {
+        // Two invoices each charged by a collection pass that stopped before recording anything (its first attempt's key).
+        const stopped = await Promise.all([2500, 1800].map(async (amount) => {
+          const org = await billedOrg(svc);
+          await saveCard(svc, org, TEST_CARDS.succeeds);
+          const inv = await openInvoice(svc, staff, org.customerId, [amount]);
+          await settle(svc);
+          const charge = await svc.app.payments.charge({
+            method_ref: (await methodOf(org.customerId)).provider_ref, amount, currency: 'GBP', idempotency_key: inv.id,
+            owner: { invoice_id: inv.id, customer_id: org.customerId, organization_id: org.orgId, attempt_id: null },
+          });
+          if (charge.status !== 'succeeded') throw new Error('expected a charge');
+          return { org, inv, chargeRef: charge.charge_ref };
+        }));
+        const [refunded, kept] = stopped as [(typeof stopped)[0], (typeof stopped)[0]];
+        svc.clock.advance(moved);
+        expect((await reconciliationWorker.runOnce(svc.app)).found).to.include.members([refunded.chargeRef, kept.chargeRef]);
+        await settle(svc);
+        const refund = await svc.call(ops['billing.refunds-due.refund'], { charge_ref: refunded.chargeRef, reason: 'unknown charge: given back' }, staff);
+        expect(refund.status, JSON.stringify(refund.body)).to.equal(200);
+        // The collection pass comes back: the provider answers each invoice's key with the charge made before.
+        await collectionWorker.runOnce(svc.app);
+        await settle(svc);
+        // Given back by staff: not also a payment of its invoice, which still owes it.
+        const stillOwed = await svc.call(ops['billing.invoices.get'], refunded.inv.id, staff);
+        expect(stillOwed.body).to.include({ status: 'open', amount_paid: 0, amount_remaining: 2500 });
+        expect((await svc.call(ops['billing.payments.list'], { invoice_id: refunded.inv.id }, staff)).body.items).to.deep.equal([]);
+        expect((await refunds(refunded.chargeRef)).map((r) => r.doc.amount)).to.deep.equal([2500]);
+        expect(await dueList(refunded.org.customerId)).to.deep.equal([]);
+        // Not resolved yet: the pass holds it on the charge's stream and applies it to its own invoice; staff can no longer refund it.
+        expect((await svc.call(ops['billing.invoices.get'], kept.inv.id, staff)).body).to.include({ status: 'paid', amount_paid: 1800 });
+        expect(await streamEvents(`charge-${kept.chargeRef}`)).to.deep.equal(['ProviderChargeFound', 'ChargeResolutionStarted', 'ChargeAppliedToInvoice']);
+        expect(await dueList(kept.org.customerId)).to.deep.equal([]);
+        const late = await svc.call(ops['billing.refunds-due.refund'], { charge_ref: kept.chargeRef, reason: 'try' }, staff);
+        expect([late.status, late.body.code]).to.deep.equal([409, 'charge_not_due']);
+        expect(await refunds(kept.chargeRef)).to.deep.equal([]);
+      } finally {
+        svc.clock.advance(-moved - past);
+      }
+    });
+
     it('a refund the provider refuses is 409 refund_failed: the charge stays due and can be resolved again', async () => {
       const org = await billedOrg(svc);
       await saveCard(svc, org, TEST_CARDS.succeeds);
@@ -378,6 +427,35 @@ for (const backend of backends()) {
       } finally {
         svc.clock.advance(-moved);
       }
+    });
+
+    it("a page payment's outcome that comes after staff gave its listed charge back is not applied: the invoice still owes it", async () => {
+      const p = await signedInPayer(svc, 'Late Outcome Garage');
+      const methodId = await saveCard(svc, p, TEST_CARDS.succeeds);
+      const inv = await openInvoice(svc, staff, p.customerId, [2700]);
+      expect((await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: methodId })).status).to.equal(303);
+      await settle(svc);
+      // The provider charged; its notification never reached the service.
+      const paid = await svc.app.knex('sandbox_provider_payments').whereRaw(`doc->'payment'->'owner'->>'invoice_id' = ?`, [inv.id]).first('doc');
+      const { charge_ref: chargeRef, owner } = (paid?.doc as { payment: { charge_ref: string; owner: { attempt_id: string } } }).payment;
+      // Listed for staff as reconciliation lists a charge it cannot match (as when the provider's record of the payment was not
+      // final yet when it asked), and given back by them.
+      const ctx = { store: svc.app.store, ids: IdSource.random(svc.clock.now()), now: svc.clock.now(), metadata: { org_id: null, actor: { type: 'system' as const, id: 'reconciliation-worker' }, request_id: null, correlation_id: null, causation_id: null } };
+      await charges.run(ctx, chargeRef, {
+        type: 'RecordProviderCharge',
+        data: { charge_ref: chargeRef, provider: 'sandbox', amount: 2700, currency: 'GBP', organization_id: p.orgId, customer_id: p.customerId, invoice_id: inv.id, charged_at: svc.clock.now().toISOString() },
+      }, { orgId: p.orgId, reason: 'reconciliation' });
+      await settle(svc);
+      const refund = await svc.call(ops['billing.refunds-due.refund'], { charge_ref: chargeRef, reason: 'unknown charge: given back' }, staff);
+      expect(refund.status, JSON.stringify(refund.body)).to.equal(200);
+      // Then the provider's final record is applied (the payer's return to the result page asks for it).
+      const { body } = await svc.app.invoke(ops['billing.payment-attempts.resume'], { attempt_id: owner.attempt_id, visible: true }, { auth: systemAuth('payment-provider', p.orgId) });
+      expect(body.applied).to.equal(true);
+      expect((await svc.call(ops['billing.invoices.get'], inv.id, staff)).body).to.include({ status: 'open', amount_paid: 0, amount_remaining: 2700 });
+      expect((await svc.call(ops['billing.payments.list'], { invoice_id: inv.id }, staff)).body.items).to.deep.equal([]);
+      expect((await svc.call(ops['billing.refunds-due.list'], { customer_id: p.customerId }, staff)).body.items).to.deep.equal([]);
+      const refunds = (await svc.app.knex('sandbox_provider_refunds').where({ charge_ref: chargeRef }).select('doc')) as { doc: { amount: number } }[];
+      expect(refunds.map((r) => r.doc.amount)).to.deep.equal([2700]);
     });
   });
 }

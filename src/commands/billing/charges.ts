@@ -5,7 +5,7 @@
 // request that finishes a resolution left in flight makes it happen once.
 import { isoDate } from '../../clock.ts';
 import { operation } from '../../contract/operation.ts';
-import type { RequestContext } from '../../context.ts';
+import type { CommandContext, RequestContext } from '../../context.ts';
 import { RefundDue, RefundDueApplyRequest, RefundDueRefundRequest } from '../../contract/schemas/billing-charges.ts';
 import { type PendingResolution, type ResolutionKind, refundDue } from '../../domain/billing/charge.ts';
 import { billingErrors } from '../../domain/billing/errors.ts';
@@ -58,6 +58,54 @@ async function perform(ctx: RequestContext, p: PendingResolution): Promise<Perfo
   }
   await charges.run(ctx, p.charge_ref, { type: 'CompleteResolution', data: { resolution_id: p.resolution_id, outcome } }, opts);
   return error ? { ok: false, error } : { ok: true };
+}
+
+/** What a late recording of a charge may do with it (holdListedCharge). */
+export type LateChargeHold = { apply: true; done(applied: number): Promise<void> } | { apply: false };
+
+/**
+ * A charge recorded late (a collection pass that resumes a charge made before it stopped, a page payment whose outcome comes late)
+ * may have been listed for billing staff meanwhile: reconciliation records a charge it cannot match once it is 15 minutes old, and
+ * staff may refund it or apply it elsewhere. Applying it to its own invoice as well would pay the invoice with money given back. So
+ * when the charge has a stream of its own, its payment on its invoice is held there first, as a resolution applying it to that
+ * invoice (with the stream's expected revision, like staff's): whichever starts first wins, and the other moves no money.
+ * `apply: false`: staff resolved or are resolving it, so record it as not applied; else record the payment, then `done(applied)`.
+ */
+export async function holdListedCharge(
+  ctx: CommandContext,
+  c: { charge_ref: string; invoice_id: string; payment_id: string; amount: number; currency: string; organization_id: string; customer_id: string | null; reason: string },
+): Promise<LateChargeHold> {
+  const s = (await charges.read(ctx, c.charge_ref, { fresh: true })).state;
+  if (!s.exists) return { apply: true, done: async () => {} };
+  // Derived from the payment, so a rerun of the same recording finds its own resolution.
+  const resolutionId = nameId('billing-charge-recorded-late', c.payment_id);
+  if (s.resolved) return s.resolved.resolution_id === resolutionId ? { apply: true, done: async () => {} } : { apply: false };
+  if (s.pending && s.pending.resolution_id !== resolutionId) return { apply: false };
+  const opts = { orgId: c.organization_id, reason: c.reason };
+  if (!s.pending) {
+    try {
+      await charges.run(ctx, c.charge_ref, {
+        type: 'StartResolution',
+        data: {
+          charge_ref: c.charge_ref, resolution_id: resolutionId, kind: 'apply', target_invoice_id: c.invoice_id, key: c.payment_id, reason: c.reason,
+          due: { amount: c.amount, currency: c.currency, organization_id: c.organization_id, customer_id: c.customer_id },
+        },
+      }, opts);
+    } catch (err) {
+      if (err instanceof DomainError && (err.code === 'charge_resolution_in_progress' || err.code === 'charge_not_due')) return { apply: false };
+      throw err;
+    }
+  }
+  return {
+    apply: true,
+    async done(applied) {
+      // Applied in part (the invoice owed less by then): the rest stays due back, for staff.
+      const outcome = applied >= c.amount
+        ? { status: 'applied' as const, payment_id: c.payment_id }
+        : { status: 'failed' as const, code: applied > 0 ? 'partly_applied' : 'not_applied', message: `${applied} of the ${c.amount} ${c.currency} charged went onto invoice ${c.invoice_id}: the rest is due back.` };
+      await charges.run(ctx, c.charge_ref, { type: 'CompleteResolution', data: { resolution_id: resolutionId, outcome } }, opts);
+    },
+  };
 }
 
 /** The checks of an apply before anything is held: the invoice is the customer's, in the charge's currency, open and owing enough. */

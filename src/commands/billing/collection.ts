@@ -13,6 +13,7 @@ import { DomainError } from '../../domain/errors.ts';
 import { nameId, newId } from '../../ids.ts';
 import type { LoadedAggregate } from '../run.ts';
 import { holdInvoiceForCharge } from './charge-attempts.ts';
+import { holdListedCharge } from './charges.ts';
 import { collections, invoices } from './handlers.ts';
 import { settlePageAttempt } from './payment-attempts.ts';
 import { layeredGet } from '../../domain/layered.ts';
@@ -54,7 +55,7 @@ export const invoicesCollect = operation({
     if (charge.status === 'succeeded') {
       const payment = { payment_id: nameId('billing-auto-collection', key), currency: req.currency, method: req.method.type, reference: charge.charge_ref, received_on: isoDate(now) };
       const read = await invoices.read(ctx, invoiceId, { fresh: true });
-      applied = await applyCharge(ctx, invoiceId, charge.amount, { ...payment, charge_attempt: { attempt_id: held.attempt_id, charged: charge.amount } }, orgId, read);
+      applied = await applyCharge(ctx, invoiceId, charge.amount, { ...payment, charge_attempt: { attempt_id: held.attempt_id, charged: charge.amount } }, { orgId, customerId: current.ref?.customer_id ?? null }, read);
       if (applied < charge.amount) {
         ctx.logger.warn({ invoice_id: invoiceId, charge_ref: charge.charge_ref, charged: charge.amount, applied, refund_due: charge.amount - applied }, 'automatic collection charged more than the invoice still owed: the rest is listed as a refund due');
       }
@@ -97,27 +98,42 @@ const CHANGED_SINCE = new Set(['amount_exceeds_remaining', 'invoice_not_payable'
  * Records a successful charge as a payment of what the invoice still owes of it (normally all of it) and
  * returns the amount applied; 0 when it owes nothing any more. Decided on the invoice's stream as it is
  * at the append (`read`, from before the charge, is re-read after a refusal), so a payment that lands
- * between the charge and its recording is never paid twice over.
+ * between the charge and its recording is never paid twice over. A charge listed for staff meanwhile (a
+ * pass that resumes a charge made before it stopped) is held on its own stream first (holdListedCharge):
+ * one staff resolved or are resolving is not applied.
  */
 async function applyCharge(
   ctx: CommandContext,
   invoiceId: string,
   charged: number,
-  payment: Omit<Extract<InvoiceCommand, { type: 'RecordPayment' }>['data'], 'amount' | 'now'>,
-  orgId: string,
+  payment: Omit<Extract<InvoiceCommand, { type: 'RecordPayment' }>['data'], 'amount' | 'now'> & { reference: string },
+  owner: { orgId: string; customerId: string | null },
   read: LoadedAggregate<InvoiceState>,
 ): Promise<number> {
+  const { orgId } = owner;
+  const hold = await holdListedCharge(ctx, {
+    charge_ref: payment.reference, invoice_id: invoiceId, payment_id: payment.payment_id, amount: charged, currency: payment.currency,
+    organization_id: orgId, customer_id: owner.customerId, reason: 'automatic collection recorded its charge after reconciliation had listed it',
+  });
   let loaded = read;
   for (let round = 1; ; round++) {
-    // Recorded by an earlier pass that stopped before the attempt event.
+    // Recorded by an earlier pass that stopped before the attempt event (and, if it held the charge, before saying so).
     const recorded = layeredGet(loaded.state.payments, payment.payment_id);
-    if (recorded) return recorded.amount;
+    if (recorded) {
+      if (hold.apply) await hold.done(recorded.amount);
+      return recorded.amount;
+    }
+    if (!hold.apply) return 0;
     const amount = chargeToApply(charged, loaded.state);
-    if (amount === 0) return 0;
+    if (amount === 0) {
+      await hold.done(0);
+      return 0;
+    }
     try {
       // A stale `loaded` loses the append race and is decided again on the stream (the same amount).
       // The payment ends the charge attempt in the same append.
       await invoices.run(ctx, invoiceId, { type: 'RecordPayment', data: { ...payment, amount } }, { orgId, reason: 'automatic collection', loaded });
+      await hold.done(amount);
       return amount;
     } catch (err) {
       if (!(err instanceof DomainError && CHANGED_SINCE.has(err.code)) || round >= 5) throw err;

@@ -15,6 +15,7 @@ import { billingPaymentsProjection } from '../../projections/billing/payments.ts
 import { billingStatementsProjection } from '../../projections/billing/statements.ts';
 import { invoices, paymentAttempts } from './handlers.ts';
 import { holdInvoiceForCharge, holdsInvoice } from './charge-attempts.ts';
+import { holdListedCharge } from './charges.ts';
 import { operation } from '../../contract/operation.ts';
 import { PaymentAttemptResumeRequest, PaymentAttemptResumed } from '../../contract/schemas/billing-system.ts';
 import { causedBy } from '../../pipeline/causation.ts';
@@ -97,21 +98,33 @@ export async function applyProviderPayment(ctx: CommandContext, payment: Provide
   }
   const paymentId = attemptPaymentId(attemptId);
   const chargeRef = payment.charge_ref ?? payment.ref;
-  let applied = true;
-  try {
-    const rec = await invoices.run(ctx, started.invoice_id, {
-      type: 'RecordPayment',
-      data: {
-        payment_id: paymentId, amount: started.amount, currency: started.currency, method: started.method_type, reference: chargeRef, received_on: isoDate(ctx.now),
-        charge_attempt: { attempt_id: attemptId, charged: payment.amount },
-      },
-    }, opts);
-    position = rec.position;
-  } catch (err) {
-    if (!(err instanceof DomainError)) throw err;
-    // Recorded by an earlier delivery that stopped before the attempt's outcome: done. Paid meanwhile by other means: the money is
-    // the customer's, kept on the attempt as not applied (listed as a refund due: billing.refunds-due.list).
-    if (err.code !== 'payment_exists') applied = false;
+  const hold = await holdListedCharge(ctx, {
+    charge_ref: chargeRef, invoice_id: started.invoice_id, payment_id: paymentId, amount: payment.amount, currency: started.currency,
+    organization_id: started.organization_id, customer_id: started.customer_id, reason: "the payment page's outcome came after reconciliation had listed its charge",
+  });
+  // Listed for staff meanwhile and refunded or applied elsewhere by them: kept on the attempt as not applied.
+  let applied = false;
+  let ended = false;
+  if (hold.apply) {
+    try {
+      const rec = await invoices.run(ctx, started.invoice_id, {
+        type: 'RecordPayment',
+        data: {
+          payment_id: paymentId, amount: started.amount, currency: started.currency, method: started.method_type, reference: chargeRef, received_on: isoDate(ctx.now),
+          charge_attempt: { attempt_id: attemptId, charged: payment.amount },
+        },
+      }, opts);
+      position = rec.position;
+      applied = ended = true;
+    } catch (err) {
+      if (!(err instanceof DomainError)) throw err;
+      // Recorded by an earlier delivery that stopped before the attempt's outcome: done. Paid meanwhile by other means: the money is
+      // the customer's, kept on the attempt as not applied (listed as a refund due: billing.refunds-due.list).
+      applied = err.code === 'payment_exists';
+    }
+    await hold.done(applied ? started.amount : 0);
+  }
+  if (!ended) {
     const end = await invoices.run(ctx, started.invoice_id, {
       type: 'EndChargeAttempt',
       data: { attempt_id: attemptId, outcome: { status: 'succeeded', charge_ref: chargeRef, charged: payment.amount, applied: applied ? started.amount : 0 } },
