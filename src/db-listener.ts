@@ -112,8 +112,8 @@ export class SharedListener {
       try {
         await client.connect();
         // NOTIFYs sent on this connection commit asynchronously: a notification only shortens a wait.
-        await client.query('set synchronous_commit = off');
-        this.ownPid = (await client.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]?.pid ?? null;
+        await this.send(client, 'set synchronous_commit = off');
+        this.ownPid = (await this.send<{ pid: number }>(client, 'select pg_backend_pid() as pid')).rows[0]?.pid ?? null;
         this.listened.clear();
         this.ready = this.client === client;
         if (this.ready) {
@@ -138,20 +138,29 @@ export class SharedListener {
     for (const channel of this.channels.keys()) {
       if (this.listened.has(channel)) continue;
       this.listened.add(channel);
-      await client.query(`listen ${channel}`);
+      await this.send(client, `listen ${channel}`);
     }
   }
 
   private async rename(): Promise<void> {
     const name = this.name();
     this.named = name;
-    await this.client?.query('select set_config($1, $2, false)', ['application_name', name]).catch(() => {});
+    if (this.client) await this.send(this.client, 'select set_config($1, $2, false)', ['application_name', name]).catch(() => {});
   }
 
   /** Runs `sql` on the listener connection (a NOTIFY: it takes no pool connection); null when it is not up. */
   query<R extends pg.QueryResultRow>(sql: string, args: unknown[]): Promise<R[]> | null {
     if (!this.ready || !this.client) return null;
-    return this.client.query<R>(sql, args).then((r) => r.rows);
+    return this.send<R>(this.client, sql, args).then((r) => r.rows);
+  }
+
+  // One query at a time on the connection: node-postgres queues a query sent while another runs, but warns that pg@9 will not
+  // (the suites' "already executing a query" DeprecationWarning: NOTIFYs, LISTENs and renames overlapping on this connection).
+  private turn: Promise<unknown> = Promise.resolve();
+  private send<R extends pg.QueryResultRow>(client: pg.Client, sql: string, args?: unknown[]): Promise<pg.QueryResult<R>> {
+    const run = this.turn.then(() => client.query<R>(sql, args));
+    this.turn = run.catch(() => {});
+    return run;
   }
 
   /** One user leaves; the last one closes the connection. */

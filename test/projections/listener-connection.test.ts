@@ -12,6 +12,8 @@ import { ops } from '../support/ops.ts';
 import { loadConfig } from '../../src/config.ts';
 import { projectorRunning } from '../../src/projections/engine/presence.ts';
 import { createApp, openDatabase } from '../../src/app.ts';
+import pg from 'pg';
+import { sharedListener } from '../../src/db-listener.ts';
 
 describe('one connection budget per process (postgres)', function () {
   this.timeout(120_000);
@@ -76,5 +78,41 @@ describe('one connection budget per process (postgres)', function () {
     for (let i = 0; i < 100 && (await projectorRunning(admin.knex, 'postgres')); i++) await new Promise((r) => setTimeout(r, 20));
     expect(await projectorRunning(admin.knex, 'postgres')).to.equal(false);
     await admin.close();
+  });
+
+  it('the listener connection sends one query at a time: NOTIFYs and a rename at once overlap nothing (pg@9 will not queue them)', async () => {
+    const db = await openTestDb('postgres');
+    const listener = sharedListener(db);
+    // Counted at the driver: how many queries each client has sent and not yet had answered.
+    const inFlight = new Map<pg.Client, number>();
+    let most = 0;
+    const query = pg.Client.prototype.query;
+    const counted = function (this: pg.Client, ...args: unknown[]) {
+      const n = (inFlight.get(this) ?? 0) + 1;
+      inFlight.set(this, n);
+      most = Math.max(most, n);
+      const done = () => inFlight.set(this, (inFlight.get(this) ?? 1) - 1);
+      const answer = (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (answer instanceof Promise) answer.then(done, done);
+      return answer;
+    };
+    listener.use();
+    try {
+      await listener.hold('log');
+      listener.subscribe('test_serial', 'log', () => {});
+      await listener.listen();
+      expect(listener.listening).to.equal(true);
+      pg.Client.prototype.query = counted as typeof query;
+      const sent = await Promise.all([
+        ...Array.from({ length: 10 }, (_, i) => listener.query('select pg_notify($1, $2)', ['test_serial', String(i)])),
+        listener.hold('checkpoints').then(() => null),
+      ]);
+      expect(sent.filter((r) => r !== null)).to.have.length(10);
+      expect(most).to.equal(1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await listener.leave();
+      await db.close();
+    }
   });
 });
