@@ -31,13 +31,20 @@ const MESSAGES = [
   'Query read timeout', // pg: query_timeout
 ];
 
+/**
+ * EventStoreDB client errors (their `type`) of a log that cannot be reached now: no server or connection, a call past its
+ * deadline, a node that is no longer the leader. Matched by type, so this module does not load the gRPC client.
+ */
+const EVENT_LOG_UNAVAILABLE = new Set(['unavailable', 'deadline-exceeded', 'not-leader']);
+
 /** How deep wrapped causes are followed (a cycle must not loop). */
 const MAX_DEPTH = 5;
 
-/** True when `err` (or an error it wraps: `cause`, an AggregateError's `errors`) says the database is unreachable or out of connections. */
+/** True when `err` (or an error it wraps: `cause`, an AggregateError's `errors`) says the database or the event log is unreachable or out of connections. */
 export function isDatabaseUnavailable(err: unknown, depth = 0): boolean {
   if (depth > MAX_DEPTH || typeof err !== 'object' || err === null) return false;
-  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  const e = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown; type?: unknown };
+  if (typeof e.type === 'string' && EVENT_LOG_UNAVAILABLE.has(e.type)) return true;
   if (typeof e.code === 'string') {
     if (e.code.startsWith('08') && e.code.length === 5) return true; // connection_exception and its subclasses
     if (UNAVAILABLE_STATES.has(e.code) || SOCKET_CODES.has(e.code)) return true;

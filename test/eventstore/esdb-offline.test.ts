@@ -1,6 +1,8 @@
 // Choosing and opening the event log, and the EventStoreDB adapter's behaviour with no server reachable (none can run here).
 import { expect } from 'chai';
-import { UnavailableError } from '@eventstore/db-client';
+import { AccessDeniedError, DeadlineExceededError, NotLeaderError, UnavailableError } from '@eventstore/db-client';
+import { isDatabaseUnavailable } from '../../src/db-errors.ts';
+import { toErrorResponse } from '../../src/http/errors.ts';
 import { ConfigError, parseEventStore } from '../../src/config.ts';
 import { openPglite, type Db } from '../../src/db.ts';
 import { EventLogUnreachableError, describeEventLog, openEventStore } from '../../src/eventstore/index.ts';
@@ -86,6 +88,19 @@ describe('EventStoreDB adapter with no server reachable', () => {
     expect(await rejection(store.probe(2000))).to.be.instanceOf(UnavailableError);
     const ac = new AbortController();
     expect(await rejection(drain(store.subscribeToAll({ from: 'start', signal: ac.signal })))).to.be.instanceOf(UnavailableError);
+  });
+
+  it('an unreachable log is the database unavailable: a request answers 503 database_unavailable with Retry-After, not 500', async () => {
+    const err = await rejection(store.appendToStream('test-2', [{ id: '0190c6a0-0000-7000-8000-000000000002', type: 'T', data: {}, metadata: meta }], { expectedRevision: 'no_stream' }));
+    expect(err).to.be.instanceOf(UnavailableError);
+    expect(isDatabaseUnavailable(err)).to.equal(true);
+    const out = toErrorResponse(err, 'billing.NoteInsertError', 'req-1');
+    expect([out.status, out.body.code, out.headers['Retry-After']]).to.deep.equal([503, 'database_unavailable', '1']);
+    // Past its deadline, or a follower where the leader is needed: the same, a retry may succeed.
+    expect(isDatabaseUnavailable(new DeadlineExceededError(undefined, 'deadline exceeded'))).to.equal(true);
+    expect(isDatabaseUnavailable(new NotLeaderError({ message: 'not leader', metadata: { getMap: () => ({ 'leader-endpoint-host': 'es2', 'leader-endpoint-port': '2113' }) } } as never))).to.equal(true);
+    // What the log refuses is not an outage.
+    expect(isDatabaseUnavailable(new AccessDeniedError(undefined, 'access denied'))).to.equal(false);
   });
 
   it('answers what needs no server without one: reads of nothing, and refusals of bad input', async () => {
