@@ -48,6 +48,7 @@ export const ENV_VARIABLES: Record<EnvName, { group: EnvGroup; text: string }> =
   WEBHOOK_HTTP_LOOPBACK: { group: 'service', text: 'allow or deny plain-http webhook endpoints on loopback addresses. Unset: allowed in development only.' },
   WEBHOOK_TIMEOUT_MS: { group: 'service', text: 'How long one webhook delivery attempt may take before it counts as failed.' },
   WEBHOOK_PASS_WAIT_MS: { group: 'service', text: 'How long a webhook worker pass waits for the deliveries it started (slower ones go on in the background).' },
+  WEBHOOK_RETENTION_DAYS: { group: 'service', text: 'Days a delivered webhook delivery and its attempts stay listed (billing.webhook-deliveries.list); the worker deletes older ones hourly. Deliveries still pending or failing are kept.' },
   INVOICE_SELLER_NAME: { group: 'service', text: 'The seller\'s legal name printed on invoice, credit note and receipt PDFs.' },
   INVOICE_SELLER_ADDRESS: { group: 'service', text: 'The seller\'s address on the PDFs, lines separated by `|`.' },
   INVOICE_PAYMENT_INSTRUCTIONS: { group: 'service', text: 'Payment instructions printed on invoice PDFs and in invoice emails, above the payment link.' },

@@ -84,6 +84,7 @@ const EnvSchema = z.object({
   WEBHOOK_HTTP_LOOPBACK: z.enum(['allow', 'deny']).optional(),
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
   WEBHOOK_PASS_WAIT_MS: z.coerce.number().int().min(10).max(60_000).default(2_000),
+  WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 }).superRefine((e, ctx) => {
   // Anyone can sign notifications with the published default: outside development it would let them record payments.
   if (isDevelopment(e.HOST, e.NODE_ENV)) return;
@@ -166,8 +167,11 @@ export interface Config {
   seller: { name: string; address: string[]; paymentInstructions: string };
   /** How customer emails leave: SMTP when SMTP_URL is set, else the outbox the console shows; the From address; reminder days relative to the due date. */
   email: { smtpUrl?: string; from: string; reminderDays: number[] };
-  /** Outbound webhooks: plain http to loopback allowed (development, tests); how long one delivery may take; how long a worker pass waits for the deliveries it started (slower ones go on in the background). */
-  webhooks: { allowHttpLoopback: boolean; timeoutMs: number; passWaitMs: number };
+  /**
+   * Outbound webhooks: plain http to loopback allowed (development, tests); how long one delivery may take; how long a worker pass
+   * waits for the deliveries it started (slower ones go on in the background); how long delivered deliveries and their attempts are kept.
+   */
+  webhooks: { allowHttpLoopback: boolean; timeoutMs: number; passWaitMs: number; retentionMs: number };
 }
 
 /** Thrown when an environment variable is invalid; the CLI prints it without a stack trace. */
@@ -226,7 +230,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     assemblySubscribeRetention: e.ASSEMBLY_SUBSCRIBE_RETENTION,
     seller: { name: e.INVOICE_SELLER_NAME, address: e.INVOICE_SELLER_ADDRESS.split('|').map((l) => l.trim()).filter(Boolean), paymentInstructions: e.INVOICE_PAYMENT_INSTRUCTIONS },
     email: { smtpUrl: e.SMTP_URL, from: e.EMAIL_FROM, reminderDays: e.EMAIL_REMINDER_DAYS },
-    webhooks: { allowHttpLoopback: (e.WEBHOOK_HTTP_LOOPBACK ?? (isDevelopment(e.HOST, e.NODE_ENV) ? 'allow' : 'deny')) === 'allow', timeoutMs: e.WEBHOOK_TIMEOUT_MS, passWaitMs: e.WEBHOOK_PASS_WAIT_MS },
+    webhooks: { allowHttpLoopback: (e.WEBHOOK_HTTP_LOOPBACK ?? (isDevelopment(e.HOST, e.NODE_ENV) ? 'allow' : 'deny')) === 'allow', timeoutMs: e.WEBHOOK_TIMEOUT_MS, passWaitMs: e.WEBHOOK_PASS_WAIT_MS, retentionMs: e.WEBHOOK_RETENTION_DAYS * 86_400_000 },
   };
 }
 

@@ -293,5 +293,33 @@ for (const backend of backends()) {
       expect((await svc.call(ops['billing.webhook-endpoints.remove'], { id: e.body.id }, a.token)).status).to.equal(200);
       expect((await svc.call(ops['billing.webhook-endpoints.get'], e.body.id, a.token)).status).to.equal(404);
     });
+
+    it('keeps delivered deliveries WEBHOOK_RETENTION_DAYS (30 by default): older ones leave the list with their attempts; one still failing stays', async () => {
+      const a = await billedOrg(svc);
+      const kept = await svc.call(ops['billing.webhook-endpoints.insert'], { url: receiver.url('month'), event_types: ['customer.updated'] }, a.token);
+      receiver.secrets('month', [kept.body.secret]);
+      const failing = await svc.call(ops['billing.webhook-endpoints.insert'], { url: receiver.url('down'), event_types: ['customer.updated'] }, a.token);
+      receiver.secrets('down', [failing.body.secret]);
+      receiver.mode('down', { kind: 'status', status: 503, times: 10_000 });
+      await svc.call(ops['billing.customers.update'], { id: a.customerId, name: 'Kept a month' }, a.token);
+      await pass(svc);
+      const list = async (id: string) => (await svc.call(ops['billing.webhook-deliveries.list'], { endpoint_id: id }, a.token)).body.items;
+      const attempts = async (id: string) => Number((await svc.app.knex('webhook_delivery_attempts').where({ delivery_id: id }).count({ n: '*' }))[0]?.n);
+      const [delivered] = await list(kept.body.id);
+      expect(delivered).to.include({ status: 'delivered' });
+      const [stuck] = await list(failing.body.id);
+      expect(stuck).to.include({ status: 'failing' });
+      expect(await attempts(delivered?.id ?? '')).to.equal(1);
+      svc.clock.advance(29 * 86_400_000);
+      await pass(svc);
+      expect((await list(kept.body.id)).map((d) => d.id)).to.deep.equal([delivered?.id]);
+      svc.clock.advance(2 * 86_400_000);
+      expect((await pass(svc)).pruned).to.be.at.least(1);
+      expect(await list(kept.body.id)).to.deep.equal([]);
+      expect(await attempts(delivered?.id ?? '')).to.equal(0);
+      // Not delivered yet (its endpoint gave up and waits to be enabled): kept, with its attempts, whatever its age.
+      expect((await list(failing.body.id)).map((d) => [d.id, d.status])).to.deep.equal([[stuck?.id, 'failing']]);
+      expect(await attempts(stuck?.id ?? '')).to.be.at.least(1);
+    });
   });
 }

@@ -225,6 +225,7 @@ export const webhookDeliveriesRedeliver = operation({
   surface: 'core',
   tags: ['Billing'],
   summary: 'Sends one earlier delivery again (same `webhook-id` and body), after what the endpoint has pending.',
+  description: 'A delivered delivery older than WEBHOOK_RETENTION_DAYS (default 30) is deleted and is 404 webhook_delivery_not_found; its event stays in billing.events.list.',
   request: WebhookRedeliverRequest,
   response: WebhookRedeliverResponse,
   error: 'billing.WebhookDeliveryRedeliverError',

@@ -52,7 +52,7 @@ export const webhookDeliveriesList = operation({
   surface: 'core',
   tags: ['Billing'],
   summary: "Lists an endpoint's deliveries, oldest first, each with its attempts (status, latency, the answer's first characters).",
-  description: "The endpoint's organization owners/admins and billing staff. A delivery appears once it was first attempted (or redelivery was asked).",
+  description: "The endpoint's organization owners/admins and billing staff. A delivery appears once it was first attempted (or redelivery was asked). Delivered deliveries are kept WEBHOOK_RETENTION_DAYS (default 30) after their first attempt, then deleted with their attempts; pending and failing ones stay.",
   request: WebhookDeliveryListRequest,
   response: WebhookDeliveryListPage,
   error: 'billing.WebhookDeliveryListError',

@@ -68,3 +68,19 @@ export async function recordAttempt(knex: Knex, a: AttemptRecord): Promise<void>
     .merge(['status', 'next_attempt_at']);
   await knex('webhook_delivery_attempts').insert({ id: newId(), delivery_id: a.delivery_id, attempted_at: a.attempted_at, status_code: a.status_code, latency_ms: a.latency_ms, response_excerpt: a.response_excerpt, ok: a.ok });
 }
+
+/**
+ * Deletes deliveries delivered before `before`, with their attempts, at most `limit` deliveries per call (the worker calls it again
+ * next hour, so a large backlog goes in steps, not one long transaction); deliveries still pending or failing are kept whatever their
+ * age. Returns how many deliveries went.
+ */
+export async function pruneDeliveries(knex: Knex, before: Date, limit = 10_000): Promise<number> {
+  return knex.transaction(async (trx) => {
+    const gone = (await trx('webhook_deliveries')
+      .whereIn('id', trx('webhook_deliveries').select('id').where('status', 'delivered').andWhere('created_at', '<', before).limit(limit))
+      .delete()
+      .returning('id')) as { id: string }[];
+    if (gone.length > 0) await trx('webhook_delivery_attempts').whereIn('delivery_id', gone.map((g) => g.id)).delete();
+    return gone.length;
+  });
+}

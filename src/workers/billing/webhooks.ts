@@ -13,7 +13,7 @@ import { deliveryIdOf } from '../../domain/billing/webhook-endpoint.ts';
 import { webhookEndpointsDisableFailing } from '../../commands/billing/webhook-endpoints.ts';
 import { webhookEndpoints } from '../../commands/billing/handlers.ts';
 import { type DeliveryTarget, type QueuedDelivery, deliveryTargets, outboxTop, queuedAfter } from '../../queries/billing/webhook-outbox.ts';
-import { advance, backOff, claim, recordAttempt, release } from './webhook-ledger.ts';
+import { advance, backOff, claim, pruneDeliveries, recordAttempt, release } from './webhook-ledger.ts';
 import { signedHeaders } from './webhook-signature.ts';
 
 /** An endpoint failing this long is disabled. */
@@ -24,6 +24,8 @@ const LONGEST_RETRY_MS = 12 * 3600_000;
 const TASK_DELIVERIES = 500;
 const TASK_BUDGET_MS = 10_000;
 const EXCERPT = 500;
+/** How often a process deletes deliveries past WEBHOOK_RETENTION_DAYS (on the injected clock). */
+const PRUNE_EVERY_MS = 3600_000;
 
 /** What one pass did. */
 export interface WebhookPassResult {
@@ -32,6 +34,8 @@ export interface WebhookPassResult {
   disabled: string[];
   /** Endpoints whose task was still running when the pass stopped waiting. */
   still_running: number;
+  /** Delivered deliveries deleted because they were older than WEBHOOK_RETENTION_DAYS (the first pass of each hour looks). */
+  pruned: number;
 }
 
 interface Outcome {
@@ -70,12 +74,20 @@ class Dispatcher {
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly idleAt = new Map<string, string>();
   private readonly stopping = new AbortController();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(private readonly services: Services) {}
 
   async pass(): Promise<WebhookPassResult> {
-    const result: WebhookPassResult = { delivered: 0, failed: 0, disabled: [], still_running: 0 };
-    const { knex } = this.services;
+    const result: WebhookPassResult = { delivered: 0, failed: 0, disabled: [], still_running: 0, pruned: 0 };
+    const { knex, clock, config } = this.services;
+    // The record of every attempt would otherwise grow for ever (an attempt per event per endpoint).
+    const now = clock.now().getTime();
+    if (now - this.prunedAt >= PRUNE_EVERY_MS) {
+      this.prunedAt = now;
+      result.pruned = await this.db.run(() => pruneDeliveries(knex, new Date(now - config.webhooks.retentionMs)));
+      if (result.pruned > 0) this.services.logger.info({ pruned: result.pruned, retention_days: config.webhooks.retentionMs / 86_400_000 }, 'deleted delivered webhook deliveries past their retention');
+    }
     const top = await outboxTop(knex);
     for (const t of await deliveryTargets(knex)) {
       if (this.inFlight.has(t.endpoint_id) || this.idleAt.get(t.endpoint_id) === idleKey(t, top)) continue;
