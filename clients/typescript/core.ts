@@ -2539,7 +2539,7 @@ export interface paths {
         put?: never;
         /**
          * Lists an endpoint's deliveries, oldest first, each with its attempts (status, latency, the answer's first characters).
-         * @description The endpoint's organization owners/admins and billing staff. A delivery appears once it was first attempted (or redelivery was asked).
+         * @description The endpoint's organization owners/admins and billing staff. A delivery appears once it was first attempted (or redelivery was asked). Delivered deliveries are kept WEBHOOK_RETENTION_DAYS (default 30) after their first attempt, then deleted with their attempts; pending and failing ones stay.
          *
          *     Access: owners and admins of the organization, and billing staff.
          */
@@ -2561,7 +2561,9 @@ export interface paths {
         put?: never;
         /**
          * Sends one earlier delivery again (same `webhook-id` and body), after what the endpoint has pending.
-         * @description Access: owners and admins of the organization, and billing staff.
+         * @description A delivered delivery older than WEBHOOK_RETENTION_DAYS (default 30) is deleted and is 404 webhook_delivery_not_found; its event stays in billing.events.list.
+         *
+         *     Access: owners and admins of the organization, and billing staff.
          *
          *     Send an `Idempotency-Key` header to make retries safe.
          */
