@@ -141,8 +141,9 @@ export function sealValues(data: unknown, values: readonly PlainValue[], keyOf: 
 /** Wraps `store` so marked personal fields are sealed on append and opened on read (`cacheLimit`: keys held, for tests). */
 export function shreddingStore(store: EventStore, keys: KeyStore, fields: PersonalFields, now: () => Date, { cacheLimit = CACHE_LIMIT } = {}): ShreddingStore {
   const cache = new KeyCache(cacheLimit);
+  // A key this process erased meanwhile (an erasure while a lookup or an append ran) is not taken back.
   const remember = (found: Map<string, SubjectKey>) => {
-    for (const [s, k] of found) cache.set(s, k);
+    for (const [s, k] of found) if (!cache.erased(s)) cache.set(s, k);
   };
 
   // The keys of a read batch or an append (null: erased, or never made), with one lookup for the subjects the cache does
@@ -163,7 +164,7 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       else if (cached === undefined) evicted.push(s);
       else keyOf.set(s, cached);
     }
-    for (const [s, k] of found) if (!cache.erased(s)) cache.set(s, k);
+    remember(found);
     // Held when this began, evicted by another read's keys during the lookup (a full cache): looked up again.
     if (evicted.length > 0) for (const [s, k] of await keysOf(new Set(evicted), lookup)) keyOf.set(s, k);
     return keyOf;
@@ -246,11 +247,10 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       // Made here, remembered only once the append stored them (appendToStream).
       keyOf = new Map();
       for (const s of subjects) {
-        const k = cache.get(s);
-        if (k !== undefined) keyOf.set(s, k);
-        else (made ??= new Map()).set(s, randomBytes(32));
+        let k = cache.get(s); // null (erased) stays null
+        if (k === undefined) (made ??= new Map()).set(s, (k = randomBytes(32)));
+        keyOf.set(s, k);
       }
-      for (const [s, k] of made ?? []) keyOf.set(s, k);
     } else keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
     const live = [...keyOf].filter(([, k]) => k !== null).map(([s]) => s);
     const sealed = events.map((e, i) => {

@@ -14,9 +14,9 @@ import { collectionWorker } from '../../src/workers/billing/collection.ts';
 import { RECONCILIATION_SETTLE_MS, reconciliationWorker } from '../../src/workers/billing/reconciliation.ts';
 import { isoDate } from '../../src/clock.ts';
 import { WebClient, hiddenFields, logIn } from '../support/web.ts';
-import { IdSource } from '../../src/ids.ts';
 import { systemAuth } from '../../src/context.ts';
 import { charges } from '../../src/commands/billing/handlers.ts';
+import { systemContext } from '../support/system.ts';
 
 for (const backend of backends()) {
   describe(`refunds due and reconciliation (${backend})`, function () {
@@ -408,12 +408,18 @@ for (const backend of backends()) {
     });
     after(async () => svc?.close());
 
-    it('a page payment whose outcome never reached the service is applied from the provider\'s record, not listed as unknown', async () => {
-      const p = await signedInPayer(svc, 'Silent Reconciled Garage');
+    // A payer pays `amount` on the payment page; the provider charges, and its notification never reaches the service.
+    const paidUnheard = async (name: string, amount: number) => {
+      const p = await signedInPayer(svc, name);
       const methodId = await saveCard(svc, p, TEST_CARDS.succeeds);
-      const inv = await openInvoice(svc, staff, p.customerId, [3300]);
+      const inv = await openInvoice(svc, staff, p.customerId, [amount]);
       expect((await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: methodId })).status).to.equal(303);
       await settle(svc);
+      return { p, inv };
+    };
+
+    it('a page payment whose outcome never reached the service is applied from the provider\'s record, not listed as unknown', async () => {
+      const { p, inv } = await paidUnheard('Silent Reconciled Garage', 3300);
       expect((await svc.call(ops['billing.invoices.get'], inv.id, staff)).body.status).to.equal('open');
       const moved = RECONCILIATION_SETTLE_MS + 60_000;
       svc.clock.advance(moved);
@@ -430,18 +436,12 @@ for (const backend of backends()) {
     });
 
     it("a page payment's outcome that comes after staff gave its listed charge back is not applied: the invoice still owes it", async () => {
-      const p = await signedInPayer(svc, 'Late Outcome Garage');
-      const methodId = await saveCard(svc, p, TEST_CARDS.succeeds);
-      const inv = await openInvoice(svc, staff, p.customerId, [2700]);
-      expect((await p.web.post(payPath(p), { ...(await payForm(p, inv.id)), method: methodId })).status).to.equal(303);
-      await settle(svc);
-      // The provider charged; its notification never reached the service.
+      const { p, inv } = await paidUnheard('Late Outcome Garage', 2700);
       const paid = await svc.app.knex('sandbox_provider_payments').whereRaw(`doc->'payment'->'owner'->>'invoice_id' = ?`, [inv.id]).first('doc');
       const { charge_ref: chargeRef, owner } = (paid?.doc as { payment: { charge_ref: string; owner: { attempt_id: string } } }).payment;
       // Listed for staff as reconciliation lists a charge it cannot match (as when the provider's record of the payment was not
       // final yet when it asked), and given back by them.
-      const ctx = { store: svc.app.store, ids: IdSource.random(svc.clock.now()), now: svc.clock.now(), metadata: { org_id: null, actor: { type: 'system' as const, id: 'reconciliation-worker' }, request_id: null, correlation_id: null, causation_id: null } };
-      await charges.run(ctx, chargeRef, {
+      await charges.run(systemContext(svc.app, 'reconciliation'), chargeRef, {
         type: 'RecordProviderCharge',
         data: { charge_ref: chargeRef, provider: 'sandbox', amount: 2700, currency: 'GBP', organization_id: p.orgId, customer_id: p.customerId, invoice_id: inv.id, charged_at: svc.clock.now().toISOString() },
       }, { orgId: p.orgId, reason: 'reconciliation' });

@@ -63,6 +63,9 @@ async function perform(ctx: RequestContext, p: PendingResolution): Promise<Perfo
 /** What a late recording of a charge may do with it (holdListedCharge). */
 export type LateChargeHold = { apply: true; done(applied: number): Promise<void> } | { apply: false };
 
+/** A charge without a resolution of this recording to finish: applied as before, nothing to say after. */
+const NOTHING_HELD: LateChargeHold = { apply: true, done: async () => {} };
+
 /**
  * A charge recorded late (a collection pass that resumes a charge made before it stopped, a page payment whose outcome comes late)
  * may have been listed for billing staff meanwhile: reconciliation records a charge it cannot match once it is 15 minutes old, and
@@ -76,10 +79,10 @@ export async function holdListedCharge(
   c: { charge_ref: string; invoice_id: string; payment_id: string; amount: number; currency: string; organization_id: string; customer_id: string | null; reason: string },
 ): Promise<LateChargeHold> {
   const s = (await charges.read(ctx, c.charge_ref, { fresh: true })).state;
-  if (!s.exists) return { apply: true, done: async () => {} };
+  if (!s.exists) return NOTHING_HELD;
   // Derived from the payment, so a rerun of the same recording finds its own resolution.
   const resolutionId = nameId('billing-charge-recorded-late', c.payment_id);
-  if (s.resolved) return s.resolved.resolution_id === resolutionId ? { apply: true, done: async () => {} } : { apply: false };
+  if (s.resolved) return s.resolved.resolution_id === resolutionId ? NOTHING_HELD : { apply: false };
   if (s.pending && s.pending.resolution_id !== resolutionId) return { apply: false };
   const opts = { orgId: c.organization_id, reason: c.reason };
   if (!s.pending) {
