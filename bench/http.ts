@@ -5,16 +5,21 @@ import path from 'node:path';
 import { type ChildProcess, fork } from 'node:child_process';
 import { type BenchBackend, type LoadResult, type SlicedLoad, SliceTotals, closedLoop, createPostgresDatabase, percentile } from './support.ts';
 import type { ServerReady } from './server.ts';
+import { type CpuFigures, CpuTotals } from './cpu.ts';
 
 /** Figures of phase (c). */
 export interface HttpFigures {
   unloaded_p50_ms: number;
   unloaded_p99_ms: number;
   c32: LoadResult;
+  /** CPU per request during the c=32 slices. */
+  cpu: CpuFigures;
 }
 
 /** A running bench server and a keep-alive client for it. */
 export interface BenchServer extends ServerReady {
+  /** The server's process id (its projector, other serves and proxy are its descendants). */
+  pid: number;
   post(op: string, body: unknown, token: string, headers?: Record<string, string>): Promise<{ status: number; body: string }>;
   stop(): Promise<void>;
 }
@@ -38,6 +43,7 @@ export async function startBenchServer(backend: BenchBackend, orgs: number, env:
   const target = new URL(ready.url);
   return {
     ...ready,
+    pid: child.pid!,
     post: (op, body, token, headers = {}) =>
       new Promise((resolve, reject) => {
         const payload = JSON.stringify(body);
@@ -99,11 +105,15 @@ export async function startInsertLoad(backend: BenchBackend, maxOps: number, cru
       lat.push(performance.now() - t0);
     }
     const c32 = new SliceTotals();
+    const cpu = new CpuTotals();
     return {
       async slice(ms) {
-        c32.add(await closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert));
+        c32.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert)));
       },
-      figures: () => ({ unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: c32.result() }),
+      figures: () => {
+        const result = c32.result();
+        return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: result, cpu: cpu.perRequest(result.ops) };
+      },
       stop: () => server.stop(),
     };
   } catch (err) {

@@ -3,6 +3,7 @@
 import type { BenchBackend, LoadResult } from './support.ts';
 import { closedLoop, openBenchDb, percentile, sleep } from './support.ts';
 import { type BenchServer, expectOk, startBenchServer } from './http.ts';
+import { type CpuFigures, CpuTotals } from './cpu.ts';
 
 /** Figures of phase (g). */
 export interface AnalyticsFigures {
@@ -15,6 +16,9 @@ export interface AnalyticsFigures {
   billing_reference_loaded: { p50Ms: number; p99Ms: number; ops: number };
   /** Event appends per analytics event (group commit: well below 1). */
   appends_per_event: number;
+  /** CPU per request of the c=32 load and of its reference. */
+  cpu: CpuFigures;
+  reference_cpu: CpuFigures;
 }
 
 // customers.insert one after another while `until` is pending; latencies in ms.
@@ -47,12 +51,14 @@ export async function benchAnalytics(backend: BenchBackend, durationMs: number):
     await billingLatencies(server, next, 50);
     const unloaded = await billingLatencies(server, next, 300);
     // The same load of the cheapest signed-in request: what any 32 busy clients do to billing on this machine.
-    const reference = closedLoop({ concurrency: 32, durationMs }, async () => expectOk(await server.post('auth.sessions.get', {}, server.staffToken), 'auth.sessions.get'));
+    const referenceCpu = new CpuTotals();
+    const reference = referenceCpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs }, async () => expectOk(await server.post('auth.sessions.get', {}, server.staffToken), 'auth.sessions.get')));
     await sleep(200);
     const referenceLoaded = await billingLatencies(server, next, 0, reference);
     const reference_c32 = await reference;
     const appendsBefore = await appendCount(server);
-    const load = closedLoop({ concurrency: 32, durationMs }, event);
+    const loadCpu = new CpuTotals();
+    const load = loadCpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs }, event));
     await sleep(200);
     const loaded = await billingLatencies(server, next, 0, load);
     const c32 = await load;
@@ -65,6 +71,9 @@ export async function benchAnalytics(backend: BenchBackend, durationMs: number):
       billing_loaded: { p50Ms: percentile(loaded, 50), p99Ms: percentile(loaded, 99), ops: loaded.length },
       billing_reference_loaded: { p50Ms: percentile(referenceLoaded, 50), p99Ms: percentile(referenceLoaded, 99), ops: referenceLoaded.length },
       appends_per_event: c32.ops ? appends / c32.ops : Number.NaN,
+      // Both include the one customers.insert client that runs beside them.
+      cpu: loadCpu.perRequest(c32.ops),
+      reference_cpu: referenceCpu.perRequest(reference_c32.ops),
     };
   } finally {
     await server.stop();

@@ -2,6 +2,7 @@
 // latency over a read model of 1,000,000 invoices (rows inserted in bulk, straight into the table).
 import { type BenchBackend, type SlicedLoad, SliceTotals, closedLoop, percentile } from './support.ts';
 import { type BenchServer, expectOk, startBenchServer } from './http.ts';
+import { type CpuFigures, CpuTotals } from './cpu.ts';
 
 /** Latency and count of one operation type in the mix. */
 export interface OpFigures {
@@ -21,6 +22,8 @@ export interface MixFigures {
   maxMs: number;
   /** What the mix names but the service does not have yet. */
   skipped: string[];
+  /** CPU per operation during the slices. */
+  cpu: CpuFigures;
 }
 
 /** Figures of the list phase. */
@@ -77,9 +80,10 @@ export async function startLedgerMix(backend: BenchBackend, script = 'server.ts'
     await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: 16 }, flow); // warm-up
     lat.clear();
     const flows = new SliceTotals();
+    const cpu = new CpuTotals();
     return {
       async slice(ms) {
-        flows.add(await closedLoop({ concurrency: 32, durationMs: ms, latencies: flows.latencies }, flow));
+        flows.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, latencies: flows.latencies }, flow)));
       },
       figures() {
         const run = flows.result();
@@ -90,7 +94,7 @@ export async function startLedgerMix(backend: BenchBackend, script = 'server.ts'
           ops += xs.length;
         }
         const maxMs = Math.max(...[...lat.values()].flat());
-        return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped };
+        return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped, cpu: cpu.perRequest(ops) };
       },
       stop: () => server.stop(),
     };

@@ -5,6 +5,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type BenchBackend, SliceTotals, closedLoop, percentile } from './support.ts';
 import { type HttpFigures, type InsertLoad, expectOk, startBenchServer } from './http.ts';
+import { CpuTotals } from './cpu.ts';
 
 /** The receiver of every delivery: counts them. */
 async function startReceiver(): Promise<{ url: string; count: () => number; stop: () => Promise<void> }> {
@@ -56,11 +57,15 @@ export async function startWebhookInsertLoad(backend: BenchBackend, maxOps: numb
       lat.push(performance.now() - t0);
     }
     const c32 = new SliceTotals();
+    const cpu = new CpuTotals();
     return {
       async slice(ms) {
-        c32.add(await closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert));
+        c32.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert)));
       },
-      figures: (): HttpFigures => ({ unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: c32.result() }),
+      figures: (): HttpFigures => {
+        const result = c32.result();
+        return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: result, cpu: cpu.perRequest(result.ops) };
+      },
       delivered: () => receiver.count(),
       async stop() {
         await server.stop();
