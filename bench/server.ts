@@ -98,7 +98,11 @@ async function main(): Promise<void> {
 /** `core-server project` over the bench database: the projection runner alone, until told to stop. */
 async function project(db: Db, config: Config, logger: Logger): Promise<void> {
   const app = await createApp(config, { db, logger, http: false });
-  const stop = () => void app.close().then(() => db.close()).then(() => process.exit(0));
+  if (process.env.BENCH_TRACE) trace(app);
+  const stop = () => {
+    if (process.env.BENCH_TRACE) printTrace();
+    void app.close().then(() => db.close()).then(() => process.exit(0));
+  };
   process.on('message', (m) => {
     if (m === 'stop') stop();
   });

@@ -36,6 +36,11 @@ export class Checkpoints {
     return Object.fromEntries(this.current);
   }
 
+  /** Every checkpoint this runner has stored or read, as stored. */
+  allStored(): Record<string, LogPosition | null> {
+    return Object.fromEntries([...this.persisted].map(([name, { position }]) => [name, position]));
+  }
+
   /** Moves `name` in memory only: a batch with nothing to apply (stored with the next write, or by flush). */
   advance(name: string, position: LogPosition | null): void {
     this.current.set(name, position);

@@ -1,6 +1,7 @@
 // Read-your-writes in a process that does not run the projections (`serve`, `work`): another process's
-// runner moves the checkpoints. One reader of projection_checkpoints per process serves every waiting
-// request, and reads again when a projector says checkpoints moved (NOTIFY) or after a fallback poll.
+// runner moves the checkpoints. Its NOTIFY carries the checkpoints it has stored, which end the waits they
+// cover without a read; one reader of projection_checkpoints per process serves every other waiting request,
+// on a fallback poll (a lost NOTIFY, a failed projection) or when a NOTIFY says only that checkpoints moved.
 import type { Knex } from 'knex';
 import { type LogPosition, comparePositions } from '../../eventstore/port.ts';
 import { ProjectionLagError, ReadModelFailedError } from '../../context.ts';
@@ -20,6 +21,26 @@ const POLL_MS = 10;
 /** Once NOTIFYs arrive, polling only covers a lost one or a checkpoint stored without one. */
 const NOTIFIED_POLL_MS = 100;
 
+/** NOTIFY payloads stop at 8,000 bytes: news longer than this says only that checkpoints moved. */
+const MAX_NEWS_BYTES = 7_900;
+
+/** The payload a runner sends: its stored checkpoints as JSON, or 'moved' when they would not fit. */
+export function checkpointNews(stored: Record<string, LogPosition | null>): string {
+  const text = JSON.stringify(stored);
+  return Buffer.byteLength(text) <= MAX_NEWS_BYTES ? text : 'moved';
+}
+
+// The checkpoints a payload names; null for 'moved' (or anything else), which asks for a read.
+function readNews(payload: string): [string, LogPosition | null][] | null {
+  if (!payload.startsWith('{')) return null;
+  try {
+    const parsed = JSON.parse(payload) as Record<string, unknown>;
+    return Object.entries(parsed).filter((e): e is [string, LogPosition | null] => typeof e[1] === 'string' || e[1] === null);
+  } catch {
+    return null;
+  }
+}
+
 /** The channel on which runners say that stored checkpoints moved (one per process). */
 export function progressChannel(db: Db): DbChannel {
   return new DbChannel(db, 'projection_checkpoints', 'checkpoints');
@@ -32,6 +53,8 @@ export class RemoteProgress {
   /** A projector's NOTIFY reached this process: they flow (a runner that has just started may not know yet that we listen). */
   private heard = false;
   private wake?: () => void;
+  /** Stored checkpoints as the projectors' last NOTIFYs gave them (each runner sends those it stores). */
+  private readonly news = new Map<string, LogPosition | null>();
 
   /** `pollMs` overrides the fallback poll (tests). */
   constructor(
@@ -39,8 +62,20 @@ export class RemoteProgress {
     private readonly channel?: DbChannel,
     private readonly pollMs?: number,
   ) {
-    channel?.onMessage(() => {
+    channel?.onMessage((payload) => {
       this.heard = true;
+      const news = readNews(payload);
+      if (news) {
+        // The sender's newest stored checkpoints: a read now would find the same. Waits they do not end wait for
+        // the next news, or the poll.
+        for (const [name, position] of news) this.news.set(name, position);
+        for (const w of this.waiters) {
+          if (!this.covered(w)) continue;
+          this.waiters.delete(w);
+          w.resolve();
+        }
+        return;
+      }
       this.signalled = true;
       this.wake?.();
     });
@@ -48,10 +83,16 @@ export class RemoteProgress {
 
   /** Resolves once every projection in `names` has stored a checkpoint at or past `position`; ProjectionLagError after `timeoutMs`. */
   waitFor(position: LogPosition, names: string[], timeoutMs: number): Promise<void> {
+    if (this.covered({ position, names })) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.waiters.add({ position, names, deadline: Date.now() + timeoutMs, resolve, reject });
       this.loop ??= this.run();
     });
+  }
+
+  // Whether the news already heard has every one of the projections at or past the position.
+  private covered(w: Pick<Waiter, 'position' | 'names'>): boolean {
+    return w.names.every((n) => this.news.has(n) && comparePositions(this.news.get(n) ?? null, w.position) >= 0);
   }
 
   private async run(): Promise<void> {

@@ -14,6 +14,7 @@ import { forgetDocuments } from '../documents/cache.ts';
 import { type BuildProgress, BlueGreen } from './blue-green.ts';
 import { CatchUp } from './catch-up.ts';
 import { Checkpoints } from './checkpoints.ts';
+import { checkpointNews } from './remote-progress.ts';
 import type { Engine, Mode } from './engine.ts';
 import { Failures } from './failures.ts';
 import { ProjectionHealth, storedFailures } from './health.ts';
@@ -67,9 +68,9 @@ export class ProjectionRunner implements ReadModelProgress {
     }
     const batchSize = opts.batchSize ?? 1000;
     this.health = new ProjectionHealth(opts.logger, opts.metrics);
-    // A `serve` process waiting for a stored checkpoint reads it as soon as the daemon here says it moved.
+    // A `serve` process waiting for a stored checkpoint learns it from the daemon's NOTIFY, taken when it is sent.
     this.checkpoints = new Checkpoints(knex, opts.clock, () => {
-      if (this.running) opts.progressChannel?.notify(() => 'moved');
+      if (this.running) opts.progressChannel?.notify(() => checkpointNews(this.checkpoints.allStored()));
     });
     this.waits = new Waits(knex, { position: (n) => this.checkpoints.of(n), state: (n) => this.health.state(n), running: () => this.running }, opts.progressChannel);
     this.engine = {
