@@ -21,6 +21,8 @@ interface Proc {
   ppid: number;
   comm: string;
   ms: number;
+  /** CPU of its children that exited and were waited for (PostgreSQL's closed connections land in the postmaster's). */
+  reapedMs: number;
 }
 
 function processes(): Proc[] {
@@ -33,10 +35,10 @@ function processes(): Proc[] {
     } catch {
       continue; // exited meanwhile
     }
-    // pid (comm) state ppid ... utime stime: comm may hold spaces and parentheses, so split after the last ')'.
+    // pid (comm) state ppid ... utime stime cutime cstime: comm may hold spaces and parentheses, so split after the last ')'.
     const close = stat.lastIndexOf(')');
     const rest = stat.slice(close + 2).split(' ');
-    out.push({ pid: Number(name), comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(rest[1]), ms: (Number(rest[11]) + Number(rest[12])) * TICK_MS });
+    out.push({ pid: Number(name), comm: stat.slice(stat.indexOf('(') + 1, close), ppid: Number(rest[1]), ms: (Number(rest[11]) + Number(rest[12])) * TICK_MS, reapedMs: (Number(rest[13]) + Number(rest[14])) * TICK_MS });
   }
   return out;
 }
@@ -61,7 +63,8 @@ export function readCpu(root: number): CpuReading {
   return {
     byProcess: new Map(service.map((p) => [p.pid, p.ms])),
     serviceMs: service.reduce((s, p) => s + p.ms, 0),
-    databaseMs: all.filter((p) => p.comm === 'postgres').reduce((s, p) => s + p.ms, 0),
+    // A connection closed during a load takes its backend's CPU into the postmaster's reaped children's.
+    databaseMs: all.filter((p) => p.comm === 'postgres').reduce((s, p) => s + p.ms + p.reapedMs, 0),
     clientMs: (usage.user + usage.system) / 1000,
     machineBusyMs: (user + nice + system + irq + softirq + steal) * TICK_MS,
     machineMs: (user + nice + system + idle + iowait + irq + softirq + steal) * TICK_MS,

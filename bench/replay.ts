@@ -14,6 +14,7 @@ import { TableKeyStore } from '../src/eventstore/key-table.ts';
 import { seal } from '../src/eventstore/envelope.ts';
 import { PERSONAL_FIELDS } from '../src/domain/personal-events.ts';
 import { customerSubjects } from '../src/domain/personal.ts';
+import { type CpuFigures, CpuTotals } from './cpu.ts';
 
 
 /** Figures of phase (b). */
@@ -27,6 +28,8 @@ export interface ReplayFigures {
   select_events_per_sec: number;
   /** eventsPerSec / select_events_per_sec. */
   fraction_of_select: number;
+  /** CPU of one plain rebuild and of one SELECT, in ms: node (this process) + PostgreSQL's processes (PGlite's in node). */
+  cpu: { rebuild: CpuFigures; select: CpuFigures };
   /**
    * Issue 32: the same rebuild of a log whose personal fields are sealed (names, emails; a key per customer), read
    * through the crypto-shredding decorator, beside the plain store's rebuild of the plain log, in alternation.
@@ -53,28 +56,30 @@ export async function benchReplay(db: Db, customers: number, sealedDb?: Db): Pro
     const inner = new PostgresEventStore(sealedDb);
     sealed = await rebuilder(sealedDb, shreddingStore(inner, new TableKeyStore(sealedDb.knex), PERSONAL_FIELDS, () => new Date()), customers);
   }
-  const select = async () => {
+  const selectCpu = new CpuTotals();
+  const rebuildCpu = new CpuTotals();
+  const select = () => selectCpu.during(process.pid, async () => {
     const s0 = performance.now();
     // Only the count is kept: the 200k decoded rows must not stay on the heap (and in every GC) during the rebuild.
     const selected = (await knex.raw('select global_position, transaction_id::text as xid, stream_id, revision, event_id, type, data, metadata, created_at from es_events order by transaction_id, global_position')).rows.length;
     if (selected !== customers * 2) throw new Error(`read ${selected} events, expected ${customers * 2}`);
     return (performance.now() - s0) / 1000;
-  };
+  });
   // Without the comparison (the scale phase's 2M events) each is timed once.
   const rounds = sealed ? 2 : 1;
   let selectSeconds = await select();
-  let seconds = await plain.rebuild();
+  let seconds = await rebuildCpu.during(process.pid, () => plain.rebuild());
   let sealedSeconds = 0;
   if (sealed) {
     sealedSeconds += (await sealed.rebuild()) + (await sealed.rebuild());
-    seconds += await plain.rebuild();
+    seconds += await rebuildCpu.during(process.pid, () => plain.rebuild());
     selectSeconds += await select();
   }
   await plain.close();
   await sealed?.close();
   const eventsPerSec = (customers * 2 * rounds) / seconds;
   const selectRate = (customers * 2 * rounds) / selectSeconds;
-  const figures: ReplayFigures = { events: customers * 2, seconds: seconds / rounds, eventsPerSec, rows: customers, select_seconds: selectSeconds / rounds, select_events_per_sec: selectRate, fraction_of_select: eventsPerSec / selectRate };
+  const figures: ReplayFigures = { events: customers * 2, seconds: seconds / rounds, eventsPerSec, rows: customers, select_seconds: selectSeconds / rounds, select_events_per_sec: selectRate, fraction_of_select: eventsPerSec / selectRate, cpu: { rebuild: rebuildCpu.perRequest(rounds), select: selectCpu.perRequest(rounds) } };
   if (sealed) {
     const sealedRate = (customers * 2 * 2) / sealedSeconds;
     figures.personal = { plain_events_per_sec: eventsPerSec, sealed_events_per_sec: sealedRate, ratio: sealedRate / eventsPerSec };
