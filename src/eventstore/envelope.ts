@@ -3,7 +3,8 @@
 // subject is not stored, the reader derives it from the field's mark as the writer did (subjectOf). v1, still read:
 // {"$enc": "v1:<subject>:<iv>:<ciphertext>:<tag>"} (base64url parts). v2 is half v1's size and one base64 pass: the
 // sealed appends and replays of the bench spent their extra time in the subject, the parts and the JSON around them.
-import { createCipheriv, createDecipheriv, randomFillSync } from 'node:crypto';
+import { createCipheriv, createDecipheriv } from 'node:crypto';
+import { fillRandom } from '../random-pool.ts';
 
 /** A stored encrypted value. */
 export interface Envelope {
@@ -18,25 +19,13 @@ export function isEnvelope(v: unknown): v is Envelope {
   return typeof v === 'object' && v !== null && typeof (v as { $enc?: unknown }).$enc === 'string';
 }
 
-// IVs are cut from a block of CSPRNG bytes refilled every 1,024 seals: randomBytes(12) per value cost as much as the
-// cipher itself. Random 96-bit IVs as before (NIST SP 800-38D 8.2.2); the bytes are never handed out twice.
-const ivBlock = Buffer.alloc(IV * 1024);
-let ivAt = ivBlock.length;
-function nextIv(out: Buffer): void {
-  if (ivAt === ivBlock.length) {
-    randomFillSync(ivBlock);
-    ivAt = 0;
-  }
-  ivBlock.copy(out, 0, ivAt, ivAt + IV);
-  ivBlock.fill(0, ivAt, ivAt + IV);
-  ivAt += IV;
-}
 
 /** Encrypts `text` for `subject` with its key (a v2 envelope: the reader must know the subject). */
 export function seal(subject: string, key: Buffer, text: string): Envelope {
   const plain = Buffer.from(text, 'utf8');
   const out = Buffer.allocUnsafe(IV + plain.length + TAG);
-  nextIv(out);
+  // Random 96-bit IVs (NIST SP 800-38D 8.2.2), cut from the pool: randomBytes(12) per value cost as much as the cipher.
+  fillRandom(out.subarray(0, IV));
   const cipher = createCipheriv('aes-256-gcm', key, out.subarray(0, IV));
   cipher.setAAD(Buffer.from(subject));
   const ct = cipher.update(plain);

@@ -1,5 +1,5 @@
 // The KeyStore on the read-model database (Postgres or PGlite): table data_subject_keys.
-import { randomBytes } from 'node:crypto';
+import { randomBuffer } from '../random-pool.ts';
 import type { Knex } from 'knex';
 import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 
@@ -44,7 +44,7 @@ export class TableKeyStore implements KeyStore {
   async ensure(subjects: readonly string[], now: Date): Promise<Map<string, SubjectKey>> {
     const unique = [...new Set(subjects)];
     if (unique.length === 0) return new Map();
-    const fresh = unique.map(() => randomBytes(32).toString('hex'));
+    const fresh = unique.map(() => randomBuffer(32).toString('hex'));
     // One statement where there were three (find, insert, find again): a new customer's key cost its creation two extra
     // round trips. First writer wins: the insert keeps an existing row, whose key the second half reads.
     const res = await this.knex.raw(

@@ -3,7 +3,7 @@
 // whose key was erased reads as "[erased]". Only marked fields of marked types are touched; other events pass through
 // unread (the Postgres adapter's lazy decoding stays lazy), and keys are cached, so appends and replays cost little more.
 import { type AppendOptions, type AppendResult, type EventData, type EventMetadata, type EventStore, type LogPosition, type RecordedEvent, SubjectErasedError, SubjectKeyTakenError } from './port.ts';
-import { randomBytes } from 'node:crypto';
+import { randomBuffer } from '../random-pool.ts';
 import { type KeyStore, type SubjectKey, refuseReservedErasure } from './keys.ts';
 import { type Envelope, envelopeSubject, isEnvelope, open, seal } from './envelope.ts';
 import { KeyCache } from './key-cache.ts';
@@ -248,7 +248,7 @@ export function shreddingStore(store: EventStore, keys: KeyStore, fields: Person
       keyOf = new Map();
       for (const s of subjects) {
         let k = cache.get(s); // null (erased) stays null
-        if (k === undefined) (made ??= new Map()).set(s, (k = randomBytes(32)));
+        if (k === undefined) (made ??= new Map()).set(s, (k = randomBuffer(32)));
         keyOf.set(s, k);
       }
     } else keyOf = await keysOf(subjects, (missing) => keys.ensure(missing, now()));
