@@ -19,7 +19,6 @@ export function isEnvelope(v: unknown): v is Envelope {
   return typeof v === 'object' && v !== null && typeof (v as { $enc?: unknown }).$enc === 'string';
 }
 
-
 /** Encrypts `text` for `subject` with its key (a v2 envelope: the reader must know the subject). */
 export function seal(subject: string, key: Buffer, text: string): Envelope {
   const plain = Buffer.from(text, 'utf8');

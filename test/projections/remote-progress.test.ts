@@ -1,7 +1,7 @@
 // Read-your-writes in a `serve` process, while another process runs the projections: every waiting request
 // shares one reader of the checkpoints, and a projector's NOTIFY ends the wait (not a poll): by the checkpoints it
-// carries, or by a read when it carries none. Two apps or
-// runners on one database stand for two processes (on PGlite, one process is all there can be).
+// carries, or by a read when it carries none. Two apps or runners on one database stand for two processes (on
+// PGlite, one process is all there can be).
 import { expect } from 'chai';
 import os from 'node:os';
 import path from 'node:path';
