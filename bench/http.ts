@@ -5,7 +5,7 @@ import path from 'node:path';
 import { type ChildProcess, fork } from 'node:child_process';
 import { type BenchBackend, type LoadResult, type SlicedLoad, SliceTotals, closedLoop, createPostgresDatabase, percentile } from './support.ts';
 import type { ServerReady } from './server.ts';
-import { type CpuFigures, CpuTotals } from './cpu.ts';
+import type { CpuFigures } from './cpu.ts';
 
 /** Figures of phase (c). */
 export interface HttpFigures {
@@ -86,9 +86,16 @@ export interface InsertLoad extends SlicedLoad {
  * Starts the server, warms it up and takes the unloaded latency (200 serial requests); `slice` adds load.
  */
 export async function startInsertLoad(backend: BenchBackend, maxOps: number, crud = false, env: Record<string, string> = {}): Promise<InsertLoad> {
-  const warmup = 300;
-  const serial = 200;
-  const server = await startBenchServer(backend, maxOps + warmup + serial, env, crud ? 'crud-server.ts' : 'server.ts');
+  const counts = { warmup: 300, serial: 200 };
+  const server = await startBenchServer(backend, maxOps + counts.warmup + counts.serial, env, crud ? 'crud-server.ts' : 'server.ts');
+  return insertLoad(server, counts);
+}
+
+/**
+ * The customers.insert load on a started server (stopped with the load, or if the warm-up fails): `warmup` requests
+ * at concurrency 8, then `serial` one at a time for the unloaded latency.
+ */
+export async function insertLoad(server: BenchServer, { warmup, serial }: { warmup: number; serial: number }): Promise<InsertLoad> {
   try {
     let o = 0;
     const insert = async () => {
@@ -105,14 +112,13 @@ export async function startInsertLoad(backend: BenchBackend, maxOps: number, cru
       lat.push(performance.now() - t0);
     }
     const c32 = new SliceTotals();
-    const cpu = new CpuTotals();
     return {
       async slice(ms) {
-        c32.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert)));
+        await c32.measure(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert));
       },
       figures: () => {
         const result = c32.result();
-        return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: result, cpu: cpu.perRequest(result.ops) };
+        return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: result, cpu: c32.cpu.perRequest(result.ops) };
       },
       stop: () => server.stop(),
     };

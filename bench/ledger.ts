@@ -2,7 +2,7 @@
 // latency over a read model of 1,000,000 invoices (rows inserted in bulk, straight into the table).
 import { type BenchBackend, type SlicedLoad, SliceTotals, closedLoop, percentile } from './support.ts';
 import { type BenchServer, expectOk, startBenchServer } from './http.ts';
-import { type CpuFigures, CpuTotals } from './cpu.ts';
+import type { CpuFigures } from './cpu.ts';
 
 /** Latency and count of one operation type in the mix. */
 export interface OpFigures {
@@ -80,10 +80,9 @@ export async function startLedgerMix(backend: BenchBackend, script = 'server.ts'
     await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: 16 }, flow); // warm-up
     lat.clear();
     const flows = new SliceTotals();
-    const cpu = new CpuTotals();
     return {
       async slice(ms) {
-        flows.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, latencies: flows.latencies }, flow)));
+        await flows.measure(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, latencies: flows.latencies }, flow));
       },
       figures() {
         const run = flows.result();
@@ -94,7 +93,7 @@ export async function startLedgerMix(backend: BenchBackend, script = 'server.ts'
           ops += xs.length;
         }
         const maxMs = Math.max(...[...lat.values()].flat());
-        return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped, cpu: cpu.perRequest(ops) };
+        return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped, cpu: flows.cpu.perRequest(ops) };
       },
       stop: () => server.stop(),
     };

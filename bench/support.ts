@@ -5,6 +5,7 @@ import knexFactory from 'knex';
 import type { Knex } from 'knex';
 import { type Db, openPglite, openPostgres } from '../src/db.ts';
 import { migrateLatest } from '../migrations/index.ts';
+import { CpuTotals } from './cpu.ts';
 
 /** Where a phase runs. */
 export type BenchBackend = 'pglite' | 'postgres';
@@ -113,9 +114,13 @@ export async function interleave(loads: SlicedLoad[], msEach: number, rounds = 4
   }
 }
 
-/** A load's slices so far as one LoadResult: `latencies` is what closedLoop records into, `add` each slice's result. */
+/**
+ * A load's slices so far as one LoadResult: `latencies` is what closedLoop records into, `add` each slice's result
+ * (`measure` adds a slice run against a server process, with the CPU it used: `cpu.perRequest`).
+ */
 export class SliceTotals {
   readonly latencies: number[] = [];
+  readonly cpu = new CpuTotals();
   private seconds = 0;
   private errors = 0;
   private firstError?: string;
@@ -124,6 +129,11 @@ export class SliceTotals {
     this.seconds += r.seconds;
     this.errors += r.errors;
     this.firstError ??= r.firstError;
+  }
+
+  /** Runs a slice against the server process `pid` (and its descendants), adds it and the CPU it used. */
+  async measure(pid: number, run: () => Promise<LoadResult>): Promise<void> {
+    this.add(await this.cpu.during(pid, run));
   }
 
   result(): LoadResult {

@@ -3,9 +3,8 @@
 // every organization's customer.created, all pointing at one receiver in this process that answers 200 at once.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type BenchBackend, SliceTotals, closedLoop, percentile } from './support.ts';
-import { type HttpFigures, type InsertLoad, expectOk, startBenchServer } from './http.ts';
-import { CpuTotals } from './cpu.ts';
+import type { BenchBackend } from './support.ts';
+import { type InsertLoad, expectOk, insertLoad, startBenchServer } from './http.ts';
 
 /** The receiver of every delivery: counts them. */
 async function startReceiver(): Promise<{ url: string; count: () => number; stop: () => Promise<void> }> {
@@ -35,46 +34,28 @@ export interface WebhookInsertLoad extends InsertLoad {
 
 /** Like phase (c)'s load, with the workers running and `endpoints` endpoints registered before the warm-up. */
 export async function startWebhookInsertLoad(backend: BenchBackend, maxOps: number, endpoints: number): Promise<WebhookInsertLoad> {
-  const warmup = 100;
-  const serial = 100;
+  const counts = { warmup: 100, serial: 100 };
   const receiver = await startReceiver();
-  const server = await startBenchServer(backend, maxOps + warmup + serial, { BENCH_WORKERS: '1', WEBHOOK_HTTP_LOOPBACK: 'allow' });
+  const server = await startBenchServer(backend, maxOps + counts.warmup + counts.serial, { BENCH_WORKERS: '1', WEBHOOK_HTTP_LOOPBACK: 'allow' });
   try {
     for (let i = 0; i < endpoints; i++) {
       expectOk(await server.post('billing.webhook-endpoints.insert', { url: `${receiver.url}?n=${i}`, event_types: ['customer.created'], description: `bench ${i}` }, server.staffToken), 'billing.webhook-endpoints.insert');
     }
-    let o = 0;
-    const insert = async () => {
-      const orgId = server.orgIds[o++];
-      if (!orgId) throw new Error('ran out of organizations');
-      expectOk(await server.post('billing.customers.insert', { organization_id: orgId, name: `Customer ${o}`, email: `billing${o}@example.com`, currency: 'GBP' }, server.staffToken), 'billing.customers.insert');
-    };
-    await closedLoop({ concurrency: 8, durationMs: 30_000, maxOps: warmup }, insert);
-    const lat: number[] = [];
-    for (let i = 0; i < serial; i++) {
-      const t0 = performance.now();
-      await insert();
-      lat.push(performance.now() - t0);
-    }
-    const c32 = new SliceTotals();
-    const cpu = new CpuTotals();
-    return {
-      async slice(ms) {
-        c32.add(await cpu.during(server.pid, () => closedLoop({ concurrency: 32, durationMs: ms, maxOps: server.orgIds.length - o, latencies: c32.latencies }, insert)));
-      },
-      figures: (): HttpFigures => {
-        const result = c32.result();
-        return { unloaded_p50_ms: percentile(lat, 50), unloaded_p99_ms: percentile(lat, 99), c32: result, cpu: cpu.perRequest(result.ops) };
-      },
-      delivered: () => receiver.count(),
-      async stop() {
-        await server.stop();
-        await receiver.stop();
-      },
-    };
   } catch (err) {
     await server.stop();
     await receiver.stop();
     throw err;
   }
+  const load = await insertLoad(server, counts).catch(async (err: unknown) => {
+    await receiver.stop();
+    throw err;
+  });
+  return {
+    ...load,
+    delivered: () => receiver.count(),
+    async stop() {
+      await load.stop();
+      await receiver.stop();
+    },
+  };
 }
