@@ -64,10 +64,17 @@ for (const backend of backends()) {
     it('follows the subscribe stream: a completed search arrives as a typed search_completed event', async () => {
       const org = await svc.signUp();
       const client = coreClient(svc.url, { token: org.token });
-      // The vehicle's tree is made ready first, so a search completes.
+      // The vehicle's tree is made ready first, so a search completes. As an integrator would, wait for the vehicle's
+      // `changed` (sent once searches read the tree) rather than searching straight after the worker's pass.
       await client.POST('/assemblies.v4.search', { body: { vehicle: golf } });
       svc.clock.advance(1_000);
       await runLookupPass(svc.app);
+      const watch = new AbortController();
+      const updates = await client.POST('/assemblies.v4.updates.stream', { body: { vehicle: golf }, parseAs: 'stream', signal: watch.signal });
+      expect(updates.response.status).to.equal(200);
+      const changed = (await sseEvents<CoreComponents['schemas']['tier1.AssembliesUpdate']>(updates.data ?? new ReadableStream()).next()).value;
+      watch.abort();
+      expect(changed?.data).to.include({ type: 'changed', status: 'tree_ready' });
       const abort = new AbortController();
       const stream = await client.POST('/assemblies.subscribe.stream', { body: {}, parseAs: 'stream', signal: abort.signal });
       expect(stream.response.status).to.equal(200);
