@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fork } from 'node:child_process';
 import { type BenchServer, startBenchServer } from './http.ts';
 import { type BenchBackend, percentile, sleep } from './support.ts';
+import { type CpuFigures, CpuTotals } from './cpu.ts';
 import type { SubscribersCommand, SubscribersReply } from './subscribers.ts';
 
 /** Figures of the assemblies phases. */
@@ -13,6 +14,13 @@ export interface AssemblyFigures {
   reference_unloaded: { p50Ms: number; p99Ms: number; n: number };
   search_unloaded: { p50Ms: number; p99Ms: number; n: number };
   search_with_subscribers: { p50Ms: number; p99Ms: number; n: number };
+  /**
+   * The same searches by another organization's user, in slices taken in turn with search_with_subscribers (ABBA):
+   * the clients stay connected but no one receives these searches (what the delivery itself costs, same seconds).
+   */
+  search_undelivered: { p50Ms: number; p99Ms: number; n: number };
+  /** CPU per search: unloaded; delivered to every client; not delivered. `subscribers_ms`: the clients' process. */
+  cpu: { unloaded: CpuFigures; delivered: CpuFigures & { subscribers_ms: number }; undelivered: CpuFigures & { subscribers_ms: number } };
   clients: number;
   connected: number;
   events_per_client: number;
@@ -32,21 +40,33 @@ async function metric(url: string, name: string): Promise<number> {
   return Number(line?.split(' ').at(-1) ?? Number.NaN);
 }
 
-async function timed(server: BenchServer, n: number, op = 'assemblies.v4.search', body: unknown = golf): Promise<{ p50Ms: number; p99Ms: number; n: number }> {
-  const ms: number[] = [];
+async function timed(server: BenchServer, n: number, op = 'assemblies.v4.search', body: unknown = golf, token = server.staffToken, ms: number[] = []): Promise<{ p50Ms: number; p99Ms: number; n: number }> {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    const res = await server.post(op, body, server.staffToken);
+    const res = await server.post(op, body, token);
     if (res.status !== 200) throw new Error(`${op}: ${res.status} ${res.body.slice(0, 200)}`);
     ms.push(performance.now() - t0);
   }
-  return { p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), n };
+  return { p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), n: ms.length };
+}
+
+/** Searches by `token`, serial, timed and with their CPU (the service's, and the clients' process's) added to `cpu`. */
+function searchSlices(server: BenchServer, token: string, subscribersPid: number) {
+  const ms: number[] = [];
+  const cpu = new CpuTotals();
+  const clients = new CpuTotals();
+  return {
+    run: (n: number) => clients.during(subscribersPid, () => cpu.during(server.pid, () => timed(server, n, 'assemblies.v4.search', golf, token, ms))),
+    result: () => ({ p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), n: ms.length }),
+    cpu: () => ({ ...cpu.perRequest(ms.length), subscribers_ms: clients.perRequest(ms.length).service_ms }),
+  };
 }
 
 // The subscribers' process: commands in, one reply per command.
-function subscribersProcess(): { ask(m: SubscribersCommand): Promise<SubscribersReply>; stop(): void } {
+function subscribersProcess(): { pid: number; ask(m: SubscribersCommand): Promise<SubscribersReply>; stop(): void } {
   const child = fork(path.join(import.meta.dirname, 'subscribers.ts'), [], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
   return {
+    pid: child.pid!,
     ask: (m) =>
       new Promise((resolve, reject) => {
         child.once('message', (r) => ('error' in (r as SubscribersReply) ? reject(new Error((r as { error: string }).error)) : resolve(r as SubscribersReply)));
@@ -56,11 +76,14 @@ function subscribersProcess(): { ask(m: SubscribersCommand): Promise<Subscribers
   };
 }
 
-/** Runs both phases on `backend` with `clients` subscribers and `events` searches while they listen. */
+/**
+ * Runs both phases on `backend` with `clients` subscribers and `events` searches while they listen. Then the search
+ * with the clients connected, in ABBA slices: delivered to all of them, and by another organization (delivered to none).
+ */
 export async function benchAssemblies(backend: BenchBackend, clients: number, events: number): Promise<AssemblyFigures> {
   // Every subscriber uses the one staff token: the stream caps (issue 25) are raised to let them all in.
   const caps = { STREAMS_PER_TOKEN: String(clients + 10), STREAMS_PER_ORGANIZATION: String(clients + 10) };
-  const server = await startBenchServer(backend, 1, { BENCH_WORKERS: '1', VEHICLE_DATA_DECODE_DELAY_MS: '0', VEHICLE_DATA_TREE_DELAY_MS: '0', VEHICLE_DATA_ENRICH_DELAY_MS: '0', LOG_LEVEL: 'warn', ...caps });
+  const server = await startBenchServer(backend, 1, { BENCH_SUPPLIER: '1', BENCH_WORKERS: '1', VEHICLE_DATA_DECODE_DELAY_MS: '0', VEHICLE_DATA_TREE_DELAY_MS: '0', VEHICLE_DATA_ENRICH_DELAY_MS: '0', LOG_LEVEL: 'warn', ...caps });
   const subscribers = subscribersProcess();
   try {
     // Ready the vehicle: the first search queues its lookup, the worker (every second) answers it in two steps.
@@ -74,7 +97,10 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
     await timed(server, 50); // warm-up
     await timed(server, 50, 'auth.sessions.get', {});
     const reference_unloaded = await timed(server, 500, 'auth.sessions.get', {});
-    const search_unloaded = await timed(server, 500);
+    const unloadedCpu = new CpuTotals();
+    const search_unloaded = await unloadedCpu.during(server.pid, () => timed(server, 500));
+    const otherToken = server.supplierToken!;
+    await timed(server, 20, 'assemblies.v4.search', golf, otherToken); // warm-up of the other organization's session
     const rss0 = await metric(server.url, 'process_resident_memory_bytes');
     const heap0 = await metric(server.url, 'nodejs_heap_size_used_bytes');
     const { connected } = (await subscribers.ask({ connect: { url: server.url, token: server.staffToken, clients } })) as { connected: number };
@@ -94,11 +120,15 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
       if (delivered >= clients * events || Date.now() > deadline) break;
       await sleep(200);
     }
-    const search_with_subscribers = await timed(server, 200);
+    const toAll = searchSlices(server, server.staffToken, subscribers.pid);
+    const toNone = searchSlices(server, otherToken, subscribers.pid);
+    for (let r = 0; r < 4; r++) for (const s of r % 2 === 0 ? [toAll, toNone] : [toNone, toAll]) await s.run(50);
     return {
       reference_unloaded,
       search_unloaded,
-      search_with_subscribers,
+      search_with_subscribers: toAll.result(),
+      search_undelivered: toNone.result(),
+      cpu: { unloaded: unloadedCpu.perRequest(search_unloaded.n), delivered: toAll.cpu(), undelivered: toNone.cpu() },
       clients,
       connected,
       events_per_client: events,

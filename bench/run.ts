@@ -210,6 +210,9 @@ async function main(): Promise<void> {
         { phase: '(f) assemblies.v4.search', backend, metric: `reference: auth.sessions.get, serial: p50 / p99 (${f.reference_unloaded.n})`, value: `${fmt(f.reference_unloaded.p50Ms, 1)} / ${fmt(f.reference_unloaded.p99Ms, 1)} ms` },
         { phase: '(f) assemblies.v4.search', backend, metric: `ready vehicle, serial, unloaded: p50 / p99 (${f.search_unloaded.n})`, value: `${fmt(f.search_unloaded.p50Ms, 1)} / ${fmt(f.search_unloaded.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_unloaded.p99Ms < 20 },
         { phase: '(f) assemblies.v4.search', backend, metric: `same, ${fmt(f.clients)} subscribers connected: p50 / p99 (${f.search_with_subscribers.n})`, value: `${fmt(f.search_with_subscribers.p50Ms, 1)} / ${fmt(f.search_with_subscribers.p99Ms, 1)} ms`, target: 'p99 < 20 ms', met: f.search_with_subscribers.p99Ms < 20 },
+        { phase: '(f) assemblies.v4.search', backend, metric: `same seconds, another organization's (delivered to none): p50 / p99 (${f.search_undelivered.n})`, value: `${fmt(f.search_undelivered.p50Ms, 1)} / ${fmt(f.search_undelivered.p99Ms, 1)} ms` },
+        { phase: '(f) assemblies.v4.search', backend, metric: `${CPU_METRIC}: unloaded / delivered to ${fmt(f.clients)} / to none`, value: [f.cpu.unloaded, f.cpu.delivered, f.cpu.undelivered].map(formatCpu).join(' / ') },
+        { phase: '(f) assemblies.v4.search', backend, metric: "the subscribers' process, CPU per search: delivered / not", value: `${fmt(f.cpu.delivered.subscribers_ms, 2)} / ${fmt(f.cpu.undelivered.subscribers_ms, 2)} ms` },
         { phase: '(g) subscribe.stream', backend, metric: `${fmt(f.connected)} clients x ${f.events_per_client} searches: delivered`, value: `${fmt(f.delivered)} of ${fmt(f.connected * f.events_per_client)}`, target: 'all', met: f.delivered === f.connected * f.events_per_client },
         { phase: '(g) subscribe.stream', backend, metric: 'search start -> client latency p50 / p99 (max)', value: `${fmt(f.latency_p50_ms, 1)} / ${fmt(f.latency_p99_ms, 1)} ms (${fmt(f.latency_max_ms)} ms)`, ...(pg ? { target: 'p99 < 100 ms', met: f.latency_p99_ms < 100 } : {}) },
         { phase: '(g) subscribe.stream', backend, metric: 'server memory per client: RSS / JS heap', value: `${fmt(f.rss_per_client_bytes / 1024, 1)} / ${fmt(f.heap_per_client_bytes / 1024, 1)} KiB` },
@@ -325,6 +328,8 @@ async function main(): Promise<void> {
   console.log('    slices; replay against a plain SELECT of the same events) and issue 32\'s (with crypto-shredding within 10% of without).');
   console.log('(e) inserts the invoice rows in bulk straight into the billing_invoices read model (it measures reads), then pages');
   console.log('    billing.invoices.list over HTTP as billing staff, filtered by customer and status, one request at a time.');
+  console.log('(f) with the subscribers connected, searches run back to back in slices taken in turn: by their organization (each delivered');
+  console.log('    to every client) and by another (delivered to none), so the delivery\'s cost shows beside what connected clients cost.');
   console.log('(h) customers.insert latency is taken one request at a time, first alone, then while 32 clients log analytics events.');
   console.log('(i) times prepare, upload, commit, worker processing and the sellable-items read model holding the last row (the import worker passes every 2 s).');
   console.log('(j) seeds billing configuration through the event store (events made by the deciders), then times resolve.get one request');
