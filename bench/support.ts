@@ -164,3 +164,9 @@ export async function serverVersion(knex: Knex): Promise<string> {
 export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
+
+/** The share of a load's rate (`opsPerSec`) it could keep if each operation cost `us` more and nothing else. */
+export function ceilingWith(opsPerSec: number, us: number): number {
+  const each = 1e6 / opsPerSec;
+  return each / (each + us);
+}
