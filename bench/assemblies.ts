@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { type BenchServer, startBenchServer } from './http.ts';
-import { type BenchBackend, percentile, sleep } from './support.ts';
+import { type BenchBackend, maxOf, percentile, sleep } from './support.ts';
 import { type CpuFigures, CpuTotals } from './cpu.ts';
 import type { SubscribersCommand, SubscribersReply } from './subscribers.ts';
 
@@ -135,7 +135,7 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
       delivered,
       latency_p50_ms: percentile(seen, 50),
       latency_p99_ms: percentile(seen, 99),
-      latency_max_ms: seen.length ? Math.max(...seen) : Number.NaN,
+      latency_max_ms: maxOf(seen),
       rss_per_client_bytes: (rss1 - rss0) / clients,
       heap_per_client_bytes: (heap1 - heap0) / clients,
     };

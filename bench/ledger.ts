@@ -1,6 +1,6 @@
 // Issue 4's phases: a realistic invoicing mix over HTTP at concurrency 32, and billing.invoices.list
 // latency over a read model of 1,000,000 invoices (rows inserted in bulk, straight into the table).
-import { type BenchBackend, type SlicedLoad, SliceTotals, closedLoop, percentile } from './support.ts';
+import { type BenchBackend, type SlicedLoad, SliceTotals, closedLoop, maxOf, percentile } from './support.ts';
 import { type BenchServer, expectOk, startBenchServer } from './http.ts';
 import type { CpuFigures } from './cpu.ts';
 
@@ -92,7 +92,7 @@ export async function startLedgerMix(backend: BenchBackend, script = 'server.ts'
           byOperation[op] = { ops: xs.length, p50Ms: percentile(xs, 50), p99Ms: percentile(xs, 99) };
           ops += xs.length;
         }
-        const maxMs = Math.max(...[...lat.values()].flat());
+        const maxMs = maxOf([...lat.values()].flat());
         return { opsPerSec: ops / run.seconds, seconds: run.seconds, errors: run.errors, firstError: run.firstError, byOperation, maxMs, skipped, cpu: flows.cpu.perRequest(ops) };
       },
       stop: () => server.stop(),

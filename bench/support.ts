@@ -94,7 +94,7 @@ export async function closedLoop(opts: { concurrency: number; durationMs: number
 
 /** A LoadResult of these latencies over `seconds`. */
 export function loadResult(latencies: number[], seconds: number, errors: number, firstError?: string): LoadResult {
-  return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: latencies.length ? Math.max(...latencies) : Number.NaN, firstError };
+  return { ops: latencies.length, errors, seconds, opsPerSec: latencies.length / seconds, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), maxMs: maxOf(latencies), firstError };
 }
 
 /** A started load that runs in slices at concurrency 32 and sums them (see `interleave`). */
@@ -169,4 +169,9 @@ export function sleep(ms: number): Promise<void> {
 export function ceilingWith(opsPerSec: number, us: number): number {
   const each = 1e6 / opsPerSec;
   return each / (each + us);
+}
+
+/** The largest value (NaN for none), without spreading: Math.max(...values) overflows the stack past ~120k values. */
+export function maxOf(values: readonly number[]): number {
+  return values.length ? values.reduce((m, v) => (v > m ? v : m), -Infinity) : Number.NaN;
 }
