@@ -2,9 +2,9 @@
 // the same appends through the crypto-shredding decorator (issue 32) next to the plain store.
 import crypto from 'node:crypto';
 import type { Db } from '../src/db.ts';
-import type { EventData, EventStore } from '../src/eventstore/port.ts';
+import type { AppendOptions, EventData, EventStore } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { plaintextValues, shreddingStore } from '../src/eventstore/shredding.ts';
+import { plaintextValues, sealValues, shreddingStore } from '../src/eventstore/shredding.ts';
 import { seal } from '../src/eventstore/envelope.ts';
 import { TableKeyStore } from '../src/eventstore/key-table.ts';
 import { PERSONAL_FIELDS } from '../src/domain/personal-events.ts';
@@ -34,6 +34,10 @@ export interface AppendFigures {
      * and nothing else (at c=16 the appends keep this process's thread busy, so time per append is its CPU).
      */
     seal_us: number; ceiling_c1: number; ceiling_c16: number;
+    /** The plain store appending the event with its values already sealed (sealed once, beforehand): what the larger rows cost, without the decorator's work. */
+    sized_c1: LoadResult; sized_c16: LoadResult;
+    /** The plain store appending the plain event with two live keys named (AppendOptions.liveKeys): what the check that none was erased costs. */
+    checked_c1: LoadResult; checked_c16: LoadResult;
   };
   /**
    * The event without personal fields (most of a billing log: invoices, payments, usage) appended through the
@@ -53,6 +57,14 @@ const benchEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'BenchAppe
 /** A CustomerUpdated whose name and email are personal (sealed with the customer's two keys by the decorator). */
 const personalEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'CustomerUpdated', data: { changes: { name: 'Bench Ltd', email: 'bench@example.com' }, updated_at: '2026-01-02T00:00:00.000Z' }, metadata });
 
+/** The personal event as the decorator stores it: its values sealed (once, here), for the plain store to append as they are. */
+function sealedSizedEvent(): MakeEvent {
+  const e = personalEvent();
+  const values = plaintextValues(PERSONAL_FIELDS, e.type, e.data, `benchappend-${crypto.randomUUID()}`);
+  const data = sealValues(e.data, values, () => crypto.randomBytes(32));
+  return () => ({ ...personalEvent(), data });
+}
+
 /** us to seal the personal event's values, each with its subject's key (the cipher and the envelope, nothing else). */
 function sealMicros(n = 20_000): number {
   const e = personalEvent();
@@ -66,11 +78,11 @@ function sealMicros(n = 20_000): number {
 }
 
 /** Workers appending one event at a time, each to its own stream with the exact expected revision (what a command does); streams live across slices. */
-function appender(store: EventStore, concurrency: number, make: MakeEvent = benchEvent) {
+function appender(store: EventStore, concurrency: number, make: MakeEvent = benchEvent, more: Partial<AppendOptions> = {}) {
   const streams = Array.from({ length: concurrency }, () => ({ id: `benchappend-${crypto.randomUUID()}`, revision: -1n }));
   return async (_i: number, w: number) => {
     const s = streams[w]!;
-    const res = await store.appendToStream(s.id, [make()], { expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
+    const res = await store.appendToStream(s.id, [make()], { ...more, expectedRevision: s.revision < 0n ? 'no_stream' : s.revision });
     s.revision = res.nextExpectedRevision;
   };
 }
@@ -129,15 +141,18 @@ export async function benchAppends(db: Db, durationMs: number): Promise<AppendFi
   };
   const c1 = await sideBySide(1, durationMs, { raw_prepared: rawPrepared(1), append: appender(plain, 1), raw_insert: raw(), decorated: appender(sealing, 1) });
   const c16 = await sideBySide(16, durationMs, { raw_prepared: rawPrepared(16), append: appender(plain, 16), raw_insert: raw(), decorated: appender(sealing, 16) });
-  const p1 = await sideBySide(1, durationMs, { plain: appender(plain, 1, personalEvent), sealed: appender(sealing, 1, personalEvent) });
-  const p16 = await sideBySide(16, durationMs, { plain: appender(plain, 16, personalEvent), sealed: appender(sealing, 16, personalEvent) });
+  const sized = sealedSizedEvent();
+  const live = { liveKeys: [`customer:${crypto.randomUUID()}`, `customer:${crypto.randomUUID()}:retained`] };
+  const personalLoads = (c: number) => ({ plain: appender(plain, c, personalEvent), sealed: appender(sealing, c, personalEvent), sized: appender(plain, c, sized), checked: appender(plain, c, personalEvent, live) });
+  const p1 = await sideBySide(1, durationMs, personalLoads(1));
+  const p16 = await sideBySide(16, durationMs, personalLoads(16));
   const seal_us = sealMicros();
   await plain.close();
   // Every acknowledged append stored once, each stream's revisions without a gap.
   const stored = await db.knex.raw(`select coalesce(sum(n), 0)::int as n, coalesce(sum(last + 1), 0)::int as span
     from (select count(*) as n, max(revision) as last from es_events where stream_id like 'benchappend-%' group by stream_id) s`);
   const { n, span } = stored.rows[0] as { n: number; span: number };
-  const acknowledged = c1.append.ops + c16.append.ops + c1.decorated.ops + c16.decorated.ops + p1.plain.ops + p1.sealed.ops + p16.plain.ops + p16.sealed.ops;
+  const acknowledged = c1.append.ops + c16.append.ops + c1.decorated.ops + c16.decorated.ops + [p1, p16].reduce((n, p) => n + p.plain.ops + p.sealed.ops + p.sized.ops + p.checked.ops, 0);
   const unaccounted = Math.abs(acknowledged - n) + Math.abs(span - n);
   return {
     append_c1: c1.append, append_c16: c16.append, raw_insert_c1: c1.raw_insert, raw_insert_c16: c16.raw_insert,
@@ -149,6 +164,7 @@ export async function benchAppends(db: Db, durationMs: number): Promise<AppendFi
       plain_c1: p1.plain, sealed_c1: p1.sealed, plain_c16: p16.plain, sealed_c16: p16.sealed,
       ratio_c1: p1.sealed.opsPerSec / p1.plain.opsPerSec, ratio_c16: p16.sealed.opsPerSec / p16.plain.opsPerSec,
       seal_us, ceiling_c1: ceilingWith(p1.plain.opsPerSec, seal_us), ceiling_c16: ceilingWith(p16.plain.opsPerSec, seal_us),
+      sized_c1: p1.sized, sized_c16: p16.sized, checked_c1: p1.checked, checked_c16: p16.checked,
     },
     decorated: { c1: c1.decorated, c16: c16.decorated, ratio_c1: c1.decorated.opsPerSec / c1.append.opsPerSec, ratio_c16: c16.decorated.opsPerSec / c16.append.opsPerSec },
   };
