@@ -1,5 +1,5 @@
 // `npm test`'s mocha part: the whole suite with every test database's events collected (test/support/suite-log.ts),
-// then, as its last step, the check that runs the log rewrite on that collection (whole-suite.check.ts, issue 32).
+// then, as its last step, the check that runs the log rewrite on that collection (whole-suite.ts, a spec file per backend run in parallel; issue 32).
 // Test files run in parallel worker processes (every suite opens databases of its own), CORE_TEST_JOBS of them
 // (default: the cores, at least 2: much of a test's time is spent waiting on the database or a browser), the
 // slowest first so that no worker is left with a long file at the end.
@@ -41,7 +41,7 @@ let code = 1;
 try {
   code = run(['--no-config', ...optionArgs, '--parallel', '--jobs', String(jobs), ...(args.length > 0 ? args : testFiles())]);
   // A failed test still wrote its events: the collection is the whole suite's either way.
-  if (args.length > 0) console.log('\nthe whole-suite log rewrite check (test/suite-log/whole-suite.check.ts) was not run: it needs the whole suite\'s events (npm test with no arguments)');
+  if (args.length > 0) console.log('\nthe whole-suite log rewrite check (test/suite-log/whole-suite.ts) was not run: it needs the whole suite\'s events (npm test with no arguments)');
   else code = Math.max(code, run(['--config', '.mocharc.suite-log.json']));
 } finally {
   if (!kept) fs.rmSync(dir, { recursive: true, force: true });

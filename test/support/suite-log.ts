@@ -1,5 +1,5 @@
 // The whole test suite's events, collected for issue 32's check that the log rewrite runs on them
-// (test/suite-log/whole-suite.check.ts). When CORE_SUITE_LOG_DIR is set (`npm test` sets it: test/suite-log/run.ts),
+// (test/suite-log/whole-suite.ts). When CORE_SUITE_LOG_DIR is set (`npm test` sets it: test/suite-log/run.ts),
 // every test database, when closed, first writes its es_events rows as stored, its data subject keys and its projection
 // skips to one file under <dir>/<backend>/. Unset (a single-file run), nothing is collected and nothing is slowed.
 import fs from 'node:fs';
