@@ -96,41 +96,32 @@ const GROUP_APPEND_KEYED: NamedStatement = {
 // speculative insertion into each of the three unique indexes) and the sort made the group statement cost twice a
 // plain insert (0.56 against 0.29 ms median, synchronous_commit off, issue 31). A taken revision or event id fails
 // it (unique violation): the caller then tries alone, as for a row a group left out. Same first-write rule as the
-// group: the statement runs alone in its transaction.
-const ONE_APPEND_CHECKED: NamedStatement = {
-  name: 'es_append_single_checked',
-  text: `insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
+// group: the statement runs alone in its transaction. `checks`: conditions added to the exact-revision one.
+const insertOne = (checks = '') => `insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
     select $1, $2::bigint + 1, $3, $4, $5, $6, $7
-    where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))
+    where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))${checks}
+    returning transaction_id::text as xid, global_position::text as position`;
+
+/** The required stream ($8) has its first event, and none of the live keys ($9) is erased; null skips either. */
+const REQUIRED_AND_LIVE = `
       and ($8::text is null or exists (select from es_events q where q.stream_id = $8 and q.revision = 0))
-      and ($9::text[] is null or not ${ERASED_KEY_IN('$9::text[]')})
-    returning transaction_id::text as xid, global_position::text as position`,
-};
+      and ($9::text[] is null or not ${ERASED_KEY_IN('$9::text[]')})`;
+
+const ONE_APPEND_CHECKED: NamedStatement = { name: 'es_append_single_checked', text: insertOne(REQUIRED_AND_LIVE) };
 
 // ONE_APPEND_CHECKED without a required stream or live keys: most appends (an event without personal fields). A
 // statement of its own because Postgres re-plans a prepared statement on every call while a plan for the call's values
 // looks cheaper than the generic one: with nulls folding away two of the three checks it did, and planning cost an
 // append 35 to 50 us (EXPLAIN EXECUTE's planning time). Here the generic plan is as cheap, so it is planned once.
-const ONE_APPEND: NamedStatement = {
-  name: 'es_append_single',
-  text: `insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
-    select $1, $2::bigint + 1, $3, $4, $5, $6, $7
-    where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))
-    returning transaction_id::text as xid, global_position::text as position`,
-};
+const ONE_APPEND: NamedStatement = { name: 'es_append_single', text: insertOne() };
 
 // ONE_APPEND that creates its subjects' keys in the same statement (see GROUP_APPEND_KEYED; es_append_one_keyed,
 // migration 0166, is the same on PGlite). The keys' insert runs only when the event's did.
 const ONE_APPEND_KEYED: NamedStatement = {
   name: 'es_append_single_keyed',
   text: `with ev as (
-      insert into es_events (stream_id, revision, event_id, type, data, metadata, created_at)
-      select $1, $2::bigint + 1, $3, $4, $5, $6, $7
-      where ($2::bigint < 0 or exists (select from es_events e where e.stream_id = $1 and e.revision = $2::bigint))
-        and ($8::text is null or exists (select from es_events q where q.stream_id = $8 and q.revision = 0))
-        and ($9::text[] is null or not ${ERASED_KEY_IN('$9::text[]')})
-        and not exists (select from data_subject_keys dk where dk.subject = any($10::text[]))
-      returning transaction_id::text as xid, global_position::text as position),
+      ${insertOne(`${REQUIRED_AND_LIVE}
+        and not exists (select from data_subject_keys dk where dk.subject = any($10::text[]))`)}),
     keys as (
       insert into data_subject_keys (subject, key, created_at)
       select n.s, decode(n.h, 'hex'), $7 from unnest($10::text[], $11::text[]) as n(s, h) where exists (select from ev))
@@ -147,10 +138,11 @@ const ONE_APPEND_PGLITE_KEYED: NamedStatement = { name: 'es_append_one_keyed_pgl
 
 /** The single append's statement and parameters for this backend (also the alone path of a left-out append: postgres.ts). */
 export function singleAppend(db: Db, a: OneAppend): { statement: NamedStatement; values: unknown[] } {
-  const values = [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt, a.requireStream];
+  const row = [a.stream, a.expected.toString(), a.event.id, a.event.type, JSON.stringify(a.event.data), JSON.stringify(a.event.metadata), a.createdAt];
+  const values = [...row, a.requireStream];
   if (a.newKeys) return { statement: db.kind === 'pglite' ? ONE_APPEND_PGLITE_KEYED : ONE_APPEND_KEYED, values: [...values, a.liveKeys, a.newKeys.subjects, a.newKeys.keys] };
   if (db.kind === 'pglite') return a.liveKeys ? { statement: ONE_APPEND_PGLITE_LIVE, values: [...values, a.liveKeys] } : { statement: ONE_APPEND_PGLITE, values };
-  if (a.requireStream === null && a.liveKeys === null) return { statement: ONE_APPEND, values: values.slice(0, 7) };
+  if (a.requireStream === null && a.liveKeys === null) return { statement: ONE_APPEND, values: row };
   return { statement: ONE_APPEND_CHECKED, values: [...values, a.liveKeys] };
 }
 
