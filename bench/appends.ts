@@ -4,12 +4,12 @@ import crypto from 'node:crypto';
 import type { Db } from '../src/db.ts';
 import type { AppendOptions, EventData, EventStore } from '../src/eventstore/port.ts';
 import { PostgresEventStore } from '../src/eventstore/postgres.ts';
-import { plaintextValues, sealValues, shreddingStore } from '../src/eventstore/shredding.ts';
+import { type PlainValue, plaintextValues, sealValues, shreddingStore } from '../src/eventstore/shredding.ts';
 import { seal } from '../src/eventstore/envelope.ts';
 import { TableKeyStore } from '../src/eventstore/key-table.ts';
 import { PERSONAL_FIELDS } from '../src/domain/personal-events.ts';
 import { pooledQuery } from '../src/pooled-query.ts';
-import { type LoadResult, SliceTotals, ceilingWith, closedLoop } from './support.ts';
+import { type LoadResult, SliceTotals, abba, ceilingWith, closedLoop } from './support.ts';
 
 /** Figures of phase (a). */
 export interface AppendFigures {
@@ -57,19 +57,24 @@ const benchEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'BenchAppe
 /** A CustomerUpdated whose name and email are personal (sealed with the customer's two keys by the decorator). */
 const personalEvent: MakeEvent = () => ({ id: crypto.randomUUID(), type: 'CustomerUpdated', data: { changes: { name: 'Bench Ltd', email: 'bench@example.com' }, updated_at: '2026-01-02T00:00:00.000Z' }, metadata });
 
-/** The personal event as the decorator stores it: its values sealed (once, here), for the plain store to append as they are. */
-function sealedSizedEvent(): MakeEvent {
+/** A personal event and its two personal values (what the decorator seals), on a bench stream. */
+function personalValues(): { e: EventData; values: PlainValue[] } {
   const e = personalEvent();
   const values = plaintextValues(PERSONAL_FIELDS, e.type, e.data, `benchappend-${crypto.randomUUID()}`);
+  if (values.length !== 2) throw new Error(`the personal event has ${values.length} personal values, expected 2`);
+  return { e, values };
+}
+
+/** The personal event as the decorator stores it: its values sealed (once, here), for the plain store to append as they are. */
+function sealedSizedEvent(): MakeEvent {
+  const { e, values } = personalValues();
   const data = sealValues(e.data, values, () => crypto.randomBytes(32));
   return () => ({ ...personalEvent(), data });
 }
 
 /** us to seal the personal event's values, each with its subject's key (the cipher and the envelope, nothing else). */
 function sealMicros(n = 20_000): number {
-  const e = personalEvent();
-  const values = plaintextValues(PERSONAL_FIELDS, e.type, e.data, `benchappend-${crypto.randomUUID()}`);
-  if (values.length !== 2) throw new Error(`the personal event has ${values.length} personal values, expected 2`);
+  const { values } = personalValues();
   const keys = values.map(() => crypto.randomBytes(32));
   for (let i = 0; i < 1_000; i++) values.forEach((v, j) => seal(v.subject, keys[j]!, v.text)); // warm-up
   const t0 = performance.now();
@@ -100,11 +105,9 @@ async function sideBySide<K extends string>(concurrency: number, durationMs: num
   const names = Object.keys(loads) as K[];
   const totals = new Map(names.map((n) => [n, new SliceTotals()]));
   const rounds = 4;
-  for (let r = 0; r < rounds; r++) {
-    for (const n of r % 2 === 0 ? names : [...names].reverse()) {
-      const t = totals.get(n)!;
-      t.add(await closedLoop({ concurrency, durationMs: durationMs / rounds, latencies: t.latencies }, loads[n]));
-    }
+  for (const n of abba(names, rounds)) {
+    const t = totals.get(n)!;
+    t.add(await closedLoop({ concurrency, durationMs: durationMs / rounds, latencies: t.latencies }, loads[n]));
   }
   return Object.fromEntries(names.map((n) => [n, totals.get(n)!.result()])) as Record<K, LoadResult>;
 }

@@ -4,7 +4,7 @@
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import { type BenchServer, startBenchServer } from './http.ts';
-import { type BenchBackend, maxOf, percentile, sleep } from './support.ts';
+import { type BenchBackend, abba, maxOf, percentile, sleep } from './support.ts';
 import { type CpuFigures, CpuTotals } from './cpu.ts';
 import type { SubscribersCommand, SubscribersReply } from './subscribers.ts';
 
@@ -40,7 +40,8 @@ async function metric(url: string, name: string): Promise<number> {
   return Number(line?.split(' ').at(-1) ?? Number.NaN);
 }
 
-async function timed(server: BenchServer, n: number, op = 'assemblies.v4.search', body: unknown = golf, token = server.staffToken, ms: number[] = []): Promise<{ p50Ms: number; p99Ms: number; n: number }> {
+/** `n` calls of `op` one after another (default: the ready vehicle's search by the staff token); latencies added to `ms`. */
+async function timed(server: BenchServer, n: number, { op = 'assemblies.v4.search', body = golf as unknown, token = server.staffToken, ms = [] as number[] } = {}): Promise<{ p50Ms: number; p99Ms: number; n: number }> {
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
     const res = await server.post(op, body, token);
@@ -56,7 +57,7 @@ function searchSlices(server: BenchServer, token: string, subscribersPid: number
   const cpu = new CpuTotals();
   const clients = new CpuTotals();
   return {
-    run: (n: number) => clients.during(subscribersPid, () => cpu.during(server.pid, () => timed(server, n, 'assemblies.v4.search', golf, token, ms))),
+    run: (n: number) => clients.during(subscribersPid, () => cpu.during(server.pid, () => timed(server, n, { token, ms }))),
     result: () => ({ p50Ms: percentile(ms, 50), p99Ms: percentile(ms, 99), n: ms.length }),
     cpu: () => ({ ...cpu.perRequest(ms.length), subscribers_ms: clients.perRequest(ms.length).service_ms }),
   };
@@ -95,12 +96,13 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
       if (!ready) await sleep(200);
     }
     await timed(server, 50); // warm-up
-    await timed(server, 50, 'auth.sessions.get', {});
-    const reference_unloaded = await timed(server, 500, 'auth.sessions.get', {});
+    const session = { op: 'auth.sessions.get', body: {} };
+    await timed(server, 50, session);
+    const reference_unloaded = await timed(server, 500, session);
     const unloadedCpu = new CpuTotals();
     const search_unloaded = await unloadedCpu.during(server.pid, () => timed(server, 500));
     const otherToken = server.supplierToken!;
-    await timed(server, 20, 'assemblies.v4.search', golf, otherToken); // warm-up of the other organization's session
+    await timed(server, 20, { token: otherToken }); // warm-up of the other organization's session
     const rss0 = await metric(server.url, 'process_resident_memory_bytes');
     const heap0 = await metric(server.url, 'nodejs_heap_size_used_bytes');
     const { connected } = (await subscribers.ask({ connect: { url: server.url, token: server.staffToken, clients } })) as { connected: number };
@@ -122,7 +124,7 @@ export async function benchAssemblies(backend: BenchBackend, clients: number, ev
     }
     const toAll = searchSlices(server, server.staffToken, subscribers.pid);
     const toNone = searchSlices(server, otherToken, subscribers.pid);
-    for (let r = 0; r < 4; r++) for (const s of r % 2 === 0 ? [toAll, toNone] : [toNone, toAll]) await s.run(50);
+    for (const s of abba([toAll, toNone])) await s.run(50);
     return {
       reference_unloaded,
       search_unloaded,

@@ -1,6 +1,6 @@
 // The scale phase (issue 31, opt-in: BENCH_ONLY=scale): each figure at today's size (1x) and at ten times it (10x), and
 // the ratio of their costs (>1: the bigger log or read model costs more per operation). Target: every ratio <= 1.25.
-import { type BenchBackend, SliceTotals, closedLoop, openBenchDb, percentile } from './support.ts';
+import { type BenchBackend, SliceTotals, abba, closedLoop, openBenchDb, percentile } from './support.ts';
 import { appendLoad } from './appends.ts';
 import { benchReplay, preloadCustomerEvents } from './replay.ts';
 import { benchInvoiceList } from './ledger.ts';
@@ -73,9 +73,7 @@ async function appendsWithLogs(backend: BenchBackend, sizes: [number, number], d
     const stores = dbs.map((db) => new PostgresEventStore(db));
     const totals = stores.map(() => new SliceTotals());
     const rounds = 4;
-    for (let r = 0; r < rounds; r++) {
-      for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) totals[i]!.add(await appendLoad(stores[i]!, 16, durationMs / rounds, totals[i]!.latencies));
-    }
+    for (const i of abba([0, 1], rounds)) totals[i]!.add(await appendLoad(stores[i]!, 16, durationMs / rounds, totals[i]!.latencies));
     for (const store of stores) await store.close();
     return [totals[0]!.result().opsPerSec, totals[1]!.result().opsPerSec];
   } finally {

@@ -109,9 +109,12 @@ export interface SlicedLoad {
  * on every load alike: a reference and the load compared with it are measured in the same seconds.
  */
 export async function interleave(loads: SlicedLoad[], msEach: number, rounds = 4): Promise<void> {
-  for (let r = 0; r < rounds; r++) {
-    for (const load of r % 2 === 0 ? loads : [...loads].reverse()) await load.slice(msEach / rounds);
-  }
+  for (const load of abba(loads, rounds)) await load.slice(msEach / rounds);
+}
+
+/** `items` taken in turn `rounds` times, ABBA order (A B, B A, A B, ...): the order of interleaved slices. */
+export function* abba<T>(items: readonly T[], rounds = 4): Generator<T> {
+  for (let r = 0; r < rounds; r++) yield* r % 2 === 0 ? items : [...items].reverse();
 }
 
 /**
