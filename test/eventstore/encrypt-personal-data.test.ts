@@ -17,7 +17,6 @@ import { billingStaff } from '../support/billing.ts';
 import { ops } from '../support/ops.ts';
 import { TestClock } from '../../src/clock.ts';
 import type { Db } from '../../src/db.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { envelopeSubject, isEnvelope, open } from '../../src/eventstore/envelope.ts';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
 import { ERASED, subjectOf } from '../../src/domain/personal.ts';
@@ -26,7 +25,7 @@ import { backupLog } from '../../src/eventstore/rewrite/backup.ts';
 import { RewriteInterrupted, type RewriteReport, encryptPersonalData } from '../../src/eventstore/rewrite/encrypt-personal-data.ts';
 import { LogRewriteError } from '../../src/eventstore/rewrite/errors.ts';
 import { dumpReadModels, writeSampleData } from '../projections/support.ts';
-import { logText, plaintexts, rows, unmarkedText, valueAt } from '../support/log-rewrite.ts';
+import { appendLegacyUser, logText, plaintexts, rows, unmarkedText, valueAt } from '../support/log-rewrite.ts';
 
 const BATCH = 40;
 
@@ -84,13 +83,7 @@ for (const backend of backends()) {
       // The log as an old deployment holds it: plaintext, no keys, and user events with password hashes.
       await writtenBeforeShredding(db.knex);
       legacyUser = crypto.randomUUID();
-      const meta = { org_id: null, actor: { type: 'system' as const, id: 'legacy' }, request_id: null, correlation_id: null, causation_id: null };
-      const raw = new PostgresEventStore(db);
-      await raw.appendToStream(`user-${legacyUser}`, [
-        { id: crypto.randomUUID(), type: 'UserRegistered', data: { user_id: legacyUser, email: 'old.timer@legacy.example', name: 'Olde Tymer', password_hash: HASHES[0], registered_at: '2025-01-02T03:04:05.000Z' }, metadata: meta },
-        { id: crypto.randomUUID(), type: 'PasswordChanged', data: { password_hash: HASHES[1] }, metadata: meta },
-      ], { expectedRevision: 'no_stream' });
-      await raw.close();
+      await appendLegacyUser(db, { id: legacyUser, email: 'old.timer@legacy.example', name: 'Olde Tymer' }, HASHES);
       plainBefore = await plaintexts(db.knex);
       const unmarked = await unmarkedText(db.knex);
       heldElsewhere = [...new Set([...plainBefore.values()].flat())].filter((v) => unmarked.includes(JSON.stringify(v).slice(1, -1)));

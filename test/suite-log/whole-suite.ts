@@ -15,13 +15,12 @@ import { expect } from 'chai';
 import { Command } from 'commander';
 import { type Backend, backends, openTestDb } from '../support/db.ts';
 import { startService } from '../support/app.ts';
-import { holds, logText, plaintexts, rows, unmarkedText } from '../support/log-rewrite.ts';
+import { appendLegacyUser, holds, logText, plaintexts, rows, unmarkedText } from '../support/log-rewrite.ts';
 import { readCollection, uncollected } from '../support/suite-log.ts';
 import { dumpReadModels } from '../projections/support.ts';
 import { TestClock } from '../../src/clock.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { Db } from '../../src/db.ts';
-import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { addLogCommands } from '../../src/cli/log.ts';
 import type { RewriteReport } from '../../src/eventstore/rewrite/encrypt-personal-data.ts';
 import { type MergeStats, mergeCollection } from './merge.ts';
@@ -104,14 +103,7 @@ export function describeWholeSuiteCheck(backend: Backend): void {
       const suites = readCollection(COLLECTION, backend);
       stats = await timed('merge', () => mergeCollection(db.knex, suites));
       // Two events of a user registered before password hashes left the log (the suite writes none any more).
-      const user = crypto.randomUUID();
-      const meta = { org_id: null, actor: { type: 'system' as const, id: 'legacy' }, request_id: null, correlation_id: null, causation_id: null };
-      const raw = new PostgresEventStore(db);
-      await raw.appendToStream(`user-${user}`, [
-        { id: crypto.randomUUID(), type: 'UserRegistered', data: { user_id: user, email: 'whole.suite@legacy.example', name: 'Hole Sweet', password_hash: HASHES[0], registered_at: '2025-01-02T03:04:05.000Z' }, metadata: meta },
-        { id: crypto.randomUUID(), type: 'PasswordChanged', data: { password_hash: HASHES[1] }, metadata: meta },
-      ], { expectedRevision: 'no_stream' });
-      await raw.close();
+      await appendLegacyUser(db, { id: crypto.randomUUID(), email: 'whole.suite@legacy.example', name: 'Hole Sweet' }, HASHES);
       console.log(`      collection (${backend}): ${JSON.stringify({ ...stats, uncollected: uncollected(COLLECTION, backend).length })}`);
     });
     after(async () => {

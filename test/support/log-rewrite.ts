@@ -1,6 +1,9 @@
 // What the log rewrite tests (issue 32) read from es_events: rows, the stored text, and the personal values left in
 // plaintext. Used by test/eventstore/encrypt-personal-data.test.ts (a sample log) and test/suite-log/ (the whole suite's).
+import crypto from 'node:crypto';
 import type { Knex } from 'knex';
+import type { Db } from '../../src/db.ts';
+import { PostgresEventStore } from '../../src/eventstore/postgres.ts';
 import { PERSONAL_FIELDS } from '../../src/domain/personal-events.ts';
 import { ERASED } from '../../src/domain/personal.ts';
 
@@ -52,4 +55,21 @@ export async function unmarkedText(knex: Knex): Promise<string> {
 /** Whether `text` (JSON) holds the string `value` (as JSON escapes it). */
 export function holds(text: string, value: string): boolean {
   return text.includes(JSON.stringify(value).slice(1, -1));
+}
+
+/**
+ * Appends, straight to the log (no decorator), a user's two events as written before password hashes left the log:
+ * UserRegistered with the first hash, PasswordChanged with the second.
+ */
+export async function appendLegacyUser(db: Db, user: { id: string; email: string; name: string }, hashes: readonly string[]): Promise<void> {
+  const metadata = { org_id: null, actor: { type: 'system' as const, id: 'legacy' }, request_id: null, correlation_id: null, causation_id: null };
+  const raw = new PostgresEventStore(db);
+  try {
+    await raw.appendToStream(`user-${user.id}`, [
+      { id: crypto.randomUUID(), type: 'UserRegistered', data: { user_id: user.id, email: user.email, name: user.name, password_hash: hashes[0], registered_at: '2025-01-02T03:04:05.000Z' }, metadata },
+      { id: crypto.randomUUID(), type: 'PasswordChanged', data: { password_hash: hashes[1] }, metadata },
+    ], { expectedRevision: 'no_stream' });
+  } finally {
+    await raw.close();
+  }
 }
